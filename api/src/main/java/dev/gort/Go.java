@@ -1,0 +1,79 @@
+package dev.gort;
+
+import dev.gort.runtime.Config;
+import dev.gort.runtime.G;
+import dev.gort.runtime.Scheduler;
+
+/**
+ * What a Go program calls: {@code go}, {@code runtime.Gosched}, {@code runtime.GOMAXPROCS},
+ * {@code runtime.NumGoroutine}, and the entry point that runs {@code main} as goroutine 1.
+ *
+ * <pre>{@code
+ * Go.run(() -> {
+ *     Chan<String> c = Chan.make();
+ *     Go.go(() -> c.send("hello"));
+ *     System.out.println(c.recv());
+ * });
+ * }</pre>
+ */
+public final class Go {
+    private Go() {}
+
+    /**
+     * Runs {@code main} as goroutine 1 on a new runtime configured from the environment
+     * ({@code GOMAXPROCS}, {@code GODEBUG}, system properties) and returns when it returns.
+     */
+    public static void run(Runnable main) {
+        run(Config.fromEnvironment(), main);
+    }
+
+    /** Runs {@code main} on a new runtime with {@code config}. */
+    public static void run(Config config, Runnable main) {
+        Runtimes.newScheduler(config).run(main);
+    }
+
+    /** {@code go fn()}: starts a goroutine in the calling goroutine's runtime. */
+    public static void go(Runnable fn) {
+        current().newproc(fn);
+    }
+
+    /** {@code runtime.Gosched()}: yields; the goroutine goes to the global run queue. */
+    public static void gosched() {
+        Scheduler.gosched();
+    }
+
+    /** {@code runtime.NumGoroutine()}. */
+    public static int numGoroutine() {
+        return current().numGoroutine();
+    }
+
+    /** {@code runtime.GOMAXPROCS(n)}: sets the number of Ps (n &gt; 0) and returns the previous one. */
+    public static int gomaxprocs(int n) {
+        return current().gomaxprocs(n);
+    }
+
+    /** {@code runtime.GOMAXPROCS(0)}. */
+    public static int gomaxprocs() {
+        return current().gomaxprocs();
+    }
+
+    /** {@code runtime.Goexit()}: ends the calling goroutine (deferred finally blocks run). */
+    public static void goexit() {
+        Runtimes.goexit();
+    }
+
+    /** The goroutine id of the caller ({@code 0} outside gort). */
+    public static long goid() {
+        G g = Scheduler.currentG();
+        return g == null ? 0 : g.goid;
+    }
+
+    /** The runtime of the calling goroutine. */
+    public static Scheduler current() {
+        Scheduler s = Scheduler.current();
+        if (s == null) {
+            throw new IllegalStateException("gort: not called from a goroutine (use Go.run)");
+        }
+        return s;
+    }
+}

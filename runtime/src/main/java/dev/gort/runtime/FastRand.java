@@ -1,0 +1,29 @@
+package dev.gort.runtime;
+
+/**
+ * A per-M wyrand generator (Go's {@code cheaprand}): cheap, unsynchronised, good enough for steal
+ * order and select's poll order. Each M owns one; never share an instance between threads.
+ *
+ * <p>Go: rand.go cheaprand, cheaprandn
+ */
+public final class FastRand {
+    private long state; // owner thread only, plain
+
+    public FastRand(long seed) {
+        this.state = seed == 0 ? 0x9E3779B97F4A7C15L : seed;
+    }
+
+    /** Go: cheaprand. */
+    public int next() {
+        state += 0xa0761d6478bd642fL;
+        long x = state ^ 0xe7037ed1a0b428dbL;
+        long hi = Math.multiplyHigh(state, x);
+        long lo = state * x;
+        return (int) (hi ^ lo);
+    }
+
+    /** A uniform value in [0, n). Go: cheaprandn (Lemire's multiply-shift). */
+    public int nextn(int n) {
+        return (int) (((next() & 0xFFFFFFFFL) * (n & 0xFFFFFFFFL)) >>> 32);
+    }
+}

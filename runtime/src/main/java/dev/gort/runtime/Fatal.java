@@ -1,0 +1,44 @@
+package dev.gort.runtime;
+
+import java.io.PrintStream;
+
+/**
+ * Go's {@code throw} and {@code fatal}: an invariant of the scheduler does not hold.
+ *
+ * <p>The message starts with the Go function that found the problem ({@code runqsteal: runq overflow}).
+ * Details are printed by the caller before calling {@link #fatal}. By default the JVM halts with exit
+ * status 2 after printing {@code fatal error: <msg>} and a goroutine dump; with {@code -Dgort.fatal=throw}
+ * a {@link GortFatalError} is thrown instead (the test suite runs that way).
+ *
+ * <p>Go: panic.go throw, fatal
+ */
+public final class Fatal {
+    /** Read once: "throw" makes fatal errors exceptions (tests); anything else halts the JVM. */
+    static final boolean THROW = "throw".equals(System.getProperty("gort.fatal"));
+
+    private Fatal() {}
+
+    /** Go: panic.go throw. Never returns normally. */
+    public static GortFatalError fatal(String msg) {
+        return fatal(null, msg);
+    }
+
+    /** As {@link #fatal(String)}, printing {@code sched}'s goroutine dump when it is known. */
+    public static GortFatalError fatal(Scheduler sched, String msg) {
+        PrintStream err = System.err;
+        err.println("fatal error: " + msg);
+        if (sched != null) {
+            try {
+                sched.onFatal(msg);
+            } catch (Throwable t) {
+                err.println("runtime: error while dumping goroutines: " + t);
+            }
+        }
+        err.flush();
+        if (THROW) {
+            throw new GortFatalError(msg);
+        }
+        Runtime.getRuntime().halt(2);
+        throw new GortFatalError(msg); // unreachable
+    }
+}

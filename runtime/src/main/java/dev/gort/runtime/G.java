@@ -1,0 +1,269 @@
+package dev.gort.runtime;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import jdk.internal.vm.Continuation;
+import jdk.internal.vm.ContinuationScope;
+
+/**
+ * A goroutine: one {@link Continuation} plus Go's scheduling state.
+ *
+ * <p>The status moves only through {@link #casgstatus}, which fails the Go way on an illegal
+ * transition. Fields below say who writes them and with which access mode.
+ *
+ * <p>Go: runtime2.go type g
+ */
+public final class G {
+    // Go's numeric status values (runtime2.go), so that scheddetail prints the same numbers.
+    public static final int _Gidle = 0;
+    public static final int _Grunnable = 1;
+    public static final int _Grunning = 2;
+    public static final int _Gsyscall = 3;
+    public static final int _Gwaiting = 4;
+    public static final int _Gdead = 6;
+    public static final int _Gpreempted = 9;
+
+    /** One scope for every goroutine of every runtime in this JVM. */
+    public static final ContinuationScope SCOPE = new ContinuationScope("gort");
+
+    // Why the continuation last yielded to its M. Written by the G just before yield, read by the
+    // M right after Continuation.run returns: same carrier thread, program order, plain.
+    static final int YIELD_NONE = 0;
+    static final int YIELD_PARK = 1;
+    static final int YIELD_GOSCHED = 2;
+    static final int YIELD_PREEMPT = 3;
+    static final int YIELD_SYSCALL = 4;
+    static final int YIELD_GOEXIT = 5;
+
+    private static final VarHandle STATUS;
+    private static final VarHandle PREEMPT;
+    private static final VarHandle SELECT_DONE;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            STATUS = l.findVarHandle(G.class, "atomicstatus", int.class);
+            PREEMPT = l.findVarHandle(G.class, "preempt", boolean.class);
+            SELECT_DONE = l.findVarHandle(G.class, "selectDone", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Immutable: the goroutine id (main is 1). */
+    public final long goid;
+    /** Immutable: the runtime this G belongs to. */
+    final Scheduler sched;
+    /** Immutable. */
+    final GCont cont;
+    /** Immutable: goid of the creator (0 for main or a G started from a non-gort thread). */
+    final long parentGoid;
+    /** Immutable: the frame that called go(); may be null when creator recording is off. */
+    final StackTraceElement createdAt;
+
+    /** Any thread, CAS through {@link #casgstatus}; read volatile. */
+    private volatile int atomicstatus;
+
+    /** Written by the G (before parking) or its M, read by dumps: plain, racy reads tolerated. */
+    volatile WaitReason waitreason = WaitReason.ZERO;
+    /** What the G waits on (a channel, mutex...) for dumps and the wait-for chain; same as waitreason. */
+    volatile Object waitingOn;
+    /** nanotime when the G started waiting; same as waitreason. */
+    long waitsince;
+
+    /** The M running this G; written by that M in execute/dropg, plain; read racily by sysmon/dumps. */
+    volatile M m;
+
+    /** Link in the global run queue or a gQueue: written under sched.lock or by the queue's owner, plain. */
+    G schedlink;
+
+    /** Link in {@link AllGs}: written under that stripe's lock, plain. */
+    G allprev, allnext;
+
+    /**
+     * Set by a waker before {@code goready} (e.g. the chosen sudog of a select); read by the G after
+     * it resumes. The run-queue publication (release/acquire) orders it. Plain.
+     */
+    public Object param;
+
+    /** Any thread sets (sysmon), the G clears at a yield point; opaque. Go: g.preempt. */
+    @SuppressWarnings("unused")
+    private boolean preempt;
+
+    /** select: wakers CAS 0->1 to win the right to wake this G. Go: g.selectDone. */
+    @SuppressWarnings("unused")
+    private volatile int selectDone;
+
+    // ---- the park/yield hand-off, G -> M on the same carrier (plain, program order) ----
+    int yieldReason;
+    ParkUnlock<Object> parkUnlockf;
+    Object parkLock;
+
+    /** The goroutine ended through runtime.Goexit. Same hand-off as panic. */
+    boolean goexited;
+
+    /** The panic that ended this goroutine, if any. Written by the G before it ends, read by its M. */
+    Throwable panic;
+
+    /** Locked to an M (LockOSThread). Written by the G's own M, plain. Go: g.lockedm. */
+    M lockedm;
+    int lockedExt, lockedInt;
+
+    /** Java-monitor depth maintained by instrumented code (preemption must not happen inside). Plain, own G. */
+    public int monitorDepth;
+
+    /** nanotime this G last became runnable (for scheduling latency); written by whoever readies it. */
+    long runnableSince;
+
+    /** Free for the layers above (sudog-like waiting lists, timers); owner-defined. */
+    public Object waiting;
+    public Object timer;
+
+    G(Scheduler sched, long goid, long parentGoid, StackTraceElement createdAt, Runnable fn) {
+        this.sched = sched;
+        this.goid = goid;
+        this.parentGoid = parentGoid;
+        this.createdAt = createdAt;
+        this.cont = new GCont(this, fn);
+        STATUS.setRelease(this, _Gidle);
+    }
+
+    /** Go: readgstatus. */
+    public int readgstatus() {
+        return atomicstatus;
+    }
+
+    /**
+     * The only way a G's status changes: CAS {@code oldval -> newval}; an illegal transition or a
+     * status that is not {@code oldval} is fatal, as in Go.
+     *
+     * <p>Go: proc.go casgstatus
+     */
+    void casgstatus(int oldval, int newval) {
+        if (oldval == newval) {
+            throw Fatal.fatal(sched, "casgstatus: bad incoming values: oldval=" + oldval + " newval=" + newval);
+        }
+        if (!STATUS.compareAndSet(this, oldval, newval)) {
+            System.err.println("runtime: casgstatus: oldval=" + gstatusName(oldval) + " newval=" + gstatusName(newval)
+                    + " goid=" + goid + " status=" + gstatusName(atomicstatus));
+            throw Fatal.fatal(sched, "casgstatus: bad incoming values");
+        }
+    }
+
+    /** Non-failing CAS, for the places Go also tries (e.g. syscall retake). */
+    boolean tryCasgstatus(int oldval, int newval) {
+        return STATUS.compareAndSet(this, oldval, newval);
+    }
+
+    public boolean preemptRequested() {
+        return (boolean) PREEMPT.getOpaque(this);
+    }
+
+    void setPreempt(boolean v) {
+        PREEMPT.setOpaque(this, v);
+    }
+
+    /** select's wake-once guard. Go: g.selectDone.CompareAndSwap(0, 1). */
+    public boolean casSelectDone(int expect, int update) {
+        return SELECT_DONE.compareAndSet(this, expect, update);
+    }
+
+    public void setSelectDone(int v) {
+        selectDone = v;
+    }
+
+    public WaitReason waitReason() {
+        return waitreason;
+    }
+
+    public Object waitingOn() {
+        return waitingOn;
+    }
+
+    public long parentGoid() {
+        return parentGoid;
+    }
+
+    public StackTraceElement createdAt() {
+        return createdAt;
+    }
+
+    /** The runtime this goroutine belongs to. */
+    public Scheduler scheduler() {
+        return sched;
+    }
+
+    /** Stack of a parked continuation (empty while it runs on an M). */
+    public StackTraceElement[] stackTrace() {
+        try {
+            return cont.getStackTrace();
+        } catch (Throwable t) {
+            return new StackTraceElement[0];
+        }
+    }
+
+    static String gstatusName(int s) {
+        return switch (s) {
+            case _Gidle -> "idle";
+            case _Grunnable -> "runnable";
+            case _Grunning -> "running";
+            case _Gsyscall -> "syscall";
+            case _Gwaiting -> "waiting";
+            case _Gdead -> "dead";
+            case _Gpreempted -> "preempted";
+            default -> "unknown(" + s + ")";
+        };
+    }
+
+    @Override
+    public String toString() {
+        return "G" + goid;
+    }
+
+    /** What a parking goroutine runs on its M after it has yielded (Go's unlockf on g0). */
+    @FunctionalInterface
+    public interface ParkUnlock<L> {
+        /** Return false to cancel the park: the G runs again at once (inheriting its slice). */
+        boolean unlock(G gp, L lock);
+    }
+
+    /**
+     * gort's continuation: records why a yield was refused instead of throwing (the JDK default).
+     */
+    static final class GCont extends Continuation {
+        final G g;
+        /** Last pinned reason seen by this continuation; written on the carrier, plain. */
+        Continuation.Pinned pinnedReason;
+
+        GCont(G g, Runnable fn) {
+            super(SCOPE, () -> g.body(fn));
+            this.g = g;
+        }
+
+        @Override
+        protected void onPinned(Continuation.Pinned reason) {
+            pinnedReason = reason;
+            g.sched.stats.pinnedYields.incrementAndGet();
+        }
+    }
+
+    private void body(Runnable fn) {
+        try {
+            fn.run();
+        } catch (Goexit e) {
+            // runtime.Goexit: the goroutine ends normally.
+            goexited = true;
+        } catch (Throwable t) {
+            panic = t;
+        }
+    }
+
+    /** Thrown by {@code Goexit} to unwind a goroutine; never escapes the goroutine. */
+    static final class Goexit extends RuntimeException {
+        static final Goexit INSTANCE = new Goexit();
+
+        private Goexit() {
+            super("runtime.Goexit", null, false, false);
+        }
+    }
+}

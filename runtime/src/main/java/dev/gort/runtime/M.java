@@ -1,0 +1,696 @@
+package dev.gort.runtime;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * An M: a carrier platform thread running the scheduling loop. It must hold a P to run a G; the
+ * G runs as a {@link jdk.internal.vm.Continuation} mounted on this thread until it yields back
+ * (park, Gosched, preemption, exit) and the loop decides what to run next.
+ *
+ * <p>Everything in this class except the constructor runs on this M's own thread unless its
+ * Javadoc says otherwise (Go's "runs on g0").
+ *
+ * <p>Go: runtime2.go type m; proc.go mstart, schedule, execute, findRunnable, stealWork,
+ * park_m, goschedImpl, goexit0, stopm, gcstopm
+ */
+public final class M {
+    /** The carrier thread: gives goroutine code a cheap way back to its M (and so its runtime). */
+    public static final class MThread extends Thread {
+        final M m;
+        /**
+         * Preemption request for whatever G runs on this carrier: set by sysmon/preemptone (opaque),
+         * read by the injected poll's fast path (opaque), cleared by the slow path.
+         */
+        @SuppressWarnings("unused")
+        private volatile boolean preemptRequest;
+        /** nanotime of the pending request (for request-to-yield latency); any thread, racy. */
+        volatile long preemptRequestedAt;
+
+        private static final VarHandle PREEMPT;
+
+        static {
+            try {
+                PREEMPT = MethodHandles.lookup().findVarHandle(MThread.class, "preemptRequest", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        MThread(M m, String name) {
+            super(null, m::mstart, name, 0, false);
+            this.m = m;
+            setDaemon(true);
+        }
+
+        public M m() {
+            return m;
+        }
+
+        /** The poll's fast path: one opaque load. */
+        public boolean preemptRequested() {
+            return (boolean) PREEMPT.getOpaque(this);
+        }
+
+        void requestPreempt() {
+            preemptRequestedAt = System.nanoTime();
+            PREEMPT.setOpaque(this, true);
+        }
+
+        void clearPreempt() {
+            PREEMPT.setOpaque(this, false);
+        }
+    }
+
+    /** Immutable. Go: m.id. */
+    public final long id;
+    /** Immutable. */
+    final Scheduler sched;
+    /** Immutable. */
+    final MThread thread;
+    /** Owner only, plain. */
+    final FastRand rand;
+
+    /** The P held: written by this M (acquirep/releasep), read by others racily (volatile). Go: m.p. */
+    volatile P p;
+    /** The P to acquire when woken: written by the waker before notewakeup. Go: m.nextp. */
+    volatile P nextp;
+    /** The P held before a syscall. Go: m.oldp. Owner only. */
+    P oldp;
+    /** Owner only (others read racily for schedtrace). Go: m.spinning. */
+    volatile boolean spinning;
+    /** The G running on this M: written by this M, read racily by sysmon and dumps. Go: m.curg. */
+    volatile G curg;
+    /** Link in the idle-M list; under sched.lock. Go: m.schedlink. */
+    M schedlink;
+    /** Sleep here while idle. Go: m.park. */
+    final Note park = new Note();
+    /** Set by findRunnable: the returned G came from runnext. Owner only, plain. */
+    boolean inheritTime;
+    /** Locked G (LockOSThread). Go: m.lockedg. */
+    volatile G lockedg;
+    /** Go: m.locks (critical runtime sections: no preemption). Owner only. */
+    int locks;
+    /** Blocked in a note (for scheddetail). */
+    volatile boolean blocked;
+    /** Go: m.syscalltick. Owner only. */
+    int syscalltick;
+
+    /** Scratch for stealWork: the allp snapshot. Owner only. */
+    private P[] allpSnapshot;
+
+    M(Scheduler sched, long id, String name) {
+        this.sched = sched;
+        this.id = id;
+        this.rand = new FastRand(System.nanoTime() ^ (id * 0x9E3779B97F4A7C15L));
+        this.thread = new MThread(this, name + "-M" + id);
+    }
+
+    /** The M whose carrier is the calling thread, or null. */
+    public static M current() {
+        return Thread.currentThread() instanceof MThread mt ? mt.m : null;
+    }
+
+    public P p() {
+        return p;
+    }
+
+    public G curg() {
+        return curg;
+    }
+
+    public Scheduler scheduler() {
+        return sched;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // The thread body.
+
+    /** Go: proc.go mstart/mstart1, then schedule() forever. */
+    private void mstart() {
+        try {
+            P np = nextp;
+            if (np != null) {
+                nextp = null;
+                acquirep(np);
+            }
+            schedule();
+        } catch (GortFatalError e) {
+            // already reported by Fatal.fatal and recorded on the runtime
+        } catch (Throwable t) {
+            sched.onFatal("runtime: M" + id + " crashed: " + t);
+            t.printStackTrace();
+        } finally {
+            sched.mexit(this);
+        }
+    }
+
+    /**
+     * One round of scheduling, forever: find a runnable goroutine and execute it. Returns only
+     * when the runtime shuts down.
+     *
+     * <p>Go: proc.go schedule
+     */
+    void schedule() {
+        for (;;) {
+            if (sched.exiting) {
+                return;
+            }
+            if (locks != 0) {
+                throw Fatal.fatal(sched, "schedule: holding locks");
+            }
+            P pp = p;
+            if (pp == null) {
+                throw Fatal.fatal(sched, "schedule: no p");
+            }
+            pp.preempt = false;
+            // Safety check: if we are spinning, the run queue should be empty.
+            if (spinning && !pp.runq.runqempty()) {
+                throw Fatal.fatal(sched, "schedule: spinning with local work");
+            }
+            G gp = findRunnable(); // blocks until work is available
+            if (gp == null) {
+                return; // exiting
+            }
+            boolean inherit = inheritTime;
+            // This thread is going to run a goroutine and is not spinning anymore, so if it was
+            // marked as spinning we need to reset it now and potentially start a new spinning M.
+            if (spinning) {
+                resetspinning();
+            }
+            execute(gp, inherit);
+        }
+    }
+
+    /**
+     * Runs gp on this M until it yields, then handles why it yielded. A park whose unlock function
+     * returns false runs the same G again at once with its slice (Go's park_m calling execute).
+     *
+     * <p>Go: proc.go execute, then the mcall targets park_m, gosched_m, gopreempt_m, goexit0
+     */
+    void execute(G gp, boolean inheritTime) {
+        P pp = p;
+        curg = gp;
+        gp.m = this;
+        gp.casgstatus(G._Grunnable, G._Grunning);
+        gp.waitsince = 0;
+        gp.setPreempt(false);
+        if (!inheritTime) {
+            pp.incSchedtick();
+        }
+        pp.gsRun++;
+        for (;;) {
+            gp.yieldReason = G.YIELD_NONE;
+            gp.cont.run();
+            if (gp.cont.isDone()) {
+                goexit0(gp);
+                return;
+            }
+            switch (gp.yieldReason) {
+                case G.YIELD_PARK -> {
+                    if (park_m(gp)) {
+                        continue; // unlockf said no: run it again, same slice
+                    }
+                    return;
+                }
+                case G.YIELD_GOSCHED -> goschedImpl(gp, false);
+                case G.YIELD_PREEMPT -> goschedImpl(gp, true);
+                default -> throw Fatal.fatal(sched, "execute: continuation yielded without a reason");
+            }
+            return;
+        }
+    }
+
+    /**
+     * The G has yielded to park: now (and only now, with its continuation unmounted) it becomes
+     * waiting and the unlock function runs, so a racing goready on another M can never resume a
+     * continuation that is still mounted here. Returns true if the park was cancelled.
+     *
+     * <p>Go: proc.go park_m
+     */
+    private boolean park_m(G gp) {
+        gp.casgstatus(G._Grunning, G._Gwaiting);
+        G.ParkUnlock<Object> fn = gp.parkUnlockf;
+        Object lock = gp.parkLock;
+        gp.parkUnlockf = null;
+        gp.parkLock = null;
+        if (gp.waitsince == 0) {
+            gp.waitsince = System.nanoTime();
+        }
+        dropg();
+        if (fn != null && !fn.unlock(gp, lock)) {
+            gp.casgstatus(G._Gwaiting, G._Grunnable);
+            curg = gp;
+            gp.m = this;
+            gp.casgstatus(G._Grunnable, G._Grunning);
+            return true; // execute(gp, true): schedule it back, never returning
+        }
+        return false;
+    }
+
+    /** Go: proc.go goschedImpl (Gosched and slice preemption both go to the global tail). */
+    private void goschedImpl(G gp, boolean preempted) {
+        gp.casgstatus(G._Grunning, G._Grunnable);
+        dropg();
+        if (preempted) {
+            sched.stats.preemptions.incrementAndGet();
+        }
+        synchronized (sched.sched.lock) {
+            sched.sched.runq.globrunqput(gp);
+        }
+        sched.wakep();
+    }
+
+    /** Go: proc.go goexit0/gdestroy. */
+    private void goexit0(G gp) {
+        gp.casgstatus(G._Grunning, G._Gdead);
+        dropg();
+        sched.gdestroy(gp);
+    }
+
+    /** Go: proc.go dropg. */
+    private void dropg() {
+        curg.m = null;
+        curg = null;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Finding work.
+
+    /**
+     * Finds a runnable goroutine to execute: local timers, every 61st tick one G from the global
+     * queue, runnext and the local ring, a global batch, stealing; else drops the P and sleeps.
+     * Sets {@link #inheritTime}. Returns null only when the runtime is exiting.
+     *
+     * <p>Go: proc.go findRunnable
+     */
+    G findRunnable() {
+        final Sched s = sched.sched;
+        top:
+        for (;;) {
+            if (sched.exiting) {
+                return null;
+            }
+            P pp = p;
+            if (s.gcwaiting) {
+                gcstopm();
+                continue;
+            }
+            long now = 0;
+            long pollUntil = 0;
+            Timers timers = sched.timers;
+            if (timers != null) {
+                now = System.nanoTime();
+                pollUntil = timers.check(this, pp, now);
+            }
+
+            // Check the global runnable queue once in a while to ensure fairness. Otherwise two
+            // goroutines can completely occupy the local runqueue by constantly respawning each other.
+            if (pp.schedtick() % 61 == 0 && !s.runq.empty()) {
+                G gp;
+                synchronized (s.lock) {
+                    gp = s.runq.globrunqget();
+                }
+                if (gp != null) {
+                    inheritTime = false;
+                    return gp;
+                }
+            }
+
+            // local runq
+            G gp = pp.runq.runqget();
+            if (gp != null) {
+                inheritTime = pp.runq.inheritTime;
+                return gp;
+            }
+
+            // global runq
+            if (!s.runq.empty()) {
+                synchronized (s.lock) {
+                    gp = s.runq.globrunqgetbatch(pp.runq.capacity() / 2, sched.gomaxprocs, pp.runq);
+                }
+                if (gp != null) {
+                    inheritTime = false;
+                    return gp;
+                }
+            }
+
+            // Spinning Ms: steal work from other Ps.
+            //
+            // Limit the number of spinning Ms to half the number of busy Ps. This is necessary to
+            // prevent excessive CPU consumption when GOMAXPROCS>>1 but the program parallelism is low.
+            if (sched.config.stealing()
+                    && (spinning || !sched.config.spinning()
+                        || 2 * s.nmspinning.get() < sched.gomaxprocs - s.npidle.get())) {
+                if (!spinning && sched.config.spinning()) {
+                    becomeSpinning();
+                }
+                gp = stealWork(pp, timers);
+                if (gp != null) {
+                    return gp; // inheritTime set by stealWork
+                }
+                if (stealNewWork) {
+                    continue top;
+                }
+                if (stealPollUntil != 0 && (pollUntil == 0 || stealPollUntil < pollUntil)) {
+                    pollUntil = stealPollUntil;
+                }
+            }
+
+            // We have nothing to do.
+            //
+            // Before we drop our P, make a snapshot of the allp slice, which can change underfoot
+            // once we no longer block safe-points.
+            P[] allpSnap = sched.allp;
+
+            // Return P and block.
+            synchronized (s.lock) {
+                if (s.gcwaiting) {
+                    continue top;
+                }
+                if (!s.runq.empty()) {
+                    gp = s.runq.globrunqgetbatch(pp.runq.capacity() / 2, sched.gomaxprocs, pp.runq);
+                    inheritTime = false;
+                    return gp;
+                }
+                if (!spinning && s.needspinning.get() == 1) {
+                    // See "Delicate dance" comment below.
+                    becomeSpinning();
+                    continue top;
+                }
+                // Drop our P (the invariant: an M without a P never runs Go code).
+                if (releasep() != pp) {
+                    throw Fatal.fatal(sched, "findRunnable: wrong p");
+                }
+                sched.pidleput(pp, now);
+            }
+
+            // Delicate dance: thread transitions from spinning to non-spinning state, potentially
+            // concurrently with submission of new work. We must drop nmspinning first and then check
+            // all sources again (with a StoreLoad in between: the AtomicInteger decrement is a
+            // volatile read-modify-write, and the checks below are volatile/acquire reads). If we do
+            // it the other way around, another thread can submit work after we've checked all
+            // sources but before we drop nmspinning; as a result nobody will unpark a thread to run
+            // the work.
+            boolean wasSpinning = spinning;
+            if (spinning) {
+                spinning = false;
+                if (s.nmspinning.decrementAndGet() < 0) {
+                    throw Fatal.fatal(sched, "findRunnable: negative nmspinning");
+                }
+
+                // Note the for correctness, only the last M transitioning from spinning to
+                // non-spinning must perform these rechecks to ensure no missed work. However, the
+                // runtime has some cases of transient increments of nmspinning that are decremented
+                // without further checks, so gort (as Go) makes every spinning M do the rechecks.
+
+                // Check global and P runqueues again.
+                synchronized (s.lock) {
+                    if (!s.runq.empty()) {
+                        P pp2 = sched.pidlegetSpinning();
+                        if (pp2 != null) {
+                            acquirep(pp2);
+                            gp = s.runq.globrunqgetbatch(pp2.runq.capacity() / 2, sched.gomaxprocs, pp2.runq);
+                            // gp may be null only if another M took the work meanwhile; then spin again.
+                            becomeSpinning();
+                            if (gp == null) {
+                                continue top;
+                            }
+                            inheritTime = false;
+                            return gp;
+                        }
+                    }
+                }
+                P pp2 = checkRunqsNoP(allpSnap);
+                if (pp2 != null) {
+                    acquirep(pp2);
+                    becomeSpinning();
+                    continue top;
+                }
+                if (timers != null) {
+                    long w = timers.checkTimersNoP(sched, allpSnap, pollUntil);
+                    pollUntil = w;
+                }
+            } else if (!sched.config.spinning()) {
+                // Without spinning Ms nobody re-checks after we dropped the P; do it ourselves.
+                P pp2 = null;
+                synchronized (s.lock) {
+                    if (!s.runq.empty()) {
+                        pp2 = sched.pidleget(0);
+                    }
+                }
+                if (pp2 == null) {
+                    pp2 = checkRunqsNoP(allpSnap);
+                }
+                if (pp2 != null) {
+                    acquirep(pp2);
+                    continue top;
+                }
+            }
+
+            // Poll until the next timer, if any (gort has no network poller: this is Go's blocking
+            // netpoll used only as a timed sleep, with netpollBreak as the early wake-up).
+            if (pollUntil != 0 && timers != null && s.lastpoll.getAndSet(0) != 0) {
+                s.pollUntil.set(pollUntil);
+                if (p != null) {
+                    throw Fatal.fatal(sched, "findRunnable: netpoll with p");
+                }
+                if (spinning) {
+                    throw Fatal.fatal(sched, "findRunnable: netpoll with spinning");
+                }
+                long delay = pollUntil - System.nanoTime();
+                blocked = true;
+                sched.netpollNote.noteclear();
+                if (delay > 0) {
+                    sched.netpollNote.notetsleep(delay);
+                }
+                sched.netpollNote.noteclear();
+                blocked = false;
+                s.pollUntil.set(0);
+                s.lastpoll.set(System.nanoTime());
+                P pp2;
+                synchronized (s.lock) {
+                    pp2 = sched.pidleget(0);
+                }
+                if (pp2 != null) {
+                    acquirep(pp2);
+                    if (wasSpinning) {
+                        becomeSpinning();
+                    }
+                    continue top;
+                }
+            } else if (pollUntil != 0 && timers != null) {
+                long pu = s.pollUntil.get();
+                if (pu == 0 || pu > pollUntil) {
+                    sched.netpollBreak();
+                }
+            }
+            stopm();
+        }
+    }
+
+    // stealWork's extra results (Go returns a tuple). Owner only, plain.
+    private boolean stealNewWork;
+    private long stealPollUntil;
+
+    /**
+     * Tries to steal a runnable goroutine or timer from any P: four passes in a random coprime
+     * order; timers and runnext only on the last pass.
+     *
+     * <p>Go: proc.go stealWork
+     */
+    private G stealWork(P pp, Timers timers) {
+        stealNewWork = false;
+        stealPollUntil = 0;
+        final int stealTries = 4;
+        P[] allp = sched.allp;
+        StealOrder order = sched.stealOrder;
+        int count = sched.gomaxprocs;
+        if (count > allp.length || order.count() != count) {
+            stealNewWork = true; // procresize under way
+            return null;
+        }
+        for (int i = 0; i < stealTries; i++) {
+            boolean stealTimersOrRunNextG = i == stealTries - 1;
+            long packed = order.startPacked(rand.next());
+            int pos = (int) (packed >>> 32);
+            int inc = (int) packed;
+            for (int k = 0; k < count; k++, pos = (pos + inc) % count) {
+                if (sched.sched.gcwaiting) {
+                    // GC work may be available.
+                    stealNewWork = true;
+                    return null;
+                }
+                P p2 = allp[pos];
+                if (pp == p2) {
+                    continue;
+                }
+                // Steal timers from p2. This call to checkTimers is the only place where we might
+                // hold a lock on a different P's timers.
+                if (stealTimersOrRunNextG && timers != null && timers.hasTimers(p2)) {
+                    long tnow = System.nanoTime();
+                    long w = timers.stealTimers(this, pp, p2, tnow);
+                    if (w != 0 && (stealPollUntil == 0 || w < stealPollUntil)) {
+                        stealPollUntil = w;
+                    }
+                    // Running the timers may have made an arbitrary number of G's ready and added
+                    // them to this P's local run queue.
+                    G gp = pp.runq.runqget();
+                    if (gp != null) {
+                        inheritTime = pp.runq.inheritTime;
+                        return gp;
+                    }
+                }
+                // Don't bother to attempt to steal if p2 is idle.
+                if (!p2.idle()) {
+                    G gp = pp.runq.runqsteal(p2.runq, stealTimersOrRunNextG);
+                    if (gp != null) {
+                        pp.steals++;
+                        p2.stolenFrom++;
+                        sched.stats.steals.incrementAndGet();
+                        inheritTime = false;
+                        return gp;
+                    }
+                }
+            }
+        }
+        // No goroutines found to steal. Regardless, running a timer may have made some goroutine
+        // ready that we missed. Indicate the next timer to wait for.
+        return null;
+    }
+
+    /** Go: proc.go checkRunqsNoP. Returns an idle P (acquired under lock) if some P has work. */
+    private P checkRunqsNoP(P[] allpSnap) {
+        int n = Math.min(sched.gomaxprocs, allpSnap.length);
+        for (int id = 0; id < n; id++) {
+            P p2 = allpSnap[id];
+            if (!p2.idle() && !p2.runq.runqempty()) {
+                synchronized (sched.sched.lock) {
+                    return sched.pidlegetSpinningIfConfigured();
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Go: proc.go becomeSpinning. */
+    private void becomeSpinning() {
+        spinning = true;
+        sched.sched.nmspinning.incrementAndGet();
+        sched.sched.needspinning.set(0);
+    }
+
+    /** Go: proc.go resetspinning. */
+    private void resetspinning() {
+        if (!spinning) {
+            throw Fatal.fatal(sched, "resetspinning: not a spinning m");
+        }
+        spinning = false;
+        int nmspinning = sched.sched.nmspinning.decrementAndGet();
+        if (nmspinning < 0) {
+            throw Fatal.fatal(sched, "findRunnable: negative nmspinning");
+        }
+        // M wakeup policy is deliberately somewhat conservative, so check if we need to wakeup
+        // another P here.
+        sched.wakep();
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // P ownership and sleeping.
+
+    /** Go: proc.go acquirep/wirep. */
+    void acquirep(P pp) {
+        if (p != null) {
+            throw Fatal.fatal(sched, "wirep: already in go");
+        }
+        if (pp.m() != null || pp.status() != P._Pidle) {
+            System.err.println("wirep: p->m=" + pp.m() + " p->status=" + pp.status());
+            throw Fatal.fatal(sched, "wirep: invalid p state");
+        }
+        p = pp;
+        pp.setM(this);
+        pp.setStatus(P._Prunning);
+    }
+
+    /** Go: proc.go releasep/releasepNoTrace. */
+    P releasep() {
+        P pp = p;
+        if (pp == null) {
+            throw Fatal.fatal(sched, "releasep: invalid arg");
+        }
+        if (pp.m() != this || pp.status() != P._Prunning) {
+            System.err.println("releasep: m=" + this + " p->m=" + pp.m() + " p->status=" + pp.status());
+            throw Fatal.fatal(sched, "releasep: invalid p state");
+        }
+        p = null;
+        pp.setM(null);
+        pp.setStatus(P._Pidle);
+        return pp;
+    }
+
+    /**
+     * Stops execution of this M until new work is available: onto the idle-M list, sleep, then take
+     * the P the waker handed over.
+     *
+     * <p>Go: proc.go stopm
+     */
+    void stopm() {
+        if (locks != 0) {
+            throw Fatal.fatal(sched, "stopm holding locks");
+        }
+        if (p != null) {
+            throw Fatal.fatal(sched, "stopm holding p");
+        }
+        if (spinning) {
+            throw Fatal.fatal(sched, "stopm spinning");
+        }
+        synchronized (sched.sched.lock) {
+            sched.mput(this);
+        }
+        blocked = true;
+        park.notesleep();
+        park.noteclear();
+        blocked = false;
+        if (sched.exiting) {
+            return;
+        }
+        P np = nextp;
+        nextp = null;
+        if (np == null) {
+            throw Fatal.fatal(sched, "stopm: woken without a p");
+        }
+        acquirep(np);
+    }
+
+    /**
+     * Stops this M for stop-the-world: hands its P to the initiator's count.
+     *
+     * <p>Go: proc.go gcstopm
+     */
+    private void gcstopm() {
+        if (!sched.sched.gcwaiting) {
+            throw Fatal.fatal(sched, "gcstopm: not waiting for gc");
+        }
+        if (spinning) {
+            spinning = false;
+            // OK to just drop nmspinning here, startTheWorld will unpark threads as necessary.
+            if (sched.sched.nmspinning.decrementAndGet() < 0) {
+                throw Fatal.fatal(sched, "gcstopm: negative nmspinning");
+            }
+        }
+        P pp = releasep();
+        synchronized (sched.sched.lock) {
+            pp.setStatus(P._Pgcstop);
+            sched.sched.stopwait--;
+            if (sched.sched.stopwait == 0) {
+                sched.sched.stopnote.notewakeup();
+            }
+        }
+        stopm();
+    }
+
+    @Override
+    public String toString() {
+        return "M" + id;
+    }
+}

@@ -1,0 +1,58 @@
+package dev.gort.runtime;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A one-shot wake-up for exactly one sleeping thread (an M, or the STW initiator).
+ *
+ * <p>Go: lock_futex.go note, noteclear, notesleep, notetsleep, notewakeup
+ */
+final class Note {
+    /** Any thread sets (notewakeup), the sleeper clears (noteclear). Volatile. */
+    private volatile boolean key;
+    /** The thread sleeping on this note; set before it sleeps. */
+    private volatile Thread waiter;
+
+    void noteclear() {
+        key = false;
+    }
+
+    void notewakeup() {
+        key = true;
+        Thread t = waiter;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    void notesleep() {
+        waiter = Thread.currentThread();
+        while (!key) {
+            LockSupport.park(this);
+        }
+        waiter = null;
+    }
+
+    /** Sleeps until woken or {@code ns} nanoseconds have passed; true if woken. */
+    boolean notetsleep(long ns) {
+        if (ns < 0) {
+            notesleep();
+            return true;
+        }
+        waiter = Thread.currentThread();
+        long deadline = System.nanoTime() + ns;
+        while (!key) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            LockSupport.parkNanos(this, left);
+        }
+        waiter = null;
+        return key;
+    }
+
+    boolean isSet() {
+        return key;
+    }
+}

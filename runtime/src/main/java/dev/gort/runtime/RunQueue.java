@@ -1,0 +1,399 @@
+package dev.gort.runtime;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/** Padding so that head (written by thieves) does not share a cache line with tail (owner). */
+abstract class RunQueuePad0 {
+    long p00, p01, p02, p03, p04, p05, p06, p07;
+}
+
+abstract class RunQueueHead extends RunQueuePad0 {
+    /** Any thread: read getAcquire, advanced by CAS (release). Go: p.runqhead. */
+    volatile int head;
+}
+
+abstract class RunQueuePad1 extends RunQueueHead {
+    long p10, p11, p12, p13, p14, p15, p16, p17;
+}
+
+abstract class RunQueueTail extends RunQueuePad1 {
+    /** Owner only writes (setRelease); the owner reads it plain, thieves getAcquire. Go: p.runqtail. */
+    volatile int tail;
+}
+
+abstract class RunQueuePad2 extends RunQueueTail {
+    long p20, p21, p22, p23, p24, p25, p26, p27;
+}
+
+/**
+ * A P's local run queue: the {@code runnext} slot plus a lock-free single-producer /
+ * multi-consumer ring of {@code capacity} slots (256 in production; a power of two so tests can
+ * shrink it to 4).
+ *
+ * <pre>
+ *   head, tail: ever-growing int counters (uint32 in Go), slot = counter & (capacity-1)
+ *   owner:   put at tail (plain slot store, then setRelease(tail)), pop at head (CAS head)
+ *   thieves: getAcquire(head), getAcquire(tail), read slots, CAS(head, h, h+n)
+ *   runnext: owner CASes nil->G; anyone may CAS G->nil (that is a take or a steal)
+ * </pre>
+ *
+ * <p>Go: proc.go runqput, runqputslow, runqget, runqgrab, runqsteal, runqempty, runqputbatch, runqdrain
+ */
+public final class RunQueue extends RunQueuePad2 {
+    private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
+    private static final VarHandle RUNNEXT;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            HEAD = l.findVarHandle(RunQueueHead.class, "head", int.class);
+            TAIL = l.findVarHandle(RunQueueTail.class, "tail", int.class);
+            RUNNEXT = l.findVarHandle(RunQueue.class, "runnext", G.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * Slots: written plain by the owner before the tail is published with release; read plain by
+     * whoever then acquired the tail. A thief's read of a slot the owner has since overwritten is
+     * harmless: the CAS of head that would claim it fails.
+     */
+    final G[] runq;
+    final int mask;
+    /** The P owning this queue (for the runnext back-off and fatal messages); null in unit tests. */
+    final P pp;
+    /** Global queue for spills; null in unit tests that never overflow. */
+    final GlobalRunQueue global;
+
+    /** Owner CAS nil->G, anyone CAS G->nil. Go: p.runnext. */
+    @SuppressWarnings("unused")
+    private volatile G runnext;
+
+    /** Set by {@link #runqget}: whether the G came from runnext (inherits the time slice). Owner only, plain. */
+    boolean inheritTime;
+
+    /** Counters for observability: owner only writes (plain), others read racily. */
+    long kicks, spills;
+
+    public RunQueue(int capacity) {
+        this(capacity, null, null);
+    }
+
+    RunQueue(int capacity, P pp, GlobalRunQueue global) {
+        if (capacity < 2 || Integer.bitCount(capacity) != 1) {
+            throw new IllegalArgumentException("run queue capacity must be a power of two >= 2: " + capacity);
+        }
+        this.runq = new G[capacity];
+        this.mask = capacity - 1;
+        this.pp = pp;
+        this.global = global;
+    }
+
+    public int capacity() {
+        return runq.length;
+    }
+
+    private int loadAcqHead() {
+        return (int) HEAD.getAcquire(this);
+    }
+
+    private int loadAcqTail() {
+        return (int) TAIL.getAcquire(this);
+    }
+
+    private int ownerTail() {
+        return (int) TAIL.get(this);
+    }
+
+    private void storeRelTail(int t) {
+        TAIL.setRelease(this, t);
+    }
+
+    private boolean casRelHead(int h, int nh) {
+        return HEAD.compareAndSet(this, h, nh);
+    }
+
+    public G runnext() {
+        return (G) RUNNEXT.getVolatile(this);
+    }
+
+    boolean casRunnext(G old, G nw) {
+        return RUNNEXT.compareAndSet(this, old, nw);
+    }
+
+    /**
+     * Owner only. With {@code next}, gp goes into runnext and the G it displaces is kicked to the
+     * tail; otherwise gp goes to the tail. A full ring spills half of itself plus gp to the global
+     * queue.
+     *
+     * <p>Go: proc.go runqput
+     */
+    public void runqput(G gp, boolean next) {
+        if (next) {
+            G old;
+            do {
+                old = runnext();
+            } while (!casRunnext(old, gp));
+            if (old == null) {
+                return;
+            }
+            kicks++;
+            gp = old; // kick the old runnext to the regular run queue
+        }
+        for (;;) {
+            int h = loadAcqHead(); // load-acquire, synchronize with consumers
+            int t = ownerTail();
+            if (t - h < runq.length) {
+                runq[t & mask] = gp;
+                storeRelTail(t + 1); // store-release, makes the item available for consumption
+                return;
+            }
+            if (runqputslow(gp, h, t)) {
+                return;
+            }
+            // the queue is not full now, the put above must succeed
+        }
+    }
+
+    /**
+     * Owner only: moves the oldest half of a full ring plus gp to the global queue in one batch.
+     *
+     * <p>Go: proc.go runqputslow
+     */
+    boolean runqputslow(G gp, int h, int t) {
+        int n = (t - h) / 2;
+        if (n != runq.length / 2) {
+            throw Fatal.fatal(sched(), "runqputslow: queue is not full");
+        }
+        G[] batch = new G[n + 1];
+        for (int i = 0; i < n; i++) {
+            batch[i] = runq[(h + i) & mask];
+        }
+        if (!casRelHead(h, h + n)) { // cas-release, commits consume
+            return false;
+        }
+        batch[n] = gp;
+        // Link the goroutines, oldest first.
+        for (int i = 0; i < n; i++) {
+            batch[i].schedlink = batch[i + 1];
+        }
+        batch[n].schedlink = null;
+        if (global == null) {
+            throw Fatal.fatal("runqputslow: no global queue");
+        }
+        global.putBatch(batch[0], batch[n], n + 1);
+        spills++;
+        return true;
+    }
+
+    /**
+     * Owner only: appends as much of the linked list {@code q} as fits, publishing the tail once.
+     * Returns the part that did not fit (its head), or null.
+     *
+     * <p>Go: proc.go runqputbatch
+     */
+    G runqputbatch(G qhead, int qsize) {
+        int h = loadAcqHead();
+        int t = ownerTail();
+        int n = 0;
+        while (qhead != null && t - h < runq.length) {
+            G gp = qhead;
+            qhead = gp.schedlink;
+            gp.schedlink = null;
+            runq[t & mask] = gp;
+            t++;
+            n++;
+        }
+        storeRelTail(t);
+        return qhead;
+    }
+
+    /**
+     * Owner only. Takes runnext first (then {@link #inheritTime} is true) and never retries a lost
+     * runnext CAS (a thief took it); then the head of the ring.
+     *
+     * <p>Go: proc.go runqget
+     */
+    public G runqget() {
+        G next = runnext();
+        // If the runnext is non-0 and the CAS fails, it could only have been stolen by another P,
+        // because other Ps can race to set runnext to 0, but only the current P can set it to non-0.
+        if (next != null && casRunnext(next, null)) {
+            inheritTime = true;
+            return next;
+        }
+        inheritTime = false;
+        for (;;) {
+            int h = loadAcqHead(); // load-acquire, synchronize with other consumers
+            int t = ownerTail();
+            if (t == h) {
+                return null;
+            }
+            G gp = runq[h & mask];
+            if (casRelHead(h, h + 1)) { // cas-release, commits consume
+                return gp;
+            }
+        }
+    }
+
+    /**
+     * Owner only: drains runnext and the ring, runnext first. Go: proc.go runqdrain.
+     * Returns the number of Gs appended to {@code out}.
+     */
+    int runqdrain(java.util.List<G> out) {
+        int n = 0;
+        G next = runnext();
+        if (next != null && casRunnext(next, null)) {
+            out.add(next);
+            n++;
+        }
+        for (;;) {
+            int h = loadAcqHead();
+            int t = ownerTail();
+            int qn = t - h;
+            if (qn == 0) {
+                return n;
+            }
+            if (qn > runq.length) { // read inconsistent h and t
+                continue;
+            }
+            if (!casRelHead(h, h + qn)) {
+                continue;
+            }
+            // We've inverted the order: the CAS of head comes before reading the slots; safe because
+            // only the owner (us) can write the slots we just claimed.
+            for (int i = 0; i < qn; i++) {
+                out.add(runq[(h + i) & mask]);
+            }
+            return n + qn;
+        }
+    }
+
+    /**
+     * Thief side: grabs the older half of this queue into {@code batch} starting at
+     * {@code batchHead} (ring positions of the thief). Returns how many were grabbed.
+     *
+     * <p>Go: proc.go runqgrab
+     */
+    int runqgrab(G[] batch, int batchHead, boolean stealRunNextG) {
+        int bmask = batch.length - 1;
+        for (;;) {
+            int h = loadAcqHead(); // load-acquire, synchronize with other consumers
+            int t = loadAcqTail(); // load-acquire, synchronize with the producer
+            int n = t - h;
+            n = n - n / 2;
+            if (n == 0) {
+                if (stealRunNextG) {
+                    // Try to steal from pp.runnext.
+                    G next = runnext();
+                    if (next != null) {
+                        if (pp != null && pp.status() == P._Prunning) {
+                            // Sleep to ensure that pp isn't about to run the G we are about to
+                            // steal. The important use case here is when the G running on pp
+                            // ready()s another G and then almost immediately blocks. Go sleeps
+                            // 3us (usleep(3)); a parkNanos of 3us costs ~50us of timer slack on
+                            // Linux, so gort spins for the same 3us.
+                            backoff3us();
+                        }
+                        if (!casRunnext(next, null)) {
+                            continue;
+                        }
+                        batch[batchHead & bmask] = next;
+                        return 1;
+                    }
+                }
+                return 0;
+            }
+            if (n > runq.length / 2) { // read inconsistent h and t
+                continue;
+            }
+            for (int i = 0; i < n; i++) {
+                G g = runq[(h + i) & mask];
+                batch[(batchHead + i) & bmask] = g;
+            }
+            if (casRelHead(h, h + n)) { // cas-release, commits consume
+                return n;
+            }
+        }
+    }
+
+    private static void backoff3us() {
+        long until = System.nanoTime() + 3_000;
+        while (System.nanoTime() - until < 0) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Steals half of {@code victim}'s Gs into this (the thief's) ring and returns one of them to run,
+     * or null. Owner of {@code this} only.
+     *
+     * <p>Go: proc.go runqsteal
+     */
+    public G runqsteal(RunQueue victim, boolean stealRunNextG) {
+        int t = ownerTail();
+        int n = victim.runqgrab(runq, t, stealRunNextG);
+        if (n == 0) {
+            return null;
+        }
+        n--;
+        G gp = runq[(t + n) & mask];
+        if (n == 0) {
+            return gp;
+        }
+        int h = loadAcqHead(); // load-acquire, synchronize with consumers
+        if (t - h + n >= runq.length) {
+            throw Fatal.fatal(sched(), "runqsteal: runq overflow");
+        }
+        storeRelTail(t + n); // store-release, makes the item available for consumption
+        return gp;
+    }
+
+    /**
+     * Whether the queue (ring and runnext) is empty. Never reports empty while the owner is kicking
+     * runnext into the ring: the tail is re-read until it is the same before and after runnext.
+     *
+     * <p>Go: proc.go runqempty
+     */
+    public boolean runqempty() {
+        for (;;) {
+            int head = loadAcqHead();
+            int tail = loadAcqTail();
+            G next = runnext();
+            if (tail == loadAcqTail()) {
+                return head == tail && next == null;
+            }
+        }
+    }
+
+    /** Length of the ring, excluding runnext (what schedtrace prints). Any thread, racy. */
+    public int size() {
+        for (;;) {
+            int h = loadAcqHead();
+            int t = loadAcqTail();
+            int n = t - h;
+            if (n >= 0 && n <= runq.length) {
+                return n;
+            }
+        }
+    }
+
+    /** A racy snapshot of runnext then the ring head-to-tail, for observers (cards, dumps). */
+    public G[] snapshot() {
+        int h = loadAcqHead();
+        int t = loadAcqTail();
+        int n = Math.max(0, Math.min(t - h, runq.length));
+        G[] out = new G[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = runq[(h + i) & mask];
+        }
+        return out;
+    }
+
+    private Scheduler sched() {
+        return pp == null ? null : pp.sched;
+    }
+}

@@ -1,0 +1,17 @@
+package dev.gort.runtime;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Runtime-wide counters, cheap enough to keep always on (each bumped off the hot paths). */
+public final class Stats {
+    public final AtomicLong pinnedYields = new AtomicLong();
+    public final AtomicLong goroutinesCreated = new AtomicLong();
+    public final AtomicLong preemptRequests = new AtomicLong();
+    public final AtomicLong preemptions = new AtomicLong();
+    public final AtomicLong preemptRefusedLocked = new AtomicLong();
+    public final AtomicLong preemptRefusedPinned = new AtomicLong();
+    public final AtomicLong steals = new AtomicLong();
+    public final AtomicLong stolenGs = new AtomicLong();
+    public final AtomicLong mStarts = new AtomicLong();
+    public final AtomicLong handoffs = new AtomicLong();
+}

@@ -1,0 +1,28 @@
+package dev.gort.runtime;
+
+/**
+ * The timer layer as the scheduler sees it: per-P timer heaps that the scheduling M runs in
+ * findRunnable, that thieves run on the last steal pass, and that bound how long an idle M sleeps.
+ * A runtime without timers installed ({@code Scheduler.timers == null}) never calls these.
+ *
+ * <p>Go: time.go (*timers).check, wakeTime; proc.go checkTimersNoP
+ */
+public interface Timers {
+    /** Runs pp's due timers on mp (readied Gs go to pp's runnext); returns the next when, or 0. */
+    long check(M mp, P pp, long now);
+
+    /** Whether pp has timers (Go: timerpMask bit). */
+    boolean hasTimers(P pp);
+
+    /** Runs victim's due timers on thief's M (readied Gs land on thief); returns victim's next when, or 0. */
+    long stealTimers(M mp, P thief, P victim, long now);
+
+    /** The earliest when over all non-idle Ps with timers, lowered from pollUntil. Go: checkTimersNoP. */
+    long checkTimersNoP(Scheduler sched, P[] allp, long pollUntil);
+
+    /** pp's next timer, or 0. Go: (*timers).wakeTime. */
+    long wakeTime(P pp);
+
+    /** Moves a dying P's timers to {@code to}. Go: (*p).destroy's timers.take. */
+    void take(P from, P to);
+}

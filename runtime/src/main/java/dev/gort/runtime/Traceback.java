@@ -1,0 +1,102 @@
+package dev.gort.runtime;
+
+/**
+ * Goroutine dumps in Go's format:
+ * <pre>
+ * goroutine 7 [chan receive, 3 minutes]:
+ * dev.gort.examples.Sieve.filter(...)
+ * 	Sieve.java:42
+ * created by dev.gort.examples.Sieve.main in goroutine 1
+ * </pre>
+ *
+ * <p>Go: traceback.go goroutineheader, traceback, printcreatedby
+ */
+public final class Traceback {
+    private Traceback() {}
+
+    /** Go: traceback.go goroutineheader. */
+    public static String header(G gp, long now) {
+        int st = gp.readgstatus();
+        String status;
+        WaitReason wr = gp.waitreason;
+        if ((st == G._Gwaiting) && wr != WaitReason.ZERO) {
+            status = wr.go();
+        } else {
+            status = switch (st) {
+                case G._Grunnable -> "runnable";
+                case G._Grunning -> "running";
+                case G._Gsyscall -> "syscall";
+                case G._Gwaiting -> "waiting";
+                case G._Gdead -> "dead";
+                case G._Gpreempted -> "preempted";
+                default -> "idle";
+            };
+        }
+        StringBuilder sb = new StringBuilder("goroutine ").append(gp.goid).append(" [").append(status);
+        if (st == G._Gwaiting && gp.waitsince != 0) {
+            long mins = (now - gp.waitsince) / 60_000_000_000L;
+            if (mins >= 1) {
+                sb.append(", ").append(mins).append(mins == 1 ? " minute" : " minutes");
+            }
+        }
+        if (gp.lockedm != null) {
+            sb.append(", locked to thread");
+        }
+        return sb.append("]:").toString();
+    }
+
+    static void frame(StringBuilder sb, StackTraceElement e) {
+        sb.append(e.getClassName()).append('.').append(e.getMethodName()).append("(...)\n");
+        sb.append('\t').append(e.getFileName() == null ? "?" : e.getFileName());
+        if (e.getLineNumber() >= 0) {
+            sb.append(':').append(e.getLineNumber());
+        }
+        sb.append('\n');
+    }
+
+    /** Go: traceback.go printcreatedby. */
+    static String createdBy(G gp) {
+        String fn;
+        if (gp.createdAt != null) {
+            fn = gp.createdAt.getClassName() + "." + gp.createdAt.getMethodName();
+        } else {
+            return gp.parentGoid == 0 ? null : "created by goroutine " + gp.parentGoid + "\n";
+        }
+        return "created by " + fn + (gp.parentGoid == 0 ? "" : " in goroutine " + gp.parentGoid) + "\n";
+    }
+
+    /** One goroutine: header, frames (of a parked continuation, or the carrier's for a running G), creator. */
+    public static String dump(G gp, long now) {
+        StringBuilder sb = new StringBuilder(header(gp, now)).append('\n');
+        StackTraceElement[] st;
+        M m = gp.m;
+        if (gp.readgstatus() == G._Grunning && m != null) {
+            st = m.thread.getStackTrace();
+        } else {
+            st = gp.stackTrace();
+        }
+        for (StackTraceElement e : st) {
+            String cn = e.getClassName();
+            if (cn.startsWith("jdk.internal.vm.Continuation") || cn.startsWith("dev.gort.runtime.M")
+                    || cn.startsWith("java.lang.Thread")) {
+                continue;
+            }
+            frame(sb, e);
+        }
+        String cb = createdBy(gp);
+        if (cb != null) {
+            sb.append(cb);
+        }
+        return sb.toString();
+    }
+
+    /** Every goroutine, in goid order, separated by blank lines (Go's all-goroutines dump). */
+    public static String dumpAll(Scheduler s) {
+        long now = System.nanoTime();
+        StringBuilder sb = new StringBuilder();
+        for (G gp : s.allgs()) {
+            sb.append(dump(gp, now)).append('\n');
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,59 @@
+package dev.gort.runtime;
+
+/**
+ * Why a goroutine is waiting, with Go's strings so that dumps and scheddetail read like Go's.
+ *
+ * <p>Go: runtime2.go waitReason, waitReasonStrings
+ */
+public enum WaitReason {
+    ZERO(""),
+    GC_ASSIST_MARKING("GC assist marking"),
+    IO_WAIT("IO wait"),
+    CHAN_RECEIVE_NIL_CHAN("chan receive (nil chan)"),
+    CHAN_SEND_NIL_CHAN("chan send (nil chan)"),
+    DUMPING_HEAP("dumping heap"),
+    GARBAGE_COLLECTION("garbage collection"),
+    GARBAGE_COLLECTION_SCAN("garbage collection scan"),
+    PANIC_WAIT("panicwait"),
+    SELECT("select"),
+    SELECT_NO_CASES("select (no cases)"),
+    GC_ASSIST_WAIT("GC assist wait"),
+    GC_SWEEP_WAIT("GC sweep wait"),
+    GC_SCAVENGE_WAIT("GC scavenge wait"),
+    CHAN_RECEIVE("chan receive"),
+    CHAN_SEND("chan send"),
+    FINALIZER_WAIT("finalizer wait"),
+    FORCE_GC_IDLE("force gc (idle)"),
+    SEMACQUIRE("semacquire"),
+    SLEEP("sleep"),
+    SYNC_COND_WAIT("sync.Cond.Wait"),
+    SYNC_MUTEX_LOCK("sync.Mutex.Lock"),
+    SYNC_RWMUTEX_RLOCK("sync.RWMutex.RLock"),
+    SYNC_RWMUTEX_LOCK("sync.RWMutex.Lock"),
+    SYNC_WAITGROUP_WAIT("sync.WaitGroup.Wait"),
+    TRACE_READER_BLOCKED("trace reader (blocked)"),
+    WAIT_FOR_GC_CYCLE("wait for GC cycle"),
+    GC_WORKER_IDLE("GC worker (idle)"),
+    PREEMPTED("preempted"),
+    DEBUG_CALL("debug call"),
+    GC_MARK_TERMINATION("GC mark termination"),
+    STOPPING_THE_WORLD("stopping the world"),
+    LOCK_OS_THREAD("locked to thread"),
+    SYNCTEST_RUN("synctest.Run");
+
+    private final String go;
+
+    WaitReason(String go) {
+        this.go = go;
+    }
+
+    /** Go's spelling, e.g. {@code chan receive}. */
+    public String go() {
+        return go;
+    }
+
+    @Override
+    public String toString() {
+        return go;
+    }
+}

@@ -1,0 +1,29 @@
+package dev.gort.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+class RunnextOrderTest {
+    @Test
+    void goABCThenParkRunsCThenAThenB() {
+        List<String> order = new CopyOnWriteArrayList<>();
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        s.run(() -> {
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            Scheduler rt = Scheduler.current();
+            for (String name : new String[] {"a", "b", "c"}) {
+                rt.newproc(() -> {
+                    order.add(name);
+                    done.release();
+                });
+            }
+            for (int i = 0; i < 3; i++) {
+                done.acquire();
+            }
+        });
+        assertEquals(List.of("c", "a", "b"), order);
+    }
+}
