@@ -58,8 +58,10 @@ public final class G {
     final GCont cont;
     /** Immutable: goid of the creator (0 for main or a G started from a non-gort thread). */
     final long parentGoid;
-    /** Immutable: the frame that called go(); may be null when creator recording is off. */
+    /** Immutable: the frame that called go(); null unless -Dgort.creators=stack. */
     final StackTraceElement createdAt;
+    /** Immutable: the goroutine's function (its class names the creator when createdAt is null). */
+    final Class<?> fnClass;
 
     /** Any thread, CAS through {@link #casgstatus}; read volatile. */
     private volatile int atomicstatus;
@@ -124,6 +126,7 @@ public final class G {
         this.goid = goid;
         this.parentGoid = parentGoid;
         this.createdAt = createdAt;
+        this.fnClass = fn.getClass();
         this.cont = new GCont(this, fn);
         STATUS.setRelease(this, _Gidle);
     }

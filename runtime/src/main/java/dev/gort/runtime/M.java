@@ -195,6 +195,10 @@ public final class M {
         gp.casgstatus(G._Grunnable, G._Grunning);
         gp.waitsince = 0;
         gp.setPreempt(false);
+        // A request aimed at the previous G on this carrier must not stop this one.
+        if (thread.preemptRequested()) {
+            thread.clearPreempt();
+        }
         if (!inheritTime) {
             pp.incSchedtick();
         }

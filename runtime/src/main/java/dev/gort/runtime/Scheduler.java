@@ -294,7 +294,7 @@ public final class Scheduler {
     public G newproc(Runnable fn) {
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
-        G newg = newG(fn, parent == null ? 0 : parent.goid, null);
+        G newg = newG(fn, parent == null ? 0 : parent.goid, RECORD_CREATORS ? creatorFrame() : null);
         newg.casgstatus(G._Gidle, G._Grunnable);
         newg.runnableSince = 0;
         P pp;
@@ -309,6 +309,18 @@ public final class Scheduler {
             wakep();
         }
         return newg;
+    }
+
+    /**
+     * Record the exact frame that called go() ({@code -Dgort.creators=stack}): a stack walk per spawn
+     * (~1 us), so it is off by default and "created by" then names the function's class.
+     */
+    static final boolean RECORD_CREATORS = "stack".equals(System.getProperty("gort.creators"));
+
+    private static StackTraceElement creatorFrame() {
+        return StackWalker.getInstance().walk(st -> st
+                .filter(f -> !f.getClassName().startsWith("dev.gort.runtime.") && !f.getClassName().equals("dev.gort.Go"))
+                .findFirst().map(StackWalker.StackFrame::toStackTraceElement).orElse(null));
     }
 
     /** A G's continuation finished. Go: proc.go gdestroy (no gfput: continuations are not reusable). */
@@ -469,7 +481,17 @@ public final class Scheduler {
             return;
         }
         // Be conservative about spinning threads, only start one if none exist already.
-        if (sched.nmspinning.get() != 0 || !sched.nmspinning.compareAndSet(0, 1)) {
+        if (sched.nmspinning.get() != 0) {
+            return;
+        }
+        // gort: with no idle P and needspinning already set, Go's path below would take sched.lock
+        // only to find no P and set needspinning = 1 again. Skip the lock (it is on every goready
+        // of a busy program): an M about to drop its P still sees needspinning == 1 under the lock
+        // and spins instead, exactly as if we had set it.
+        if (sched.npidle.get() == 0 && sched.needspinning.get() == 1) {
+            return;
+        }
+        if (!sched.nmspinning.compareAndSet(0, 1)) {
             return;
         }
         P pp;
@@ -688,9 +710,9 @@ public final class Scheduler {
             if (!sched.runq.empty()) {
                 // fall through to startm outside the lock
                 when = -1;
-            } else if (sched.npidle.get() == gomaxprocs - 1 && sched.lastpoll.get() != 0 && timers != null
-                    && timers.wakeTime(pp) != 0) {
-                // If this is the last running P and nobody is polling, the timers need an M.
+            } else if (sched.npidle.get() == gomaxprocs - 1 && sched.lastpoll.get() != 0) {
+                // If this is the last running P and nobody is polling, start an M: someone must
+                // wait for the timers (Go: "poll network").
                 when = -1;
             } else {
                 when = timers == null ? 0 : timers.wakeTime(pp);
