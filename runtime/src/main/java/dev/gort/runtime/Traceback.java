@@ -106,4 +106,95 @@ public final class Traceback {
         }
         return sb.toString();
     }
+
+    /**
+     * gort beyond Go: the wait-for graph of the parked goroutines. One line per goroutine waiting on
+     * a {@link WaitTarget} ({@code G6 [sync.Mutex.Lock] waits on sync.Mutex#2 (locked) held by G7}),
+     * then the chains that follow holders ({@code G6 -> sync.Mutex#2 -> G7 -> chan#4}), marking
+     * cycles. Lines start with "G", never with "goroutine ", so dump parsers that count goroutine
+     * headers are not confused. Empty when no goroutine waits on a WaitTarget.
+     */
+    public static String waitForGraph(Scheduler s) {
+        StringBuilder sb = new StringBuilder();
+        java.util.List<G> gs = s.allgs();
+        java.util.Map<G, WaitTarget> waits = new java.util.LinkedHashMap<>();
+        for (G gp : gs) {
+            if (gp.readgstatus() == G._Gwaiting && gp.waitingOn instanceof WaitTarget t) {
+                waits.put(gp, t);
+            }
+        }
+        if (waits.isEmpty()) {
+            return "";
+        }
+        sb.append("\nwait-for graph:\n");
+        for (java.util.Map.Entry<G, WaitTarget> e : waits.entrySet()) {
+            G gp = e.getKey();
+            WaitTarget t = e.getValue();
+            String d;
+            G holder;
+            try {
+                d = t.waitTargetDescription();
+                holder = t.waitTargetHolder();
+            } catch (RuntimeException ex) {
+                d = t.getClass().getSimpleName() + " (state unavailable: " + ex + ")";
+                holder = null;
+            }
+            sb.append("  G").append(gp.goid).append(" [").append(gp.waitreason.go()).append("] waits on ").append(d);
+            if (holder != null) {
+                sb.append(" held by G").append(holder.goid);
+            }
+            sb.append('\n');
+        }
+        // Chains: follow "waits on X held by H" links; a repeated goroutine closes a cycle.
+        for (java.util.Map.Entry<G, WaitTarget> e : waits.entrySet()) {
+            G holder = safeHolder(e.getValue());
+            if (holder == null) {
+                continue;
+            }
+            StringBuilder chain = new StringBuilder("G").append(e.getKey().goid);
+            java.util.Set<G> seen = new java.util.HashSet<>();
+            seen.add(e.getKey());
+            G cur = e.getKey();
+            String end = "";
+            for (int hops = 0; hops < 64; hops++) {
+                WaitTarget t = waits.get(cur);
+                if (t == null) {
+                    end = cur.readgstatus() == G._Gwaiting ? " [" + cur.waitreason.go() + "]" : " [" + G.gstatusName(cur.readgstatus()) + "]";
+                    break;
+                }
+                chain.append(" -> ").append(shortName(t));
+                G h = safeHolder(t);
+                if (h == null) {
+                    break;
+                }
+                chain.append(" -> G").append(h.goid);
+                if (!seen.add(h)) {
+                    end = " (cycle)";
+                    break;
+                }
+                cur = h;
+            }
+            sb.append("  chain: ").append(chain).append(end).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static G safeHolder(WaitTarget t) {
+        try {
+            return t.waitTargetHolder();
+        } catch (RuntimeException ex) {
+            return null;
+        }
+    }
+
+    private static String shortName(WaitTarget t) {
+        String d;
+        try {
+            d = t.waitTargetDescription();
+        } catch (RuntimeException ex) {
+            return t.getClass().getSimpleName();
+        }
+        int sp = d.indexOf(' ');
+        return sp > 0 ? d.substring(0, sp) : d;
+    }
 }
