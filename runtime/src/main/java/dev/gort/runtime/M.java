@@ -106,10 +106,80 @@ public final class M {
         this.thread = new MThread(this, name + "-M" + id);
     }
 
-    /** The M whose carrier is the calling thread, or null. */
+    /**
+     * The M whose carrier is the calling thread, or null.
+     *
+     * <p><b>Must never be inlined.</b> C2 treats {@code Thread.currentThread()} as invariant within a
+     * compiled method (true for a virtual thread, whose identity survives a yield; false for a raw
+     * continuation that resumes on another carrier). Inlined into a goroutine's loop that parks or
+     * yields, the carrier read was hoisted out of the loop (OSR-compiled {@code for} + {@code
+     * Go.gosched()}), so after the first migration {@code M.current().curg} named the goroutine now
+     * running on the <i>old</i> carrier: gosched/gopark then tagged the wrong G ("continuation yielded
+     * without a reason"). A call is never hoisted, so this method is kept out of line by its size:
+     * the dead block below makes its bytecode larger than C2's FreqInlineSize (325 bytes) and C1's
+     * MaxInlineSize (35), without JVM flags. {@code CarrierCacheTest} guards it.
+     */
     public static M current() {
-        return Thread.currentThread() instanceof MThread mt ? mt.m : null;
+        Thread t = Thread.currentThread();
+        if (NEVER) {
+            long x = t.threadId();
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            x = x * 31 + 1;
+            sink = x;
+        }
+        return t instanceof MThread mt ? mt.m : null;
     }
+
+    /** Never set: keeps the padding in {@link #current()} (not a compile-time constant, so javac keeps it). */
+    private static boolean NEVER = Boolean.getBoolean("gort.never.set.this");
+    @SuppressWarnings("unused")
+    private static long sink;
 
     public P p() {
         return p;
