@@ -59,10 +59,10 @@ class TimerSchedTest {
             Timer.timeSleep(0);
             Timer.timeSleep(-5);
             assertTrue(!ran.get(), "Sleep(d <= 0) yielded");
-            // (Sleep(1ns) would park too, but its timer is due by the time findRunnable checks the
-            // timers, so main would be readied into runnext ahead of the other goroutine, as in Go.)
-            Timer.timeSleep(1 * MS);
-            assertTrue(ran.get(), "Sleep(1ms) parks, so the other goroutine ran");
+            // (Sleep(1ns) parks too, but its timer may be due by the time findRunnable checks the timers:
+            // then main is readied into runnext ahead of the other goroutine, as in Go.)
+            Timer.timeSleep(20 * MS);
+            assertTrue(ran.get(), "Sleep(20ms) parks, so the other goroutine ran");
         });
     }
 
@@ -195,12 +195,14 @@ class TimerSchedTest {
         run(s, () -> {
             Scheduler rt = Scheduler.current();
             TestSupport.Sema done = new TestSupport.Sema(0);
+            TestSupport.Sema started = new TestSupport.Sema(0);
             rt.newproc(() -> {
+                started.release(); // readies main into runnext; main runs once we park below
                 Timer.timeSleep(5 * MS);
                 order.add("sleeper");
                 done.release();
             });
-            Timer.timeSleep(1 * MS); // the sleeper (runnext) runs and parks; main's timer fires first
+            started.acquire(); // the sleeper (runnext) runs and parks in Sleep
             long until = Scheduler.nanotime() + 30 * MS;
             while (Scheduler.nanotime() < until) {
                 Thread.onSpinWait(); // busy: the sleeper's timer becomes overdue meanwhile
