@@ -60,6 +60,8 @@ public final class G {
     final long parentGoid;
     /** Immutable: the frame that called go(); may be null when creator recording is off. */
     final StackTraceElement createdAt;
+    /** Immutable: the class of the function this G runs (traces name its slices after it). */
+    final Class<?> startClass;
 
     /** Any thread, CAS through {@link #casgstatus}; read volatile. */
     private volatile int atomicstatus;
@@ -124,6 +126,7 @@ public final class G {
         this.goid = goid;
         this.parentGoid = parentGoid;
         this.createdAt = createdAt;
+        this.startClass = fn == null ? null : fn.getClass();
         this.cont = new GCont(this, fn);
         STATUS.setRelease(this, _Gidle);
     }
@@ -186,6 +189,26 @@ public final class G {
 
     public StackTraceElement createdAt() {
         return createdAt;
+    }
+
+    /** The class of the function this goroutine runs. */
+    public Class<?> startClass() {
+        return startClass;
+    }
+
+    /** The M running this G, or null (racy read). */
+    public M m() {
+        return m;
+    }
+
+    /** Next G in the queue or batch this G is linked into (read by its owner only). */
+    public G schedlink() {
+        return schedlink;
+    }
+
+    /** nanotime when the G started waiting, 0 if it is not waiting (racy read). */
+    public long waitSinceNanos() {
+        return waitsince;
     }
 
     /** The runtime this goroutine belongs to. */

@@ -1,5 +1,7 @@
 package dev.gort.runtime;
 
+import dev.gort.runtime.trace.Ev;
+import dev.gort.runtime.trace.Tracer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -92,6 +94,8 @@ public final class Scheduler {
     public final Stats stats = new Stats();
     final AllGs allgs = new AllGs();
     final StealOrder stealOrder = new StealOrder();
+    /** The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on. Immutable. */
+    public final Tracer trace = new Tracer(this);
 
     /** Replaced (never mutated in place) by procresize with the world stopped; read volatile. */
     volatile P[] allp = new P[0];
@@ -126,6 +130,7 @@ public final class Scheduler {
     public Scheduler(Config config) {
         this.config = config;
         synchronized (sched.lock) {
+            sched.runq.trace = trace;
             sched.maxmcount = config.maxThreads();
             procresize(config.gomaxprocs(), null);
         }
@@ -167,6 +172,7 @@ public final class Scheduler {
             throw new IllegalStateException("gort: interrupted while waiting for main", e);
         }
         shutdown();
+        trace.onExit(); // -Dgort.trace=<file>: write the trace
         Throwable cause = exitCause;
         if (cause instanceof GoPanic gp) {
             if (config.panicExits()) {
@@ -193,6 +199,7 @@ public final class Scheduler {
         }
         // Nobody owns P0 yet: the thread start below publishes the queue to M0.
         gp.casgstatus(G._Gidle, G._Grunnable);
+        if (trace.on) trace.goCreate(null, p0, gp, null, Ev.W_RUNNEXT);
         p0.runq.runqput(gp, true);
         Runnable hook = startHook;
         if (hook != null) {
@@ -294,13 +301,15 @@ public final class Scheduler {
     public G newproc(Runnable fn) {
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
-        G newg = newG(fn, parent == null ? 0 : parent.goid, null);
+        G newg = newG(fn, parent == null ? 0 : parent.goid, trace.on ? Traceback.callerFrame() : null);
         newg.casgstatus(G._Gidle, G._Grunnable);
         newg.runnableSince = 0;
         P pp;
         if (mp != null && mp.sched == this && (pp = mp.p) != null) {
+            if (trace.on) trace.goCreate(mp, pp, newg, parent, Ev.W_RUNNEXT);
             pp.runq.runqput(newg, true);
         } else {
+            if (trace.on) trace.goCreate(null, null, newg, null, Ev.W_GLOBAL);
             synchronized (sched.lock) {
                 sched.runq.globrunqput(newg);
             }
@@ -388,8 +397,10 @@ public final class Scheduler {
         M mp = M.current();
         P pp;
         if (mp != null && mp.sched == this && (pp = mp.p) != null) {
+            if (trace.on) trace.goUnblock(mp, pp, gp, next ? Ev.W_RUNNEXT : Ev.W_LOCAL);
             pp.runq.runqput(gp, next);
         } else {
+            if (trace.on) trace.goUnblock(null, null, gp, Ev.W_GLOBAL);
             synchronized (sched.lock) {
                 sched.runq.globrunqput(gp);
             }
@@ -538,6 +549,7 @@ public final class Scheduler {
     /** Creates (does not start) a new M; sched.lock held. Go: proc.go allocm/newm. */
     private M allocm(long id) {
         M mp = new M(this, id, config.name());
+        if (trace.on) trace.mCreate(id);
         allm.add(0, mp); // newest first
         return mp;
     }
@@ -959,6 +971,7 @@ public final class Scheduler {
         }
         allp = cur;
         gomaxprocs = nprocs;
+        if (trace.on) trace.gomaxprocs(nprocs);
         stealOrder.reset(nprocs);
 
         P runnablePs = null;
@@ -990,8 +1003,10 @@ public final class Scheduler {
         if (runnext != null && !pp.runq.casRunnext(runnext, null)) {
             throw Fatal.fatal(this, "destroy: runnext changed while the world is stopped");
         }
+        if (runnext != null && trace.on) trace.runqDestroy(pp, runnext);
         List<G> gs = new ArrayList<>();
         pp.runq.runqdrain(gs);
+        for (int i = 0; i < gs.size() && trace.on; i++) trace.runqDestroy(pp, gs.get(i));
         // Move all runnable goroutines to the global queue: the ring from its tail to the global
         // head (so its order is kept), then runnext at the very head.
         for (int i = gs.size() - 1; i >= 0; i--) {
@@ -1036,6 +1051,7 @@ public final class Scheduler {
             return false;
         }
         gp.setPreempt(true);
+        if (trace.on) trace.preemptRequest(pp, gp);
         pp.preempt = true;
         pp.preemptsRequested++;
         stats.preemptRequests.incrementAndGet();
