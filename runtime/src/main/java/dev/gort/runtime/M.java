@@ -106,8 +106,26 @@ public final class M {
         this.thread = new MThread(this, name + "-M" + id);
     }
 
-    /** The M whose carrier is the calling thread, or null. */
+    /**
+     * The M running the caller: for goroutine code, the M of the current G (robust across
+     * migrations, see {@link Scheduler#getg()}); for the M's own scheduling code, the carrier's M;
+     * null on any other thread.
+     */
     public static M current() {
+        G g = Scheduler.getg();
+        if (g != null) {
+            return g.m;
+        }
+        return onCarrier();
+    }
+
+    /**
+     * The M whose carrier is the calling thread. Only for code that never runs inside a goroutine
+     * (the scheduling loop, sysmon, timers run by the M): compiled code may keep
+     * {@code Thread.currentThread()} in a register across a continuation yield, so goroutine code
+     * that migrated to another carrier would see its old one.
+     */
+    static M onCarrier() {
         return Thread.currentThread() instanceof MThread mt ? mt.m : null;
     }
 

@@ -135,6 +135,24 @@ public final class Scheduler {
         return config;
     }
 
+    /**
+     * The goroutine whose code is running, bound for the whole life of its continuation.
+     *
+     * <p>Why a ScopedValue and not {@code Thread.currentThread()}: C2 loads the current thread from
+     * "immutable memory", so compiled goroutine code may reuse a {@code currentThread()} value
+     * computed before a yield after it resumes on another carrier (seen here: a goroutine parked
+     * through the M of another goroutine). The scoped-value cache is reloaded after every call
+     * (it "might flip onto a different carrier thread") and continuations carry it along, so this
+     * lookup stays right across migrations. Go: getg().
+     */
+    static final ScopedValue<G> CURRENT_G = ScopedValue.newInstance();
+
+    /** The current goroutine, or null outside a goroutine. Go: getg().m.curg. */
+    public static G getg() {
+        G g = CURRENT_G.orElse(G.NONE);
+        return g == G.NONE ? null : g;
+    }
+
     /** The runtime of the calling goroutine or carrier, or null outside any gort runtime. */
     public static Scheduler current() {
         M m = M.current();
@@ -143,8 +161,7 @@ public final class Scheduler {
 
     /** The goroutine running on the calling carrier, or null. Go: getg().m.curg. */
     public static G currentG() {
-        M m = M.current();
-        return m == null ? null : m.curg;
+        return getg();
     }
 
     // ------------------------------------------------------------------------------------------
@@ -366,8 +383,7 @@ public final class Scheduler {
      */
     @SuppressWarnings("unchecked")
     public static <L> void gopark(G.ParkUnlock<L> unlockf, L lock, WaitReason reason, Object waitingOn) {
-        M mp = M.current();
-        G gp = mp == null ? null : mp.curg;
+        G gp = getg();
         if (gp == null) {
             throw new IllegalStateException("gort: gopark called outside a goroutine");
         }
@@ -419,8 +435,7 @@ public final class Scheduler {
 
     /** Go: runtime.Gosched: the current G goes to the global queue tail; new slice when it runs. */
     public static void gosched() {
-        M mp = M.current();
-        G gp = mp == null ? null : mp.curg;
+        G gp = getg();
         if (gp == null) {
             Thread.yield();
             return;
@@ -438,12 +453,12 @@ public final class Scheduler {
      * <p>Go: preempt.go / stack.go newstack's preemption branch, gopreempt_m
      */
     public static boolean gopreempt() {
-        M mp = M.current();
-        G gp = mp == null ? null : mp.curg;
+        G gp = getg();
         if (gp == null) {
             return false;
         }
-        Scheduler s = mp.sched;
+        M mp = gp.m;
+        Scheduler s = gp.sched;
         if (mp.locks != 0 || gp.monitorDepth != 0) {
             s.stats.preemptRefusedLocked.incrementAndGet();
             return false;
@@ -858,7 +873,7 @@ public final class Scheduler {
         if (wait) {
             for (;;) {
                 // wait for 100us, then try to re-preempt in case of any races
-                if (sched.stopnote.notetsleep(100_000)) {
+                if (sched.stopnote.notetsleep(100_000, mp.thread)) {
                     sched.stopnote.noteclear();
                     break;
                 }
