@@ -121,18 +121,6 @@ public final class G {
     public Object waiting;
     public Object timer;
 
-    /** The "no goroutine" sentinel for {@code ScopedValue.orElse}. */
-    private G() {
-        this.sched = null;
-        this.goid = 0;
-        this.parentGoid = 0;
-        this.createdAt = null;
-        this.fnClass = G.class;
-        this.cont = null;
-    }
-
-    static final G NONE = new G();
-
     G(Scheduler sched, long goid, long parentGoid, StackTraceElement createdAt, Runnable fn) {
         this.sched = sched;
         this.goid = goid;
@@ -251,7 +239,7 @@ public final class G {
         Continuation.Pinned pinnedReason;
 
         GCont(G g, Runnable fn) {
-            super(SCOPE, () -> ScopedValue.where(Scheduler.CURRENT_G, g).run(() -> g.body(fn)));
+            super(SCOPE, () -> g.body(fn));
             this.g = g;
         }
 

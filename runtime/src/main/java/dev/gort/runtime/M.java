@@ -1,6 +1,8 @@
 package dev.gort.runtime;
 
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -107,23 +109,41 @@ public final class M {
     }
 
     /**
-     * The M running the caller: for goroutine code, the M of the current G (robust across
-     * migrations, see {@link Scheduler#getg()}); for the M's own scheduling code, the carrier's M;
-     * null on any other thread.
+     * The M running the caller (goroutine code or the M's own code), or null on other threads.
+     *
+     * <p>This must never be {@code Thread.currentThread()} inlined into goroutine code: C2 loads the
+     * current thread from "immutable memory", so a compiled method may compute it before a
+     * continuation yield and reuse it after the goroutine resumed on another carrier (seen here: a
+     * goroutine parked itself through another goroutine's M). The lookup therefore goes through
+     * {@link #CARRIER}, a method handle in a non-final field: the JIT cannot treat it as a constant
+     * and so cannot inline {@link #onCarrier()} into the caller, and the thread is read afresh inside
+     * that callee on every call. (ScopedValue is no way out: raw continuations do not save the
+     * carrier's scoped-value bindings, only its cache.)
      */
     public static M current() {
-        G g = Scheduler.getg();
-        if (g != null) {
-            return g.m;
+        try {
+            return (M) CARRIER.invokeExact();
+        } catch (Throwable t) {
+            throw new AssertionError(t);
         }
-        return onCarrier();
+    }
+
+    /** Deliberately not final (see {@link #current()}). Written once in the static initializer. */
+    @SuppressWarnings("FieldMayBeFinal")
+    private static MethodHandle CARRIER;
+
+    static {
+        try {
+            CARRIER = MethodHandles.lookup().findStatic(M.class, "onCarrier", MethodType.methodType(M.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     /**
-     * The M whose carrier is the calling thread. Only for code that never runs inside a goroutine
-     * (the scheduling loop, sysmon, timers run by the M): compiled code may keep
-     * {@code Thread.currentThread()} in a register across a continuation yield, so goroutine code
-     * that migrated to another carrier would see its old one.
+     * The M whose carrier is the calling thread. Call it directly only from code that never runs
+     * inside a goroutine (the scheduling loop, sysmon, timers run by the M); goroutine code uses
+     * {@link #current()}.
      */
     static M onCarrier() {
         return Thread.currentThread() instanceof MThread mt ? mt.m : null;

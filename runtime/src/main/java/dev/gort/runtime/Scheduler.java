@@ -136,21 +136,12 @@ public final class Scheduler {
     }
 
     /**
-     * The goroutine whose code is running, bound for the whole life of its continuation.
-     *
-     * <p>Why a ScopedValue and not {@code Thread.currentThread()}: C2 loads the current thread from
-     * "immutable memory", so compiled goroutine code may reuse a {@code currentThread()} value
-     * computed before a yield after it resumes on another carrier (seen here: a goroutine parked
-     * through the M of another goroutine). The scoped-value cache is reloaded after every call
-     * (it "might flip onto a different carrier thread") and continuations carry it along, so this
-     * lookup stays right across migrations. Go: getg().
+     * The current goroutine, or null outside a goroutine. Robust across migrations between
+     * carriers (see {@link M#current()}). Go: getg().m.curg.
      */
-    static final ScopedValue<G> CURRENT_G = ScopedValue.newInstance();
-
-    /** The current goroutine, or null outside a goroutine. Go: getg().m.curg. */
     public static G getg() {
-        G g = CURRENT_G.orElse(G.NONE);
-        return g == G.NONE ? null : g;
+        M m = M.current();
+        return m == null ? null : m.curg;
     }
 
     /** The runtime of the calling goroutine or carrier, or null outside any gort runtime. */
