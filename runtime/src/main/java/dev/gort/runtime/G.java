@@ -253,6 +253,8 @@ public final class G {
     private void body(Runnable fn) {
         try {
             fn.run();
+        } catch (GortFatalError e) {
+            throw e; // the runtime is dying; not this goroutine's panic
         } catch (Goexit e) {
             // runtime.Goexit: the goroutine ends normally.
             goexited = true;

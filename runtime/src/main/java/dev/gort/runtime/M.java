@@ -502,7 +502,9 @@ public final class M {
                 }
                 long delay = pollUntil - System.nanoTime();
                 blocked = true;
-                sched.netpollNote.noteclear();
+                // No noteclear before sleeping: a netpollBreak that raced with the lastpoll swap
+                // must not be lost (Go's break is a write to a pipe). A stale wake-up from an
+                // earlier break only costs one extra round.
                 if (delay > 0) {
                     sched.netpollNote.notetsleep(delay);
                 }

@@ -224,6 +224,9 @@ public final class Scheduler {
         List<M> ms;
         synchronized (sched.lock) {
             ms = new ArrayList<>(allm);
+            // Goroutines still running (Go would just exit the process): ask them to stop at their
+            // next yield point so that their carriers leave; uninstrumented loops keep theirs.
+            preemptall();
         }
         for (M mp : ms) {
             mp.park.notewakeup();
