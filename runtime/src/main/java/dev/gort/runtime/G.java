@@ -58,10 +58,10 @@ public final class G {
     final GCont cont;
     /** Immutable: goid of the creator (0 for main or a G started from a non-gort thread). */
     final long parentGoid;
-    /** Immutable: the frame that called go(); may be null when creator recording is off. */
+    /** Immutable: the frame that called go(); null unless -Dgort.creators=stack. */
     final StackTraceElement createdAt;
-    /** Immutable: the class of the function this G runs (traces name its slices after it). */
-    final Class<?> startClass;
+    /** Immutable: the goroutine's function (its class names the creator when createdAt is null). */
+    final Class<?> fnClass;
 
     /** Any thread, CAS through {@link #casgstatus}; read volatile. */
     private volatile int atomicstatus;
@@ -126,7 +126,7 @@ public final class G {
         this.goid = goid;
         this.parentGoid = parentGoid;
         this.createdAt = createdAt;
-        this.startClass = fn == null ? null : fn.getClass();
+        this.fnClass = fn.getClass();
         this.cont = new GCont(this, fn);
         STATUS.setRelease(this, _Gidle);
     }
@@ -193,7 +193,7 @@ public final class G {
 
     /** The class of the function this goroutine runs. */
     public Class<?> startClass() {
-        return startClass;
+        return fnClass;
     }
 
     /** The M running this G, or null (racy read). */
@@ -273,6 +273,8 @@ public final class G {
     private void body(Runnable fn) {
         try {
             fn.run();
+        } catch (GortFatalError e) {
+            throw e; // the runtime is dying; not this goroutine's panic
         } catch (Goexit e) {
             // runtime.Goexit: the goroutine ends normally.
             goexited = true;

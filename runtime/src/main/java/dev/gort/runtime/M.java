@@ -1,7 +1,9 @@
 package dev.gort.runtime;
 
 import dev.gort.runtime.trace.Ev;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -115,13 +117,54 @@ public final class M {
         this.thread = new MThread(this, name + "-M" + id);
     }
 
-    /** The M whose carrier is the calling thread, or null. */
+    /**
+     * The M running the caller (goroutine code or the M's own code), or null on other threads.
+     *
+     * <p>This must never be {@code Thread.currentThread()} inlined into goroutine code: C2 loads the
+     * current thread from "immutable memory", so a compiled method may compute it before a
+     * continuation yield and reuse it after the goroutine resumed on another carrier (seen here: a
+     * goroutine parked itself through another goroutine's M). The lookup therefore goes through
+     * {@link #CARRIER}, a method handle in a non-final field: the JIT cannot treat it as a constant
+     * and so cannot inline {@link #onCarrier()} into the caller, and the thread is read afresh inside
+     * that callee on every call. (ScopedValue is no way out: raw continuations do not save the
+     * carrier's scoped-value bindings, only its cache.)
+     */
     public static M current() {
+        try {
+            return (M) CARRIER.invokeExact();
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** Deliberately not final (see {@link #current()}). Written once in the static initializer. */
+    @SuppressWarnings("FieldMayBeFinal")
+    private static MethodHandle CARRIER;
+
+    static {
+        try {
+            CARRIER = MethodHandles.lookup().findStatic(M.class, "onCarrier", MethodType.methodType(M.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The M whose carrier is the calling thread. Call it directly only from code that never runs
+     * inside a goroutine (the scheduling loop, sysmon, timers run by the M); goroutine code uses
+     * {@link #current()}.
+     */
+    static M onCarrier() {
         return Thread.currentThread() instanceof MThread mt ? mt.m : null;
     }
 
     public P p() {
         return p;
+    }
+
+    /** This M's carrier thread (for observers: joins, stack traces). */
+    public Thread thread() {
+        return thread;
     }
 
     public G curg() {
@@ -204,6 +247,10 @@ public final class M {
         gp.casgstatus(G._Grunnable, G._Grunning);
         gp.waitsince = 0;
         gp.setPreempt(false);
+        // A request aimed at the previous G on this carrier must not stop this one.
+        if (thread.preemptRequested()) {
+            thread.clearPreempt();
+        }
         if (!inheritTime) {
             pp.incSchedtick();
         }
@@ -486,7 +533,9 @@ public final class M {
                 long delay = pollUntil - System.nanoTime();
                 if (trace.on) trace.mPark(this);
                 blocked = true;
-                sched.netpollNote.noteclear();
+                // No noteclear before sleeping: a netpollBreak that raced with the lastpoll swap
+                // must not be lost (Go's break is a write to a pipe). A stale wake-up from an
+                // earlier break only costs one extra round.
                 if (delay > 0) {
                     sched.netpollNote.notetsleep(delay);
                 }

@@ -140,6 +140,15 @@ public final class Scheduler {
         return config;
     }
 
+    /**
+     * The current goroutine, or null outside a goroutine. Robust across migrations between
+     * carriers (see {@link M#current()}). Go: getg().m.curg.
+     */
+    public static G getg() {
+        M m = M.current();
+        return m == null ? null : m.curg;
+    }
+
     /** The runtime of the calling goroutine or carrier, or null outside any gort runtime. */
     public static Scheduler current() {
         M m = M.current();
@@ -148,8 +157,7 @@ public final class Scheduler {
 
     /** The goroutine running on the calling carrier, or null. Go: getg().m.curg. */
     public static G currentG() {
-        M m = M.current();
-        return m == null ? null : m.curg;
+        return getg();
     }
 
     // ------------------------------------------------------------------------------------------
@@ -223,6 +231,9 @@ public final class Scheduler {
         List<M> ms;
         synchronized (sched.lock) {
             ms = new ArrayList<>(allm);
+            // Goroutines still running (Go would just exit the process): ask them to stop at their
+            // next yield point so that their carriers leave; uninstrumented loops keep theirs.
+            preemptall();
         }
         for (M mp : ms) {
             mp.park.notewakeup();
@@ -301,7 +312,7 @@ public final class Scheduler {
     public G newproc(Runnable fn) {
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
-        G newg = newG(fn, parent == null ? 0 : parent.goid, trace.on ? Traceback.callerFrame() : null);
+        G newg = newG(fn, parent == null ? 0 : parent.goid, RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null);
         newg.casgstatus(G._Gidle, G._Grunnable);
         newg.runnableSince = 0;
         P pp;
@@ -319,6 +330,12 @@ public final class Scheduler {
         }
         return newg;
     }
+
+    /**
+     * Record the exact frame that called go() ({@code -Dgort.creators=stack}): a stack walk per spawn
+     * (~1 us), so it is off by default and "created by" then names the function's class.
+     */
+    static final boolean RECORD_CREATORS = "stack".equals(System.getProperty("gort.creators"));
 
     /** A G's continuation finished. Go: proc.go gdestroy (no gfput: continuations are not reusable). */
     void gdestroy(G gp) {
@@ -363,8 +380,7 @@ public final class Scheduler {
      */
     @SuppressWarnings("unchecked")
     public static <L> void gopark(G.ParkUnlock<L> unlockf, L lock, WaitReason reason, Object waitingOn) {
-        M mp = M.current();
-        G gp = mp == null ? null : mp.curg;
+        G gp = getg();
         if (gp == null) {
             throw new IllegalStateException("gort: gopark called outside a goroutine");
         }
@@ -418,8 +434,7 @@ public final class Scheduler {
 
     /** Go: runtime.Gosched: the current G goes to the global queue tail; new slice when it runs. */
     public static void gosched() {
-        M mp = M.current();
-        G gp = mp == null ? null : mp.curg;
+        G gp = getg();
         if (gp == null) {
             Thread.yield();
             return;
@@ -437,12 +452,12 @@ public final class Scheduler {
      * <p>Go: preempt.go / stack.go newstack's preemption branch, gopreempt_m
      */
     public static boolean gopreempt() {
-        M mp = M.current();
-        G gp = mp == null ? null : mp.curg;
+        G gp = getg();
         if (gp == null) {
             return false;
         }
-        Scheduler s = mp.sched;
+        M mp = gp.m;
+        Scheduler s = gp.sched;
         if (mp.locks != 0 || gp.monitorDepth != 0) {
             s.stats.preemptRefusedLocked.incrementAndGet();
             return false;
@@ -480,7 +495,17 @@ public final class Scheduler {
             return;
         }
         // Be conservative about spinning threads, only start one if none exist already.
-        if (sched.nmspinning.get() != 0 || !sched.nmspinning.compareAndSet(0, 1)) {
+        if (sched.nmspinning.get() != 0) {
+            return;
+        }
+        // gort: with no idle P and needspinning already set, Go's path below would take sched.lock
+        // only to find no P and set needspinning = 1 again. Skip the lock (it is on every goready
+        // of a busy program): an M about to drop its P still sees needspinning == 1 under the lock
+        // and spins instead, exactly as if we had set it.
+        if (sched.npidle.get() == 0 && sched.needspinning.get() == 1) {
+            return;
+        }
+        if (!sched.nmspinning.compareAndSet(0, 1)) {
             return;
         }
         P pp;
@@ -700,9 +725,9 @@ public final class Scheduler {
             if (!sched.runq.empty()) {
                 // fall through to startm outside the lock
                 when = -1;
-            } else if (sched.npidle.get() == gomaxprocs - 1 && sched.lastpoll.get() != 0 && timers != null
-                    && timers.wakeTime(pp) != 0) {
-                // If this is the last running P and nobody is polling, the timers need an M.
+            } else if (sched.npidle.get() == gomaxprocs - 1 && sched.lastpoll.get() != 0) {
+                // If this is the last running P and nobody is polling, start an M: someone must
+                // wait for the timers (Go: "poll network").
                 when = -1;
             } else {
                 when = timers == null ? 0 : timers.wakeTime(pp);
@@ -848,7 +873,7 @@ public final class Scheduler {
         if (wait) {
             for (;;) {
                 // wait for 100us, then try to re-preempt in case of any races
-                if (sched.stopnote.notetsleep(100_000)) {
+                if (sched.stopnote.notetsleep(100_000, mp.thread)) {
                     sched.stopnote.noteclear();
                     break;
                 }

@@ -73,11 +73,18 @@ public final class Traceback {
 
     /** Go: traceback.go printcreatedby. */
     static String createdBy(G gp) {
+        if (gp.parentGoid == 0 && gp.goid == 1) {
+            return null; // main
+        }
         String fn;
         if (gp.createdAt != null) {
-            fn = gp.createdAt.getClassName() + "." + gp.createdAt.getMethodName();
+            fn = gp.createdAt.getClassName() + "." + gp.createdAt.getMethodName() + "\n\t"
+                    + gp.createdAt.getFileName() + ":" + gp.createdAt.getLineNumber();
         } else {
-            return gp.parentGoid == 0 ? null : "created by goroutine " + gp.parentGoid + "\n";
+            // A lambda's class is named after its enclosing class: Foo$$Lambda/0x... -> Foo.
+            String cn = gp.fnClass.getName();
+            int i = cn.indexOf("$$Lambda");
+            fn = (i > 0 ? cn.substring(0, i) : cn) + " (go statement)";
         }
         return "created by " + fn + (gp.parentGoid == 0 ? "" : " in goroutine " + gp.parentGoid) + "\n";
     }

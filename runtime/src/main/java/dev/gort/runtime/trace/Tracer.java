@@ -117,11 +117,30 @@ public final class Tracer {
         return s != null && s.record;
     }
 
-    /** Stops recording and returns everything recorded (null if nothing was). */
+    /**
+     * Stops recording and returns everything recorded (null if nothing was). After the runtime has
+     * exited, first waits (up to a second) for its carriers to leave, so that the last goroutines'
+     * exits are in the trace.
+     */
     public synchronized Trace stop() {
         Session s = session;
         if (s == null) {
             return null;
+        }
+        if (sched != null && sched.exiting()) {
+            long deadline = System.nanoTime() + 1_000_000_000L;
+            for (M mp : sched.allm()) {
+                Thread th = mp.thread();
+                long left = deadline - System.nanoTime();
+                if (th != Thread.currentThread() && th.isAlive() && left > 0) {
+                    try {
+                        th.join(Math.max(1, left / 1_000_000));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
+                }
+            }
         }
         session = null;
         on = jfr;
