@@ -676,9 +676,15 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         return isNil ? "chan(nil)" : "chan#" + id;
     }
 
+    /** The sort key: {@code chan#N} in dumps and traces. */
+    @Override
+    public long objectId() {
+        return id;
+    }
+
     /** {@code chan#7 (len 0/cap 0; receivers waiting: G1; senders waiting: none)}, read racily. */
     @Override
-    public String waitTargetDescription() {
+    public String describe() {
         if (isNil) {
             return "chan(nil) (nobody can ever send or receive on it)";
         }

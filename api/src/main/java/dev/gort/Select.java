@@ -546,7 +546,7 @@ public final class Select implements WaitTarget {
 
     /** {@code select on chan#3 (recv), chan#4 (send)}, read racily. */
     @Override
-    public String waitTargetDescription() {
+    public String describe() {
         StringBuilder sb = new StringBuilder("select on ");
         int n = ncases;
         boolean first = true;
@@ -559,7 +559,7 @@ public final class Select implements WaitTarget {
                 sb.append(", ");
             }
             first = false;
-            sb.append(c.waitTargetDescription().replaceFirst("^(chan#\\d+) \\(", "$1 (" + (kinds[i] == SEND ? "send" : "recv") + "; "));
+            sb.append(c.describe().replaceFirst("^(chan#\\d+) \\(", "$1 (" + (kinds[i] == SEND ? "send" : "recv") + "; "));
         }
         if (first) {
             sb.append("nothing (only nil channels)");

@@ -204,7 +204,7 @@ public class Cond implements WaitTarget {
     }
 
     @Override
-    public String waitTargetDescription() {
+    public String describe() {
         return toString() + " (" + (wait - notify) + " waiting for a signal)";
     }
 }

@@ -250,7 +250,7 @@ public class Mutex implements Locker, WaitTarget {
 
     /** {@code sync.Mutex@1b6d3586 (locked, starving; waiters: G5, G6)}, racy. */
     @Override
-    public String waitTargetDescription() {
+    public String describe() {
         int s = state;
         StringBuilder sb = new StringBuilder(toString()).append(" (");
         sb.append((s & MUTEX_LOCKED) != 0 ? "locked" : "unlocked");

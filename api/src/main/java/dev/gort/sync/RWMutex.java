@@ -180,7 +180,7 @@ public class RWMutex implements Locker, WaitTarget {
 
     /** {@code sync.RWMutex@... (readers: 2, writer pending; ...)}, racy. */
     @Override
-    public String waitTargetDescription() {
+    public String describe() {
         int c = readerCount;
         StringBuilder sb = new StringBuilder(toString()).append(" (");
         if (c < 0) {

@@ -132,7 +132,7 @@ public class WaitGroup implements WaitTarget {
     }
 
     @Override
-    public String waitTargetDescription() {
+    public String describe() {
         long st = state;
         return toString() + " (counter " + (int) (st >> 32) + ", waiters " + (int) st + ": " + sema.waiterNames() + ")";
     }

@@ -192,6 +192,26 @@ public final class G {
         return createdAt;
     }
 
+    /** The class of the function this goroutine runs. */
+    public Class<?> startClass() {
+        return fnClass;
+    }
+
+    /** The M running this G, or null (racy read). */
+    public M m() {
+        return m;
+    }
+
+    /** Next G in the queue or batch this G is linked into (read by its owner only). */
+    public G schedlink() {
+        return schedlink;
+    }
+
+    /** nanotime when the G started waiting, 0 if it is not waiting (racy read). */
+    public long waitSinceNanos() {
+        return waitsince;
+    }
+
     /** The runtime this goroutine belongs to. */
     public Scheduler scheduler() {
         return sched;
@@ -254,6 +274,8 @@ public final class G {
     private void body(Runnable fn) {
         try {
             fn.run();
+        } catch (GortFatalError e) {
+            throw e; // the runtime is dying; not this goroutine's panic
         } catch (Goexit e) {
             // runtime.Goexit: the goroutine ends normally.
             goexited = true;

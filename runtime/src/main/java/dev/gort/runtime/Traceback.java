@@ -14,6 +14,23 @@ package dev.gort.runtime;
 public final class Traceback {
     private Traceback() {}
 
+    private static final java.util.Set<String> RUNTIME_FRAMES = java.util.Set.of(
+            "dev.gort.runtime.Scheduler", "dev.gort.runtime.Traceback", "dev.gort.Go", "dev.gort.Runtimes");
+
+    /**
+     * The frame that called {@code go}: the first frame outside the runtime's spawning code. Costs a
+     * stack walk (~1-2 us), so newproc takes it only while tracing (Go keeps the creator's PC always).
+     *
+     * <p>Go: proc.go newproc1 (newg.gopc = callerpc)
+     */
+    public static StackTraceElement callerFrame() {
+        return StackWalker.getInstance().walk(s -> s
+                .filter(f -> !RUNTIME_FRAMES.contains(f.getClassName()))
+                .findFirst()
+                .map(StackWalker.StackFrame::toStackTraceElement)
+                .orElse(null));
+    }
+
     /** Go: traceback.go goroutineheader. */
     public static String header(G gp, long now) {
         int st = gp.readgstatus();
@@ -109,46 +126,37 @@ public final class Traceback {
 
     /**
      * gort beyond Go: the wait-for graph of the parked goroutines. One line per goroutine waiting on
-     * a {@link WaitTarget} ({@code G6 [sync.Mutex.Lock] waits on sync.Mutex#2 (locked) held by G7}),
-     * then the chains that follow holders ({@code G6 -> sync.Mutex#2 -> G7 -> chan#4}), marking
-     * cycles. Lines start with "G", never with "goroutine ", so dump parsers that count goroutine
-     * headers are not confused. Empty when no goroutine waits on a WaitTarget.
+     * a {@link Describable} ({@code G6 [sync.Mutex.Lock] waits on sync.Mutex@1b6d3586 (locked;
+     * waiters: G6) held by G7}), then the chains that follow holders ({@link WaitTarget}:
+     * {@code G6 -> sync.Mutex@1b6d3586 -> G7 -> chan#4}), marking cycles. Lines start with "G", never
+     * with "goroutine ", so dump parsers that count goroutine headers are not confused. Empty when
+     * no goroutine waits on a Describable.
      */
     public static String waitForGraph(Scheduler s) {
         StringBuilder sb = new StringBuilder();
-        java.util.List<G> gs = s.allgs();
-        java.util.Map<G, WaitTarget> waits = new java.util.LinkedHashMap<>();
-        for (G gp : gs) {
-            if (gp.readgstatus() == G._Gwaiting && gp.waitingOn instanceof WaitTarget t) {
-                waits.put(gp, t);
+        java.util.Map<G, Describable> waits = new java.util.LinkedHashMap<>();
+        for (G gp : s.allgs()) {
+            if (gp.readgstatus() == G._Gwaiting && gp.waitingOn instanceof Describable d) {
+                waits.put(gp, d);
             }
         }
         if (waits.isEmpty()) {
             return "";
         }
         sb.append("\nwait-for graph:\n");
-        for (java.util.Map.Entry<G, WaitTarget> e : waits.entrySet()) {
+        for (java.util.Map.Entry<G, Describable> e : waits.entrySet()) {
             G gp = e.getKey();
-            WaitTarget t = e.getValue();
-            String d;
-            G holder;
-            try {
-                d = t.waitTargetDescription();
-                holder = t.waitTargetHolder();
-            } catch (RuntimeException ex) {
-                d = t.getClass().getSimpleName() + " (state unavailable: " + ex + ")";
-                holder = null;
-            }
-            sb.append("  G").append(gp.goid).append(" [").append(gp.waitreason.go()).append("] waits on ").append(d);
+            G holder = holder(e.getValue());
+            sb.append("  G").append(gp.goid).append(" [").append(gp.waitreason.go()).append("] waits on ")
+                    .append(safeDescribe(e.getValue()));
             if (holder != null) {
                 sb.append(" held by G").append(holder.goid);
             }
             sb.append('\n');
         }
         // Chains: follow "waits on X held by H" links; a repeated goroutine closes a cycle.
-        for (java.util.Map.Entry<G, WaitTarget> e : waits.entrySet()) {
-            G holder = safeHolder(e.getValue());
-            if (holder == null) {
+        for (java.util.Map.Entry<G, Describable> e : waits.entrySet()) {
+            if (holder(e.getValue()) == null) {
                 continue;
             }
             StringBuilder chain = new StringBuilder("G").append(e.getKey().goid);
@@ -157,13 +165,13 @@ public final class Traceback {
             G cur = e.getKey();
             String end = "";
             for (int hops = 0; hops < 64; hops++) {
-                WaitTarget t = waits.get(cur);
-                if (t == null) {
-                    end = cur.readgstatus() == G._Gwaiting ? " [" + cur.waitreason.go() + "]" : " [" + G.gstatusName(cur.readgstatus()) + "]";
+                Describable d = waits.get(cur);
+                if (d == null) {
+                    end = " [" + (cur.readgstatus() == G._Gwaiting ? cur.waitreason.go() : G.gstatusName(cur.readgstatus())) + "]";
                     break;
                 }
-                chain.append(" -> ").append(shortName(t));
-                G h = safeHolder(t);
+                chain.append(" -> ").append(shortName(d));
+                G h = holder(d);
                 if (h == null) {
                     break;
                 }
@@ -179,22 +187,25 @@ public final class Traceback {
         return sb.toString();
     }
 
-    private static G safeHolder(WaitTarget t) {
+    private static G holder(Describable d) {
         try {
-            return t.waitTargetHolder();
+            return d instanceof WaitTarget t ? t.waitTargetHolder() : null;
         } catch (RuntimeException ex) {
             return null;
         }
     }
 
-    private static String shortName(WaitTarget t) {
-        String d;
+    private static String safeDescribe(Describable d) {
         try {
-            d = t.waitTargetDescription();
+            return d.describe();
         } catch (RuntimeException ex) {
-            return t.getClass().getSimpleName();
+            return d.getClass().getSimpleName() + " (state unavailable: " + ex + ")";
         }
-        int sp = d.indexOf(' ');
-        return sp > 0 ? d.substring(0, sp) : d;
+    }
+
+    private static String shortName(Describable d) {
+        String s = safeDescribe(d);
+        int sp = s.indexOf(' ');
+        return sp > 0 ? s.substring(0, sp) : s;
     }
 }

@@ -1,19 +1,14 @@
 package dev.gort.runtime;
 
 /**
- * What a goroutine can wait on (the {@code waitingOn} argument of {@link Scheduler#gopark}): a
- * channel, a select, a mutex, a wait group. Implementing it lets fatal-error dumps print gort's
- * wait-for graph (Go prints only the wait reason): which goroutine waits on which object, that
- * object's state, and which goroutine holds it.
+ * A {@link Describable} that goroutines wait on and that one goroutine can <i>hold</i> (a locked
+ * mutex), so that fatal-error dumps can follow wait-for chains ({@code G6 -> sync.Mutex@... -> G7
+ * -> chan#4}) in gort's wait-for graph ({@link Traceback#waitForGraph}).
  *
- * <p>The methods are called racily, from the thread reporting the fatal error, while the waiters
- * are parked; they must not block, lock or allocate much, and may see slightly stale state.
+ * <p>Called racily, from the thread reporting the error, while the waiters are parked: no locks.
  */
-public interface WaitTarget {
-    /** The object and its state, e.g. {@code chan#7 (len 0/cap 0; receivers waiting: G1; senders waiting: none)}. */
-    String waitTargetDescription();
-
-    /** The goroutine that holds this object and so could release its waiters (a locked mutex), or null. */
+public interface WaitTarget extends Describable {
+    /** The goroutine that holds this object and so could release its waiters, or null. */
     default G waitTargetHolder() {
         return null;
     }
