@@ -109,7 +109,7 @@ public final class Scheduler {
     /** Every M ever started, newest first (Go's allm order); under sched.lock. */
     final List<M> allm = new ArrayList<>();
 
-    /** Installed by the timer layer before start; null = no timers. */
+    /** The per-P timer heaps ({@link TimerHeaps}), installed by the constructor; null = no timers. */
     public volatile Timers timers;
     /** The idle M waiting for the next timer sleeps here. */
     final Note netpollNote = new Note();
@@ -133,6 +133,7 @@ public final class Scheduler {
         this.config = config;
         GoDebug dbg = GoDebug.fromEnvironment();
         this.schedtrace = new SchedTrace(this, dbg.schedtrace(), dbg.scheddetail(), System.err);
+        this.timers = new TimerHeaps();
         synchronized (sched.lock) {
             sched.runq.trace = trace;
             sched.maxmcount = config.maxThreads();
@@ -142,6 +143,19 @@ public final class Scheduler {
 
     public Config config() {
         return config;
+    }
+
+    /** Origin of {@link #nanotime()}: immutable, shared by every runtime in the JVM. */
+    private static final long NANOTIME_ORIGIN = System.nanoTime() - 1;
+
+    /**
+     * The runtime's monotonic clock, in nanoseconds: always positive (System.nanoTime may be
+     * negative), so that 0 can mean "no timer" in timer whens, pollUntil and lastpoll, as in Go.
+     *
+     * <p>Go: nanotime
+     */
+    public static long nanotime() {
+        return System.nanoTime() - NANOTIME_ORIGIN;
     }
 
     /**
@@ -291,6 +305,8 @@ public final class Scheduler {
             System.err.println();
             System.err.print(Traceback.dumpAll(this));
         }
+        // gort beyond Go: which goroutine waits on which channel/mutex, and who could wake it.
+        System.err.print(Traceback.waitForGraph(this));
         finish(new GortFatalError(msg));
     }
 
@@ -448,6 +464,26 @@ public final class Scheduler {
         gp.yieldReason = G.YIELD_GOSCHED;
         if (!Continuation.yield(G.SCOPE)) {
             gp.yieldReason = G.YIELD_NONE; // pinned: Gosched is a hint, carry on
+        }
+    }
+
+    /**
+     * Yields the current G to the tail of its P's local run queue (not the global one): the
+     * runtime's own yield, used when a G hands a lock directly to a waiter it just readied
+     * (semrelease with handoff), so that the waiter, in runnext, runs first.
+     *
+     * <p>Go: proc.go goyield
+     */
+    public static void goyield() {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp == null) {
+            Thread.yield();
+            return;
+        }
+        gp.yieldReason = G.YIELD_GOYIELD;
+        if (!Continuation.yield(G.SCOPE)) {
+            gp.yieldReason = G.YIELD_NONE; // pinned: a hint only
         }
     }
 
