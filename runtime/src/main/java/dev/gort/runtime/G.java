@@ -58,8 +58,10 @@ public final class G {
     final GCont cont;
     /** Immutable: goid of the creator (0 for main or a G started from a non-gort thread). */
     final long parentGoid;
-    /** Immutable: the frame that called go(); may be null when creator recording is off. */
+    /** Immutable: the frame that called go(); null unless -Dgort.creators=stack. */
     final StackTraceElement createdAt;
+    /** Immutable: the goroutine's function (its class names the creator when createdAt is null). */
+    final Class<?> fnClass;
 
     /** Any thread, CAS through {@link #casgstatus}; read volatile. */
     private volatile int atomicstatus;
@@ -124,6 +126,7 @@ public final class G {
         this.goid = goid;
         this.parentGoid = parentGoid;
         this.createdAt = createdAt;
+        this.fnClass = fn.getClass();
         this.cont = new GCont(this, fn);
         STATUS.setRelease(this, _Gidle);
     }
@@ -188,6 +191,26 @@ public final class G {
         return createdAt;
     }
 
+    /** The class of the function this goroutine runs. */
+    public Class<?> startClass() {
+        return fnClass;
+    }
+
+    /** The M running this G, or null (racy read). */
+    public M m() {
+        return m;
+    }
+
+    /** Next G in the queue or batch this G is linked into (read by its owner only). */
+    public G schedlink() {
+        return schedlink;
+    }
+
+    /** nanotime when the G started waiting, 0 if it is not waiting (racy read). */
+    public long waitSinceNanos() {
+        return waitsince;
+    }
+
     /** The runtime this goroutine belongs to. */
     public Scheduler scheduler() {
         return sched;
@@ -250,6 +273,8 @@ public final class G {
     private void body(Runnable fn) {
         try {
             fn.run();
+        } catch (GortFatalError e) {
+            throw e; // the runtime is dying; not this goroutine's panic
         } catch (Goexit e) {
             // runtime.Goexit: the goroutine ends normally.
             goexited = true;

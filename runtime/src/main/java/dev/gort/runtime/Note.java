@@ -33,13 +33,21 @@ final class Note {
         waiter = null;
     }
 
-    /** Sleeps until woken or {@code ns} nanoseconds have passed; true if woken. */
+    /** Sleeps until woken or {@code ns} nanoseconds have passed; true if woken. Not from goroutine code. */
     boolean notetsleep(long ns) {
+        return notetsleep(ns, Thread.currentThread());
+    }
+
+    /**
+     * As {@link #notetsleep(long)}, for goroutine code, which must name its carrier ({@code g.m.thread})
+     * instead of trusting {@code Thread.currentThread()} (see Scheduler.getg).
+     */
+    boolean notetsleep(long ns, Thread self) {
         if (ns < 0) {
             notesleep();
             return true;
         }
-        waiter = Thread.currentThread();
+        waiter = self;
         long deadline = System.nanoTime() + ns;
         while (!key) {
             long left = deadline - System.nanoTime();

@@ -14,6 +14,23 @@ package dev.gort.runtime;
 public final class Traceback {
     private Traceback() {}
 
+    private static final java.util.Set<String> RUNTIME_FRAMES = java.util.Set.of(
+            "dev.gort.runtime.Scheduler", "dev.gort.runtime.Traceback", "dev.gort.Go", "dev.gort.Runtimes");
+
+    /**
+     * The frame that called {@code go}: the first frame outside the runtime's spawning code. Costs a
+     * stack walk (~1-2 us), so newproc takes it only while tracing (Go keeps the creator's PC always).
+     *
+     * <p>Go: proc.go newproc1 (newg.gopc = callerpc)
+     */
+    public static StackTraceElement callerFrame() {
+        return StackWalker.getInstance().walk(s -> s
+                .filter(f -> !RUNTIME_FRAMES.contains(f.getClassName()))
+                .findFirst()
+                .map(StackWalker.StackFrame::toStackTraceElement)
+                .orElse(null));
+    }
+
     /** Go: traceback.go goroutineheader. */
     public static String header(G gp, long now) {
         int st = gp.readgstatus();
@@ -56,11 +73,18 @@ public final class Traceback {
 
     /** Go: traceback.go printcreatedby. */
     static String createdBy(G gp) {
+        if (gp.parentGoid == 0 && gp.goid == 1) {
+            return null; // main
+        }
         String fn;
         if (gp.createdAt != null) {
-            fn = gp.createdAt.getClassName() + "." + gp.createdAt.getMethodName();
+            fn = gp.createdAt.getClassName() + "." + gp.createdAt.getMethodName() + "\n\t"
+                    + gp.createdAt.getFileName() + ":" + gp.createdAt.getLineNumber();
         } else {
-            return gp.parentGoid == 0 ? null : "created by goroutine " + gp.parentGoid + "\n";
+            // A lambda's class is named after its enclosing class: Foo$$Lambda/0x... -> Foo.
+            String cn = gp.fnClass.getName();
+            int i = cn.indexOf("$$Lambda");
+            fn = (i > 0 ? cn.substring(0, i) : cn) + " (go statement)";
         }
         return "created by " + fn + (gp.parentGoid == 0 ? "" : " in goroutine " + gp.parentGoid) + "\n";
     }
