@@ -66,7 +66,7 @@ class CrashTest {
         Result r = runTestProg("Panic", "2");
         assertTrue(r.output().startsWith("panic: java.lang.IllegalStateException: child exploded\n\ngoroutine 2 [running]:\n"),
                 r.output());
-        assertTrue(r.output().contains("created by goroutine 1"), r.output());
+        assertTrue(r.output().contains("created by ") && r.output().contains(" in goroutine 1\n"), r.output());
         assertEquals(2, r.status(), r.output());
     }
 

@@ -36,7 +36,7 @@ class PanicGoexitTest {
         String text = p.goFormat();
         assertTrue(text.startsWith("panic: " + Boom.class.getName() + ": boom\n\ngoroutine " + childId
                 + " [running]:\n"), text);
-        assertTrue(text.contains("created by goroutine 1"), text);
+        assertTrue(text.contains("created by ") && text.contains(" in goroutine 1\n"), text);
         assertTrue(s.exiting());
     }
 
