@@ -366,8 +366,9 @@ public final class M {
             long pollUntil = 0;
             Timers timers = sched.timers;
             if (timers != null) {
-                now = System.nanoTime();
-                pollUntil = timers.check(this, pp, now);
+                // Run this P's due timers (readied Gs go to its runnext); nanotime is read only if
+                // some timer is pending.
+                pollUntil = timers.check(this, pp, 0);
             }
 
             // Check the global runnable queue once in a while to ensure fairness. Otherwise two
@@ -420,6 +421,16 @@ public final class M {
                 }
                 if (stealNewWork) {
                     continue top;
+                }
+                if (stealPollUntil != 0 && (pollUntil == 0 || stealPollUntil < pollUntil)) {
+                    pollUntil = stealPollUntil;
+                }
+            } else if (!sched.config.stealing() && timers != null) {
+                // gort: with work stealing switched off, still run the other Ps' due timers (Go's
+                // last steal pass), or the timers of an idle P could wait until someone takes it.
+                gp = stealTimersOnly(pp, timers);
+                if (gp != null) {
+                    return gp;
                 }
                 if (stealPollUntil != 0 && (pollUntil == 0 || stealPollUntil < pollUntil)) {
                     pollUntil = stealPollUntil;
@@ -530,7 +541,7 @@ public final class M {
                 if (spinning) {
                     throw Fatal.fatal(sched, "findRunnable: netpoll with spinning");
                 }
-                long delay = pollUntil - System.nanoTime();
+                long delay = pollUntil - Scheduler.nanotime();
                 if (trace.on) trace.mPark(this);
                 blocked = true;
                 // No noteclear before sleeping: a netpollBreak that raced with the lastpoll swap
@@ -543,7 +554,7 @@ public final class M {
                 blocked = false;
                 if (trace.on) trace.mUnpark(this);
                 s.pollUntil.set(0);
-                s.lastpoll.set(System.nanoTime());
+                s.lastpoll.set(Scheduler.nanotime());
                 P pp2;
                 synchronized (s.lock) {
                     pp2 = sched.pidleget(0);
@@ -604,7 +615,7 @@ public final class M {
                 // Steal timers from p2. This call to checkTimers is the only place where we might
                 // hold a lock on a different P's timers.
                 if (stealTimersOrRunNextG && timers != null && timers.hasTimers(p2)) {
-                    long tnow = System.nanoTime();
+                    long tnow = Scheduler.nanotime();
                     long w = timers.stealTimers(this, pp, p2, tnow);
                     if (w != 0 && (stealPollUntil == 0 || w < stealPollUntil)) {
                         stealPollUntil = w;
@@ -635,6 +646,30 @@ public final class M {
         }
         // No goroutines found to steal. Regardless, running a timer may have made some goroutine
         // ready that we missed. Indicate the next timer to wait for.
+        return null;
+    }
+
+    /**
+     * Only the timer half of stealWork's last pass (used when work stealing is switched off): runs
+     * every other P's due timers on this M; readied Gs land here. Sets stealPollUntil.
+     */
+    private G stealTimersOnly(P pp, Timers timers) {
+        stealNewWork = false;
+        stealPollUntil = 0;
+        for (P p2 : sched.allp) {
+            if (p2 == pp || !timers.hasTimers(p2)) {
+                continue;
+            }
+            long w = timers.stealTimers(this, pp, p2, 0);
+            if (w != 0 && (stealPollUntil == 0 || w < stealPollUntil)) {
+                stealPollUntil = w;
+            }
+            G gp = pp.runq.runqget();
+            if (gp != null) {
+                inheritTime = pp.runq.inheritTime;
+                return gp;
+            }
+        }
         return null;
     }
 

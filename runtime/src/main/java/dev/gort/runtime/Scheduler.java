@@ -107,7 +107,7 @@ public final class Scheduler {
     /** Every M ever started, newest first (Go's allm order); under sched.lock. */
     final List<M> allm = new ArrayList<>();
 
-    /** Installed by the timer layer before start; null = no timers. */
+    /** The per-P timer heaps ({@link TimerHeaps}), installed by the constructor; null = no timers. */
     public volatile Timers timers;
     /** The idle M waiting for the next timer sleeps here. */
     final Note netpollNote = new Note();
@@ -129,6 +129,7 @@ public final class Scheduler {
 
     public Scheduler(Config config) {
         this.config = config;
+        this.timers = new TimerHeaps();
         synchronized (sched.lock) {
             sched.runq.trace = trace;
             sched.maxmcount = config.maxThreads();
@@ -138,6 +139,19 @@ public final class Scheduler {
 
     public Config config() {
         return config;
+    }
+
+    /** Origin of {@link #nanotime()}: immutable, shared by every runtime in the JVM. */
+    private static final long NANOTIME_ORIGIN = System.nanoTime() - 1;
+
+    /**
+     * The runtime's monotonic clock, in nanoseconds: always positive (System.nanoTime may be
+     * negative), so that 0 can mean "no timer" in timer whens, pollUntil and lastpoll, as in Go.
+     *
+     * <p>Go: nanotime
+     */
+    public static long nanotime() {
+        return System.nanoTime() - NANOTIME_ORIGIN;
     }
 
     /**
