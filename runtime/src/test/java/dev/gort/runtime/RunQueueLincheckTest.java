@@ -168,7 +168,7 @@ class RunQueueLincheckTest {
     @Test
     void ringIsLinearizable() {
         ModelCheckingOptions opts = new ModelCheckingOptions()
-                .iterations(Integer.getInteger("gort.lincheck.iterations", 10))
+                .iterations(Integer.getInteger("gort.lincheck.iterations", 6))
                 .invocationsPerIteration(Integer.getInteger("gort.lincheck.invocations", 1000))
                 .threads(3)
                 .actorsPerThread(3)
