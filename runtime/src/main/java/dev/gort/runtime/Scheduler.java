@@ -299,6 +299,8 @@ public final class Scheduler {
             System.err.println();
             System.err.print(Traceback.dumpAll(this));
         }
+        // gort beyond Go: which goroutine waits on which channel/mutex, and who could wake it.
+        System.err.print(Traceback.waitForGraph(this));
         finish(new GortFatalError(msg));
     }
 
@@ -456,6 +458,26 @@ public final class Scheduler {
         gp.yieldReason = G.YIELD_GOSCHED;
         if (!Continuation.yield(G.SCOPE)) {
             gp.yieldReason = G.YIELD_NONE; // pinned: Gosched is a hint, carry on
+        }
+    }
+
+    /**
+     * Yields the current G to the tail of its P's local run queue (not the global one): the
+     * runtime's own yield, used when a G hands a lock directly to a waiter it just readied
+     * (semrelease with handoff), so that the waiter, in runnext, runs first.
+     *
+     * <p>Go: proc.go goyield
+     */
+    public static void goyield() {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp == null) {
+            Thread.yield();
+            return;
+        }
+        gp.yieldReason = G.YIELD_GOYIELD;
+        if (!Continuation.yield(G.SCOPE)) {
+            gp.yieldReason = G.YIELD_NONE; // pinned: a hint only
         }
     }
 
