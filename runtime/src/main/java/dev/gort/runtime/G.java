@@ -34,6 +34,7 @@ public final class G {
     static final int YIELD_PREEMPT = 3;
     static final int YIELD_SYSCALL = 4;
     static final int YIELD_GOEXIT = 5;
+    static final int YIELD_GOYIELD = 6;
 
     private static final VarHandle STATUS;
     private static final VarHandle PREEMPT;

@@ -281,6 +281,10 @@ public final class M {
                     if (trace.on) trace.goStop(this, p, gp, Ev.S_PREEMPT);
                     goschedImpl(gp, true);
                 }
+                case G.YIELD_GOYIELD -> {
+                    if (trace.on) trace.goStop(this, p, gp, Ev.S_YIELD);
+                    goyield_m(gp);
+                }
                 default -> throw Fatal.fatal(sched, "execute: continuation yielded without a reason");
             }
             return;
@@ -325,6 +329,25 @@ public final class M {
             sched.sched.runq.globrunqput(gp);
         }
         sched.wakep();
+    }
+
+    /** Go: proc.go goyield_m: like Gosched, but to this P's local tail (a new slice when it runs). */
+    private void goyield_m(G gp) {
+        P pp = p;
+        gp.casgstatus(G._Grunning, G._Grunnable);
+        dropg();
+        pp.runq.runqput(gp, false);
+    }
+
+    /**
+     * A uniform random int in [0, n) from the calling carrier's M (its per-M generator, used by
+     * select's poll order); {@code ThreadLocalRandom} on a thread that is not an M.
+     *
+     * <p>Go: rand.go cheaprandn
+     */
+    public static int cheaprandn(int n) {
+        M mp = current();
+        return mp != null ? mp.rand.nextn(n) : java.util.concurrent.ThreadLocalRandom.current().nextInt(n);
     }
 
     /** Go: proc.go goexit0/gdestroy. */

@@ -96,6 +96,8 @@ public final class Scheduler {
     final StealOrder stealOrder = new StealOrder();
     /** The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on. Immutable. */
     public final Tracer trace = new Tracer(this);
+    /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon, or an interim thread until sysmon drives it). */
+    public final SchedTrace schedtrace;
 
     /** Replaced (never mutated in place) by procresize with the world stopped; read volatile. */
     volatile P[] allp = new P[0];
@@ -129,6 +131,8 @@ public final class Scheduler {
 
     public Scheduler(Config config) {
         this.config = config;
+        GoDebug dbg = GoDebug.fromEnvironment();
+        this.schedtrace = new SchedTrace(this, dbg.schedtrace(), dbg.scheddetail(), System.err);
         this.timers = new TimerHeaps();
         synchronized (sched.lock) {
             sched.runq.trace = trace;
@@ -228,6 +232,7 @@ public final class Scheduler {
             hook.run();
         }
         mainStarted = true;
+        schedtrace.start();
         M m0;
         synchronized (sched.lock) {
             m0 = allocm(checkmcountAndReserve());
@@ -292,6 +297,7 @@ public final class Scheduler {
      */
     void onFatal(String msg) {
         fatalMessage = msg;
+        if (schedtrace.periodMs > 0 || schedtrace.detailed) System.err.print(SchedTrace.format(this, schedtrace.elapsedMs(System.nanoTime()), true));
         java.util.function.Consumer<String> h = fatalHook;
         if (h != null) {
             h.accept(msg);
@@ -299,6 +305,8 @@ public final class Scheduler {
             System.err.println();
             System.err.print(Traceback.dumpAll(this));
         }
+        // gort beyond Go: which goroutine waits on which channel/mutex, and who could wake it.
+        System.err.print(Traceback.waitForGraph(this));
         finish(new GortFatalError(msg));
     }
 
@@ -456,6 +464,26 @@ public final class Scheduler {
         gp.yieldReason = G.YIELD_GOSCHED;
         if (!Continuation.yield(G.SCOPE)) {
             gp.yieldReason = G.YIELD_NONE; // pinned: Gosched is a hint, carry on
+        }
+    }
+
+    /**
+     * Yields the current G to the tail of its P's local run queue (not the global one): the
+     * runtime's own yield, used when a G hands a lock directly to a waiter it just readied
+     * (semrelease with handoff), so that the waiter, in runnext, runs first.
+     *
+     * <p>Go: proc.go goyield
+     */
+    public static void goyield() {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp == null) {
+            Thread.yield();
+            return;
+        }
+        gp.yieldReason = G.YIELD_GOYIELD;
+        if (!Continuation.yield(G.SCOPE)) {
+            gp.yieldReason = G.YIELD_NONE; // pinned: a hint only
         }
     }
 
