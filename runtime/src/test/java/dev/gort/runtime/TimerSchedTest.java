@@ -135,7 +135,18 @@ class TimerSchedTest {
     /** Timers of an idle P are run by another M (the thief) when they are due. */
     @Test
     void idleRuntimeWakesForTimerOnAnotherIdleP() {
-        Scheduler s = new Scheduler(TestSupport.config(2));
+        idleRuntimeWakesForTimerOnAnotherIdleP(TestSupport.config(2));
+    }
+
+    /** The same with work stealing switched off, and with spinning Ms switched off. */
+    @Test
+    void idleRuntimeWakesForTimerOnAnotherIdlePWithoutStealingOrSpinning() {
+        idleRuntimeWakesForTimerOnAnotherIdleP(TestSupport.config(2).withStealing(false));
+        idleRuntimeWakesForTimerOnAnotherIdleP(TestSupport.config(2).withSpinning(false));
+    }
+
+    private static void idleRuntimeWakesForTimerOnAnotherIdleP(Config config) {
+        Scheduler s = new Scheduler(config);
         AtomicInteger ranOnP = new AtomicInteger(-1);
         run(s, () -> {
             TestSupport.Sema done = new TestSupport.Sema(0);
