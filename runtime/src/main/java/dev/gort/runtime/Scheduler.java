@@ -96,6 +96,8 @@ public final class Scheduler {
     final StealOrder stealOrder = new StealOrder();
     /** The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on. Immutable. */
     public final Tracer trace = new Tracer(this);
+    /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon, or an interim thread until sysmon drives it). */
+    public final SchedTrace schedtrace;
 
     /** Replaced (never mutated in place) by procresize with the world stopped; read volatile. */
     volatile P[] allp = new P[0];
@@ -129,6 +131,8 @@ public final class Scheduler {
 
     public Scheduler(Config config) {
         this.config = config;
+        GoDebug dbg = GoDebug.fromEnvironment();
+        this.schedtrace = new SchedTrace(this, dbg.schedtrace(), dbg.scheddetail(), System.err);
         this.timers = new TimerHeaps();
         synchronized (sched.lock) {
             sched.runq.trace = trace;
@@ -228,6 +232,7 @@ public final class Scheduler {
             hook.run();
         }
         mainStarted = true;
+        schedtrace.start();
         M m0;
         synchronized (sched.lock) {
             m0 = allocm(checkmcountAndReserve());
@@ -292,6 +297,7 @@ public final class Scheduler {
      */
     void onFatal(String msg) {
         fatalMessage = msg;
+        if (schedtrace.periodMs > 0 || schedtrace.detailed) System.err.print(SchedTrace.format(this, schedtrace.elapsedMs(System.nanoTime()), true));
         java.util.function.Consumer<String> h = fatalHook;
         if (h != null) {
             h.accept(msg);
@@ -370,6 +376,15 @@ public final class Scheduler {
         }
         if (gp == mainG && !gp.goexited) {
             finish(null);
+        }
+    }
+
+    /** Prints every goroutine in Go's format to {@code out}, then the wait-for graph. Go: runtime.Stack(buf, true). */
+    public void dumpGoroutines(java.io.PrintStream out) {
+        String s = Traceback.dumpAll(this) + Traceback.waitForGraph(this);
+        synchronized (out) {
+            out.print(s);
+            out.flush();
         }
     }
 

@@ -27,6 +27,12 @@ import jdk.jfr.Timespan;
  * goroutines. JFR attributes every event to the carrier (M) thread, so each carries {@code goid}
  * and {@code p}.
  *
+ * <p>The per-goroutine events (start, end, run, park, unblock, steal) are off by default: a JFR
+ * recording started with the JDK's default or profile settings does not turn gort's hooks on. Enable
+ * them with the shipped settings file ({@code jcmd <pid> JFR.start settings=gort.jfc}, the file is the
+ * resource {@code dev/gort/runtime/trace/gort.jfc}) or per event ({@code gort.Park#enabled=true}).
+ * Preemption, syscall handoff and the periodic SchedStats are on by default (rare events).
+ *
  * <p>The events ride on the tracer's hooks: a listener on the flight recorder turns every runtime's
  * {@link Tracer#on} on while a recording enables any {@code gort.*} event, and off again after (no
  * buffering happens unless a trace session is also running). {@code gort.SchedStats} is periodic
@@ -38,6 +44,7 @@ public final class JfrEvents {
     // ---- events ----
 
     @Name("gort.GoroutineStart")
+    @Enabled(false)
     @Label("Goroutine Start")
     @Category({"gort", "Goroutines"})
     @Description("A goroutine was created (go statement)")
@@ -50,6 +57,7 @@ public final class JfrEvents {
     }
 
     @Name("gort.GoroutineEnd")
+    @Enabled(false)
     @Label("Goroutine End")
     @Category({"gort", "Goroutines"})
     @StackTrace(false)
@@ -58,6 +66,7 @@ public final class JfrEvents {
     }
 
     @Name("gort.GoroutineRun")
+    @Enabled(false)
     @Label("Goroutine Run")
     @Category({"gort", "Scheduler"})
     @Description("A goroutine ran on a P, from start to stop")
@@ -71,6 +80,7 @@ public final class JfrEvents {
     }
 
     @Name("gort.Park")
+    @Enabled(false)
     @Label("Goroutine Park")
     @Category({"gort", "Goroutines"})
     @Description("A goroutine blocked (gopark) with Go's wait reason")
@@ -82,6 +92,7 @@ public final class JfrEvents {
     }
 
     @Name("gort.Unblock")
+    @Enabled(false)
     @Label("Goroutine Unblock")
     @Category({"gort", "Goroutines"})
     @StackTrace(false)
@@ -113,6 +124,7 @@ public final class JfrEvents {
     }
 
     @Name("gort.Steal")
+    @Enabled(false)
     @Label("Work Steal")
     @Category({"gort", "Scheduler"})
     @StackTrace(false)
