@@ -67,13 +67,15 @@ bench() { # bench <csv name> <jvm args> <jmh args...>; JMH_OPTS (an array) overr
   local opts=("${jmh[@]}")
   [ -n "${JMH_OPTS+x}" ] && opts=("${JMH_OPTS[@]}")
   echo "== JMH $name: $*" | tee -a "$log"
-  "$JAVA" -jar "$jar" "$@" "${opts[@]}" -jvmArgsAppend "$jvm" -rf csv -rff "$raw/jmh-$name.csv" >> "$log" 2>&1 \
+  # -Djmh.ignoreLock: other JMH runs on the machine are recorded (load average), not waited for
+  "$JAVA" -Djmh.ignoreLock=true -jar "$jar" "$@" "${opts[@]}" -jvmArgsAppend "$jvm" -rf csv -rff "$raw/jmh-$name.csv" >> "$log" 2>&1 \
     || echo "   (JMH exited with $?; see $log)"
 }
 
 # 1. Every workload at each GOMAXPROCS value; virtual threads get as many carriers.
 for p in $procs; do
-  bench "p$p" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=$p" "$include" -e 'dev.gort.bench.TightLoop|dev.gort.bench.Parked[.]' -p gomaxprocs="$p"
+  bench "p$p" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=$p" "$include" -e 'dev.gort.bench.TightLoop|dev.gort.bench.Parked[.]' \
+    -p gomaxprocs="$p" -p procs="$p"
 done
 
 # 2. Tight loop on one P / one carrier: gort per preemption strategy, then virtual threads.

@@ -1,11 +1,16 @@
 package dev.gort.bench;
 
+import dev.gort.Chan;
 import dev.gort.Go;
 import dev.gort.runtime.G;
 import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.WaitReason;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -42,6 +47,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <ul>
  *   <li>{@code gort}: goroutines parked with {@code Scheduler.gopark} (the core's primitive, what a
  *       channel receive does underneath) on a fresh runtime;
+ *   <li>{@code gort-chan}: goroutines blocked in {@code recv} on one unbuffered {@link Chan} (what the
+ *       Go twin measures: the waiter's sudog is counted too);
  *   <li>{@code vthread-park}: virtual threads in {@code LockSupport.park()};
  *   <li>{@code vthread-lock}: virtual threads queued on a {@link ReentrantLock} held by the benchmark.
  * </ul>
@@ -55,7 +62,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {"-XX:+UseG1GC", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED",
         "-Xmx6g"})
 public class Parked {
-    @Param({"gort", "vthread-park", "vthread-lock"})
+    @Param({"gort", "gort-chan", "vthread-park", "vthread-lock"})
     public String impl;
 
     @Param({"1000000"})
@@ -78,7 +85,7 @@ public class Parked {
 
     @Setup
     public void setup() {
-        Bench.checkImpl(impl, Bench.GORT, "vthread-park", "vthread-lock");
+        Bench.checkImpl(impl, Bench.GORT, "gort-chan", "vthread-park", "vthread-lock");
     }
 
     @Benchmark
@@ -86,6 +93,7 @@ public class Parked {
         Object[] refs = new Object[tasks];
         switch (impl) {
             case Bench.GORT -> mem.bytesPerTask = gort(refs);
+            case "gort-chan" -> mem.bytesPerTask = gortChan(refs.length);
             case "vthread-park" -> mem.bytesPerTask = vthreadPark(refs);
             default -> mem.bytesPerTask = vthreadLock(refs);
         }
@@ -103,19 +111,60 @@ public class Parked {
                 return true;
             };
             Runnable parker = () -> Scheduler.gopark(unlockf, refs, WaitReason.CHAN_RECEIVE, waitingOn);
+            Histogram h = Histogram.start();
             long before = settledHeap();
             for (int i = 0; i < refs.length; i++) {
                 Go.go(parker);
             }
             allParked.await();
             long after = settledHeap();
+            h.print("gort", refs.length);
             out[0] = (double) (after - before) / refs.length;
             // main returns: the runtime stops and the parked goroutines become garbage (Go semantics).
         });
         return out[0];
     }
 
+    private double gortChan(int n) {
+        double[] out = new double[1];
+        Bench.gort(gomaxprocs, () -> {
+            Chan<Object> ch = Chan.make();
+            AtomicInteger started = new AtomicInteger();
+            Runnable receiver = () -> {
+                started.incrementAndGet();
+                ch.recv();
+            };
+            Histogram h = Histogram.start();
+            long before = settledHeap();
+            for (int i = 0; i < n; i++) {
+                Go.go(receiver);
+            }
+            while (started.get() < n) {
+                Go.gosched();
+            }
+            while (waitingOn(ch) < n) {
+                Go.gosched();
+            }
+            long after = settledHeap();
+            h.print("gort-chan", n);
+            out[0] = (double) (after - before) / n;
+        });
+        return out[0];
+    }
+
+    /** How many goroutines of the current runtime wait on {@code o}. */
+    private static int waitingOn(Object o) {
+        int c = 0;
+        for (G gp : Go.current().allgs()) {
+            if (gp.readgstatus() == G._Gwaiting && gp.waitingOn() == o) {
+                c++;
+            }
+        }
+        return c;
+    }
+
     private double vthreadPark(Object[] refs) throws InterruptedException {
+        Histogram h = Histogram.start();
         long before = settledHeap();
         boolean[] release = new boolean[1];
         Runnable parker = () -> {
@@ -128,6 +177,7 @@ public class Parked {
         }
         awaitWaiting(refs);
         long after = settledHeap();
+        h.print("vthread-park", refs.length);
         release[0] = true;
         for (Object t : refs) {
             LockSupport.unpark((Thread) t);
@@ -145,6 +195,7 @@ public class Parked {
             lock.lock();
             lock.unlock();
         };
+        Histogram h = Histogram.start();
         long before = settledHeap();
         long after;
         try {
@@ -153,6 +204,7 @@ public class Parked {
             }
             awaitWaiting(refs);
             after = settledHeap();
+            h.print("vthread-lock", refs.length);
         } finally {
             lock.unlock();
         }
@@ -168,6 +220,62 @@ public class Parked {
             Thread t = (Thread) o;
             while (t.getState() != Thread.State.WAITING) {
                 Thread.sleep(1);
+            }
+        }
+    }
+
+    /**
+     * With {@code -Dbench.parked.histogram=true}: the classes that grew between the baseline and the
+     * parked state, from the JVM's class histogram ({@code GC.class_histogram}), in bytes per task;
+     * this is how a figure is explained. Off by default (two full heap walks).
+     */
+    static final class Histogram {
+        private final Map<String, long[]> before;
+
+        private Histogram(Map<String, long[]> before) {
+            this.before = before;
+        }
+
+        static Histogram start() {
+            return new Histogram(Boolean.getBoolean("bench.parked.histogram") ? histogram() : null);
+        }
+
+        void print(String what, int tasks) {
+            if (before == null) {
+                return;
+            }
+            Map<String, long[]> after = histogram();
+            List<Map.Entry<String, Long>> grew = new ArrayList<>();
+            for (Map.Entry<String, long[]> e : after.entrySet()) {
+                long[] b = before.getOrDefault(e.getKey(), new long[2]);
+                long d = e.getValue()[1] - b[1];
+                if (d > 0) {
+                    grew.add(Map.entry(e.getKey() + " (" + (e.getValue()[0] - b[0]) + " instances)", d));
+                }
+            }
+            grew.sort(Map.Entry.<String, Long>comparingByValue().reversed());
+            StringBuilder sb = new StringBuilder("\n[parked histogram] " + what + ", bytes per task by class:\n");
+            for (Map.Entry<String, Long> e : grew.subList(0, Math.min(12, grew.size()))) {
+                sb.append(String.format(java.util.Locale.ROOT, "  %8.1f  %s%n", (double) e.getValue() / tasks, e.getKey()));
+            }
+            System.out.print(sb);
+        }
+
+        private static Map<String, long[]> histogram() {
+            try {
+                javax.management.MBeanServer s = ManagementFactory.getPlatformMBeanServer();
+                String text = (String) s.invoke(new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"),
+                        "gcClassHistogram", new Object[] {new String[0]}, new String[] {String[].class.getName()});
+                Map<String, long[]> m = new HashMap<>();
+                for (String line : text.split("\n")) {
+                    String[] f = line.trim().split("\\s+");
+                    if (f.length >= 4 && f[0].endsWith(":")) {
+                        m.put(f[3], new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])});
+                    }
+                }
+                return m;
+            } catch (Exception e) {
+                throw new IllegalStateException("class histogram unavailable", e);
             }
         }
     }

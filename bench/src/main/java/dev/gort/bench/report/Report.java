@@ -121,6 +121,9 @@ public final class Report {
     /** Secondary results worth a row of their own (others, e.g. -prof gc's, are left out). */
     static final Set<String> SECONDARY = Set.of("bytesPerTask");
 
+    /** Parameters that label the implementation rather than the workload. */
+    static final Set<String> PARAMS = Set.of("impl", "gomaxprocs", "procs", "preempt", "tasks");
+
     static List<Row> readJmh(Path f) throws IOException {
         List<String> lines = Files.readAllLines(f);
         List<Row> rows = new ArrayList<>();
@@ -159,12 +162,30 @@ public final class Report {
             String cls = b.substring(0, dot);
             String method = b.substring(dot + 1);
             String simple = cls.substring(cls.lastIndexOf('.') + 1).toLowerCase(Locale.ROOT);
-            String workload = methods.get(cls).size() > 1 ? simple + "." + method : simple;
+            String impl = col.getOrDefault("Param: impl", "");
+            if (impl.isEmpty()) {
+                // No impl parameter: one @Benchmark method per implementation (e.g. sleep1000VThread).
+                String lm = method.toLowerCase(Locale.ROOT);
+                impl = lm.contains("vthread") ? "vthread" : lm.contains("platform") ? "platform" : "gort";
+                method = method.replaceAll("(?i)(vthread|platform)$", "");
+            }
+            long variants = methods.get(cls).stream().map(m -> m.replaceAll("(?i)(vthread|platform)$", "")).distinct().count();
+            String workload = variants > 1 ? simple + "." + method : simple;
+            // Parameters other than the implementation, P and strategy make separate workloads.
+            for (Map.Entry<String, String> e : col.entrySet()) {
+                String k = e.getKey();
+                if (k.startsWith("Param: ") && !PARAMS.contains(k.substring(7)) && !e.getValue().isEmpty()) {
+                    workload += " " + k.substring(7) + "=" + e.getValue();
+                }
+            }
             if (secondary == null && withSecondary.contains(b)) {
                 workload += "-time"; // the secondary result is the figure; the time is a by-product
             }
-            String impl = col.getOrDefault("Param: impl", "");
-            int procs = (int) Math.max(0, num(col.getOrDefault("Param: gomaxprocs", "0")));
+            String pv = col.getOrDefault("Param: gomaxprocs", "");
+            if (pv.isEmpty()) {
+                pv = col.getOrDefault("Param: procs", "");
+            }
+            int procs = pv.isEmpty() ? 0 : (int) num(pv);
             String preempt = col.get("Param: preempt");
             String unit = secondary != null ? unitOf(secondary) : col.get("Unit");
             rows.add(new Row(workload, label(impl, procs, preempt), family(impl), procs,
