@@ -66,7 +66,7 @@ func main() {
 
 func workloads() []workload {
 	return []workload{
-		{name: "spawn", unit: "ns/op", run: func() float64 { return spawn(200000) }},
+		{name: "spawn", unit: "ns/op", run: func() float64 { return spawn(1000000) }},
 		{name: "createchain", unit: "ns/op", run: func() float64 { return createChain(100000) }},
 		{name: "pingpong", unit: "ns/op", run: func() float64 { return pingPong(200000) }},
 		{name: "prodcons", unit: "ns/op", run: func() float64 { return prodCons(1000000, 128) }},
@@ -76,18 +76,22 @@ func workloads() []workload {
 		{name: "fanout-serial", unit: "ms/op", run: func() float64 { return fanOutSerial(48) }},
 		{name: "tightloop", unit: "ms/op", procs: []int{1}, run: func() float64 { return tightLoop(5) }},
 		{name: "parked", unit: "bytes/task", procs: []int{1}, run: func() float64 { return parked(*parkedN) }},
-		{name: "gosched", unit: "ns/op", run: func() float64 { return gosched(2, 200000) }},
+		{name: "gosched goroutines=2", unit: "ns/op", run: func() float64 { return gosched(2, 1<<20) }},
+		{name: "gosched goroutines=16", unit: "ns/op", run: func() float64 { return gosched(16, 1<<20) }},
 	}
 }
 
-// spawn: n goroutines that each finish at once; ns per goroutine (spawn + run + exit).
+// spawn: one goroutine starts n goroutines that each finish at once, counted down on a WaitGroup;
+// ns per goroutine (spawn + run + exit + Done). Same shape as bench's Spawn.
 func spawn(n int) float64 {
 	var wg sync.WaitGroup
 	t0 := time.Now()
 	wg.Add(n)
-	for i := 0; i < n; i++ {
-		go func() { wg.Done() }()
-	}
+	go func() {
+		for i := 0; i < n; i++ {
+			go wg.Done()
+		}
+	}()
 	wg.Wait()
 	return float64(time.Since(t0).Nanoseconds()) / float64(n)
 }
@@ -322,8 +326,10 @@ func parked(n int) float64 {
 	return perTask
 }
 
-// gosched: k goroutines take turns with runtime.Gosched n times each; ns per Gosched.
-func gosched(k, n int) float64 {
+// gosched: k goroutines call runtime.Gosched, n calls in all; ns per Gosched. Same shape as
+// bench's Gosched (goroutines = k, SWITCHES = n).
+func gosched(k, total int) float64 {
+	n := total / k
 	var wg sync.WaitGroup
 	wg.Add(k)
 	t0 := time.Now()

@@ -290,7 +290,7 @@ public final class Report {
     // Markdown.
 
     static final List<String> ORDER = List.of("spawn", "createchain", "pingpong", "prodcons", "manypairs", "sieve",
-            "fanout", "fanout-efficiency", "tightloop", "parked", "gosched");
+            "fanout", "fanout-efficiency", "tightloop", "parked", "gosched goroutines=2", "gosched goroutines=16");
 
     static List<String> workloads(List<Row> rows) {
         List<String> ws = new ArrayList<>(rows.stream().map(Row::workload).distinct().toList());
@@ -475,7 +475,7 @@ public final class Report {
     }
 
     static String svg(List<Row> rows, Map<String, String> machine) {
-        List<String> ws = workloads(rows);
+        List<String> ws = workloads(rows).stream().filter(w -> !w.endsWith("-time")).toList();
         int colsN = 2;
         int panelW = 560;
         int barH = 16;
@@ -490,17 +490,19 @@ public final class Report {
         for (int i = 0; i < ws.size(); i++) {
             rowH[i / colsN] = Math.max(rowH[i / colsN], heights.get(i));
         }
-        int top = 60;
+        int top = 66;
         int total = top + java.util.Arrays.stream(rowH).sum() + 20;
         int width = colsN * panelW + 20;
         StringBuilder sb = new StringBuilder();
         sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width).append("\" height=\"").append(total)
                 .append("\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
         sb.append("<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">gort vs virtual threads vs Go</text>\n");
-        sb.append("<text x=\"10\" y=\"40\" fill=\"#444\">").append(esc(machine.getOrDefault("CPU", "?") + ", "
+        sb.append("<text x=\"10\" y=\"38\" fill=\"#444\">").append(esc(machine.getOrDefault("CPU", "?") + ", "
                 + machine.getOrDefault("cores", "?") + " cores; " + machine.getOrDefault("JDK", "?") + "; "
                 + machine.getOrDefault("Go", "no Go") + "; " + machine.getOrDefault("date", "")))
-                .append(" — bars: mean, whiskers: 99.9 % CI; lower is better except efficiency</text>\n");
+                .append("</text>\n<text x=\"10\" y=\"52\" fill=\"#444\">bars: mean; whiskers: 99.9 % CI (clipped at the"
+                        + " panel edge); lower is better except efficiency (dashed line: 1.0); load average before: ")
+                .append(esc(machine.getOrDefault("load average before", "?"))).append("</text>\n");
         String[] fams = {"gort", "vthread", "platform", "go", "serial"};
         for (int i = 0; i < fams.length; i++) {
             int x = width - 5 * 90 + i * 90 - 10;
@@ -515,7 +517,7 @@ public final class Report {
             String w = ws.get(i);
             int x0 = 10 + (i % colsN) * panelW;
             List<Row> rs = sorted(rows.stream().filter(r -> r.workload().equals(w)).toList());
-            double max = rs.stream().mapToDouble(r -> r.score() + nz(r.err())).filter(d -> !Double.isNaN(d)).max().orElse(1);
+            double max = 1.25 * rs.stream().mapToDouble(Row::score).filter(d -> !Double.isNaN(d)).max().orElse(1);
             if (w.equals("fanout-efficiency")) {
                 max = Math.max(max, 1.0);
             }
@@ -531,13 +533,13 @@ public final class Report {
                         .append("\" fill=\"").append(color(r.family())).append("\"/>\n");
                 if (!Double.isNaN(r.err()) && r.err() > 0) {
                     double lo = plotW * Math.max(0, r.score() - r.err()) / max;
-                    double hi = plotW * (r.score() + r.err()) / max;
+                    double hi = Math.min(plotW, plotW * (r.score() + r.err()) / max);
                     int cy = y + barH / 2;
                     sb.append(String.format(Locale.ROOT,
                             "<path d=\"M%.1f %d H%.1f M%.1f %d V%d M%.1f %d V%d\" stroke=\"black\" stroke-width=\"1\"/>\n",
                             x0 + labelW + lo, cy, x0 + labelW + hi, x0 + labelW + lo, cy - 4, cy + 4, x0 + labelW + hi, cy - 4, cy + 4));
                 }
-                double tx = x0 + labelW + Math.max(len, Double.isNaN(r.err()) ? len : plotW * (r.score() + r.err()) / max) + 4;
+                double tx = x0 + labelW + Math.min(plotW, Math.max(len, Double.isNaN(r.err()) ? len : plotW * (r.score() + r.err()) / max)) + 4;
                 sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#333\">%s</text>\n", tx, y + barH - 5, esc(fmt(r.score()))));
                 y += barH;
             }
