@@ -40,12 +40,12 @@ public class PingPong {
     @Param({"1", "2"})
     public int procs;
 
-    private ChanHost host;
+    private GortHost host;
     private Runnable job;
 
     @Setup(Level.Trial)
     public void setup() {
-        host = new ChanHost(procs);
+        host = new GortHost(procs);
         job = PingPong::gortRoundTrips;
     }
 

@@ -39,11 +39,11 @@ public class ProdCons {
     @Param({"1", "2"})
     public int procs;
 
-    private ChanHost host;
+    private GortHost host;
 
     @Setup(Level.Trial)
     public void setup() {
-        host = new ChanHost(procs);
+        host = new GortHost(procs);
     }
 
     @TearDown(Level.Trial)
