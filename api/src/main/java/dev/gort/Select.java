@@ -521,6 +521,8 @@ public final class Select implements WaitTarget {
             } else {
                 chans[k].recvq.dequeueSudoG(sg);
             }
+            sg.isSelect = false;
+            sg.waitlink = null;
             sg.release();
             sg = next;
         }
