@@ -181,6 +181,16 @@ public final class GlobalRunQueue {
         return gp;
     }
 
+    /** Number of Gs reachable from head (debug checks), lock held. */
+    int countLinked() {
+        assertLockHeld();
+        int n = 0;
+        for (G g = head; g != null; g = g.schedlink) {
+            n++;
+        }
+        return n;
+    }
+
     /** Snapshot for observers, lock held. */
     G[] snapshot() {
         assertLockHeld();
