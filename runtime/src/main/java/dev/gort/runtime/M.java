@@ -19,13 +19,30 @@ public final class M {
     public static final class MThread extends Thread {
         final M m;
         /**
-         * Preemption request for whatever G runs on this carrier: set by sysmon/preemptone (opaque),
-         * read by the injected poll's fast path (opaque), cleared by the slow path.
+         * Preemption request for whatever G runs on this carrier: raised by sysmon/preemptone with a
+         * release store (after G.preempt), read by the injected poll's fast path with an opaque load
+         * (never plain: the JIT could hoist a plain read out of the loop), cleared by the poll's slow
+         * path and by this M whenever a G leaves the carrier (schedule).
          */
         @SuppressWarnings("unused")
         private volatile boolean preemptRequest;
-        /** nanotime of the pending request (for request-to-yield latency); any thread, racy. */
+        /** nanotime of the pending request (request-to-yield latency); written before the release. */
         volatile long preemptRequestedAt;
+        /** sysmon's first sighting of the slice being preempted (0 = not a slice preemption). */
+        volatile long preemptSliceWhen;
+        /**
+         * The P's schedtick the pending request is for: the request belongs to the slice, not to one
+         * G, so a runnext chain that inherits the slice inherits the request (gort's stand-in for
+         * Go's p.preempt + async preemption, which catch the chain whichever G runs). Written
+         * before the release store of the flag.
+         */
+        volatile int preemptTick;
+        /**
+         * Polls left in the running slice under the budget strategy. Only this carrier's thread
+         * reads and writes it (refilled by execute on a new slice, decremented by Poll.budget):
+         * plain. It is the running G's budget: a G taken from runnext inherits it with the slice.
+         */
+        int budget;
 
         private static final VarHandle PREEMPT;
 
@@ -52,13 +69,41 @@ public final class M {
             return (boolean) PREEMPT.getOpaque(this);
         }
 
-        void requestPreempt() {
+        /** Acquire load: a true result makes the requester's earlier writes (G.preempt) visible. */
+        boolean preemptRequestedAcquire() {
+            return (boolean) PREEMPT.getAcquire(this);
+        }
+
+        /**
+         * Raises the request (any thread). Returns true if it was not already pending; only then
+         * is the request time stamped, so latency counts from the first unanswered request.
+         */
+        boolean requestPreempt(int tick) {
+            if ((boolean) PREEMPT.getOpaque(this) && preemptTick == tick) {
+                return false;
+            }
+            preemptTick = tick;
             preemptRequestedAt = System.nanoTime();
-            PREEMPT.setOpaque(this, true);
+            PREEMPT.setRelease(this, true);
+            return true;
+        }
+
+        /** Re-raises a refused request without restamping it (monitor released). Own thread. */
+        void rearmPreempt() {
+            PREEMPT.setRelease(this, true);
         }
 
         void clearPreempt() {
             PREEMPT.setOpaque(this, false);
+        }
+
+        /** Clears the request; true if one was pending. Own thread. */
+        boolean clearPreemptIfSet() {
+            if ((boolean) PREEMPT.getOpaque(this)) {
+                PREEMPT.setOpaque(this, false);
+                return true;
+            }
+            return false;
         }
     }
 
@@ -197,6 +242,13 @@ public final class M {
         gp.setPreempt(false);
         if (!inheritTime) {
             pp.incSchedtick();
+            thread.budget = sched.preempt.budgetQuantum; // a new slice: a new budget (Poll.budget)
+            // A request still pending here was for a slice whose Gs all left the carrier without
+            // reaching a poll (parked, ended, yielded): never honoured. A new slice starts clean; an
+            // inherited slice (runnext) keeps the request (see MThread.preemptTick).
+            if (thread.clearPreemptIfSet()) {
+                sched.preempt.unhonoured.incrementAndGet();
+            }
         }
         pp.gsRun++;
         for (;;) {
