@@ -1,6 +1,9 @@
 package dev.gort.runtime;
 
+import dev.gort.runtime.trace.Ev;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -141,6 +144,13 @@ public final class M {
     /** Go: m.syscalltick. Owner only. */
     int syscalltick;
 
+    /** This M's trace buffer ({@link dev.gort.runtime.trace.Tracer}); written and read by this M only, plain. */
+    public Object traceBuf;
+    /** Where findRunnable found the G it returns (trace.Ev.F_*) and the steal victim; owner only, plain. */
+    int from, fromVictim;
+    /** Immutable: the runtime's tracer. */
+    final dev.gort.runtime.trace.Tracer trace;
+
     /** Scratch for stealWork: the allp snapshot. Owner only. */
     private P[] allpSnapshot;
 
@@ -148,16 +158,58 @@ public final class M {
         this.sched = sched;
         this.id = id;
         this.rand = new FastRand(System.nanoTime() ^ (id * 0x9E3779B97F4A7C15L));
+        this.trace = sched.trace;
         this.thread = new MThread(this, name + "-M" + id);
     }
 
-    /** The M whose carrier is the calling thread, or null. */
+    /**
+     * The M running the caller (goroutine code or the M's own code), or null on other threads.
+     *
+     * <p>This must never be {@code Thread.currentThread()} inlined into goroutine code: C2 loads the
+     * current thread from "immutable memory", so a compiled method may compute it before a
+     * continuation yield and reuse it after the goroutine resumed on another carrier (seen here: a
+     * goroutine parked itself through another goroutine's M). The lookup therefore goes through
+     * {@link #CARRIER}, a method handle in a non-final field: the JIT cannot treat it as a constant
+     * and so cannot inline {@link #onCarrier()} into the caller, and the thread is read afresh inside
+     * that callee on every call. (ScopedValue is no way out: raw continuations do not save the
+     * carrier's scoped-value bindings, only its cache.)
+     */
     public static M current() {
+        try {
+            return (M) CARRIER.invokeExact();
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** Deliberately not final (see {@link #current()}). Written once in the static initializer. */
+    @SuppressWarnings("FieldMayBeFinal")
+    private static MethodHandle CARRIER;
+
+    static {
+        try {
+            CARRIER = MethodHandles.lookup().findStatic(M.class, "onCarrier", MethodType.methodType(M.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The M whose carrier is the calling thread. Call it directly only from code that never runs
+     * inside a goroutine (the scheduling loop, sysmon, timers run by the M); goroutine code uses
+     * {@link #current()}.
+     */
+    static M onCarrier() {
         return Thread.currentThread() instanceof MThread mt ? mt.m : null;
     }
 
     public P p() {
         return p;
+    }
+
+    /** This M's carrier thread (for observers: joins, stack traces). */
+    public Thread thread() {
+        return thread;
     }
 
     public G curg() {
@@ -240,6 +292,10 @@ public final class M {
         gp.casgstatus(G._Grunnable, G._Grunning);
         gp.waitsince = 0;
         gp.setPreempt(false);
+        // A request aimed at the previous G on this carrier must not stop this one.
+        if (thread.preemptRequested()) {
+            thread.clearPreempt();
+        }
         if (!inheritTime) {
             pp.incSchedtick();
             thread.budget = sched.preempt.budgetQuantum; // a new slice: a new budget (Poll.budget)
@@ -251,22 +307,36 @@ public final class M {
             }
         }
         pp.gsRun++;
+        if (trace.on) trace.goStart(this, pp, gp, inheritTime && from == Ev.F_LOCAL ? Ev.F_RUNNEXT : from, fromVictim, inheritTime);
         for (;;) {
             gp.yieldReason = G.YIELD_NONE;
             gp.cont.run();
             if (gp.cont.isDone()) {
+                if (trace.on) trace.goStop(this, p, gp, Ev.S_EXIT);
                 goexit0(gp);
                 return;
             }
             switch (gp.yieldReason) {
                 case G.YIELD_PARK -> {
+                    if (trace.on) trace.goStop(this, p, gp, Ev.S_PARK);
                     if (park_m(gp)) {
+                        if (trace.on) trace.goStart(this, p, gp, Ev.F_RESUME, 0, true);
                         continue; // unlockf said no: run it again, same slice
                     }
                     return;
                 }
-                case G.YIELD_GOSCHED -> goschedImpl(gp, false);
-                case G.YIELD_PREEMPT -> goschedImpl(gp, true);
+                case G.YIELD_GOSCHED -> {
+                    if (trace.on) trace.goStop(this, p, gp, Ev.S_GOSCHED);
+                    goschedImpl(gp, false);
+                }
+                case G.YIELD_PREEMPT -> {
+                    if (trace.on) trace.goStop(this, p, gp, Ev.S_PREEMPT);
+                    goschedImpl(gp, true);
+                }
+                case G.YIELD_GOYIELD -> {
+                    if (trace.on) trace.goStop(this, p, gp, Ev.S_YIELD);
+                    goyield_m(gp);
+                }
                 default -> throw Fatal.fatal(sched, "execute: continuation yielded without a reason");
             }
             return;
@@ -313,6 +383,25 @@ public final class M {
         sched.wakep();
     }
 
+    /** Go: proc.go goyield_m: like Gosched, but to this P's local tail (a new slice when it runs). */
+    private void goyield_m(G gp) {
+        P pp = p;
+        gp.casgstatus(G._Grunning, G._Grunnable);
+        dropg();
+        pp.runq.runqput(gp, false);
+    }
+
+    /**
+     * A uniform random int in [0, n) from the calling carrier's M (its per-M generator, used by
+     * select's poll order); {@code ThreadLocalRandom} on a thread that is not an M.
+     *
+     * <p>Go: rand.go cheaprandn
+     */
+    public static int cheaprandn(int n) {
+        M mp = current();
+        return mp != null ? mp.rand.nextn(n) : java.util.concurrent.ThreadLocalRandom.current().nextInt(n);
+    }
+
     /** Go: proc.go goexit0/gdestroy. */
     private void goexit0(G gp) {
         gp.casgstatus(G._Grunning, G._Gdead);
@@ -352,8 +441,9 @@ public final class M {
             long pollUntil = 0;
             Timers timers = sched.timers;
             if (timers != null) {
-                now = System.nanoTime();
-                pollUntil = timers.check(this, pp, now);
+                // Run this P's due timers (readied Gs go to its runnext); nanotime is read only if
+                // some timer is pending.
+                pollUntil = timers.check(this, pp, 0);
             }
 
             // Check the global runnable queue once in a while to ensure fairness. Otherwise two
@@ -365,6 +455,7 @@ public final class M {
                 }
                 if (gp != null) {
                     inheritTime = false;
+                    from = Ev.F_GLOBAL;
                     return gp;
                 }
             }
@@ -373,6 +464,7 @@ public final class M {
             G gp = pp.runq.runqget();
             if (gp != null) {
                 inheritTime = pp.runq.inheritTime;
+                from = Ev.F_LOCAL;
                 return gp;
             }
 
@@ -383,6 +475,7 @@ public final class M {
                 }
                 if (gp != null) {
                     inheritTime = false;
+                    from = Ev.F_GLOBAL;
                     return gp;
                 }
             }
@@ -407,6 +500,16 @@ public final class M {
                 if (stealPollUntil != 0 && (pollUntil == 0 || stealPollUntil < pollUntil)) {
                     pollUntil = stealPollUntil;
                 }
+            } else if (!sched.config.stealing() && timers != null) {
+                // gort: with work stealing switched off, still run the other Ps' due timers (Go's
+                // last steal pass), or the timers of an idle P could wait until someone takes it.
+                gp = stealTimersOnly(pp, timers);
+                if (gp != null) {
+                    return gp;
+                }
+                if (stealPollUntil != 0 && (pollUntil == 0 || stealPollUntil < pollUntil)) {
+                    pollUntil = stealPollUntil;
+                }
             }
 
             // We have nothing to do.
@@ -423,6 +526,7 @@ public final class M {
                 if (!s.runq.empty()) {
                     gp = s.runq.globrunqgetbatch(pp.runq.capacity() / 2, sched.gomaxprocs, pp.runq);
                     inheritTime = false;
+                    from = Ev.F_GLOBAL;
                     return gp;
                 }
                 if (!spinning && s.needspinning.get() == 1) {
@@ -446,6 +550,7 @@ public final class M {
             // the work.
             boolean wasSpinning = spinning;
             if (spinning) {
+                if (trace.on) trace.spinStop(this);
                 spinning = false;
                 if (s.nmspinning.decrementAndGet() < 0) {
                     throw Fatal.fatal(sched, "findRunnable: negative nmspinning");
@@ -469,6 +574,7 @@ public final class M {
                                 continue top;
                             }
                             inheritTime = false;
+                            from = Ev.F_GLOBAL;
                             return gp;
                         }
                     }
@@ -510,16 +616,20 @@ public final class M {
                 if (spinning) {
                     throw Fatal.fatal(sched, "findRunnable: netpoll with spinning");
                 }
-                long delay = pollUntil - System.nanoTime();
+                long delay = pollUntil - Scheduler.nanotime();
+                if (trace.on) trace.mPark(this);
                 blocked = true;
-                sched.netpollNote.noteclear();
+                // No noteclear before sleeping: a netpollBreak that raced with the lastpoll swap
+                // must not be lost (Go's break is a write to a pipe). A stale wake-up from an
+                // earlier break only costs one extra round.
                 if (delay > 0) {
                     sched.netpollNote.notetsleep(delay);
                 }
                 sched.netpollNote.noteclear();
                 blocked = false;
+                if (trace.on) trace.mUnpark(this);
                 s.pollUntil.set(0);
-                s.lastpoll.set(System.nanoTime());
+                s.lastpoll.set(Scheduler.nanotime());
                 P pp2;
                 synchronized (s.lock) {
                     pp2 = sched.pidleget(0);
@@ -580,7 +690,7 @@ public final class M {
                 // Steal timers from p2. This call to checkTimers is the only place where we might
                 // hold a lock on a different P's timers.
                 if (stealTimersOrRunNextG && timers != null && timers.hasTimers(p2)) {
-                    long tnow = System.nanoTime();
+                    long tnow = Scheduler.nanotime();
                     long w = timers.stealTimers(this, pp, p2, tnow);
                     if (w != 0 && (stealPollUntil == 0 || w < stealPollUntil)) {
                         stealPollUntil = w;
@@ -590,6 +700,7 @@ public final class M {
                     G gp = pp.runq.runqget();
                     if (gp != null) {
                         inheritTime = pp.runq.inheritTime;
+                        from = Ev.F_LOCAL;
                         return gp;
                     }
                 }
@@ -601,6 +712,8 @@ public final class M {
                         p2.stolenFrom++;
                         sched.stats.steals.incrementAndGet();
                         inheritTime = false;
+                        from = Ev.F_STOLEN;
+                        fromVictim = p2.id;
                         return gp;
                     }
                 }
@@ -608,6 +721,30 @@ public final class M {
         }
         // No goroutines found to steal. Regardless, running a timer may have made some goroutine
         // ready that we missed. Indicate the next timer to wait for.
+        return null;
+    }
+
+    /**
+     * Only the timer half of stealWork's last pass (used when work stealing is switched off): runs
+     * every other P's due timers on this M; readied Gs land here. Sets stealPollUntil.
+     */
+    private G stealTimersOnly(P pp, Timers timers) {
+        stealNewWork = false;
+        stealPollUntil = 0;
+        for (P p2 : sched.allp) {
+            if (p2 == pp || !timers.hasTimers(p2)) {
+                continue;
+            }
+            long w = timers.stealTimers(this, pp, p2, 0);
+            if (w != 0 && (stealPollUntil == 0 || w < stealPollUntil)) {
+                stealPollUntil = w;
+            }
+            G gp = pp.runq.runqget();
+            if (gp != null) {
+                inheritTime = pp.runq.inheritTime;
+                return gp;
+            }
+        }
         return null;
     }
 
@@ -628,6 +765,7 @@ public final class M {
     /** Go: proc.go becomeSpinning. */
     private void becomeSpinning() {
         spinning = true;
+        if (trace.on) trace.spinStart(this);
         sched.sched.nmspinning.incrementAndGet();
         sched.sched.needspinning.set(0);
     }
@@ -637,6 +775,7 @@ public final class M {
         if (!spinning) {
             throw Fatal.fatal(sched, "resetspinning: not a spinning m");
         }
+        if (trace.on) trace.spinStop(this);
         spinning = false;
         int nmspinning = sched.sched.nmspinning.decrementAndGet();
         if (nmspinning < 0) {
@@ -662,6 +801,7 @@ public final class M {
         p = pp;
         pp.setM(this);
         pp.setStatus(P._Prunning);
+        if (trace.on) trace.procStart(this, pp);
     }
 
     /** Go: proc.go releasep/releasepNoTrace. */
@@ -674,6 +814,7 @@ public final class M {
             System.err.println("releasep: m=" + this + " p->m=" + pp.m() + " p->status=" + pp.status());
             throw Fatal.fatal(sched, "releasep: invalid p state");
         }
+        if (trace.on) trace.procStop(this, pp);
         p = null;
         pp.setM(null);
         pp.setStatus(P._Pidle);
@@ -699,10 +840,12 @@ public final class M {
         synchronized (sched.sched.lock) {
             sched.mput(this);
         }
+        if (trace.on) trace.mPark(this);
         blocked = true;
         park.notesleep();
         park.noteclear();
         blocked = false;
+        if (trace.on) trace.mUnpark(this);
         if (sched.exiting) {
             return;
         }
@@ -724,6 +867,7 @@ public final class M {
             throw Fatal.fatal(sched, "gcstopm: not waiting for gc");
         }
         if (spinning) {
+            if (trace.on) trace.spinStop(this);
             spinning = false;
             // OK to just drop nmspinning here, startTheWorld will unpark threads as necessary.
             if (sched.sched.nmspinning.decrementAndGet() < 0) {

@@ -72,8 +72,8 @@ public final class P {
     int sysmonSyscalltick;
     long sysmonSyscallwhen;
 
-    /** Hook for the timers layer: this P's timer heap, owned by that layer. */
-    public Object timers;
+    /** Immutable: this P's timer heap (its own monitor guards it). Go: p.timers. */
+    final TimerHeap timers = new TimerHeap(this);
 
     // ---- statistics (owner M writes plain; racy reads for observers) ----
     long steals, stolenFrom, gsRun, preemptsRequested;

@@ -1,5 +1,7 @@
 package dev.gort.runtime;
 
+import dev.gort.runtime.trace.Ev;
+import dev.gort.runtime.trace.Tracer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -96,6 +98,10 @@ public final class Scheduler {
     final Sysmon sysmon = new Sysmon(this);
     final AllGs allgs = new AllGs();
     final StealOrder stealOrder = new StealOrder();
+    /** The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on. Immutable. */
+    public final Tracer trace = new Tracer(this);
+    /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon, or an interim thread until sysmon drives it). */
+    public final SchedTrace schedtrace;
 
     /** Replaced (never mutated in place) by procresize with the world stopped; read volatile. */
     volatile P[] allp = new P[0];
@@ -107,7 +113,7 @@ public final class Scheduler {
     /** Every M ever started, newest first (Go's allm order); under sched.lock. */
     final List<M> allm = new ArrayList<>();
 
-    /** Installed by the timer layer before start; null = no timers. */
+    /** The per-P timer heaps ({@link TimerHeaps}), installed by the constructor; null = no timers. */
     public volatile Timers timers;
     /** The idle M waiting for the next timer sleeps here. */
     final Note netpollNote = new Note();
@@ -129,7 +135,11 @@ public final class Scheduler {
 
     public Scheduler(Config config) {
         this.config = config;
+        GoDebug dbg = GoDebug.fromEnvironment();
+        this.schedtrace = new SchedTrace(this, dbg.schedtrace(), dbg.scheddetail(), System.err);
+        this.timers = new TimerHeaps();
         synchronized (sched.lock) {
+            sched.runq.trace = trace;
             sched.maxmcount = config.maxThreads();
             procresize(config.gomaxprocs(), null);
         }
@@ -137,6 +147,28 @@ public final class Scheduler {
 
     public Config config() {
         return config;
+    }
+
+    /** Origin of {@link #nanotime()}: immutable, shared by every runtime in the JVM. */
+    private static final long NANOTIME_ORIGIN = System.nanoTime() - 1;
+
+    /**
+     * The runtime's monotonic clock, in nanoseconds: always positive (System.nanoTime may be
+     * negative), so that 0 can mean "no timer" in timer whens, pollUntil and lastpoll, as in Go.
+     *
+     * <p>Go: nanotime
+     */
+    public static long nanotime() {
+        return System.nanoTime() - NANOTIME_ORIGIN;
+    }
+
+    /**
+     * The current goroutine, or null outside a goroutine. Robust across migrations between
+     * carriers (see {@link M#current()}). Go: getg().m.curg.
+     */
+    public static G getg() {
+        M m = M.current();
+        return m == null ? null : m.curg;
     }
 
     /** The runtime of the calling goroutine or carrier, or null outside any gort runtime. */
@@ -147,8 +179,7 @@ public final class Scheduler {
 
     /** The goroutine running on the calling carrier, or null. Go: getg().m.curg. */
     public static G currentG() {
-        M m = M.current();
-        return m == null ? null : m.curg;
+        return getg();
     }
 
     // ------------------------------------------------------------------------------------------
@@ -171,6 +202,7 @@ public final class Scheduler {
             throw new IllegalStateException("gort: interrupted while waiting for main", e);
         }
         shutdown();
+        trace.onExit(); // -Dgort.trace=<file>: write the trace
         Throwable cause = exitCause;
         if (cause instanceof GoPanic gp) {
             if (config.panicExits()) {
@@ -197,12 +229,14 @@ public final class Scheduler {
         }
         // Nobody owns P0 yet: the thread start below publishes the queue to M0.
         gp.casgstatus(G._Gidle, G._Grunnable);
+        if (trace.on) trace.goCreate(null, p0, gp, null, Ev.W_RUNNEXT);
         p0.runq.runqput(gp, true);
         Runnable hook = startHook;
         if (hook != null) {
             hook.run();
         }
         mainStarted = true;
+        schedtrace.start();
         M m0;
         synchronized (sched.lock) {
             m0 = allocm(checkmcountAndReserve());
@@ -222,6 +256,9 @@ public final class Scheduler {
         List<M> ms;
         synchronized (sched.lock) {
             ms = new ArrayList<>(allm);
+            // Goroutines still running (Go would just exit the process): ask them to stop at their
+            // next yield point so that their carriers leave; uninstrumented loops keep theirs.
+            preemptall();
         }
         for (M mp : ms) {
             mp.park.notewakeup();
@@ -267,6 +304,7 @@ public final class Scheduler {
      */
     void onFatal(String msg) {
         fatalMessage = msg;
+        if (schedtrace.periodMs > 0 || schedtrace.detailed) System.err.print(SchedTrace.format(this, schedtrace.elapsedMs(System.nanoTime()), true));
         java.util.function.Consumer<String> h = fatalHook;
         if (h != null) {
             h.accept(msg);
@@ -274,6 +312,8 @@ public final class Scheduler {
             System.err.println();
             System.err.print(Traceback.dumpAll(this));
         }
+        // gort beyond Go: which goroutine waits on which channel/mutex, and who could wake it.
+        System.err.print(Traceback.waitForGraph(this));
         finish(new GortFatalError(msg));
     }
 
@@ -301,13 +341,15 @@ public final class Scheduler {
     public G newproc(Runnable fn) {
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
-        G newg = newG(fn, parent == null ? 0 : parent.goid, null);
+        G newg = newG(fn, parent == null ? 0 : parent.goid, RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null);
         newg.casgstatus(G._Gidle, G._Grunnable);
         newg.runnableSince = 0;
         P pp;
         if (mp != null && mp.sched == this && (pp = mp.p) != null) {
+            if (trace.on) trace.goCreate(mp, pp, newg, parent, Ev.W_RUNNEXT);
             pp.runq.runqput(newg, true);
         } else {
+            if (trace.on) trace.goCreate(null, null, newg, null, Ev.W_GLOBAL);
             synchronized (sched.lock) {
                 sched.runq.globrunqput(newg);
             }
@@ -317,6 +359,12 @@ public final class Scheduler {
         }
         return newg;
     }
+
+    /**
+     * Record the exact frame that called go() ({@code -Dgort.creators=stack}): a stack walk per spawn
+     * (~1 us), so it is off by default and "created by" then names the function's class.
+     */
+    static final boolean RECORD_CREATORS = "stack".equals(System.getProperty("gort.creators"));
 
     /** A G's continuation finished. Go: proc.go gdestroy (no gfput: continuations are not reusable). */
     void gdestroy(G gp) {
@@ -335,6 +383,15 @@ public final class Scheduler {
         }
         if (gp == mainG && !gp.goexited) {
             finish(null);
+        }
+    }
+
+    /** Prints every goroutine in Go's format to {@code out}, then the wait-for graph. Go: runtime.Stack(buf, true). */
+    public void dumpGoroutines(java.io.PrintStream out) {
+        String s = Traceback.dumpAll(this) + Traceback.waitForGraph(this);
+        synchronized (out) {
+            out.print(s);
+            out.flush();
         }
     }
 
@@ -361,8 +418,7 @@ public final class Scheduler {
      */
     @SuppressWarnings("unchecked")
     public static <L> void gopark(G.ParkUnlock<L> unlockf, L lock, WaitReason reason, Object waitingOn) {
-        M mp = M.current();
-        G gp = mp == null ? null : mp.curg;
+        G gp = getg();
         if (gp == null) {
             throw new IllegalStateException("gort: gopark called outside a goroutine");
         }
@@ -395,8 +451,10 @@ public final class Scheduler {
         M mp = M.current();
         P pp;
         if (mp != null && mp.sched == this && (pp = mp.p) != null) {
+            if (trace.on) trace.goUnblock(mp, pp, gp, next ? Ev.W_RUNNEXT : Ev.W_LOCAL);
             pp.runq.runqput(gp, next);
         } else {
+            if (trace.on) trace.goUnblock(null, null, gp, Ev.W_GLOBAL);
             synchronized (sched.lock) {
                 sched.runq.globrunqput(gp);
             }
@@ -414,8 +472,7 @@ public final class Scheduler {
 
     /** Go: runtime.Gosched: the current G goes to the global queue tail; new slice when it runs. */
     public static void gosched() {
-        M mp = M.current();
-        G gp = mp == null ? null : mp.curg;
+        G gp = getg();
         if (gp == null) {
             Thread.yield();
             return;
@@ -427,18 +484,38 @@ public final class Scheduler {
     }
 
     /**
+     * Yields the current G to the tail of its P's local run queue (not the global one): the
+     * runtime's own yield, used when a G hands a lock directly to a waiter it just readied
+     * (semrelease with handoff), so that the waiter, in runnext, runs first.
+     *
+     * <p>Go: proc.go goyield
+     */
+    public static void goyield() {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp == null) {
+            Thread.yield();
+            return;
+        }
+        gp.yieldReason = G.YIELD_GOYIELD;
+        if (!Continuation.yield(G.SCOPE)) {
+            gp.yieldReason = G.YIELD_NONE; // pinned: a hint only
+        }
+    }
+
+    /**
      * Yields the current G for preemption if it may be preempted here (no Java monitor held, no
      * runtime lock); called by the injected poll's slow path. Returns true if it yielded.
      *
      * <p>Go: preempt.go / stack.go newstack's preemption branch, gopreempt_m
      */
     public static boolean gopreempt() {
-        M mp = M.current();
-        G gp = mp == null ? null : mp.curg;
+        G gp = getg();
         if (gp == null) {
             return false;
         }
-        Scheduler s = mp.sched;
+        M mp = gp.m;
+        Scheduler s = gp.sched;
         if (mp.locks != 0 || gp.monitorDepth != 0) {
             s.stats.preemptRefusedLocked.incrementAndGet();
             return false;
@@ -476,7 +553,17 @@ public final class Scheduler {
             return;
         }
         // Be conservative about spinning threads, only start one if none exist already.
-        if (sched.nmspinning.get() != 0 || !sched.nmspinning.compareAndSet(0, 1)) {
+        if (sched.nmspinning.get() != 0) {
+            return;
+        }
+        // gort: with no idle P and needspinning already set, Go's path below would take sched.lock
+        // only to find no P and set needspinning = 1 again. Skip the lock (it is on every goready
+        // of a busy program): an M about to drop its P still sees needspinning == 1 under the lock
+        // and spins instead, exactly as if we had set it.
+        if (sched.npidle.get() == 0 && sched.needspinning.get() == 1) {
+            return;
+        }
+        if (!sched.nmspinning.compareAndSet(0, 1)) {
             return;
         }
         P pp;
@@ -545,6 +632,7 @@ public final class Scheduler {
     /** Creates (does not start) a new M; sched.lock held. Go: proc.go allocm/newm. */
     private M allocm(long id) {
         M mp = new M(this, id, config.name());
+        if (trace.on) trace.mCreate(id);
         allm.add(0, mp); // newest first
         return mp;
     }
@@ -700,9 +788,9 @@ public final class Scheduler {
             if (!sched.runq.empty()) {
                 // fall through to startm outside the lock
                 when = -1;
-            } else if (sched.npidle.get() == gomaxprocs - 1 && sched.lastpoll.get() != 0 && timers != null
-                    && timers.wakeTime(pp) != 0) {
-                // If this is the last running P and nobody is polling, the timers need an M.
+            } else if (sched.npidle.get() == gomaxprocs - 1 && sched.lastpoll.get() != 0) {
+                // If this is the last running P and nobody is polling, start an M: someone must
+                // wait for the timers (Go: "poll network").
                 when = -1;
             } else {
                 when = timers == null ? 0 : timers.wakeTime(pp);
@@ -848,7 +936,7 @@ public final class Scheduler {
         if (wait) {
             for (;;) {
                 // wait for 100us, then try to re-preempt in case of any races
-                if (sched.stopnote.notetsleep(100_000)) {
+                if (sched.stopnote.notetsleep(100_000, mp.thread)) {
                     sched.stopnote.noteclear();
                     break;
                 }
@@ -975,6 +1063,7 @@ public final class Scheduler {
         }
         allp = cur;
         gomaxprocs = nprocs;
+        if (trace.on) trace.gomaxprocs(nprocs);
         stealOrder.reset(nprocs);
 
         P runnablePs = null;
@@ -1006,8 +1095,10 @@ public final class Scheduler {
         if (runnext != null && !pp.runq.casRunnext(runnext, null)) {
             throw Fatal.fatal(this, "destroy: runnext changed while the world is stopped");
         }
+        if (runnext != null && trace.on) trace.runqDestroy(pp, runnext);
         List<G> gs = new ArrayList<>();
         pp.runq.runqdrain(gs);
+        for (int i = 0; i < gs.size() && trace.on; i++) trace.runqDestroy(pp, gs.get(i));
         // Move all runnable goroutines to the global queue: the ring from its tail to the global
         // head (so its order is kept), then runnext at the very head.
         for (int i = gs.size() - 1; i >= 0; i--) {
@@ -1074,6 +1165,7 @@ public final class Scheduler {
             return false;
         }
         gp.setPreempt(true);
+        if (trace.on) trace.preemptRequest(pp, gp);
         pp.preempt = true;
         pp.preemptsRequested++;
         stats.preemptRequests.incrementAndGet();
