@@ -22,14 +22,15 @@ public final class M {
     public static final class MThread extends Thread {
         final M m;
         /**
-         * Preemption request for whatever G runs on this carrier: raised by sysmon/preemptone with a
-         * release store (after G.preempt), read by the injected poll's fast path with an opaque load
-         * (never plain: the JIT could hoist a plain read out of the loop), cleared by the poll's slow
-         * path and by this M whenever a G leaves the carrier (schedule).
+         * Preemption request for whatever G runs on this carrier (the slice in {@link #preemptTick}):
+         * raised by sysmon/preemptone (CAS false-&gt;true, after G.preempt and the fields below),
+         * cleared by the poll's slow path and by this M when a new slice starts (CAS true-&gt;false).
+         * Every transition also moves {@link Poll}'s JVM-wide armed count, which is what the
+         * injected fast path reads (see Poll for why it cannot read this field directly).
          */
         @SuppressWarnings("unused")
         private volatile boolean preemptRequest;
-        /** nanotime of the pending request (request-to-yield latency); written before the release. */
+        /** nanotime of the pending request (request-to-yield latency); written before the flag. */
         volatile long preemptRequestedAt;
         /** sysmon's first sighting of the slice being preempted (0 = not a slice preemption). */
         volatile long preemptSliceWhen;
@@ -37,7 +38,7 @@ public final class M {
          * The P's schedtick the pending request is for: the request belongs to the slice, not to one
          * G, so a runnext chain that inherits the slice inherits the request (gort's stand-in for
          * Go's p.preempt + async preemption, which catch the chain whichever G runs). Written
-         * before the release store of the flag.
+         * before the flag.
          */
         volatile int preemptTick;
         /**
@@ -67,46 +68,53 @@ public final class M {
             return m;
         }
 
-        /** The poll's fast path: one opaque load. */
+        /** Whether a request is pending on this carrier (opaque; observers and tests). */
         public boolean preemptRequested() {
             return (boolean) PREEMPT.getOpaque(this);
         }
 
-        /** Acquire load: a true result makes the requester's earlier writes (G.preempt) visible. */
+        /** Acquire load: a true result makes the requester's earlier writes visible. */
         boolean preemptRequestedAcquire() {
             return (boolean) PREEMPT.getAcquire(this);
         }
 
         /**
-         * Raises the request (any thread). Returns true if it was not already pending; only then
-         * is the request time stamped, so latency counts from the first unanswered request.
+         * Raises the request for slice {@code tick} (any thread). Returns true if none was pending
+         * for that slice; the request time is stamped only then, so latency counts from the first
+         * unanswered request.
          */
         boolean requestPreempt(int tick) {
-            if ((boolean) PREEMPT.getOpaque(this) && preemptTick == tick) {
+            if ((boolean) PREEMPT.getVolatile(this) && preemptTick == tick) {
                 return false;
             }
             preemptTick = tick;
             preemptRequestedAt = System.nanoTime();
-            PREEMPT.setRelease(this, true);
+            if (PREEMPT.compareAndSet(this, false, true)) {
+                Poll.arm();
+            }
             return true;
         }
 
-        /** Re-raises a refused request without restamping it (monitor released). Own thread. */
-        void rearmPreempt() {
-            PREEMPT.setRelease(this, true);
-        }
-
-        void clearPreempt() {
-            PREEMPT.setOpaque(this, false);
-        }
-
-        /** Clears the request; true if one was pending. Own thread. */
-        boolean clearPreemptIfSet() {
-            if ((boolean) PREEMPT.getOpaque(this)) {
-                PREEMPT.setOpaque(this, false);
+        /** Re-raises a refused request without restamping it (last monitor released). Own thread. */
+        boolean rearmPreempt() {
+            if (PREEMPT.compareAndSet(this, false, true)) {
+                Poll.arm();
                 return true;
             }
             return false;
+        }
+
+        /** Clears the request; true if one was pending. */
+        boolean clearPreemptIfSet() {
+            if ((boolean) PREEMPT.getVolatile(this) && PREEMPT.compareAndSet(this, true, false)) {
+                Poll.disarm();
+                return true;
+            }
+            return false;
+        }
+
+        void clearPreempt() {
+            clearPreemptIfSet();
         }
     }
 
@@ -238,6 +246,7 @@ public final class M {
             sched.onFatal("runtime: M" + id + " crashed: " + t);
             t.printStackTrace();
         } finally {
+            thread.clearPreemptIfSet(); // keep Poll's JVM-wide armed count exact
             sched.mexit(this);
         }
     }
@@ -292,10 +301,6 @@ public final class M {
         gp.casgstatus(G._Grunnable, G._Grunning);
         gp.waitsince = 0;
         gp.setPreempt(false);
-        // A request aimed at the previous G on this carrier must not stop this one.
-        if (thread.preemptRequested()) {
-            thread.clearPreempt();
-        }
         if (!inheritTime) {
             pp.incSchedtick();
             thread.budget = sched.preempt.budgetQuantum; // a new slice: a new budget (Poll.budget)

@@ -50,6 +50,7 @@ public final class Preempt {
     final AtomicLong unhonoured = new AtomicLong();
     final AtomicLong budgetYields = new AtomicLong();
     final AtomicLong rearmed = new AtomicLong();
+    final AtomicLong spuriousPolls = new AtomicLong();
     /** Refusals because the continuation could not yield, by {@code onPinned} reason; guarded by itself. */
     private final EnumMap<Continuation.Pinned, Long> refusedPinned = new EnumMap<>(Continuation.Pinned.class);
 
@@ -132,7 +133,7 @@ public final class Preempt {
         }
         long pinnedTotal = pinned.values().stream().mapToLong(Long::longValue).sum();
         return new PreemptStats(strategy, requested.get(), honoured.get(), refusedMonitor.get(), pinnedTotal,
-                refusedRuntimeLock.get(), stale.get(), unhonoured.get(), budgetYields.get(), rearmed.get(),
+                refusedRuntimeLock.get(), stale.get(), unhonoured.get(), budgetYields.get(), rearmed.get(), spuriousPolls.get(),
                 Map.copyOf(pinned), java.util.Collections.unmodifiableMap(siteCounts),
                 PreemptStats.Percentiles.of(lat), PreemptStats.Percentiles.of(over), lat, over);
     }

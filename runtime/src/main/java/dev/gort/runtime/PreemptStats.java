@@ -20,6 +20,8 @@ import org.HdrHistogram.Histogram;
  *                            never honoured; with strategy {@code none} every request ends here
  * @param budgetYields        yields because the per-slice budget was spent while work was waiting
  * @param rearmed             requests re-armed when a refused G released its last monitor
+ * @param spuriousPolls       slow-path entries on a carrier with no request of its own (another
+ *                            carrier's request was pending: see {@link Poll})
  * @param pinnedByReason      refusedPinned by {@code Continuation.Pinned} name
  * @param sites               honoured preemptions by "class.method" of the poll, most frequent first
  * @param requestToYield      percentiles of request (sysmon's nanotime) to yield, ns
@@ -30,7 +32,7 @@ import org.HdrHistogram.Histogram;
  */
 public record PreemptStats(PreemptStrategy strategy, long requested, long honoured, long refusedMonitor,
                            long refusedPinned, long refusedRuntimeLock, long stale, long unhonoured,
-                           long budgetYields, long rearmed, Map<String, Long> pinnedByReason,
+                           long budgetYields, long rearmed, long spuriousPolls, Map<String, Long> pinnedByReason,
                            Map<String, Long> sites, Percentiles requestToYield, Percentiles sliceOverrun,
                            Histogram requestToYieldHistogram, Histogram sliceOverrunHistogram) {
 
@@ -56,7 +58,7 @@ public record PreemptStats(PreemptStrategy strategy, long requested, long honour
         return "preempt[" + strategy.id() + "] requested=" + requested + " honoured=" + honoured
                 + " refused{monitor=" + refusedMonitor + " pinned=" + refusedPinned + pinnedByReason
                 + " runtimeLock=" + refusedRuntimeLock + "} stale=" + stale + " unhonoured=" + unhonoured
-                + " budgetYields=" + budgetYields + " rearmed=" + rearmed
+                + " budgetYields=" + budgetYields + " rearmed=" + rearmed + " spurious=" + spuriousPolls
                 + " request->yield{" + requestToYield + "} overrun{" + sliceOverrun + "}";
     }
 }

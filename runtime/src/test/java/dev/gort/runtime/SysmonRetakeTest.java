@@ -75,6 +75,8 @@ class SysmonRetakeTest {
         assertFalse(g3.preemptRequested(), "new slice preempted early");
         s.sysmon.retake(t0 + 22 * MS);
         assertTrue(g3.preemptRequested());
+        assertTrue(Poll.armedCount() >= 1, "the poll's armed count must follow the carrier flag");
+        assertTrue(mp.thread.clearPreemptIfSet());
     }
 
     @Test
@@ -90,14 +92,15 @@ class SysmonRetakeTest {
 
     @Test
     void syscallRetakeNeedsOneSysmonTickInTheSameSyscall() {
-        Scheduler s = newScheduler(1);
+        Scheduler s = newScheduler(2);
         P pp = takeP(s);
+        takeP(s); // the other P is busy too (not idle, not the last running P: handoffp idles ours)
         pp.incSyscalltick(); // a syscall before (exitsyscall bumps the tick); see firstSyscallOfAFreshP
         pp.setStatus(P._Psyscall); // entersyscall: P keeps no M
         pp.incSchedtick();
         int tick = pp.syscalltick();
         long t0 = 1_000 * MS;
-        // First sighting: record, never retake (even with no idle P: GOMAXPROCS=1, P0 taken).
+        // First sighting: record, never retake (even with no idle P).
         assertEquals(0, s.sysmon.retake(t0));
         assertEquals(P._Psyscall, pp.status());
         // Next tick, same syscall, no idle or spinning capacity: retake and hand off.
@@ -144,8 +147,9 @@ class SysmonRetakeTest {
 
     @Test
     void aNewSyscallRestartsTheCount() {
-        Scheduler s = newScheduler(1);
+        Scheduler s = newScheduler(2);
         P pp = takeP(s);
+        takeP(s); // busy elsewhere: handoffp idles ours instead of starting an M
         pp.incSyscalltick();
         pp.incSchedtick(); // the P has run Gs (sysmon's record starts at tick 0, when 0)
         pp.setStatus(P._Psyscall);
@@ -164,8 +168,9 @@ class SysmonRetakeTest {
      */
     @Test
     void firstSyscallOfAFreshPMayBeRetakenAtOnce() {
-        Scheduler s = newScheduler(1);
+        Scheduler s = newScheduler(2);
         P pp = takeP(s);
+        takeP(s); // busy elsewhere: handoffp idles ours instead of starting an M
         pp.setStatus(P._Psyscall);
         assertEquals(1, s.sysmon.retake(1_000 * MS));
         assertEquals(P._Pidle, pp.status());
