@@ -59,8 +59,13 @@ public final class Showcase {
         int status = 0;
         int n = 0;
         for (String id : o.scenarios) {
-            Scenario sc = ALL.stream().filter(s -> s.id.equals(id)).findFirst().orElseThrow();
+            Scenario sc = ALL.stream().filter(s -> s.id.equals(id)).findFirst().orElse(null);
             n++;
+            if (sc == null) {
+                out.println();
+                out.printf("=== %d. %s: not in this build yet ===%n", n, id);
+                continue;
+            }
             if (!o.child) {
                 out.println();
                 out.printf("=== %d. %s ===%n", n, sc.title);
