@@ -54,6 +54,11 @@ public final class GoDebug {
         }
     }
 
+    /** The raw value of {@code key}, or null. */
+    public String getString(String key) {
+        return vars.get(key);
+    }
+
     public int schedtrace() {
         return get("schedtrace", 0);
     }

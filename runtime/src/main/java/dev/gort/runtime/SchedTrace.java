@@ -170,7 +170,7 @@ public final class SchedTrace {
         for (G gp : s.allgs()) {
             M gm = gp.m;
             M lm = gp.lockedm;
-            sb.append("  G").append(gp.goid).append(": status=").append(gp.readgstatus())
+            sb.append("  G").append(gp.goid).append(": status=").append(gp.readgstatusRaw())
                     .append('(').append(gp.waitreason.go()).append(") m=")
                     .append(gm == null ? "nil" : Long.toString(gm.id))
                     .append(" lockedm=").append(lm == null ? "nil" : Long.toString(lm.id))

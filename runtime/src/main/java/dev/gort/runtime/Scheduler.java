@@ -379,6 +379,15 @@ public final class Scheduler {
         }
     }
 
+    /** Prints every goroutine in Go's format to {@code out}, then the wait-for graph. Go: runtime.Stack(buf, true). */
+    public void dumpGoroutines(java.io.PrintStream out) {
+        String s = Traceback.dumpAll(this) + Traceback.waitForGraph(this);
+        synchronized (out) {
+            out.print(s);
+            out.flush();
+        }
+    }
+
     /** Go: runtime.NumGoroutine. */
     public int numGoroutine() {
         return allgs.count();

@@ -55,6 +55,7 @@ final class TimerHeaps implements Timers {
     }
 
     /** Timers in pp's heap, zombies included (scheddetail's {@code timerslen=}; Go: len(pp.timers.heap)). */
+    @Override
     public int len(P pp) {
         return pp.timers.len();
     }

@@ -282,6 +282,24 @@ class TimerSchedTest {
         assertTrue(firedAt.get() - t0[0] >= 50 * MS, "deadlock reported while a timer was pending");
     }
 
+    /**
+     * A stopped timer is not a future wake-up: the owning P sweeps its zombies before going idle, so
+     * a program whose only timer was stopped is reported at once, not when the timer would have fired.
+     */
+    @Test
+    void stoppedTimerDoesNotHideDeadlock() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        long t0 = Scheduler.nanotime();
+        GortFatalError e = assertThrows(GortFatalError.class, () -> s.run(() -> {
+            Timer t = new Timer(Scheduler.current(), (arg, seq, delay) -> { }, null);
+            t.reset(Scheduler.nanotime() + 3_600_000 * MS, 0);
+            assertTrue(t.stop());
+            new TestSupport.Sema(0).acquire(); // nobody will ever release this
+        }));
+        assertEquals("all goroutines are asleep - deadlock!", e.getMessage());
+        assertTrue(Scheduler.nanotime() - t0 < 30_000 * MS, "reported late");
+    }
+
     /** A sleeping main is not a deadlock, even when every other goroutine is blocked forever. */
     @Test
     void sleepingIsNotDeadlock() {

@@ -70,6 +70,7 @@ public final class Tracer {
         this.jfrOnly = sched == null ? null : new Session(this, 0, false, "jfr");
         if (sched != null) {
             JfrEvents.register(this);
+            dev.gort.runtime.DumpSignal.register(sched);
             if (exitFile != null) {
                 long windowMs = GoDebugProps.traceWindowMs();
                 start(new Options().window(windowMs).workload(GoDebugProps.traceWorkload()));
