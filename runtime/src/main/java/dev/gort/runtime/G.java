@@ -117,6 +117,8 @@ public final class G {
 
     /** nanotime this G last became runnable (for scheduling latency); written by whoever readies it. */
     long runnableSince;
+    /** Counts runnable transitions; every 8th is timed (Go: g.trackingSeq, gTrackingPeriod). Same writers. */
+    int trackingSeq;
 
     /** Free for the layers above (sudog-like waiting lists, timers); owner-defined. */
     public Object waiting;
@@ -171,6 +173,13 @@ public final class G {
     void casgstatus(int oldval, int newval) {
         if (oldval == newval) {
             throw Fatal.fatal(sched, "casgstatus: bad incoming values: oldval=" + oldval + " newval=" + newval);
+        }
+        if (newval == _Grunnable) {
+            // Go: casgstatus's scheduling-latency tracking, one transition in 8
+            runnableSince = (++trackingSeq & 7) == 0 ? System.nanoTime() : 0;
+        } else if (newval == _Grunning && runnableSince != 0) {
+            sched.stats.schedLatencies.record(System.nanoTime() - runnableSince);
+            runnableSince = 0;
         }
         while (!STATUS.compareAndSet(this, oldval, newval)) {
             int cur = atomicstatus;

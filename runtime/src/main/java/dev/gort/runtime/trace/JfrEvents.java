@@ -27,11 +27,11 @@ import jdk.jfr.Timespan;
  * goroutines. JFR attributes every event to the carrier (M) thread, so each carries {@code goid}
  * and {@code p}.
  *
- * <p>The per-goroutine events (start, end, run, park, unblock, steal) are off by default: a JFR
- * recording started with the JDK's default or profile settings does not turn gort's hooks on. Enable
+ * <p>Every event fed by the hooks is off by default: a JFR recording started with the JDK's default
+ * or profile settings does not turn gort's hooks on (that would put every hook on its slow path). Enable
  * them with the shipped settings file ({@code jcmd <pid> JFR.start settings=gort.jfc}, the file is the
  * resource {@code dev/gort/runtime/trace/gort.jfc}) or per event ({@code gort.Park#enabled=true}).
- * Preemption, syscall handoff and the periodic SchedStats are on by default (rare events).
+ * Only the periodic SchedStats is on by default (it costs nothing between periods).
  *
  * <p>The events ride on the tracer's hooks: a listener on the flight recorder turns every runtime's
  * {@link Tracer#on} on while a recording enables any {@code gort.*} event, and off again after (no
@@ -103,6 +103,7 @@ public final class JfrEvents {
     }
 
     @Name("gort.Preemption")
+    @Enabled(false)
     @Label("Preemption")
     @Category({"gort", "Scheduler"})
     @Description("A goroutine yielded at a preemption poll after sysmon asked it to")
@@ -114,6 +115,7 @@ public final class JfrEvents {
     }
 
     @Name("gort.SyscallHandoff")
+    @Enabled(false)
     @Label("Syscall Handoff")
     @Category({"gort", "Scheduler"})
     @Description("A P was taken from an M blocked in a syscall and handed to another M")

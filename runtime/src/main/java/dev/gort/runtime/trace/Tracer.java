@@ -54,6 +54,8 @@ public final class Tracer {
     volatile boolean jfr;
     /** File to write at exit (-Dgort.trace), or null. */
     private final String exitFile;
+    /** The MXBean registered by -Dgort.jmx=true, unregistered at exit; or null. */
+    private javax.management.ObjectName mxbean;
     /** A JFR-only pseudo session: per-M state without recording. */
     private final Session jfrOnly;
 
@@ -71,6 +73,8 @@ public final class Tracer {
         if (sched != null) {
             JfrEvents.register(this);
             dev.gort.runtime.DumpSignal.register(sched);
+            mxbean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto()
+                    ? dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(sched) : null;
             if (exitFile != null) {
                 long windowMs = GoDebugProps.traceWindowMs();
                 start(new Options().window(windowMs).workload(GoDebugProps.traceWorkload()));
@@ -156,6 +160,10 @@ public final class Tracer {
 
     /** Called once when the runtime ends: writes {@code -Dgort.trace}'s file. */
     public void onExit() {
+        if (mxbean != null) {
+            dev.gort.runtime.metrics.SchedulerMXBeanImpl.unregister(mxbean);
+            mxbean = null;
+        }
         if (exitFile == null) {
             return;
         }
