@@ -829,6 +829,11 @@ public final class Scheduler {
         if (run > 0) {
             return;
         }
+        if (externalWakers.get() > 0) {
+            // A thread outside the runtime may ready a G or start one: it counts as a running M
+            // (its G may even sit in the global queue already, on its way to wakep).
+            return;
+        }
         if (run < 0) {
             System.err.println("runtime: checkdead: nmidle=" + sched.nmidle + " nmidlelocked="
                     + sched.nmidlelocked + " mcount=" + mcount() + " nmsys=" + sched.nmsys);
@@ -859,6 +864,15 @@ public final class Scheduler {
         }
         throw Fatal.fatal(this, "all goroutines are asleep - deadlock!");
     }
+
+    /**
+     * Embedding hook: the number of threads outside this runtime that hold a handle and may still
+     * ready a goroutine ({@link #goready}) or start one ({@link #newproc}); while it is positive,
+     * checkdead does not call "all goroutines are asleep" a deadlock. Go has no such case (nothing
+     * outside the runtime can wake a G except through a syscall or the netpoller, which keep an M
+     * running). Any thread increments/decrements; checkdead reads it under sched.lock (volatile).
+     */
+    public final java.util.concurrent.atomic.AtomicInteger externalWakers = new java.util.concurrent.atomic.AtomicInteger();
 
     // ------------------------------------------------------------------------------------------
     // GOMAXPROCS and stopping the world.
