@@ -100,7 +100,7 @@ public final class Scheduler {
     final StealOrder stealOrder = new StealOrder();
     /** The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on. Immutable. */
     public final Tracer trace = new Tracer(this);
-    /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon, or an interim thread until sysmon drives it). */
+    /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon). */
     public final SchedTrace schedtrace;
 
     /** Replaced (never mutated in place) by procresize with the world stopped; read volatile. */
