@@ -149,7 +149,10 @@ class SchedTraceTest {
             }
         }
         List<String> lines = buf.toString(StandardCharsets.UTF_8).lines().filter(l -> l.startsWith("SCHED")).toList();
-        assertTrue(lines.size() >= 4, "expected a line every 10 ms over 100 ms of idleness: " + lines);
+        // a line every 10 ms (fewer on a loaded machine), printed while every P was idle too
+        assertTrue(lines.size() >= 2, "expected lines every 10 ms over 100 ms of idleness: " + lines);
+        assertTrue(lines.stream().anyMatch(l -> l.contains(" idleprocs=2 ")), lines::toString);
+        assertEquals(0, s.sysmon.deepSleeps(), "sysmon deep-slept while schedtrace was on");
         assertTrue(lines.get(0).startsWith("SCHED 0ms: gomaxprocs=2 "), lines.get(0));
         for (String l : lines) {
             assertTrue(SHORT.matcher(l).matches(), l);
