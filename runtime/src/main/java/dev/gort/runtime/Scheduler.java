@@ -520,6 +520,7 @@ public final class Scheduler {
             s.stats.preemptRefusedLocked.incrementAndGet();
             return false;
         }
+        if (s.trace.on) s.trace.preemptYield(mp, mp.p, gp, gp.preemptRequested() && mp.thread.preemptRequestedAt != 0 ? System.nanoTime() - mp.thread.preemptRequestedAt : 0);
         gp.yieldReason = G.YIELD_PREEMPT;
         if (!Continuation.yield(G.SCOPE)) {
             gp.yieldReason = G.YIELD_NONE;
