@@ -117,6 +117,8 @@ public final class G {
 
     /** nanotime this G last became runnable (for scheduling latency); written by whoever readies it. */
     long runnableSince;
+    /** Counts runnable transitions; every 8th is timed (Go: g.trackingSeq, gTrackingPeriod). Same writers. */
+    int trackingSeq;
 
     /** Free for the layers above (sudog-like waiting lists, timers); owner-defined. */
     public Object waiting;
@@ -134,7 +136,32 @@ public final class G {
 
     /** Go: readgstatus. */
     public int readgstatus() {
+        return atomicstatus & ~_Gscan;
+    }
+
+    /** The status with the scan bit (scheddetail prints {@code +0x1000} while a dump reads the stack). */
+    public int readgstatusRaw() {
         return atomicstatus;
+    }
+
+    /**
+     * Go's _Gscan bit: set while a goroutine dump reads this G's parked continuation, so nobody can
+     * mount it meanwhile (every status change spins in {@link #casgstatus} until it is cleared).
+     */
+    public static final int _Gscan = 0x1000;
+
+    /** Sets the scan bit if the G is parked (waiting, runnable or preempted). Go: castogscanstatus. */
+    boolean castogscanstatus() {
+        int s = atomicstatus;
+        return (s == _Gwaiting || s == _Grunnable || s == _Gpreempted) && STATUS.compareAndSet(this, s, s | _Gscan);
+    }
+
+    /** Clears the scan bit. Go: casfrom_Gscanstatus. */
+    void casfromgscanstatus() {
+        int s = atomicstatus;
+        if ((s & _Gscan) == 0 || !STATUS.compareAndSet(this, s, s & ~_Gscan)) {
+            throw Fatal.fatal(sched, "casfrom_Gscanstatus: gp->status is not in scan state");
+        }
     }
 
     /**
@@ -147,7 +174,21 @@ public final class G {
         if (oldval == newval) {
             throw Fatal.fatal(sched, "casgstatus: bad incoming values: oldval=" + oldval + " newval=" + newval);
         }
-        if (!STATUS.compareAndSet(this, oldval, newval)) {
+        if (newval == _Grunnable) {
+            // Go: casgstatus's scheduling-latency tracking, one transition in 8
+            runnableSince = (++trackingSeq & 7) == 0 ? System.nanoTime() : 0;
+        } else if (newval == _Grunning && runnableSince != 0) {
+            sched.stats.schedLatencies.record(System.nanoTime() - runnableSince);
+            runnableSince = 0;
+        }
+        while (!STATUS.compareAndSet(this, oldval, newval)) {
+            int cur = atomicstatus;
+            if (cur == (oldval | _Gscan) || cur == oldval) {
+                // a goroutine dump is reading our stack, or has just finished (Go: loop while
+                // gp->atomicstatus is in a scan state)
+                Thread.onSpinWait();
+                continue;
+            }
             System.err.println("runtime: casgstatus: oldval=" + gstatusName(oldval) + " newval=" + gstatusName(newval)
                     + " goid=" + goid + " status=" + gstatusName(atomicstatus));
             throw Fatal.fatal(sched, "casgstatus: bad incoming values");

@@ -92,10 +92,16 @@ public final class Scheduler {
     final Config config;
     final Sched sched = new Sched();
     public final Stats stats = new Stats();
+    /** Preemption settings and figures (PreemptStats via preempt.snapshot()). */
+    public final Preempt preempt = new Preempt();
+    /** The system monitor thread: started with the runtime, stopped at shutdown. */
+    final Sysmon sysmon = new Sysmon(this);
     final AllGs allgs = new AllGs();
     final StealOrder stealOrder = new StealOrder();
     /** The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on. Immutable. */
     public final Tracer trace = new Tracer(this);
+    /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon). */
+    public final SchedTrace schedtrace;
 
     /** Replaced (never mutated in place) by procresize with the world stopped; read volatile. */
     volatile P[] allp = new P[0];
@@ -129,6 +135,8 @@ public final class Scheduler {
 
     public Scheduler(Config config) {
         this.config = config;
+        GoDebug dbg = GoDebug.fromEnvironment();
+        this.schedtrace = new SchedTrace(this, dbg.schedtrace(), dbg.scheddetail(), System.err);
         this.timers = new TimerHeaps();
         synchronized (sched.lock) {
             sched.runq.trace = trace;
@@ -228,12 +236,15 @@ public final class Scheduler {
             hook.run();
         }
         mainStarted = true;
+        schedtrace.start();
         M m0;
         synchronized (sched.lock) {
             m0 = allocm(checkmcountAndReserve());
         }
         m0.nextp = p0;
         m0.thread.start();
+        // Go starts sysmon from runtime.main, once M0 exists (its checkdead must count M0).
+        sysmon.start();
     }
 
     /** Installed by layers above (sysmon) to run just before M0 starts. */
@@ -254,6 +265,7 @@ public final class Scheduler {
         }
         netpollNote.notewakeup();
         sched.stopnote.notewakeup();
+        sysmon.stop();
         Runnable h = shutdownHook;
         if (h != null) {
             h.run();
@@ -292,6 +304,7 @@ public final class Scheduler {
      */
     void onFatal(String msg) {
         fatalMessage = msg;
+        if (schedtrace.periodMs > 0 || schedtrace.detailed) System.err.print(SchedTrace.format(this, schedtrace.elapsedMs(System.nanoTime()), true));
         java.util.function.Consumer<String> h = fatalHook;
         if (h != null) {
             h.accept(msg);
@@ -370,6 +383,15 @@ public final class Scheduler {
         }
         if (gp == mainG && !gp.goexited) {
             finish(null);
+        }
+    }
+
+    /** Prints every goroutine in Go's format to {@code out}, then the wait-for graph. Go: runtime.Stack(buf, true). */
+    public void dumpGoroutines(java.io.PrintStream out) {
+        String s = Traceback.dumpAll(this) + Traceback.waitForGraph(this);
+        synchronized (out) {
+            out.print(s);
+            out.flush();
         }
     }
 
@@ -498,6 +520,7 @@ public final class Scheduler {
             s.stats.preemptRefusedLocked.incrementAndGet();
             return false;
         }
+        if (s.trace.on) s.trace.preemptYield(mp, mp.p, gp, gp.preemptRequested() && mp.thread.preemptRequestedAt != 0 ? System.nanoTime() - mp.thread.preemptRequestedAt : 0);
         gp.yieldReason = G.YIELD_PREEMPT;
         if (!Continuation.yield(G.SCOPE)) {
             gp.yieldReason = G.YIELD_NONE;
@@ -705,6 +728,11 @@ public final class Scheduler {
             pp.link = null;
             pp.setIdle(false);
             sched.npidle.decrementAndGet();
+            if (sched.sysmonwait) {
+                // Leaving the all-idle state: sysmon may be in its deep sleep (Go: sysmonwake).
+                sched.sysmonwait = false;
+                sysmon.wake();
+            }
         }
         return pp;
     }
@@ -814,6 +842,11 @@ public final class Scheduler {
         if (run > 0) {
             return;
         }
+        if (externalWakers.get() > 0) {
+            // A thread outside the runtime may ready a G or start one: it counts as a running M
+            // (its G may even sit in the global queue already, on its way to wakep).
+            return;
+        }
         if (run < 0) {
             System.err.println("runtime: checkdead: nmidle=" + sched.nmidle + " nmidlelocked="
                     + sched.nmidlelocked + " mcount=" + mcount() + " nmsys=" + sched.nmsys);
@@ -844,6 +877,15 @@ public final class Scheduler {
         }
         throw Fatal.fatal(this, "all goroutines are asleep - deadlock!");
     }
+
+    /**
+     * Embedding hook: the number of threads outside this runtime that hold a handle and may still
+     * ready a goroutine ({@link #goready}) or start one ({@link #newproc}); while it is positive,
+     * checkdead does not call "all goroutines are asleep" a deadlock. Go has no such case (nothing
+     * outside the runtime can wake a G except through a syscall or the netpoller, which keep an M
+     * running). Any thread increments/decrements; checkdead reads it under sched.lock (volatile).
+     */
+    public final java.util.concurrent.atomic.AtomicInteger externalWakers = new java.util.concurrent.atomic.AtomicInteger();
 
     // ------------------------------------------------------------------------------------------
     // GOMAXPROCS and stopping the world.
@@ -950,6 +992,10 @@ public final class Scheduler {
             }
             p1 = procresize(procs, mp);
             sched.gcwaiting = false;
+            if (sched.sysmonwait) {
+                sched.sysmonwait = false;
+                sysmon.wake();
+            }
         }
         while (p1 != null) {
             P pp = p1;
@@ -1086,6 +1132,28 @@ public final class Scheduler {
         pp.setStatus(P._Pdead);
     }
 
+    /** This runtime's system monitor (schedtrace hook, statistics). */
+    public Sysmon sysmon() {
+        return sysmon;
+    }
+
+    /**
+     * Wakes sysmon if it is in its deep sleep: for layers that make a P busy without pidleget
+     * (entersyscall/exitsyscall). One volatile read when sysmon is awake.
+     *
+     * <p>Go: proc.go entersyscall_sysmon, exitsyscall0's sysmonwake
+     */
+    public void sysmonwake() {
+        if (sched.sysmonwait) {
+            synchronized (sched.lock) {
+                if (sched.sysmonwait) {
+                    sched.sysmonwait = false;
+                    sysmon.wake();
+                }
+            }
+        }
+    }
+
     /** Asks every running P's G to stop. sched.lock held. Go: proc.go preemptall. */
     boolean preemptall() {
         boolean res = false;
@@ -1119,7 +1187,9 @@ public final class Scheduler {
         pp.preempt = true;
         pp.preemptsRequested++;
         stats.preemptRequests.incrementAndGet();
-        mp.thread.requestPreempt();
+        if (mp.thread.requestPreempt(pp.schedtick())) {
+            preempt.requested.incrementAndGet();
+        }
         return true;
     }
 

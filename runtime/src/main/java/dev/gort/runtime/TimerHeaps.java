@@ -53,4 +53,10 @@ final class TimerHeaps implements Timers {
     public void take(P from, P to) {
         to.timers.take(from.timers);
     }
+
+    /** Timers in pp's heap, zombies included (scheddetail's {@code timerslen=}; Go: len(pp.timers.heap)). */
+    @Override
+    public int len(P pp) {
+        return pp.timers.len();
+    }
 }

@@ -31,4 +31,9 @@ public interface Timers {
 
     /** Moves a dying P's timers to {@code to}. Go: (*p).destroy's timers.take. */
     void take(P from, P to);
+
+    /** Number of timers in pp's heap, for scheddetail's {@code timerslen=} (Go: len(pp.timers.heap)). */
+    default int len(P pp) {
+        return hasTimers(pp) ? 1 : 0;
+    }
 }

@@ -53,7 +53,7 @@ public final class Traceback {
         if (st == G._Gwaiting && gp.waitsince != 0) {
             long mins = (now - gp.waitsince) / 60_000_000_000L;
             if (mins >= 1) {
-                sb.append(", ").append(mins).append(mins == 1 ? " minute" : " minutes");
+                sb.append(", ").append(mins).append(" minutes"); // Go prints "1 minutes" too
             }
         }
         if (gp.lockedm != null) {
@@ -89,29 +89,79 @@ public final class Traceback {
         return "created by " + fn + (gp.parentGoid == 0 ? "" : " in goroutine " + gp.parentGoid) + "\n";
     }
 
-    /** One goroutine: header, frames (of a parked continuation, or the carrier's for a running G), creator. */
+    /**
+     * One goroutine: header, frames (of its parked continuation, or above the continuation entry on
+     * its carrier's stack while it runs), {@code created by}, and what it waits on.
+     *
+     * <p>A parked continuation's frames are read under the G's scan bit ({@link G#castogscanstatus},
+     * Go's _Gscan), so no M can mount it while {@code getStackTrace} walks it: an M that wants to run
+     * it (or a waker that wants to ready it) spins in casgstatus for those few microseconds.
+     */
     public static String dump(G gp, long now) {
-        StringBuilder sb = new StringBuilder(header(gp, now)).append('\n');
-        StackTraceElement[] st;
-        M m = gp.m;
-        if (gp.readgstatus() == G._Grunning && m != null) {
-            st = m.thread.getStackTrace();
-        } else {
-            st = gp.stackTrace();
-        }
+        String header = header(gp, now);
+        StackTraceElement[] st = frames(gp);
+        StringBuilder sb = new StringBuilder(header).append('\n');
         for (StackTraceElement e : st) {
-            String cn = e.getClassName();
-            if (cn.startsWith("jdk.internal.vm.Continuation") || cn.startsWith("dev.gort.runtime.M")
-                    || cn.startsWith("java.lang.Thread")) {
-                continue;
-            }
             frame(sb, e);
         }
         String cb = createdBy(gp);
         if (cb != null) {
             sb.append(cb);
         }
+        Object on = gp.waitingOn;
+        if (on != null && gp.readgstatus() == G._Gwaiting) {
+            sb.append("waiting on ").append(on instanceof Describable d ? safeDescribe(d) : on.getClass().getName()).append('\n');
+        }
         return sb.toString();
+    }
+
+    /** The goroutine's own frames, innermost first, without the runtime's frames below it. */
+    static StackTraceElement[] frames(G gp) {
+        for (int tries = 0; tries < 100; tries++) {
+            M m = gp.m;
+            if (gp.readgstatus() == G._Grunning && m != null) {
+                return goFrames(m.thread.getStackTrace(), m == M.current());
+            }
+            if (gp.castogscanstatus()) {
+                try {
+                    return goFrames(gp.stackTrace(), false);
+                } finally {
+                    gp.casfromgscanstatus();
+                }
+            }
+            if (gp.readgstatus() == G._Gdead || gp.readgstatus() == G._Gsyscall) {
+                break; // a dead G has no frames; a G in a syscall runs on its M: below
+            }
+            Thread.onSpinWait(); // changing state: look again
+        }
+        M m = gp.m;
+        return m == null ? new StackTraceElement[0] : goFrames(m.thread.getStackTrace(), m == M.current());
+    }
+
+    /** Frames above the continuation's entry (the goroutine's), minus the dump's own frames. */
+    private static StackTraceElement[] goFrames(StackTraceElement[] st, boolean self) {
+        java.util.List<StackTraceElement> out = new java.util.ArrayList<>();
+        for (StackTraceElement e : st) {
+            String cn = e.getClassName();
+            if (cn.equals("jdk.internal.vm.Continuation") && (e.getMethodName().startsWith("enter") || e.getMethodName().equals("run"))) {
+                break; // below this: the carrier's scheduling loop
+            }
+            if (cn.startsWith("jdk.internal.vm.Continuation") || cn.equals("dev.gort.runtime.G")
+                    || (self && (cn.equals("java.lang.Thread") || cn.equals("dev.gort.runtime.Traceback")))) {
+                continue;
+            }
+            out.add(e);
+        }
+        return out.toArray(new StackTraceElement[0]);
+    }
+
+    /** Prints every goroutine of {@code s} (Go: runtime.Stack(buf, true) / SIGQUIT's dump). */
+    public static void dumpAll(Scheduler s, java.io.PrintStream out) {
+        String d = dumpAll(s);
+        synchronized (out) {
+            out.print(d);
+            out.flush();
+        }
     }
 
     /** Every goroutine, in goid order, separated by blank lines (Go's all-goroutines dump). */

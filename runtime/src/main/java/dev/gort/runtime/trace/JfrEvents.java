@@ -27,6 +27,12 @@ import jdk.jfr.Timespan;
  * goroutines. JFR attributes every event to the carrier (M) thread, so each carries {@code goid}
  * and {@code p}.
  *
+ * <p>Every event fed by the hooks is off by default: a JFR recording started with the JDK's default
+ * or profile settings does not turn gort's hooks on (that would put every hook on its slow path). Enable
+ * them with the shipped settings file ({@code jcmd <pid> JFR.start settings=gort.jfc}, the file is the
+ * resource {@code dev/gort/runtime/trace/gort.jfc}) or per event ({@code gort.Park#enabled=true}).
+ * Only the periodic SchedStats is on by default (it costs nothing between periods).
+ *
  * <p>The events ride on the tracer's hooks: a listener on the flight recorder turns every runtime's
  * {@link Tracer#on} on while a recording enables any {@code gort.*} event, and off again after (no
  * buffering happens unless a trace session is also running). {@code gort.SchedStats} is periodic
@@ -38,6 +44,7 @@ public final class JfrEvents {
     // ---- events ----
 
     @Name("gort.GoroutineStart")
+    @Enabled(false)
     @Label("Goroutine Start")
     @Category({"gort", "Goroutines"})
     @Description("A goroutine was created (go statement)")
@@ -50,6 +57,7 @@ public final class JfrEvents {
     }
 
     @Name("gort.GoroutineEnd")
+    @Enabled(false)
     @Label("Goroutine End")
     @Category({"gort", "Goroutines"})
     @StackTrace(false)
@@ -58,6 +66,7 @@ public final class JfrEvents {
     }
 
     @Name("gort.GoroutineRun")
+    @Enabled(false)
     @Label("Goroutine Run")
     @Category({"gort", "Scheduler"})
     @Description("A goroutine ran on a P, from start to stop")
@@ -71,6 +80,7 @@ public final class JfrEvents {
     }
 
     @Name("gort.Park")
+    @Enabled(false)
     @Label("Goroutine Park")
     @Category({"gort", "Goroutines"})
     @Description("A goroutine blocked (gopark) with Go's wait reason")
@@ -82,6 +92,7 @@ public final class JfrEvents {
     }
 
     @Name("gort.Unblock")
+    @Enabled(false)
     @Label("Goroutine Unblock")
     @Category({"gort", "Goroutines"})
     @StackTrace(false)
@@ -92,6 +103,7 @@ public final class JfrEvents {
     }
 
     @Name("gort.Preemption")
+    @Enabled(false)
     @Label("Preemption")
     @Category({"gort", "Scheduler"})
     @Description("A goroutine yielded at a preemption poll after sysmon asked it to")
@@ -103,6 +115,7 @@ public final class JfrEvents {
     }
 
     @Name("gort.SyscallHandoff")
+    @Enabled(false)
     @Label("Syscall Handoff")
     @Category({"gort", "Scheduler"})
     @Description("A P was taken from an M blocked in a syscall and handed to another M")
@@ -113,6 +126,7 @@ public final class JfrEvents {
     }
 
     @Name("gort.Steal")
+    @Enabled(false)
     @Label("Work Steal")
     @Category({"gort", "Scheduler"})
     @StackTrace(false)
@@ -149,6 +163,19 @@ public final class JfrEvents {
 
     private static final List<WeakReference<Tracer>> TRACERS = new ArrayList<>();
     private static boolean listening;
+    private static boolean periodic;
+
+    /**
+     * Registers the periodic SchedStats once JFR is up: addPeriodicEvent initializes JFR (about a
+     * second on a loaded 2-core machine), so a runtime never calls it at creation unless a
+     * recording already runs.
+     */
+    private static synchronized void ensurePeriodic() {
+        if (!periodic) {
+            periodic = true;
+            FlightRecorder.addPeriodicEvent(SchedStats.class, JfrEvents::emitSchedStats);
+        }
+    }
 
     static synchronized void register(Tracer t) {
         TRACERS.removeIf(r -> r.get() == null);
@@ -156,10 +183,10 @@ public final class JfrEvents {
         if (!listening) {
             listening = true;
             try {
-                FlightRecorder.addPeriodicEvent(SchedStats.class, JfrEvents::emitSchedStats);
                 FlightRecorder.addListener(new FlightRecorderListener() {
                     @Override
                     public void recordingStateChanged(Recording recording) {
+                        ensurePeriodic();
                         refresh();
                     }
                 });
@@ -169,6 +196,7 @@ public final class JfrEvents {
             }
         }
         if (FlightRecorder.isInitialized()) {
+            ensurePeriodic();
             t.setJfr(wanted());
         }
     }

@@ -91,18 +91,18 @@ public final class Trace {
         int order = 0;
         for (TraceBuf b : s.bufs) {
             int total = 0;
-            List<long[]> parts = new ArrayList<>();
+            List<TraceBuf.Chunk> parts = new ArrayList<>();
             List<Integer> lens = new ArrayList<>();
             for (TraceBuf.Chunk c = b.first; c != null; c = c.next) {
                 int pub = c.published();
-                parts.add(c.d);
+                parts.add(c);
                 lens.add(pub);
                 total += pub;
             }
             long[] d = new long[total];
             int off = 0;
             for (int i = 0; i < parts.size(); i++) {
-                System.arraycopy(parts.get(i), 0, d, off, lens.get(i));
+                System.arraycopy(parts.get(i).d, 0, d, off, lens.get(i));
                 off += lens.get(i);
             }
             runs.add(new Run(d, total / TraceBuf.REC, order++));

@@ -25,9 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * through {@code M.traceBuf}, a field only that M writes); threads that are not Ms (sysmon, a
  * foreign thread calling {@code go}) get a buffer of their own through a ThreadLocal. A record is
  * published with a release store; readers ({@link #snapshot}, {@link #stop}) read the published
- * prefix of every buffer and merge by timestamp. Agrona is used for the per-buffer set of objects
- * already described ({@code LongHashSet}); the chunks are plain {@code long[]}s (faster to fill than
- * an {@code UnsafeBuffer} and no off-heap memory to free).
+ * prefix of every buffer and merge by timestamp. The chunks are humongous {@code long[]}s, which G1
+ * allocates outside the young generation (never copied); Agrona is used for the per-buffer set of objects already described
+ * ({@code LongHashSet}; its UnsafeBuffer would need an extra --add-exports on every traced JVM).
  *
  * <p><b>Timestamps.</b> {@code System.nanoTime()} (~22 ns here) is read once per event, except for a
  * G started from this P's own runnext or ring, which reuses the timestamp of the M's previous event
@@ -54,6 +54,8 @@ public final class Tracer {
     volatile boolean jfr;
     /** File to write at exit (-Dgort.trace), or null. */
     private final String exitFile;
+    /** The MXBean registered by -Dgort.jmx=true, unregistered at exit; or null. */
+    private javax.management.ObjectName mxbean;
     /** A JFR-only pseudo session: per-M state without recording. */
     private final Session jfrOnly;
 
@@ -70,6 +72,9 @@ public final class Tracer {
         this.jfrOnly = sched == null ? null : new Session(this, 0, false, "jfr");
         if (sched != null) {
             JfrEvents.register(this);
+            dev.gort.runtime.DumpSignal.register(sched);
+            mxbean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto()
+                    ? dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(sched) : null;
             if (exitFile != null) {
                 long windowMs = GoDebugProps.traceWindowMs();
                 start(new Options().window(windowMs).workload(GoDebugProps.traceWorkload()));
@@ -102,9 +107,9 @@ public final class Tracer {
 
     /** Starts recording; a running session is stopped and discarded first. */
     public synchronized void start(Options o) {
-        // ~40 bytes per event, 8192 events per chunk: a window of W ms keeps about W/2 chunks per M, a
+        // ~40 bytes per event, 32768 events per chunk (~3 ms of a busy M): a window of W ms keeps W/3 chunks per M, a
         // rough bound that is enough for "the last few hundred ms" (Go's flight recorder is also approximate).
-        int maxChunks = o.windowMs <= 0 ? 0 : (int) Math.max(4, o.windowMs / 2);
+        int maxChunks = o.windowMs <= 0 ? 0 : (int) Math.max(2, o.windowMs / 3);
         Session s = new Session(this, maxChunks, true, o.workload);
         session = s;
         s.recordInitialState(sched);
@@ -155,6 +160,10 @@ public final class Tracer {
 
     /** Called once when the runtime ends: writes {@code -Dgort.trace}'s file. */
     public void onExit() {
+        if (mxbean != null) {
+            dev.gort.runtime.metrics.SchedulerMXBeanImpl.unregister(mxbean);
+            mxbean = null;
+        }
         if (exitFile == null) {
             return;
         }
@@ -362,8 +371,12 @@ public final class Tracer {
             reason = gp.waitReason().ordinal();
             Object on = gp.waitingOn();
             obj = objectId(on);
-            if (obj != 0 && b.session.record && b.seenObjects.add(obj)) {
-                b.session.objects.putIfAbsent(obj, describe(on));
+            if (obj != 0 && obj != b.seen1 && obj != b.seen2) {
+                b.seen2 = b.seen1;
+                b.seen1 = obj;
+                if (b.session.record && b.seenObjects.add(obj)) {
+                    b.session.objects.putIfAbsent(obj, describe(on));
+                }
             }
         }
         if (b.session.record) {
@@ -391,10 +404,18 @@ public final class Tracer {
         }
     }
 
+    /**
+     * Timestamps of producer events (unblock, create) in "fast" mode ({@code -Dgort.trace.clock=fast}):
+     * they reuse the M's previous timestamp instead of reading the clock. Causality still holds (a
+     * consumer on another M reads the clock after it took the G, so it sorts later), but an unblock
+     * is drawn at the M's previous event (e.g. the start of the waker's slice), not where it happened.
+     */
+    static final boolean FAST_CLOCK = "fast".equals(System.getProperty("gort.trace.clock"));
+
     /** gp was made runnable by the calling goroutine and is about to be put in {@code where} (Go: GoUnblock). */
     public void goUnblock(M mp, P pp, G gp, int where) {
         TraceBuf b = buf(mp);
-        long ts = System.nanoTime();
+        long ts = FAST_CLOCK && b.lastTs != 0 ? b.lastTs : System.nanoTime();
         G waker = mp == null ? null : mp.curg();
         if (b.session.record) {
             b.emit(ts, hdr(Ev.GO_UNBLOCK, where, pp, mp), gp.goid, goid(waker), 0);
@@ -406,7 +427,7 @@ public final class Tracer {
 
     /** runqput kicked {@code old} out of pp's runnext to the ring tail. Called by pp's owner. */
     public void runqKick(P pp, G old) {
-        M mp = self();
+        M mp = pp.m();
         TraceBuf b = buf(mp);
         if (b.session.record) {
             b.emit(System.nanoTime(), hdr(Ev.RUNQ_KICK, 0, pp, mp), old.goid, 0, 0);
@@ -415,7 +436,7 @@ public final class Tracer {
 
     /** runqputslow: the oldest half of pp's ring plus {@code gp}, linked from {@code head}, go to the global queue. */
     public void runqSpill(P pp, G head) {
-        M mp = self();
+        M mp = pp.m();
         TraceBuf b = buf(mp);
         if (!b.session.record) {
             return;
@@ -441,7 +462,7 @@ public final class Tracer {
      * {@code rest} go to pp's ring. sched.lock is held, so this M's timestamp follows the puts.
      */
     public void globalBatch(P pp, G first, G rest, int n) {
-        M mp = self();
+        M mp = pp.m();
         TraceBuf b = buf(mp);
         if (!b.session.record) {
             return;
@@ -460,7 +481,7 @@ public final class Tracer {
      * will run (it gets a GoStart), the others stay in the ring. Called by the thief's owner after the CAS.
      */
     public void steal(P thief, P victim, G[] ring, int t, int n, int mask) {
-        M mp = self();
+        M mp = thief.m();
         TraceBuf b = buf(mp);
         if (b.session.record) {
             long ts = System.nanoTime();
