@@ -93,7 +93,7 @@ fi
 
 # 3. Parked memory (single shots; a million tasks need a bigger heap).
 if [[ "dev.gort.bench.Parked" =~ $include ]]; then
-  JMH_OPTS=(-f 1 -wi 1 -i 3 -to 5min -foe false)
+  JMH_OPTS=(-f 1 -wi 0 -i 2 -to 5min -foe false) # memory does not need JIT warm-up
   bench "parked" "$base_jvm -Xmx6g -Djdk.virtualThreadScheduler.parallelism=$cores" 'Parked' -p gomaxprocs="$cores" -p tasks="$parked"
   unset JMH_OPTS
 fi
