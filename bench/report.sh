@@ -82,7 +82,8 @@ done
 if [[ "dev.gort.bench.TightLoop" =~ $include ]]; then
   if [ -n "$agent" ]; then
     for s in none entry backedge budget; do
-      bench "tight-$s" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=1 -javaagent:$agent -Dgort.preempt=$s" \
+      # the agent skips dev/gort/ classes: force the hog's loop (Work.spin) in
+      bench "tight-$s" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=1 -javaagent:$agent -Dgort.preempt=$s -Dgort.agent.include=dev/gort/bench/Work" \
         'TightLoop' -p impl=gort -p gomaxprocs=1 -p preempt="$s"
     done
   else
