@@ -167,12 +167,13 @@ public final class Sysmon {
                 synchronized (sc.lock) {
                     if (sc.gcwaiting || sc.npidle.get() == s.gomaxprocs) {
                         long next = timeSleepUntil();
-                        if (next > now) {
+                        long tnow = Scheduler.nanotime(); // timers' clock (not System.nanoTime's origin)
+                        if (next > tnow) {
                             sc.sysmonwait = true;
                             // Make wake-up period small enough for the sampling to be correct.
                             sleep = DEEP_SLEEP_MAX_NS;
-                            if (next - now < sleep) {
-                                sleep = next - now;
+                            if (next - tnow < sleep) {
+                                sleep = next - tnow;
                             }
                         }
                     }
@@ -217,7 +218,8 @@ public final class Sysmon {
     }
 
     /**
-     * The earliest pending timer over all Ps, or {@code Long.MAX_VALUE}. Go: time.go timeSleepUntil.
+     * The earliest pending timer over all Ps ({@link Scheduler#nanotime()} time), or
+     * {@code Long.MAX_VALUE}. Go: time.go timeSleepUntil.
      */
     private long timeSleepUntil() {
         Timers t = s.timers;
