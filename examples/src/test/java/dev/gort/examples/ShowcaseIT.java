@@ -162,6 +162,80 @@ class ShowcaseIT {
         assertTrue(schedLines(s, 3) >= 1, s);
     }
 
+    static double msAfter(String text, String regex) {
+        Matcher m = Pattern.compile(regex).matcher(text);
+        assertTrue(m.find(), "no /" + regex + "/ in:\n" + text);
+        return Double.parseDouble(m.group(1));
+    }
+
+    /** The short goroutines' latencies (ms) printed by a tight-loop section. */
+    static List<Double> shortLatencies(String section) {
+        Matcher m = Pattern.compile("short goroutines started (.*) after the loop began").matcher(section);
+        assertTrue(m.find(), section);
+        List<Double> r = new ArrayList<>();
+        for (String p : m.group(1).split(", ")) {
+            r.add(Double.parseDouble(p.replace(" ms", "")));
+        }
+        return r;
+    }
+
+    @Test
+    void tightLoopIsPreemptedWithBackEdgePollsAndNotWithout(@TempDir Path dir) throws Exception {
+        Result r = run("showcase", "tight-loop", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out());
+        assertTrue(r.out().contains("the preemption agent is active"), r.out());
+
+        String be = r.section("tight-loop", "backedge");
+        assertTrue(be.contains("GOMAXPROCS=1, stealing on, preemption backedge"), be);
+        assertTrue(schedLines(be, 1) >= 1, be);
+        double loop = msAfter(be, "loop: ([0-9.]+) ms of spinning");
+        assertTrue(loop >= 39.5, be);
+        assertTrue(intAfter(be, "preempted (\\d+) times") >= 1, "the loop was not preempted:\n" + be);
+        List<Double> lat = shortLatencies(be);
+        assertEquals(3, lat.size(), be);
+        for (double l : lat) {
+            // preempted: the short goroutines ran before the loop ended (~10 ms, sysmon's slice)
+            assertTrue(l >= 9.0 && l < loop, "latency " + l + " ms with a " + loop + " ms loop:\n" + be);
+        }
+        assertTrue(be.contains("=> sysmon preempted the loop after"), be);
+
+        String none = r.section("tight-loop", "none");
+        assertTrue(none.contains("preemption none (in a child JVM started with -Dgort.preempt=none)"), none);
+        assertEquals(0, intAfter(none, "preempted (\\d+) times"), none);
+        double loopNone = msAfter(none, "loop: ([0-9.]+) ms of spinning");
+        for (double l : shortLatencies(none)) {
+            assertTrue(l >= loopNone - 0.2, "a short goroutine ran before the loop ended without preemption:\n" + none);
+        }
+        assertTrue(none.contains("=> no yield points"), none);
+        for (String f : List.of("tight-loop-backedge.html", "tight-loop-none.html")) {
+            assertTrue(Files.size(dir.resolve(f)) > 10_000, f);
+            assertTrue(r.out().contains("  " + dir.resolve(f).toAbsolutePath()), r.out());
+        }
+    }
+
+    @Test
+    void pingPongPairSharesOneSliceAndIsPreemptedTogether(@TempDir Path dir) throws Exception {
+        Result r = run("showcase", "ping-pong", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out());
+
+        String be = r.section("ping-pong", "backedge");
+        assertTrue(schedLines(be, 1) >= 1, be);
+        assertTrue(intAfter(be, "preempted (\\d+) times") >= 1, "the pair was not preempted:\n" + be);
+        double game = msAfter(be, "hops in ([0-9.]+) ms");
+        double waited = msAfter(be, "bystander started ([0-9.]+) ms after the game began");
+        assertTrue(waited >= 9.0 && waited < game, "the bystander waited " + waited + " ms of a " + game + " ms game:\n" + be);
+        Matcher m = Pattern.compile("=> the pair shared one slice of ([0-9.]+) ms \\((\\d+) runs inherited it through runnext\\)").matcher(be);
+        assertTrue(m.find(), be);
+        assertTrue(Double.parseDouble(m.group(1)) >= 9.0, be);
+        assertTrue(Integer.parseInt(m.group(2)) >= 2, "the slice was not handed on through runnext:\n" + be);
+
+        String none = r.section("ping-pong", "none");
+        assertEquals(0, intAfter(none, "preempted (\\d+) times"), none);
+        double gameNone = msAfter(none, "hops in ([0-9.]+) ms");
+        assertTrue(msAfter(none, "bystander started ([0-9.]+) ms after the game began") >= gameNone - 0.2, none);
+        assertTrue(none.contains("=> no yield points: the pair was never preempted"), none);
+    }
+
     @Test
     void examplesRunFromTheJar() throws Exception {
         Result r = run("PrimeSieve", "10");

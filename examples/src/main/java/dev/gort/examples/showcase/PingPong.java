@@ -135,7 +135,7 @@ final class PingPong extends Scenario {
                 break;
             }
             out.printf("      slice %d: %s, %d runs back to back through runnext%s%n", shown, Facts.ms(sl.length()), sl.runs(),
-                    sl.preempted() ? ", ended by preemption" : "");
+                    sl.preempted() ? ", ended by a preemption" : "");
         }
         out.printf("    bystander started %s after the game began%n", Facts.ms(bystanderWait));
         Facts.Slice first = slices.stream().filter(Facts.Slice::preempted).findFirst().orElse(null);

@@ -65,6 +65,11 @@ final class TightLoop extends Scenario {
 
     /** The workload, as main runs it. */
     static Seen play(long loopNanos) {
+        // A fresh runtime's P has schedtick 0, and schedule() looks at the global queue first
+        // whenever schedtick % 61 == 0: the preempted loop (it goes to the global queue) would get
+        // its second slice at once. A real program has scheduled other goroutines by then; one
+        // Gosched (main goes to the global queue and comes back: a fresh slice) does the same here.
+        Go.gosched();
         WaitGroup wg = new WaitGroup();
         long[] shortStart = new long[SHORTS];
         long[] loop = new long[3];
