@@ -135,9 +135,16 @@ class ShowcaseIT {
         String off = r.section("fan-out", "stealing-off");
         assertTrue(off.contains("GOMAXPROCS=4, stealing off"), off);
         assertTrue(schedLines(off, 4) >= 1, off);
-        assertEquals(java.util.Map.of(0, 48, 1, 0, 2, 0, 3, 0), ran(off), off);
         assertEquals(0, intAfter(off, "steals: (\\d+) goroutines moved"), off);
-        assertTrue(off.contains("=> no stealing: P0 ran all 48 goroutines alone"), off);
+        assertEquals(48, ran(off).values().stream().mapToInt(Integer::intValue).sum(), off);
+        if (intAfter(off, "preemptions: (\\d+)") == 0) {
+            assertEquals(java.util.Map.of(0, 48, 1, 0, 2, 0, 3, 0), ran(off), off);
+            assertTrue(off.contains("=> no stealing: P0 ran all 48 goroutines alone"), off);
+        } else {
+            // a machine so busy that 1 ms of work took 10 ms: preempted goroutines (and main) went to
+            // the global queue, the one way to another P when stealing is off
+            assertTrue(off.contains("preemptions sent goroutines to the global queue"), off);
+        }
 
         for (String f : List.of("fan-out-stealing-on.html", "fan-out-stealing-off.html")) {
             Path html = dir.resolve(f);
@@ -156,7 +163,10 @@ class ShowcaseIT {
         assertEquals(0, r.status(), r.out());
         String s = r.section("fan-out", "backedge-nosteal");
         assertTrue(s.contains("GOMAXPROCS=3, stealing off"), s);
-        assertEquals(java.util.Map.of(0, 12, 1, 0, 2, 0), ran(s), s);
+        assertEquals(0, intAfter(s, "steals: (\\d+) goroutines moved"), s);
+        if (intAfter(s, "preemptions: (\\d+)") == 0) {
+            assertEquals(java.util.Map.of(0, 12, 1, 0, 2, 0), ran(s), s);
+        }
         assertEquals(1, r.out().split("\n--- ", -1).length - 1, "one variant only:\n" + r.out());
         assertFalse(r.out().contains("timeline:"), r.out());
         assertTrue(schedLines(s, 3) >= 1, s);
