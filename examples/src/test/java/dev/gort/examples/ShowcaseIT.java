@@ -143,7 +143,7 @@ class ShowcaseIT {
         } else {
             // a machine so busy that 1 ms of work took 10 ms: preempted goroutines (and main) went to
             // the global queue, the one way to another P when stealing is off
-            assertTrue(off.contains("preemptions sent goroutines to the global queue"), off);
+            assertTrue(off.contains("=> no stealing"), off);
         }
 
         for (String f : List.of("fan-out-stealing-on.html", "fan-out-stealing-off.html")) {
@@ -191,7 +191,10 @@ class ShowcaseIT {
 
     @Test
     void tightLoopIsPreemptedWithBackEdgePollsAndNotWithout(@TempDir Path dir) throws Exception {
-        Result r = run("showcase", "tight-loop", "--out", dir.toString());
+        // A 100 ms loop rather than 40: sysmon sleeps up to 10 ms between looks and a loaded CI
+        // machine delays it further; the claim (preempted, the short goroutines ran before the
+        // loop ended) does not depend on the length.
+        Result r = run("showcase", "tight-loop", "--loop-ms", "100", "--out", dir.toString());
         assertEquals(0, r.status(), r.out());
         assertTrue(r.out().contains("the preemption agent is active"), r.out());
 
@@ -199,7 +202,7 @@ class ShowcaseIT {
         assertTrue(be.contains("GOMAXPROCS=1, stealing on, preemption backedge"), be);
         assertTrue(schedLines(be, 1) >= 1, be);
         double loop = msAfter(be, "loop: ([0-9.]+) ms of spinning");
-        assertTrue(loop >= 39.5, be);
+        assertTrue(loop >= 99.5, be);
         assertTrue(intAfter(be, "preempted (\\d+) times") >= 1, "the loop was not preempted:\n" + be);
         List<Double> lat = shortLatencies(be);
         assertEquals(3, lat.size(), be);
@@ -225,7 +228,7 @@ class ShowcaseIT {
 
     @Test
     void pingPongPairSharesOneSliceAndIsPreemptedTogether(@TempDir Path dir) throws Exception {
-        Result r = run("showcase", "ping-pong", "--out", dir.toString());
+        Result r = run("showcase", "ping-pong", "--pair-ms", "60", "--out", dir.toString());
         assertEquals(0, r.status(), r.out());
 
         String be = r.section("ping-pong", "backedge");
