@@ -100,7 +100,7 @@ public final class Scheduler {
     final StealOrder stealOrder = new StealOrder();
     /** The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on. Immutable. */
     public final Tracer trace = new Tracer(this);
-    /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon, or an interim thread until sysmon drives it). */
+    /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon). */
     public final SchedTrace schedtrace;
 
     /** Replaced (never mutated in place) by procresize with the world stopped; read volatile. */
@@ -221,6 +221,7 @@ public final class Scheduler {
         if (mainG != null) {
             throw new IllegalStateException("gort: runtime already started");
         }
+        trace.onStart(); // -Dgort.trace=<file>: trace from here
         G gp = newG(main, 0, null);
         mainG = gp;
         P p0;
@@ -520,6 +521,7 @@ public final class Scheduler {
             s.stats.preemptRefusedLocked.incrementAndGet();
             return false;
         }
+        if (s.trace.on) s.trace.preemptYield(mp, mp.p, gp, gp.preemptRequested() && mp.thread.preemptRequestedAt != 0 ? System.nanoTime() - mp.thread.preemptRequestedAt : 0);
         gp.yieldReason = G.YIELD_PREEMPT;
         if (!Continuation.yield(G.SCOPE)) {
             gp.yieldReason = G.YIELD_NONE;
