@@ -74,8 +74,9 @@ bench() { # bench <csv name> <jvm args> <jmh args...>; JMH_OPTS (an array) overr
 
 # 1. Every workload at each GOMAXPROCS value; virtual threads get as many carriers.
 for p in $procs; do
+  # -prof gc: bytes allocated per operation (all threads), a figure the machine's load does not blur
   bench "p$p" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=$p" "$include" -e 'dev.gort.bench.TightLoop|dev.gort.bench.Parked[.]' \
-    -p gomaxprocs="$p" -p procs="$p"
+    -p gomaxprocs="$p" -p procs="$p" -prof gc
 done
 
 # 2. Tight loop on one P / one carrier: gort per preemption strategy, then virtual threads.

@@ -121,6 +121,9 @@ public final class Report {
     /** Secondary results worth a row of their own (others, e.g. -prof gc's, are left out). */
     static final Set<String> SECONDARY = Set.of("bytesPerTask");
 
+    /** Secondary results shown as workloads of their own ("spawn alloc"), e.g. from {@code -prof gc}. */
+    static final Map<String, String> EXTRA = Map.of("gc.alloc.rate.norm", "alloc");
+
     /** Parameters that label the implementation rather than the workload. */
     static final Set<String> PARAMS = Set.of("impl", "gomaxprocs", "procs", "preempt", "tasks");
 
@@ -154,7 +157,7 @@ public final class Report {
             if (b.contains(":")) {
                 secondary = b.substring(b.indexOf(':') + 1);
                 b = b.substring(0, b.indexOf(':'));
-                if (!SECONDARY.contains(secondary)) {
+                if (!SECONDARY.contains(secondary) && !EXTRA.containsKey(secondary)) {
                     continue;
                 }
             }
@@ -181,6 +184,9 @@ public final class Report {
             if (secondary == null && withSecondary.contains(b)) {
                 workload += "-time"; // the secondary result is the figure; the time is a by-product
             }
+            if (secondary != null && EXTRA.containsKey(secondary)) {
+                workload += " " + EXTRA.get(secondary);
+            }
             String pv = col.getOrDefault("Param: gomaxprocs", "");
             if (pv.isEmpty()) {
                 pv = col.getOrDefault("Param: procs", "");
@@ -202,7 +208,7 @@ public final class Report {
     }
 
     static String unitOf(String secondary) {
-        return secondary.equals("bytesPerTask") ? "bytes/task" : secondary;
+        return secondary.equals("bytesPerTask") ? "bytes/task" : secondary.equals("gc.alloc.rate.norm") ? "B/op" : secondary;
     }
 
     static String family(String impl) {
@@ -300,7 +306,10 @@ public final class Report {
 
     static List<String> workloads(List<Row> rows) {
         List<String> ws = new ArrayList<>(rows.stream().map(Row::workload).distinct().toList());
-        ws.sort(Comparator.comparingInt((String w) -> ORDER.contains(w) ? ORDER.indexOf(w) : ORDER.size()).thenComparing(w -> w));
+        ws.sort(Comparator.comparingInt((String w) -> {
+            String base = w.endsWith(" alloc") ? w.substring(0, w.length() - 6) : w;
+            return ORDER.contains(base) ? ORDER.indexOf(base) : ORDER.size();
+        }).thenComparing(w -> w));
         return ws;
     }
 
