@@ -124,6 +124,9 @@ public final class Report {
     /** Secondary results shown as workloads of their own ("spawn alloc"), e.g. from {@code -prof gc}. */
     static final Map<String, String> EXTRA = Map.of("gc.alloc.rate.norm", "alloc");
 
+    /** A benchmark method's implementation suffix (or whole name). */
+    static final String IMPL_SUFFIX = "(?i)(gort|vthread|platform)$";
+
     /** Parameters that label the implementation rather than the workload. */
     static final Set<String> PARAMS = Set.of("impl", "gomaxprocs", "procs", "preempt", "tasks");
 
@@ -167,12 +170,13 @@ public final class Report {
             String simple = cls.substring(cls.lastIndexOf('.') + 1).toLowerCase(Locale.ROOT);
             String impl = col.getOrDefault("Param: impl", "");
             if (impl.isEmpty()) {
-                // No impl parameter: one @Benchmark method per implementation (e.g. sleep1000VThread).
+                // No impl parameter: one @Benchmark method per implementation (gort()/vthread(),
+                // sleep1000()/sleep1000VThread()).
                 String lm = method.toLowerCase(Locale.ROOT);
                 impl = lm.contains("vthread") ? "vthread" : lm.contains("platform") ? "platform" : "gort";
-                method = method.replaceAll("(?i)(vthread|platform)$", "");
+                method = method.replaceAll(IMPL_SUFFIX, "");
             }
-            long variants = methods.get(cls).stream().map(m -> m.replaceAll("(?i)(vthread|platform)$", "")).distinct().count();
+            long variants = methods.get(cls).stream().map(m -> m.replaceAll(IMPL_SUFFIX, "")).distinct().count();
             String workload = variants > 1 ? simple + "." + method : simple;
             // Parameters other than the implementation, P and strategy make separate workloads.
             for (Map.Entry<String, String> e : col.entrySet()) {
