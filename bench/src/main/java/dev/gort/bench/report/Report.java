@@ -432,7 +432,7 @@ public final class Report {
         sb.append("\n## Targets (issue 7)\n\n");
         sb.append("\"Go (issue)\" and \"VT (issue)\" are the figures quoted in the issue (another run, same kind of machine); "
                 + "the other columns are this run. The rule is checked at P=1 and at P=2 (or at the P the target names).\n\n");
-        sb.append("| target | Go (issue) | VT (issue) | rule | Go here | VT here (C=2) | gort here | met? |\n|---|---:|---:|---|---|---:|---|---|\n");
+        sb.append("| target | Go (issue) | VT (issue) | rule | Go here | VT here (C=2, or the target's P) | gort here | met? |\n|---|---:|---:|---|---|---:|---|---|\n");
         for (Target t : TARGETS) {
             sb.append("| ").append(t.what()).append(" | ").append(fmt(t.goIssue())).append(" | ").append(fmt(t.vtIssue()))
                     .append(" | ").append(t.rule()).append(" | ");
@@ -459,7 +459,7 @@ public final class Report {
                 gortCells.add("P=" + p + ": " + cell(gort));
                 verdicts.add("P=" + p + ": " + verdict(t, gort, go));
             }
-            Row vt = t.workload().equals("parked") ? findPrefix(rows, "parked", "vthread-park") : find(rows, t.workload(), "vthread C=2");
+            Row vt = t.workload().equals("parked") ? findPrefix(rows, "parked", "vthread-park") : find(rows, t.workload(), "vthread C=" + (t.procs() != 0 ? t.procs() : 2));
             sb.append(String.join("<br>", goCells)).append(" | ").append(cell(vt)).append(" | ")
                     .append(String.join("<br>", gortCells)).append(" | ").append(String.join("<br>", verdicts)).append(" |\n");
         }
