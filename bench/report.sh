@@ -82,7 +82,8 @@ done
 if [[ "dev.gort.bench.TightLoop" =~ $include ]]; then
   if [ -n "$agent" ]; then
     for s in none entry backedge budget; do
-      bench "tight-$s" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=1 -javaagent:$agent -Dgort.preempt=$s" \
+      # the agent skips dev/gort/ classes: force the hog's loop (Work.spin) in
+      bench "tight-$s" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=1 -javaagent:$agent -Dgort.preempt=$s -Dgort.agent.include=dev/gort/bench/Work" \
         'TightLoop' -p impl=gort -p gomaxprocs=1 -p preempt="$s"
     done
   else
@@ -93,7 +94,7 @@ fi
 
 # 3. Parked memory (single shots; a million tasks need a bigger heap).
 if [[ "dev.gort.bench.Parked" =~ $include ]]; then
-  JMH_OPTS=(-f 1 -wi 1 -i 3 -to 5min -foe false)
+  JMH_OPTS=(-f 1 -wi 0 -i 2 -to 5min -foe false) # memory does not need JIT warm-up
   bench "parked" "$base_jvm -Xmx6g -Djdk.virtualThreadScheduler.parallelism=$cores" 'Parked' -p gomaxprocs="$cores" -p tasks="$parked"
   unset JMH_OPTS
 fi

@@ -221,6 +221,7 @@ public final class Scheduler {
         if (mainG != null) {
             throw new IllegalStateException("gort: runtime already started");
         }
+        trace.onStart(); // -Dgort.trace=<file>: trace from here
         G gp = newG(main, 0, null);
         mainG = gp;
         P p0;
@@ -971,6 +972,9 @@ public final class Scheduler {
                 if (pp.status() != P._Pgcstop && !exiting) {
                     throw Fatal.fatal(this, "stopTheWorld: not stopped (status != _Pgcstop)");
                 }
+            }
+            if (config.debugChecks() && !exiting) {
+                DebugChecks.checkQueues(this, "stopTheWorld");
             }
         }
         mp.locks--;

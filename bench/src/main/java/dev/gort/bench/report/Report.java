@@ -188,9 +188,15 @@ public final class Report {
             int procs = pv.isEmpty() ? 0 : (int) num(pv);
             String preempt = col.get("Param: preempt");
             String unit = secondary != null ? unitOf(secondary) : col.get("Unit");
+            double score = num(col.get("Score"));
+            int samples = (int) num(col.get("Samples"));
+            if (secondary != null && "ss".equals(col.get("Mode")) && samples > 0) {
+                // JMH 1.37 totals an EVENTS counter over single-shot iterations in its table and CSV
+                // (the log's "Secondary result" block shows the mean): report the mean.
+                score /= samples;
+            }
             rows.add(new Row(workload, label(impl, procs, preempt), family(impl), procs,
-                    num(col.get("Score")), num(col.get("Score Error (99.9%)")), unit,
-                    (int) num(col.get("Samples"))));
+                    score, num(col.get("Score Error (99.9%)")), unit, samples));
         }
         return rows;
     }
@@ -379,6 +385,14 @@ public final class Report {
                 sb.append("| ").append(e.getKey()).append(" | ").append(e.getValue().replace("|", "\\|")).append(" |\n");
             }
         }
+        String load = machine.getOrDefault("load average before", "");
+        int cores = (int) num(machine.getOrDefault("cores", "0"));
+        if (!load.isEmpty() && cores > 0 && num(load.split(" ")[0]) > cores) {
+            sb.append("\n**Warning: the machine was busy** (load average ").append(load).append(" before, ")
+                    .append(machine.getOrDefault("load average after", "?")).append(" after, on ").append(cores)
+                    .append(" cores): other processes competed for the CPUs, so absolute figures are inflated and noisy, "
+                            + "and comparisons are only indicative.\n");
+        }
         sb.append("\nScores: mean ± half-width of the 99.9 % confidence interval (JMH's \"Score Error\"; the Go twin computes "
                 + "the same statistic over its repetitions). `P` = GOMAXPROCS; `C` = virtual-thread carriers "
                 + "(`jdk.virtualThreadScheduler.parallelism`); platform threads use every core. Lower is better except for "
@@ -418,6 +432,17 @@ public final class Report {
                 Row go = find(rows, t.workload(), "go P=" + p);
                 Row gort = t.workload().equals("parked") ? findPrefix(rows, "parked", "gort") : find(rows, t.workload(), "gort P=" + p);
                 goCells.add("P=" + p + ": " + cell(go));
+                if (t.workload().equals("parked")) {
+                    // one figure per way of parking; the target applies to each
+                    for (Row r : rows) {
+                        if (r.workload().equals("parked") && r.family().equals("gort")) {
+                            String impl = r.label().substring(0, r.label().indexOf(' '));
+                            gortCells.add(impl + ": " + cell(r));
+                            verdicts.add(impl + ": " + verdict(t, r, go));
+                        }
+                    }
+                    continue;
+                }
                 gortCells.add("P=" + p + ": " + cell(gort));
                 verdicts.add("P=" + p + ": " + verdict(t, gort, go));
             }
