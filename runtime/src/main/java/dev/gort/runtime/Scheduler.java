@@ -973,6 +973,9 @@ public final class Scheduler {
                     throw Fatal.fatal(this, "stopTheWorld: not stopped (status != _Pgcstop)");
                 }
             }
+            if (config.debugChecks() && !exiting) {
+                DebugChecks.checkQueues(this, "stopTheWorld");
+            }
         }
         mp.locks--;
     }
