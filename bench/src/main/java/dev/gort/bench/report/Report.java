@@ -60,6 +60,10 @@ public final class Report {
             rows.addAll(readGo(go));
         }
         rows.addAll(efficiency(rows));
+        Path log = raw.resolve("run.log");
+        if (Files.exists(log)) {
+            printed = Files.readAllLines(log).stream().filter(l -> l.startsWith("# ") && l.contains(" TOTAL ")).toList();
+        }
         rows = dedupe(rows);
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(Path.of(out + ".md"), markdown(rows, machine, out.getFileName() + ".svg"), StandardCharsets.UTF_8);
@@ -128,7 +132,7 @@ public final class Report {
     static final String IMPL_SUFFIX = "(?i)(gort|vthread|platform)$";
 
     /** Parameters that label the implementation rather than the workload. */
-    static final Set<String> PARAMS = Set.of("impl", "gomaxprocs", "procs", "preempt", "tasks");
+    static final Set<String> PARAMS = Set.of("impl", "gomaxprocs", "procs", "preempt", "strategy", "tasks");
 
     static List<Row> readJmh(Path f) throws IOException {
         List<String> lines = Files.readAllLines(f);
@@ -197,6 +201,9 @@ public final class Report {
             }
             int procs = pv.isEmpty() ? 0 : (int) num(pv);
             String preempt = col.get("Param: preempt");
+            if (preempt == null || preempt.isEmpty()) {
+                preempt = col.get("Param: strategy");
+            }
             String unit = secondary != null ? unitOf(secondary) : col.get("Unit");
             double score = num(col.get("Score"));
             int samples = (int) num(col.get("Samples"));
@@ -232,8 +239,8 @@ public final class Report {
         String f = family(impl);
         String p = procs > 0 ? String.valueOf(procs) : "?";
         String s = switch (f) {
-            case "gort", "go" -> impl + " P=" + p;
-            case "vthread" -> impl + " C=" + p;
+            case "gort", "go" -> procs > 0 ? impl + " P=" + p : impl;
+            case "vthread" -> procs > 0 ? impl + " C=" + p : impl;
             case "serial" -> "serial (P=" + p + " fork)";
             default -> impl.isEmpty() ? "-" : impl;
         };
@@ -386,6 +393,9 @@ public final class Report {
         return rows.stream().filter(r -> r.workload().equals(w) && r.label().startsWith(prefix)).findFirst().orElse(null);
     }
 
+    /** Summary lines benchmarks print themselves (e.g. PreemptLatency's "# backedge TOTAL ..."). */
+    static List<String> printed = List.of();
+
     static String markdown(List<Row> rows, Map<String, String> machine, String svgName) {
         StringBuilder sb = new StringBuilder();
         sb.append("# gort benchmarks: gort vs virtual threads vs Go\n\n");
@@ -462,6 +472,12 @@ public final class Report {
             Row vt = t.workload().equals("parked") ? findPrefix(rows, "parked", "vthread-park") : find(rows, t.workload(), "vthread C=" + (t.procs() != 0 ? t.procs() : 2));
             sb.append(String.join("<br>", goCells)).append(" | ").append(cell(vt)).append(" | ")
                     .append(String.join("<br>", gortCells)).append(" | ").append(String.join("<br>", verdicts)).append(" |\n");
+        }
+
+        if (!printed.isEmpty()) {
+            sb.append("\n## Figures printed by benchmarks (from run.log)\n\n```\n");
+            printed.forEach(l -> sb.append(l).append('\n'));
+            sb.append("```\n");
         }
 
         sb.append("\n## Every figure\n");
