@@ -22,13 +22,31 @@ public final class M {
     public static final class MThread extends Thread {
         final M m;
         /**
-         * Preemption request for whatever G runs on this carrier: set by sysmon/preemptone (opaque),
-         * read by the injected poll's fast path (opaque), cleared by the slow path.
+         * Preemption request for whatever G runs on this carrier (the slice in {@link #preemptTick}):
+         * raised by sysmon/preemptone (CAS false-&gt;true, after G.preempt and the fields below),
+         * cleared by the poll's slow path and by this M when a new slice starts (CAS true-&gt;false).
+         * Every transition also moves {@link Poll}'s JVM-wide armed count, which is what the
+         * injected fast path reads (see Poll for why it cannot read this field directly).
          */
         @SuppressWarnings("unused")
         private volatile boolean preemptRequest;
-        /** nanotime of the pending request (for request-to-yield latency); any thread, racy. */
+        /** nanotime of the pending request (request-to-yield latency); written before the flag. */
         volatile long preemptRequestedAt;
+        /** sysmon's first sighting of the slice being preempted (0 = not a slice preemption). */
+        volatile long preemptSliceWhen;
+        /**
+         * The P's schedtick the pending request is for: the request belongs to the slice, not to one
+         * G, so a runnext chain that inherits the slice inherits the request (gort's stand-in for
+         * Go's p.preempt + async preemption, which catch the chain whichever G runs). Written
+         * before the flag.
+         */
+        volatile int preemptTick;
+        /**
+         * Polls left in the running slice under the budget strategy. Only this carrier's thread
+         * reads and writes it (refilled by execute on a new slice, decremented by Poll.budget):
+         * plain. It is the running G's budget: a G taken from runnext inherits it with the slice.
+         */
+        int budget;
 
         private static final VarHandle PREEMPT;
 
@@ -50,18 +68,53 @@ public final class M {
             return m;
         }
 
-        /** The poll's fast path: one opaque load. */
+        /** Whether a request is pending on this carrier (opaque; observers and tests). */
         public boolean preemptRequested() {
             return (boolean) PREEMPT.getOpaque(this);
         }
 
-        void requestPreempt() {
+        /** Acquire load: a true result makes the requester's earlier writes visible. */
+        boolean preemptRequestedAcquire() {
+            return (boolean) PREEMPT.getAcquire(this);
+        }
+
+        /**
+         * Raises the request for slice {@code tick} (any thread). Returns true if none was pending
+         * for that slice; the request time is stamped only then, so latency counts from the first
+         * unanswered request.
+         */
+        boolean requestPreempt(int tick) {
+            if ((boolean) PREEMPT.getVolatile(this) && preemptTick == tick) {
+                return false;
+            }
+            preemptTick = tick;
             preemptRequestedAt = System.nanoTime();
-            PREEMPT.setOpaque(this, true);
+            if (PREEMPT.compareAndSet(this, false, true)) {
+                Poll.arm();
+            }
+            return true;
+        }
+
+        /** Re-raises a refused request without restamping it (last monitor released). Own thread. */
+        boolean rearmPreempt() {
+            if (PREEMPT.compareAndSet(this, false, true)) {
+                Poll.arm();
+                return true;
+            }
+            return false;
+        }
+
+        /** Clears the request; true if one was pending. */
+        boolean clearPreemptIfSet() {
+            if ((boolean) PREEMPT.getVolatile(this) && PREEMPT.compareAndSet(this, true, false)) {
+                Poll.disarm();
+                return true;
+            }
+            return false;
         }
 
         void clearPreempt() {
-            PREEMPT.setOpaque(this, false);
+            clearPreemptIfSet();
         }
     }
 
@@ -193,6 +246,7 @@ public final class M {
             sched.onFatal("runtime: M" + id + " crashed: " + t);
             t.printStackTrace();
         } finally {
+            thread.clearPreemptIfSet(); // keep Poll's JVM-wide armed count exact
             sched.mexit(this);
         }
     }
@@ -247,12 +301,15 @@ public final class M {
         gp.casgstatus(G._Grunnable, G._Grunning);
         gp.waitsince = 0;
         gp.setPreempt(false);
-        // A request aimed at the previous G on this carrier must not stop this one.
-        if (thread.preemptRequested()) {
-            thread.clearPreempt();
-        }
         if (!inheritTime) {
             pp.incSchedtick();
+            thread.budget = sched.preempt.budgetQuantum; // a new slice: a new budget (Poll.budget)
+            // A request still pending here was for a slice whose Gs all left the carrier without
+            // reaching a poll (parked, ended, yielded): never honoured. A new slice starts clean; an
+            // inherited slice (runnext) keeps the request (see MThread.preemptTick).
+            if (thread.clearPreemptIfSet()) {
+                sched.preempt.unhonoured.incrementAndGet();
+            }
         }
         pp.gsRun++;
         if (trace.on) trace.goStart(this, pp, gp, inheritTime && from == Ev.F_LOCAL ? Ev.F_RUNNEXT : from, fromVictim, inheritTime);
@@ -527,7 +584,9 @@ public final class M {
                         }
                     }
                 }
-                P pp2 = checkRunqsNoP(allpSnap);
+                // gort: with stealing off another P's queue is no work for this M (only its owner
+                // may run it); re-checking it would spin forever while that owner is busy.
+                P pp2 = sched.config.stealing() ? checkRunqsNoP(allpSnap) : null;
                 if (pp2 != null) {
                     acquirep(pp2);
                     becomeSpinning();
@@ -545,7 +604,7 @@ public final class M {
                         pp2 = sched.pidleget(0);
                     }
                 }
-                if (pp2 == null) {
+                if (pp2 == null && sched.config.stealing()) {
                     pp2 = checkRunqsNoP(allpSnap);
                 }
                 if (pp2 != null) {

@@ -92,11 +92,15 @@ public final class Scheduler {
     final Config config;
     final Sched sched = new Sched();
     public final Stats stats = new Stats();
+    /** Preemption settings and figures (PreemptStats via preempt.snapshot()). */
+    public final Preempt preempt = new Preempt();
+    /** The system monitor thread: started with the runtime, stopped at shutdown. */
+    final Sysmon sysmon = new Sysmon(this);
     final AllGs allgs = new AllGs();
     final StealOrder stealOrder = new StealOrder();
     /** The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on. Immutable. */
     public final Tracer trace = new Tracer(this);
-    /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon, or an interim thread until sysmon drives it). */
+    /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon). */
     public final SchedTrace schedtrace;
 
     /** Replaced (never mutated in place) by procresize with the world stopped; read volatile. */
@@ -223,6 +227,7 @@ public final class Scheduler {
         if (mainG != null) {
             throw new IllegalStateException("gort: runtime already started");
         }
+        trace.onStart(); // -Dgort.trace=<file>: trace from here
         G gp = newG(main, 0, null);
         mainG = gp;
         P p0;
@@ -245,6 +250,8 @@ public final class Scheduler {
         }
         m0.nextp = p0;
         m0.thread.start();
+        // Go starts sysmon from runtime.main, once M0 exists (its checkdead must count M0).
+        sysmon.start();
     }
 
     /** Installed by layers above (sysmon) to run just before M0 starts. */
@@ -265,6 +272,7 @@ public final class Scheduler {
         }
         netpollNote.notewakeup();
         sched.stopnote.notewakeup();
+        sysmon.stop();
         Runnable h = shutdownHook;
         if (h != null) {
             h.run();
@@ -338,6 +346,11 @@ public final class Scheduler {
      * <p>Go: proc.go newproc, newproc1
      */
     public G newproc(Runnable fn) {
+        // A pending preemption request is honoured here, as Go honours it in newproc's prologue
+        // (its stack check): without this, goroutines that only respawn each other through runnext
+        // share one time slice forever and starve the global queue even though sysmon asks them to
+        // stop (nothing else in their code polls unless the agent instrumented it).
+        Poll.poll();
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
         G newg = newG(fn, parent == null ? 0 : parent.goid, RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null);
@@ -519,6 +532,7 @@ public final class Scheduler {
             s.stats.preemptRefusedLocked.incrementAndGet();
             return false;
         }
+        if (s.trace.on) s.trace.preemptYield(mp, mp.p, gp, gp.preemptRequested() && mp.thread.preemptRequestedAt != 0 ? System.nanoTime() - mp.thread.preemptRequestedAt : 0);
         gp.yieldReason = G.YIELD_PREEMPT;
         if (!Continuation.yield(G.SCOPE)) {
             gp.yieldReason = G.YIELD_NONE;
@@ -726,6 +740,11 @@ public final class Scheduler {
             pp.link = null;
             pp.setIdle(false);
             sched.npidle.decrementAndGet();
+            if (sched.sysmonwait) {
+                // Leaving the all-idle state: sysmon may be in its deep sleep (Go: sysmonwake).
+                sched.sysmonwait = false;
+                sysmon.wake();
+            }
         }
         return pp;
     }
@@ -965,6 +984,9 @@ public final class Scheduler {
                     throw Fatal.fatal(this, "stopTheWorld: not stopped (status != _Pgcstop)");
                 }
             }
+            if (config.debugChecks() && !exiting) {
+                DebugChecks.checkQueues(this, "stopTheWorld");
+            }
         }
         mp.locks--;
     }
@@ -982,6 +1004,10 @@ public final class Scheduler {
             }
             p1 = procresize(procs, mp);
             sched.gcwaiting = false;
+            if (sched.sysmonwait) {
+                sched.sysmonwait = false;
+                sysmon.wake();
+            }
         }
         while (p1 != null) {
             P pp = p1;
@@ -1118,6 +1144,28 @@ public final class Scheduler {
         pp.setStatus(P._Pdead);
     }
 
+    /** This runtime's system monitor (schedtrace hook, statistics). */
+    public Sysmon sysmon() {
+        return sysmon;
+    }
+
+    /**
+     * Wakes sysmon if it is in its deep sleep: for layers that make a P busy without pidleget
+     * (entersyscall/exitsyscall). One volatile read when sysmon is awake.
+     *
+     * <p>Go: proc.go entersyscall_sysmon, exitsyscall0's sysmonwake
+     */
+    public void sysmonwake() {
+        if (sched.sysmonwait) {
+            synchronized (sched.lock) {
+                if (sched.sysmonwait) {
+                    sched.sysmonwait = false;
+                    sysmon.wake();
+                }
+            }
+        }
+    }
+
     /** Asks every running P's G to stop. sched.lock held. Go: proc.go preemptall. */
     boolean preemptall() {
         boolean res = false;
@@ -1151,7 +1199,9 @@ public final class Scheduler {
         pp.preempt = true;
         pp.preemptsRequested++;
         stats.preemptRequests.incrementAndGet();
-        mp.thread.requestPreempt();
+        if (mp.thread.requestPreempt(pp.schedtick())) {
+            preempt.requested.incrementAndGet();
+        }
         return true;
     }
 

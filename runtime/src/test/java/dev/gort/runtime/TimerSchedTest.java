@@ -184,10 +184,17 @@ class TimerSchedTest {
             }, null);
             t.reset(t0 + 20 * MS, 0); // goes to our own P's heap
             assertEquals(1, M.current().p.timers.len());
-            // Busy: never yield, so our own M can never run our P's timers.
-            long deadline = t0 + 5_000 * MS;
-            while (ranOnP.get() < 0 && Scheduler.nanotime() < deadline) {
-                Thread.onSpinWait();
+            // Busy: never yield, so our own M can never run our P's timers. m.locks makes the loop
+            // unpreemptible even if this class were instrumented with yield points.
+            M mp = M.current();
+            mp.locks++;
+            try {
+                long deadline = t0 + 5_000 * MS;
+                while (ranOnP.get() < 0 && Scheduler.nanotime() < deadline) {
+                    Thread.onSpinWait();
+                }
+            } finally {
+                mp.locks--;
             }
             assertTrue(ranOnP.get() >= 0, "nobody ran the busy P's timer");
             assertNotEquals(owner, ranOnP.get(), "the timer must run on the thief's P");

@@ -163,6 +163,19 @@ public final class JfrEvents {
 
     private static final List<WeakReference<Tracer>> TRACERS = new ArrayList<>();
     private static boolean listening;
+    private static boolean periodic;
+
+    /**
+     * Registers the periodic SchedStats once JFR is up: addPeriodicEvent initializes JFR (about a
+     * second on a loaded 2-core machine), so a runtime never calls it at creation unless a
+     * recording already runs.
+     */
+    private static synchronized void ensurePeriodic() {
+        if (!periodic) {
+            periodic = true;
+            FlightRecorder.addPeriodicEvent(SchedStats.class, JfrEvents::emitSchedStats);
+        }
+    }
 
     static synchronized void register(Tracer t) {
         TRACERS.removeIf(r -> r.get() == null);
@@ -170,10 +183,10 @@ public final class JfrEvents {
         if (!listening) {
             listening = true;
             try {
-                FlightRecorder.addPeriodicEvent(SchedStats.class, JfrEvents::emitSchedStats);
                 FlightRecorder.addListener(new FlightRecorderListener() {
                     @Override
                     public void recordingStateChanged(Recording recording) {
+                        ensurePeriodic();
                         refresh();
                     }
                 });
@@ -183,6 +196,7 @@ public final class JfrEvents {
             }
         }
         if (FlightRecorder.isInitialized()) {
+            ensurePeriodic();
             t.setJfr(wanted());
         }
     }

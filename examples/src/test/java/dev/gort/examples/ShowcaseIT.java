@@ -1,0 +1,267 @@
+package dev.gort.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * End-to-end: runs {@code java -jar examples/target/gort-examples.jar ...} in a child JVM exactly as
+ * {@code ./gort showcase} and {@code ./gort example} do (no JVM flags: the jar's manifest exports
+ * what gort needs), and asserts what it prints. Runs after {@code package} (the jar must exist).
+ */
+class ShowcaseIT {
+    static final Path JAR = Path.of(System.getProperty("gort.examples.jar", "target/gort-examples.jar"));
+    static final Path JAVA = Path.of(System.getProperty("gort.java.home", System.getProperty("java.home")), "bin", "java");
+
+    /** A finished child JVM. */
+    record Result(int status, String out) {
+        List<String> lines() {
+            return List.of(out.split("\n"));
+        }
+
+        /** The lines of one variant's section: from its "--- scenario: id ---" header to the next header. */
+        String section(String scenario, String id) {
+            String head = "--- " + scenario + ": " + id + " ---";
+            int i = out.indexOf(head);
+            assertTrue(i >= 0, "no section " + head + " in:\n" + out);
+            int j = out.indexOf("\n--- ", i + head.length());
+            int k = out.indexOf("\n=== ", i + head.length());
+            int end = Math.min(j < 0 ? out.length() : j, k < 0 ? out.length() : k);
+            return out.substring(i, end);
+        }
+    }
+
+    static Result run(String... args) throws IOException, InterruptedException {
+        assertTrue(Files.isRegularFile(JAR), JAR + " is missing: the end-to-end tests run after package");
+        List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-jar", JAR.toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        byte[] bytes;
+        try (var in = p.getInputStream()) {
+            bytes = in.readAllBytes();
+        }
+        if (!p.waitFor(5, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            fail("timed out: " + cmd);
+        }
+        return new Result(p.exitValue(), new String(bytes, StandardCharsets.UTF_8));
+    }
+
+    static final Pattern SCHED = Pattern.compile(
+            "SCHED \\d+ms: gomaxprocs=(\\d+) idleprocs=\\d+ threads=\\d+ spinningthreads=\\d+ needspinning=[01] "
+                    + "idlethreads=\\d+ runqueue=\\d+ \\[( \\d+)+ \\] schedticks=\\[ (\\d+ )+\\]");
+
+    /** Every SCHED line of a section, checked against Go 1.25's format and the section's GOMAXPROCS. */
+    static int schedLines(String section, int procs) {
+        int n = 0;
+        for (String l : section.split("\n")) {
+            String t = l.trim();
+            if (t.startsWith("SCHED ")) {
+                Matcher m = SCHED.matcher(t);
+                assertTrue(m.matches(), "not Go's schedtrace format: " + t);
+                assertEquals(procs, Integer.parseInt(m.group(1)), t);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    static final Pattern RAN = Pattern.compile("P(\\d+): ran +(\\d+) of (\\d+) goroutines");
+
+    /** P id -> goroutines it ran, from a fan-out section. */
+    static java.util.Map<Integer, Integer> ran(String section) {
+        java.util.Map<Integer, Integer> r = new java.util.TreeMap<>();
+        Matcher m = RAN.matcher(section);
+        while (m.find()) {
+            r.put(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)));
+        }
+        return r;
+    }
+
+    static int intAfter(String text, String regex) {
+        Matcher m = Pattern.compile(regex).matcher(text);
+        assertTrue(m.find(), "no /" + regex + "/ in:\n" + text);
+        return Integer.parseInt(m.group(1));
+    }
+
+    @Test
+    void helpDocumentsEveryScenarioAndToggle() throws Exception {
+        Result r = run("showcase", "--help");
+        assertEquals(0, r.status(), r.out());
+        for (String s : List.of("fan-out", "syscalls", "tight-loop", "ping-pong", "--gomaxprocs", "--stealing on|off",
+                "--spinning on|off", "--preempt S", "none | entry | backedge | budget", "--schedtrace N", "--scheddetail",
+                "--out DIR")) {
+            assertTrue(r.out().contains(s), "--help does not mention " + s + ":\n" + r.out());
+        }
+    }
+
+    @Test
+    void badUsageExitsWithStatus2() throws Exception {
+        Result r = run("showcase", "--stealing", "maybe");
+        assertEquals(2, r.status(), r.out());
+        assertTrue(r.out().contains("--stealing wants on or off, not 'maybe'"), r.out());
+        assertEquals(2, run("showcase", "no-such-scenario").status());
+    }
+
+    @Test
+    void fanOutIsStolenWithStealingAndStaysOnP0Without(@TempDir Path dir) throws Exception {
+        Result r = run("showcase", "fan-out", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out());
+        assertTrue(r.out().startsWith("gort showcase: Go's scheduler"), r.out());
+
+        String on = r.section("fan-out", "stealing-on");
+        assertTrue(on.contains("GOMAXPROCS=4, stealing on"), on);
+        assertTrue(schedLines(on, 4) >= 1, on);
+        java.util.Map<Integer, Integer> ranOn = ran(on);
+        assertEquals(48, ranOn.values().stream().mapToInt(Integer::intValue).sum(), on);
+        assertTrue(ranOn.values().stream().filter(n -> n > 0).count() >= 2, "only one P ran goroutines with stealing on:\n" + on);
+        assertTrue(intAfter(on, "steals: (\\d+) goroutines moved") > 0, on);
+        assertTrue(intAfter(on, "runnext: (\\d+) goroutines kicked") >= 40, on);
+        assertTrue(on.contains("=> the idle Ps stole P0's goroutines"), on);
+
+        String off = r.section("fan-out", "stealing-off");
+        assertTrue(off.contains("GOMAXPROCS=4, stealing off"), off);
+        assertTrue(schedLines(off, 4) >= 1, off);
+        assertEquals(0, intAfter(off, "steals: (\\d+) goroutines moved"), off);
+        assertEquals(48, ran(off).values().stream().mapToInt(Integer::intValue).sum(), off);
+        if (intAfter(off, "preemptions: (\\d+)") == 0) {
+            assertEquals(java.util.Map.of(0, 48, 1, 0, 2, 0, 3, 0), ran(off), off);
+            assertTrue(off.contains("=> no stealing: P0 ran all 48 goroutines alone"), off);
+        } else {
+            // a machine so busy that 1 ms of work took 10 ms: preempted goroutines (and main) went to
+            // the global queue, the one way to another P when stealing is off
+            assertTrue(off.contains("=> no stealing"), off);
+        }
+
+        for (String f : List.of("fan-out-stealing-on.html", "fan-out-stealing-off.html")) {
+            Path html = dir.resolve(f);
+            assertTrue(Files.size(html) > 10_000, html + " is too small");
+            String page = Files.readString(html);
+            assertTrue(page.startsWith("<!DOCTYPE html>") || page.startsWith("<!doctype html>"), "not an HTML page: " + f);
+            assertFalse(page.contains("src=\"http"), "the timeline must not load anything from the network");
+            assertTrue(r.out().contains("  " + html.toAbsolutePath()), "the summary does not list " + html + ":\n" + r.out());
+        }
+        assertTrue(r.out().contains("=== HTML timelines"), r.out());
+    }
+
+    @Test
+    void oneVariantWithItsTogglesFromTheCommandLine() throws Exception {
+        Result r = run("showcase", "fan-out", "--stealing", "off", "--gomaxprocs", "3", "--goroutines", "12", "--no-html");
+        assertEquals(0, r.status(), r.out());
+        String s = r.section("fan-out", "backedge-nosteal");
+        assertTrue(s.contains("GOMAXPROCS=3, stealing off"), s);
+        assertEquals(0, intAfter(s, "steals: (\\d+) goroutines moved"), s);
+        if (intAfter(s, "preemptions: (\\d+)") == 0) {
+            assertEquals(java.util.Map.of(0, 12, 1, 0, 2, 0), ran(s), s);
+        }
+        assertEquals(1, r.out().split("\n--- ", -1).length - 1, "one variant only:\n" + r.out());
+        assertFalse(r.out().contains("timeline:"), r.out());
+        assertTrue(schedLines(s, 3) >= 1, s);
+    }
+
+    static double msAfter(String text, String regex) {
+        Matcher m = Pattern.compile(regex).matcher(text);
+        assertTrue(m.find(), "no /" + regex + "/ in:\n" + text);
+        return Double.parseDouble(m.group(1));
+    }
+
+    /** The short goroutines' latencies (ms) printed by a tight-loop section. */
+    static List<Double> shortLatencies(String section) {
+        Matcher m = Pattern.compile("short goroutines started (.*) after the loop began").matcher(section);
+        assertTrue(m.find(), section);
+        List<Double> r = new ArrayList<>();
+        for (String p : m.group(1).split(", ")) {
+            r.add(Double.parseDouble(p.replace(" ms", "")));
+        }
+        return r;
+    }
+
+    @Test
+    void tightLoopIsPreemptedWithBackEdgePollsAndNotWithout(@TempDir Path dir) throws Exception {
+        // A 100 ms loop rather than 40: sysmon sleeps up to 10 ms between looks and a loaded CI
+        // machine delays it further; the claim (preempted, the short goroutines ran before the
+        // loop ended) does not depend on the length.
+        Result r = run("showcase", "tight-loop", "--loop-ms", "100", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out());
+        assertTrue(r.out().contains("the preemption agent is active"), r.out());
+
+        String be = r.section("tight-loop", "backedge");
+        assertTrue(be.contains("GOMAXPROCS=1, stealing on, preemption backedge"), be);
+        assertTrue(schedLines(be, 1) >= 1, be);
+        double loop = msAfter(be, "loop: ([0-9.]+) ms of spinning");
+        assertTrue(loop >= 99.5, be);
+        assertTrue(intAfter(be, "preempted (\\d+) times") >= 1, "the loop was not preempted:\n" + be);
+        List<Double> lat = shortLatencies(be);
+        assertEquals(3, lat.size(), be);
+        for (double l : lat) {
+            // preempted: the short goroutines ran before the loop ended (~10 ms, sysmon's slice)
+            assertTrue(l >= 9.0 && l < loop, "latency " + l + " ms with a " + loop + " ms loop:\n" + be);
+        }
+        assertTrue(be.contains("=> sysmon preempted the loop after"), be);
+
+        String none = r.section("tight-loop", "none");
+        assertTrue(none.contains("preemption none (in a child JVM started with -Dgort.preempt=none)"), none);
+        assertEquals(0, intAfter(none, "preempted (\\d+) times"), none);
+        double loopNone = msAfter(none, "loop: ([0-9.]+) ms of spinning");
+        for (double l : shortLatencies(none)) {
+            assertTrue(l >= loopNone - 0.2, "a short goroutine ran before the loop ended without preemption:\n" + none);
+        }
+        assertTrue(none.contains("=> no yield points"), none);
+        for (String f : List.of("tight-loop-backedge.html", "tight-loop-none.html")) {
+            assertTrue(Files.size(dir.resolve(f)) > 10_000, f);
+            assertTrue(r.out().contains("  " + dir.resolve(f).toAbsolutePath()), r.out());
+        }
+    }
+
+    @Test
+    void pingPongPairSharesOneSliceAndIsPreemptedTogether(@TempDir Path dir) throws Exception {
+        Result r = run("showcase", "ping-pong", "--pair-ms", "60", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out());
+
+        String be = r.section("ping-pong", "backedge");
+        assertTrue(schedLines(be, 1) >= 1, be);
+        assertTrue(intAfter(be, "preempted (\\d+) times") >= 1, "the pair was not preempted:\n" + be);
+        double game = msAfter(be, "hops in ([0-9.]+) ms");
+        double waited = msAfter(be, "bystander started ([0-9.]+) ms after the game began");
+        assertTrue(waited >= 9.0 && waited < game, "the bystander waited " + waited + " ms of a " + game + " ms game:\n" + be);
+        Matcher m = Pattern.compile("=> the pair shared one slice of ([0-9.]+) ms \\((\\d+) runs inherited it through runnext\\)").matcher(be);
+        assertTrue(m.find(), be);
+        assertTrue(Double.parseDouble(m.group(1)) >= 9.0, be);
+        assertTrue(Integer.parseInt(m.group(2)) >= 2, "the slice was not handed on through runnext:\n" + be);
+
+        String none = r.section("ping-pong", "none");
+        assertEquals(0, intAfter(none, "preempted (\\d+) times"), none);
+        double gameNone = msAfter(none, "hops in ([0-9.]+) ms");
+        assertTrue(msAfter(none, "bystander started ([0-9.]+) ms after the game began") >= gameNone - 0.2, none);
+        assertTrue(none.contains("=> no yield points: the pair was never preempted"), none);
+    }
+
+    @Test
+    void examplesRunFromTheJar() throws Exception {
+        Result r = run("PrimeSieve", "10");
+        assertEquals(0, r.status(), r.out());
+        assertEquals(List.of("2", "3", "5", "7", "11", "13", "17", "19", "23", "29"), r.lines().subList(0, 10));
+        Result list = run("list");
+        assertEquals(0, list.status(), list.out());
+        List<String> names = new ArrayList<>();
+        for (Main.Example e : Main.EXAMPLES) {
+            names.add(e.name());
+        }
+        assertEquals(names, list.lines());
+        Result unknown = run("NoSuchExample");
+        assertEquals(2, unknown.status(), unknown.out());
+    }
+}
