@@ -124,17 +124,17 @@ final class PingPong extends Scenario {
         int preempted = Facts.stops(t, pair, Ev.S_PREEMPT);
         long bystanderWait = seen.bystanderAt() - seen.start();
         out.println("  figures:");
-        out.printf("    the pair: %d hops in %s; %d time slices; preempted %d times%n",
-                seen.hops(), Facts.ms(seen.end() - seen.start()), slices.size(), preempted);
-        out.printf("    sysmon: %d preemption requests; %d honoured at a yield point, %d never reached one%n",
-                r.preempt().requested(), r.preempt().honoured(), r.preempt().unhonoured());
+        out.printf("    the pair: %d hops in %s; %s; preempted %s%n",
+                seen.hops(), Facts.ms(seen.end() - seen.start()), Facts.n(slices.size(), "time slice"), Facts.n(preempted, "time"));
+        out.printf("    sysmon: %s; %d honoured at a yield point, %d never reached one%n",
+                Facts.n(r.preempt().requested(), "preemption request"), r.preempt().honoured(), r.preempt().unhonoured());
         int shown = 0;
         for (Facts.Slice sl : slices) {
             if (shown++ == 4) {
                 out.printf("      ... %d more slices%n", slices.size() - 4);
                 break;
             }
-            out.printf("      slice %d: %s, %d runs back to back through runnext%s%n", shown, Facts.ms(sl.length()), sl.runs(),
+            out.printf("      slice %d: %s, %s back to back through runnext%s%n", shown, Facts.ms(sl.length()), Facts.n(sl.runs(), "run"),
                     sl.preempted() ? ", ended by a preemption" : "");
         }
         out.printf("    bystander started %s after the game began%n", Facts.ms(bystanderWait));
