@@ -72,34 +72,49 @@ final class PingPong extends Scenario {
         // Spawn order pong, bystander, ping: ping lands in runnext and serves first;
         // pong waits ahead of the bystander in the local queue, takes the ball from the
         // blocked ping and from then on the pair wakes each other through runnext.
-        wg.go(() -> {                           // pong: returns the ball until told to stop
-            ids[1] = Go.goid();
-            for (;;) {
-                int ball = toPong.recv();
-                if (ball < 0) {
-                    return;
+        wg.add(1); // pong: returns the ball until told to stop
+        Go.go(() -> {
+            try {
+                ids[1] = Go.goid();
+                for (;;) {
+                    int ball = toPong.recv();
+                    if (ball < 0) {
+                        return;
+                    }
+                    Lab.spin(hopNanos);
+                    toPing.send(ball + 1);
                 }
-                Lab.spin(hopNanos);
-                toPing.send(ball + 1);
+            } finally {
+                wg.done();
             }
         });
-        wg.go(() -> {                           // the bystander: waits in the local queue
-            ids[2] = Go.goid();
-            at[1] = Time.nanotime();
-        });
-        wg.go(() -> {                           // ping: serves until the game is over
-            ids[0] = Go.goid();
-            at[0] = Time.nanotime();
-            long end = at[0] + pairNanos;
-            int ball = 0;
-            while (Time.nanotime() < end) {
-                Lab.spin(hopNanos);
-                toPong.send(ball);
-                ball = toPing.recv();
-                hops[0] += 2;
+        wg.add(1); // the bystander: waits in the local queue
+        Go.go(() -> {
+            try {
+                ids[2] = Go.goid();
+                at[1] = Time.nanotime();
+            } finally {
+                wg.done();
             }
-            toPong.send(-1);
-            at[2] = Time.nanotime();
+        });
+        wg.add(1); // ping: serves until the game is over
+        Go.go(() -> {
+            try {
+                ids[0] = Go.goid();
+                at[0] = Time.nanotime();
+                long end = at[0] + pairNanos;
+                int ball = 0;
+                while (Time.nanotime() < end) {
+                    Lab.spin(hopNanos);
+                    toPong.send(ball);
+                    ball = toPing.recv();
+                    hops[0] += 2;
+                }
+                toPong.send(-1);
+                at[2] = Time.nanotime();
+            } finally {
+                wg.done();
+            }
         });
         wg.await();
         return new Seen(ids[0], ids[1], ids[2], at[0], at[1], at[2], hops[0]);

@@ -77,13 +77,25 @@ final class TightLoop extends Scenario {
         // first, the short ones wait behind it in the local queue.
         for (int k = 0; k < SHORTS; k++) {
             int i = k;
-            wg.go(() -> shortStart[i] = Time.nanotime());
+            wg.add(1);
+            Go.go(() -> {
+                try {
+                    shortStart[i] = Time.nanotime();
+                } finally {
+                    wg.done();
+                }
+            });
         }
-        wg.go(() -> {
-            loop[0] = Go.goid();
-            loop[1] = Time.nanotime();
-            Lab.spin(loopNanos);
-            loop[2] = Time.nanotime();
+        wg.add(1);
+        Go.go(() -> {
+            try {
+                loop[0] = Go.goid();
+                loop[1] = Time.nanotime();
+                Lab.spin(loopNanos);
+                loop[2] = Time.nanotime();
+            } finally {
+                wg.done();
+            }
         });
         wg.await();
         return new Seen(loop[0], loop[1], loop[2], shortStart);
