@@ -91,10 +91,14 @@ public final class M {
     volatile G lockedg;
     /** Go: m.locks (critical runtime sections: no preemption). Owner only. */
     int locks;
-    /** Blocked in a note (for scheddetail). */
+    /** Blocked in a note, or parked in place with its pinned G (for scheddetail). */
     volatile boolean blocked;
-    /** Go: m.syscalltick. Owner only. */
+    /** Go: m.syscalltick. Owner only (sysmon writes it once, for a carrier it found blocked). */
     int syscalltick;
+    /** A G locked to this M ended: the thread ends too (Go: mexit). Owner only, plain. */
+    boolean exitThread;
+    /** Syscall exits that kept the old P / took an idle P (Syscalls.exitsyscallfast). Owner only, plain. */
+    long syscallFastOldP, syscallFastIdleP;
 
     /** Scratch for stealWork: the allp snapshot. Owner only. */
     private P[] allpSnapshot;
@@ -106,10 +110,52 @@ public final class M {
         this.thread = new MThread(this, name + "-M" + id);
     }
 
-    /** The M whose carrier is the calling thread, or null. */
+    /**
+     * The M whose carrier is the calling thread, or null.
+     *
+     * <p><b>Never inlined, on purpose.</b> On JDK 25, C2 keeps the result of {@code
+     * Thread.currentThread()} across a {@code Continuation.yield} in the same compiled method: a
+     * goroutine resumed on another carrier then sees its old carrier (measured: one stale value per
+     * migration when the read and the yield are compiled together; 0 with C1 only, without OSR
+     * for a loop, or with the currentThread intrinsic disabled). Goroutine code finds its M, G and
+     * runtime through this method before and after every park, so a stale carrier would make it
+     * act on another goroutine's M. A real call cannot be merged with an earlier one, so this
+     * method is kept above C2's inlining limit (FreqInlineSize, 325 bytecodes) by {@link #BALLAST}
+     * code that never runs. MCurrentAcrossYieldTest checks it.
+     */
     public static M current() {
-        return Thread.currentThread() instanceof MThread mt ? mt.m : null;
+        Thread t = Thread.currentThread();
+        if (t instanceof MThread mt) {
+            return mt.m;
+        }
+        if (t == null) {
+            // Never runs (currentThread is never null): only here to make this method too big to
+            // inline. See above.
+            int[] b = {
+                0x1e3779b1, 0x3c6ef362, 0x5aa66d13, 0x78dde6c4, 0x17156075, 0x354cda26,
+                0x538453d7, 0x71bbcd88, 0x0ff34739, 0x2e2ac0ea, 0x4c623a9b, 0x6a99b44c,
+                0x08d12dfd, 0x2708a7ae, 0x4540215f, 0x63779b10, 0x01af14c1, 0x1fe68e72,
+                0x3e1e0823, 0x5c5581d4, 0x7a8cfb85, 0x18c47536, 0x36fbeee7, 0x55336898,
+                0x736ae249, 0x11a25bfa, 0x2fd9d5ab, 0x4e114f5c, 0x6c48c90d, 0x0a8042be,
+                0x28b7bc6f, 0x46ef3620, 0x6526afd1, 0x035e2982, 0x2195a333, 0x3fcd1ce4,
+                0x5e049695, 0x7c3c1046, 0x1a7389f7, 0x38ab03a8, 0x56e27d59, 0x7519f70a,
+                0x135170bb, 0x3188ea6c, 0x4fc0641d, 0x6df7ddce, 0x0c2f577f, 0x2a66d130,
+                0x489e4ae1, 0x66d5c492, 0x050d3e43, 0x2344b7f4, 0x417c31a5, 0x5fb3ab56,
+                0x7deb2507, 0x1c229eb8, 0x3a5a1869, 0x5891921a, 0x76c90bcb, 0x1500857c,
+                0x3337ff2d, 0x516f78de, 0x6fa6f28f, 0x0dde6c40, 0x2c15e5f1, 0x4a4d5fa2,
+                0x6884d953, 0x06bc5304, 0x24f3ccb5, 0x432b4666, 0x6162c017, 0x7f9a39c8,
+            };
+            int h = 0;
+            for (int i = 0; i < b.length; i++) {
+                h = 31 * h + b[i];
+            }
+            BALLAST = h;
+        }
+        return null;
     }
+
+    /** Written only by code that never runs (see {@link #current}); keeps javac from dropping it. */
+    static volatile int BALLAST;
 
     public P p() {
         return p;
@@ -147,21 +193,35 @@ public final class M {
 
     /**
      * One round of scheduling, forever: find a runnable goroutine and execute it. Returns only
-     * when the runtime shuts down.
+     * when the runtime shuts down, or when a goroutine ended while locked to this M (the thread
+     * then ends with it, as in Go).
      *
      * <p>Go: proc.go schedule
      */
     void schedule() {
         for (;;) {
-            if (sched.exiting) {
+            if (sched.exiting || exitThread) {
                 return;
             }
             if (locks != 0) {
                 throw Fatal.fatal(sched, "schedule: holding locks");
             }
+            G lg = lockedg;
+            if (lg != null) {
+                // This M is locked to a G that just yielded (parked, Gosched, preempted): it runs
+                // nothing else. Hand the P away and wait until that G is runnable again.
+                if (!stoplockedm()) {
+                    return; // exiting
+                }
+                execute(lg, false);
+                continue;
+            }
             P pp = p;
             if (pp == null) {
-                throw Fatal.fatal(sched, "schedule: no p");
+                // The M lost its P: a syscall's exitsyscall0 found no idle P, or sysmon retook the P
+                // while the carrier was blocked and the G then left. Wait for work like any idle M.
+                stopm();
+                continue;
             }
             pp.preempt = false;
             // Safety check: if we are spinning, the run queue should be empty.
@@ -178,58 +238,107 @@ public final class M {
             if (spinning) {
                 resetspinning();
             }
+            if (gp.lockedm != null) {
+                // Hands off own p to the locked m, then blocks waiting for a new p.
+                startlockedm(gp);
+                continue;
+            }
             execute(gp, inherit);
         }
     }
 
     /**
-     * Runs gp on this M until it yields, then handles why it yielded. A park whose unlock function
-     * returns false runs the same G again at once with its slice (Go's park_m calling execute).
+     * Runs gp on this M, then whatever its departure hands straight back (a syscall exit that
+     * found a P, a locked G woken again); returns when this M must look for work.
      *
-     * <p>Go: proc.go execute, then the mcall targets park_m, gosched_m, gopreempt_m, goexit0
+     * <p>Go: proc.go execute (the loop replaces Go's "never returns" tail calls into execute)
      */
     void execute(G gp, boolean inheritTime) {
-        P pp = p;
-        curg = gp;
-        gp.m = this;
-        gp.casgstatus(G._Grunnable, G._Grunning);
-        gp.waitsince = 0;
-        gp.setPreempt(false);
-        if (!inheritTime) {
-            pp.incSchedtick();
+        while (gp != null) {
+            P pp = p;
+            curg = gp;
+            gp.m = this;
+            gp.casgstatus(G._Grunnable, G._Grunning);
+            gp.waitsince = 0;
+            gp.setPreempt(false);
+            if (!inheritTime) {
+                pp.incSchedtick();
+            }
+            pp.gsRun++;
+            gp = run(gp);
+            inheritTime = false;
         }
-        pp.gsRun++;
+    }
+
+    /**
+     * Mounts gp until it yields, then handles why (on this M's own stack, Go's g0). A park whose
+     * unlock function returns false runs the same G again at once with its slice (Go's park_m
+     * calling execute(gp, true)). Returns a G to execute next with a new slice, or null.
+     *
+     * <p>Go: the mcall targets park_m, gosched_m, gopreempt_m, goexit0, exitsyscall0
+     */
+    private G run(G gp) {
         for (;;) {
             gp.yieldReason = G.YIELD_NONE;
             gp.cont.run();
+            int from = G._Grunning;
+            if (gp.readgstatusNoScan() == G._Gsyscall && gp.yieldReason != G.YIELD_SYSCALL) {
+                // sysmon retook this M's P while the carrier was blocked in user code, and the G
+                // left (ended or yielded) without a gort call noticing: finish that "syscall" here.
+                from = exitsyscallM(gp);
+            }
             if (gp.cont.isDone()) {
-                goexit0(gp);
-                return;
+                goexit0(gp, from);
+                return null;
             }
             switch (gp.yieldReason) {
                 case G.YIELD_PARK -> {
-                    if (park_m(gp)) {
+                    if (park_m(gp, from)) {
                         continue; // unlockf said no: run it again, same slice
                     }
-                    return;
+                    return null;
                 }
-                case G.YIELD_GOSCHED -> goschedImpl(gp, false);
-                case G.YIELD_PREEMPT -> goschedImpl(gp, true);
-                default -> throw Fatal.fatal(sched, "execute: continuation yielded without a reason");
+                case G.YIELD_GOSCHED -> goschedImpl(gp, false, from);
+                case G.YIELD_PREEMPT -> goschedImpl(gp, true, from);
+                case G.YIELD_SYSCALL -> {
+                    return exitsyscall0(gp);
+                }
+                default -> {
+                    System.err.println("runtime: goroutine " + gp.goid + " yieldReason=" + gp.yieldReason + " status="
+                            + G.gstatusName(gp.readgstatus()) + " pinned=" + gp.cont.pinnedReason);
+                    throw Fatal.fatal(sched, "execute: continuation yielded without a reason");
+                }
             }
-            return;
+            return null;
         }
+    }
+
+    /**
+     * The G left its carrier in _Gsyscall (sysmon retook the P while it was blocked): try to get
+     * a P back as exitsyscall would. Returns the status to leave from: _Grunning with a P, else
+     * _Gsyscall (this M has no P; the departure handlers then queue the G globally).
+     */
+    private int exitsyscallM(G gp) {
+        P op = oldp;
+        oldp = null;
+        if (Syscalls.exitsyscallfast(this, op)) {
+            p.incSyscalltick();
+            gp.casgstatus(G._Gsyscall, G._Grunning);
+            return G._Grunning;
+        }
+        return G._Gsyscall;
     }
 
     /**
      * The G has yielded to park: now (and only now, with its continuation unmounted) it becomes
      * waiting and the unlock function runs, so a racing goready on another M can never resume a
-     * continuation that is still mounted here. Returns true if the park was cancelled.
+     * continuation that is still mounted here. Returns true if the park was cancelled and the G
+     * runs again at once. {@code from} is _Grunning, or _Gsyscall when this M has no P.
      *
      * <p>Go: proc.go park_m
      */
-    private boolean park_m(G gp) {
-        gp.casgstatus(G._Grunning, G._Gwaiting);
+    private boolean park_m(G gp, int from) {
+        gp.casgstatus(from, G._Gwaiting);
         G.ParkUnlock<Object> fn = gp.parkUnlockf;
         Object lock = gp.parkLock;
         gp.parkUnlockf = null;
@@ -239,6 +348,14 @@ public final class M {
         }
         dropg();
         if (fn != null && !fn.unlock(gp, lock)) {
+            if (p == null) {
+                // No P to run it on: queue it, as exitsyscall0 does.
+                gp.casgstatus(G._Gwaiting, G._Grunnable);
+                synchronized (sched.sched.lock) {
+                    sched.sched.runq.globrunqput(gp);
+                }
+                return false;
+            }
             gp.casgstatus(G._Gwaiting, G._Grunnable);
             curg = gp;
             gp.m = this;
@@ -249,8 +366,8 @@ public final class M {
     }
 
     /** Go: proc.go goschedImpl (Gosched and slice preemption both go to the global tail). */
-    private void goschedImpl(G gp, boolean preempted) {
-        gp.casgstatus(G._Grunning, G._Grunnable);
+    private void goschedImpl(G gp, boolean preempted, int from) {
+        gp.casgstatus(from, G._Grunnable);
         dropg();
         if (preempted) {
             sched.stats.preemptions.incrementAndGet();
@@ -258,14 +375,134 @@ public final class M {
         synchronized (sched.sched.lock) {
             sched.sched.runq.globrunqput(gp);
         }
-        sched.wakep();
+        if (p != null) {
+            sched.wakep();
+        }
     }
 
-    /** Go: proc.go goexit0/gdestroy. */
-    private void goexit0(G gp) {
-        gp.casgstatus(G._Grunning, G._Gdead);
+    /**
+     * The goroutine ended. If it was locked to this M (LockOSThread without a matching unlock),
+     * the thread ends with it, as in Go: the goroutine may have left the thread in a state other
+     * goroutines must not see (thread-locals, a thread-bound native resource). Its P is handed off
+     * by {@link Scheduler#mexit}.
+     *
+     * <p>Go: proc.go goexit0/gdestroy
+     */
+    private void goexit0(G gp, int from) {
+        gp.casgstatus(from, G._Gdead);
+        boolean locked = gp.lockedm != null;
+        if (locked) {
+            if (gp.lockedInt != 0) {
+                System.err.println("invalid m->lockedInt = " + gp.lockedInt);
+                throw Fatal.fatal(sched, "internal lockOSThread error");
+            }
+            gp.lockedm = null;
+            gp.lockedExt = 0;
+            lockedg = null;
+        }
         dropg();
         sched.gdestroy(gp);
+        if (locked) {
+            exitThread = true;
+        }
+    }
+
+    /**
+     * A syscall ended and exitsyscallfast found no P; the G has yielded to this M (G is still
+     * _Gsyscall). Returns the G to execute at once if a P turned up, else null with this M
+     * parked and woken with a P (or the locked G's M handed one).
+     *
+     * <p>Go: proc.go exitsyscall0
+     */
+    private G exitsyscall0(G gp) {
+        gp.casgstatus(G._Gsyscall, G._Grunnable);
+        dropg();
+        P pp;
+        boolean locked = false;
+        synchronized (sched.sched.lock) {
+            pp = sched.pidleget(0);
+            if (pp == null) {
+                sched.sched.runq.globrunqput(gp);
+                // Below, we stoplockedm if gp is locked. globrunqput releases ownership of gp, so
+                // we must check if gp is locked prior to committing the release by unlocking
+                // sched.lock, otherwise we could race with another M transitioning gp from
+                // unlocked to locked.
+                locked = gp.lockedm != null;
+            }
+        }
+        if (pp != null) {
+            acquirep(pp);
+            sched.syscallStats.slowIdleP.incrementAndGet();
+            return gp; // execute(gp, false)
+        }
+        if (locked) {
+            // Wait until another thread schedules gp and so m again.
+            // N.B. lockedm must be this M, as this g was running on this M before entersyscall.
+            sched.syscallStats.slowLocked.incrementAndGet();
+            return stoplockedm() ? gp : null;
+        }
+        sched.syscallStats.slowGlobal.incrementAndGet();
+        stopm();
+        return null; // schedule()
+    }
+
+    /**
+     * Stops execution of this M, which is locked to a G, until the G is runnable again: the P goes
+     * to another M, and whoever schedules the G hands this M a P (startlockedm). Returns with the P
+     * acquired, or false if the runtime is exiting.
+     *
+     * <p>Go: proc.go stoplockedm
+     */
+    boolean stoplockedm() {
+        G lg = lockedg;
+        if (lg == null || lg.lockedm != this) {
+            throw Fatal.fatal(sched, "stoplockedm: inconsistent locking");
+        }
+        if (p != null) {
+            // Schedule another M to run this p.
+            P pp = releasep();
+            sched.handoffp(pp);
+        }
+        sched.incidlelocked(1);
+        // Wait until another thread schedules lockedg again.
+        blocked = true;
+        park.notesleep();
+        park.noteclear();
+        blocked = false;
+        if (sched.exiting) {
+            return false;
+        }
+        int status = lg.readgstatus();
+        if (status != G._Grunnable) {
+            System.err.println("runtime:stoplockedm: lockedg (atomicstatus=" + status + ") is not Grunnable");
+            throw Fatal.fatal(sched, "stoplockedm: not runnable");
+        }
+        P np = nextp;
+        nextp = null;
+        acquirep(np);
+        return true;
+    }
+
+    /**
+     * Schedules the locked M to run the locked gp: hands it this M's P directly, then waits for
+     * work like any idle M.
+     *
+     * <p>Go: proc.go startlockedm
+     */
+    void startlockedm(G gp) {
+        M mp = gp.lockedm;
+        if (mp == this) {
+            throw Fatal.fatal(sched, "startlockedm: locked to me");
+        }
+        if (mp.nextp != null) {
+            throw Fatal.fatal(sched, "startlockedm: m has p");
+        }
+        // directly handoff current P to the locked m
+        sched.incidlelocked(-1);
+        P pp = releasep();
+        mp.nextp = pp;
+        mp.park.notewakeup();
+        stopm();
     }
 
     /** Go: proc.go dropg. */

@@ -71,6 +71,10 @@ public final class P {
     long sysmonSchedwhen;
     int sysmonSyscalltick;
     long sysmonSyscallwhen;
+    /** Retake.retakeBlocked's first sighting of a blocked carrier: the G, its slice, when. */
+    G sysmonBlockedG;
+    int sysmonBlockedTick;
+    long sysmonBlockedWhen;
 
     /** Hook for the timers layer: this P's timer heap, owned by that layer. */
     public Object timers;

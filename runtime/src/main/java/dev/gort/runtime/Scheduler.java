@@ -90,6 +90,8 @@ public final class Scheduler {
     final Config config;
     final Sched sched = new Sched();
     public final Stats stats = new Stats();
+    /** Syscall, locked-thread and blocked-carrier figures (Syscalls, BlockedCarriers). */
+    public final SyscallStats syscallStats = new SyscallStats();
     final AllGs allgs = new AllGs();
     final StealOrder stealOrder = new StealOrder();
 
@@ -297,10 +299,16 @@ public final class Scheduler {
         G newg = newG(fn, parent == null ? 0 : parent.goid, null);
         newg.casgstatus(G._Gidle, G._Grunnable);
         newg.runnableSince = 0;
-        P pp;
-        if (mp != null && mp.sched == this && (pp = mp.p) != null) {
-            pp.runq.runqput(newg, true);
-        } else {
+        P pp = null;
+        if (mp != null && mp.sched == this) {
+            mp.locks++; // no retake of our P while we use it (BlockedCarriers)
+            pp = Syscalls.pForRuntime(mp);
+            if (pp != null) {
+                pp.runq.runqput(newg, true);
+            }
+            mp.locks--;
+        }
+        if (pp == null) {
             synchronized (sched.lock) {
                 sched.runq.globrunqput(newg);
             }
@@ -359,17 +367,33 @@ public final class Scheduler {
         if (gp == null) {
             throw new IllegalStateException("gort: gopark called outside a goroutine");
         }
+        if (gp.readgstatusNoScan() == G._Gsyscall) {
+            // A gort call inside a syscall section (or after sysmon retook the P from this blocked
+            // carrier): the syscall is over; get a P back first (this may move the G to another M).
+            Syscalls.exitsyscall();
+            mp = M.current();
+        }
         gp.waitreason = reason;
         gp.waitingOn = waitingOn;
-        gp.parkUnlockf = (G.ParkUnlock<Object>) (G.ParkUnlock<?>) unlockf;
+        G.ParkUnlock<Object> fn = (G.ParkUnlock<Object>) (G.ParkUnlock<?>) unlockf;
+        if (gp.monitorDepth != 0) {
+            // Holding a Java monitor: a yield would let another G on this carrier enter it (or hang
+            // on it). Block the carrier instead, with the G mounted, and hand the P off.
+            Syscalls.parkInPlace(mp, gp, fn, lock);
+            gp.waitreason = WaitReason.ZERO;
+            gp.waitingOn = null;
+            return;
+        }
+        gp.parkUnlockf = fn;
         gp.parkLock = lock;
         gp.yieldReason = G.YIELD_PARK;
         if (!Continuation.yield(G.SCOPE)) {
+            // Pinned (native frame, critical section, legacy-locked monitor): same as above.
             gp.yieldReason = G.YIELD_NONE;
             gp.parkUnlockf = null;
             gp.parkLock = null;
-            throw new IllegalStateException("gort: goroutine " + gp.goid + " cannot park while pinned ("
-                    + gp.cont.pinnedReason + "): it holds a Java monitor or has native frames on its stack");
+            mp.sched.syscallStats.pinnedRefused.incrementAndGet();
+            Syscalls.parkInPlace(mp, gp, fn, lock);
         }
         // resumed by goready (or the park was cancelled): back on some M.
         gp.waitreason = WaitReason.ZERO;
@@ -385,16 +409,43 @@ public final class Scheduler {
     public void ready(G gp, boolean next) {
         // Mark runnable.
         gp.casgstatus(G._Gwaiting, G._Grunnable);
+        M pm = gp.parkedOn;
+        if (pm != null) {
+            // Parked in place (pinned, or holding a Java monitor): it can run only on that carrier,
+            // which finds itself a P (Syscalls.parkInPlace). Do as startlockedm does for its count.
+            incidlelocked(-1);
+            java.util.concurrent.locks.LockSupport.unpark(pm.thread);
+            return;
+        }
         M mp = M.current();
-        P pp;
-        if (mp != null && mp.sched == this && (pp = mp.p) != null) {
-            pp.runq.runqput(gp, next);
-        } else {
+        P pp = null;
+        if (mp != null && mp.sched == this) {
+            mp.locks++; // no retake of our P while we use it (BlockedCarriers)
+            pp = Syscalls.pForRuntime(mp);
+            if (pp != null) {
+                pp.runq.runqput(gp, next);
+            }
+            mp.locks--;
+        }
+        if (pp == null) {
             synchronized (sched.lock) {
                 sched.runq.globrunqput(gp);
             }
         }
         wakep();
+    }
+
+    /**
+     * Adjusts the count of Ms waiting for their locked G (or parked in place with it), then checks
+     * for deadlock when it grows. Go: proc.go incidlelocked.
+     */
+    void incidlelocked(int v) {
+        synchronized (sched.lock) {
+            sched.nmidlelocked += v;
+            if (v > 0) {
+                checkdead();
+            }
+        }
     }
 
     /** Go: runtime.Goexit: unwinds the current goroutine (finally blocks run) and ends it. */
@@ -412,6 +463,13 @@ public final class Scheduler {
         if (gp == null) {
             Thread.yield();
             return;
+        }
+        if (gp.readgstatusNoScan() == G._Gsyscall) {
+            Syscalls.exitsyscall(); // see gopark
+            mp = M.current();
+        }
+        if (gp.monitorDepth != 0) {
+            return; // a hint: never yield inside a Java monitor (jdk25-continuations.md §5)
         }
         gp.yieldReason = G.YIELD_GOSCHED;
         if (!Continuation.yield(G.SCOPE)) {
@@ -432,6 +490,14 @@ public final class Scheduler {
             return false;
         }
         Scheduler s = mp.sched;
+        if (gp.readgstatusNoScan() == G._Gsyscall) {
+            // The poll was raised by BlockedCarriers after it retook this carrier's P: get one back.
+            boolean moved = Syscalls.exitsyscall();
+            mp = M.current();
+            if (!gp.preemptRequested()) {
+                return moved;
+            }
+        }
         if (mp.locks != 0 || gp.monitorDepth != 0) {
             s.stats.preemptRefusedLocked.incrementAndGet();
             return false;
@@ -579,8 +645,17 @@ public final class Scheduler {
 
     /** An M's thread ends (runtime exit). */
     void mexit(M mp) {
+        if (mp.exitThread && mp.p != null && !exiting) {
+            // A G locked to this M ended: the thread exits with it. Release our P (Go: mexit).
+            handoffp(mp.releasep());
+        }
         synchronized (sched.lock) {
             sched.nmfreed++;
+            if (mp.exitThread) {
+                allm.remove(mp);
+                syscallStats.retire(mp);
+                checkdead();
+            }
         }
     }
 
