@@ -48,6 +48,22 @@ public final class Go {
         return current().numGoroutine();
     }
 
+    /**
+     * {@code runtime.Stack(buf, all)}: the calling goroutine's dump, or with {@code all} every
+     * goroutine's, in Go's format ({@code goroutine 7 [chan receive, 3 minutes]:}, frames,
+     * {@code created by ...}, and the object waited on).
+     */
+    public static String stack(boolean all) {
+        dev.gort.runtime.Scheduler s = current();
+        return all ? dev.gort.runtime.Traceback.dumpAll(s)
+                : dev.gort.runtime.Traceback.dump(dev.gort.runtime.Scheduler.currentG(), System.nanoTime());
+    }
+
+    /** Prints every goroutine of the calling goroutine's runtime to stderr (what SIGQUIT prints in Go). */
+    public static void dumpGoroutines() {
+        current().dumpGoroutines(System.err);
+    }
+
     /** {@code runtime.GOMAXPROCS(n)}: sets the number of Ps (n &gt; 0) and returns the previous one. */
     public static int gomaxprocs(int n) {
         return current().gomaxprocs(n);

@@ -23,12 +23,11 @@ public final class G {
     public static final int _Gdead = 6;
     public static final int _Gpreempted = 9;
     /**
-     * Go's scan bit. gort uses only {@code _Gscanrunning}: sysmon holds it for a few instructions
-     * while it decides whether to retake the P of a carrier blocked in user code (BlockedCarriers);
-     * every other status change of that G waits for it to clear (casgstatus spins).
+     * {@code _Gscan | _Grunning}: sysmon holds it for a few instructions while it decides whether
+     * to retake the P of a carrier blocked in user code (Retake.retakeBlocked); every other status
+     * change of that G waits for it to clear (casgstatus spins, as for a dump's scan bit).
      */
-    public static final int _Gscan = 0x1000;
-    public static final int _Gscanrunning = _Gscan | _Grunning;
+    public static final int _Gscanrunning = 0x1000 | _Grunning;
 
     /** One scope for every goroutine of every runtime in this JVM. */
     public static final ContinuationScope SCOPE = new ContinuationScope("gort");
@@ -41,6 +40,7 @@ public final class G {
     static final int YIELD_PREEMPT = 3;
     static final int YIELD_SYSCALL = 4;
     static final int YIELD_GOEXIT = 5;
+    static final int YIELD_GOYIELD = 6;
 
     private static final VarHandle STATUS;
     private static final VarHandle PREEMPT;
@@ -65,8 +65,10 @@ public final class G {
     final GCont cont;
     /** Immutable: goid of the creator (0 for main or a G started from a non-gort thread). */
     final long parentGoid;
-    /** Immutable: the frame that called go(); may be null when creator recording is off. */
+    /** Immutable: the frame that called go(); null unless -Dgort.creators=stack. */
     final StackTraceElement createdAt;
+    /** Immutable: the goroutine's function (its class names the creator when createdAt is null). */
+    final Class<?> fnClass;
 
     /** Any thread, CAS through {@link #casgstatus}; read volatile. */
     private volatile int atomicstatus;
@@ -133,6 +135,8 @@ public final class G {
 
     /** nanotime this G last became runnable (for scheduling latency); written by whoever readies it. */
     long runnableSince;
+    /** Counts runnable transitions; every 8th is timed (Go: g.trackingSeq, gTrackingPeriod). Same writers. */
+    int trackingSeq;
 
     /** Free for the layers above (sudog-like waiting lists, timers); owner-defined. */
     public Object waiting;
@@ -143,13 +147,39 @@ public final class G {
         this.goid = goid;
         this.parentGoid = parentGoid;
         this.createdAt = createdAt;
+        this.fnClass = fn.getClass();
         this.cont = new GCont(this, fn);
         STATUS.setRelease(this, _Gidle);
     }
 
     /** Go: readgstatus. */
     public int readgstatus() {
+        return atomicstatus & ~_Gscan;
+    }
+
+    /** The status with the scan bit (scheddetail prints {@code +0x1000} while a dump reads the stack). */
+    public int readgstatusRaw() {
         return atomicstatus;
+    }
+
+    /**
+     * Go's _Gscan bit: set while a goroutine dump reads this G's parked continuation, so nobody can
+     * mount it meanwhile (every status change spins in {@link #casgstatus} until it is cleared).
+     */
+    public static final int _Gscan = 0x1000;
+
+    /** Sets the scan bit if the G is parked (waiting, runnable or preempted). Go: castogscanstatus. */
+    boolean castogscanstatus() {
+        int s = atomicstatus;
+        return (s == _Gwaiting || s == _Grunnable || s == _Gpreempted) && STATUS.compareAndSet(this, s, s | _Gscan);
+    }
+
+    /** Clears the scan bit. Go: casfrom_Gscanstatus. */
+    void casfromgscanstatus() {
+        int s = atomicstatus;
+        if ((s & _Gscan) == 0 || !STATUS.compareAndSet(this, s, s & ~_Gscan)) {
+            throw Fatal.fatal(sched, "casfrom_Gscanstatus: gp->status is not in scan state");
+        }
     }
 
     /**
@@ -162,28 +192,24 @@ public final class G {
         if (oldval == newval) {
             throw Fatal.fatal(sched, "casgstatus: bad incoming values: oldval=" + oldval + " newval=" + newval);
         }
-        if (!STATUS.compareAndSet(this, oldval, newval) && !casgstatusSlow(oldval, newval)) {
+        if (newval == _Grunnable) {
+            // Go: casgstatus's scheduling-latency tracking, one transition in 8
+            runnableSince = (++trackingSeq & 7) == 0 ? System.nanoTime() : 0;
+        } else if (newval == _Grunning && runnableSince != 0) {
+            sched.stats.schedLatencies.record(System.nanoTime() - runnableSince);
+            runnableSince = 0;
+        }
+        while (!STATUS.compareAndSet(this, oldval, newval)) {
+            int cur = atomicstatus;
+            if (cur == (oldval | _Gscan) || cur == oldval) {
+                // a goroutine dump is reading our stack, or has just finished (Go: loop while
+                // gp->atomicstatus is in a scan state)
+                Thread.onSpinWait();
+                continue;
+            }
             System.err.println("runtime: casgstatus: oldval=" + gstatusName(oldval) + " newval=" + gstatusName(newval)
                     + " goid=" + goid + " status=" + gstatusName(atomicstatus));
             throw Fatal.fatal(sched, "casgstatus: bad incoming values");
-        }
-    }
-
-    /**
-     * The CAS failed: if sysmon holds the scan bit on {@code oldval} (it is looking at a running G
-     * whose carrier seemed blocked), wait for it to let go, then retry. Go: casgstatus's spin loop.
-     */
-    private boolean casgstatusSlow(int oldval, int newval) {
-        for (int i = 0; ; i++) {
-            int s = atomicstatus;
-            if (s != (oldval | _Gscan)) {
-                return STATUS.compareAndSet(this, oldval, newval);
-            }
-            if (i < 64) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
         }
     }
 
@@ -245,6 +271,26 @@ public final class G {
 
     public StackTraceElement createdAt() {
         return createdAt;
+    }
+
+    /** The class of the function this goroutine runs. */
+    public Class<?> startClass() {
+        return fnClass;
+    }
+
+    /** The M running this G, or null (racy read). */
+    public M m() {
+        return m;
+    }
+
+    /** Next G in the queue or batch this G is linked into (read by its owner only). */
+    public G schedlink() {
+        return schedlink;
+    }
+
+    /** nanotime when the G started waiting, 0 if it is not waiting (racy read). */
+    public long waitSinceNanos() {
+        return waitsince;
     }
 
     /** The runtime this goroutine belongs to. */
@@ -310,6 +356,8 @@ public final class G {
     private void body(Runnable fn) {
         try {
             fn.run();
+        } catch (GortFatalError e) {
+            throw e; // the runtime is dying; not this goroutine's panic
         } catch (Goexit e) {
             // runtime.Goexit: the goroutine ends normally.
             goexited = true;

@@ -1,5 +1,6 @@
 package dev.gort.runtime;
 
+import dev.gort.runtime.trace.Tracer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -29,6 +30,9 @@ public final class GlobalRunQueue {
     /** Written under lock (setRelease), read anywhere (getAcquire). */
     @SuppressWarnings("unused")
     private int size;
+
+    /** Set once by the Scheduler constructor before any M starts (thread start publishes it); plain. */
+    Tracer trace = Tracer.NOOP;
 
     /** Counters (under lock, plain): batches taken, Gs spilled into us in batches. */
     long batchesTaken, batchesPut;
@@ -132,6 +136,7 @@ public final class GlobalRunQueue {
         G gp = globrunqget();
         n--;
         if (n == 0) {
+            if (trace.on) trace.globalBatch(into.pp, gp, null, 1);
             batchesTaken++;
             return gp;
         }
@@ -146,8 +151,10 @@ public final class GlobalRunQueue {
         }
         bt.schedlink = null;
         setSize(size() - n);
+        if (trace.on) trace.globalBatch(into.pp, gp, bh, n + 1);
         G rest = into.runqputbatch(bh, n);
         if (rest != null) {
+            if (trace.on) trace.runqSpill(into.pp, rest);
             // Did not fit: back to the global head, order kept.
             G last = rest;
             int k = 1;

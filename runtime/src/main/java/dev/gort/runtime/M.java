@@ -1,6 +1,9 @@
 package dev.gort.runtime;
 
+import dev.gort.runtime.trace.Ev;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -19,13 +22,31 @@ public final class M {
     public static final class MThread extends Thread {
         final M m;
         /**
-         * Preemption request for whatever G runs on this carrier: set by sysmon/preemptone (opaque),
-         * read by the injected poll's fast path (opaque), cleared by the slow path.
+         * Preemption request for whatever G runs on this carrier (the slice in {@link #preemptTick}):
+         * raised by sysmon/preemptone (CAS false-&gt;true, after G.preempt and the fields below),
+         * cleared by the poll's slow path and by this M when a new slice starts (CAS true-&gt;false).
+         * Every transition also moves {@link Poll}'s JVM-wide armed count, which is what the
+         * injected fast path reads (see Poll for why it cannot read this field directly).
          */
         @SuppressWarnings("unused")
         private volatile boolean preemptRequest;
-        /** nanotime of the pending request (for request-to-yield latency); any thread, racy. */
+        /** nanotime of the pending request (request-to-yield latency); written before the flag. */
         volatile long preemptRequestedAt;
+        /** sysmon's first sighting of the slice being preempted (0 = not a slice preemption). */
+        volatile long preemptSliceWhen;
+        /**
+         * The P's schedtick the pending request is for: the request belongs to the slice, not to one
+         * G, so a runnext chain that inherits the slice inherits the request (gort's stand-in for
+         * Go's p.preempt + async preemption, which catch the chain whichever G runs). Written
+         * before the flag.
+         */
+        volatile int preemptTick;
+        /**
+         * Polls left in the running slice under the budget strategy. Only this carrier's thread
+         * reads and writes it (refilled by execute on a new slice, decremented by Poll.budget):
+         * plain. It is the running G's budget: a G taken from runnext inherits it with the slice.
+         */
+        int budget;
 
         private static final VarHandle PREEMPT;
 
@@ -47,18 +68,53 @@ public final class M {
             return m;
         }
 
-        /** The poll's fast path: one opaque load. */
+        /** Whether a request is pending on this carrier (opaque; observers and tests). */
         public boolean preemptRequested() {
             return (boolean) PREEMPT.getOpaque(this);
         }
 
-        void requestPreempt() {
+        /** Acquire load: a true result makes the requester's earlier writes visible. */
+        boolean preemptRequestedAcquire() {
+            return (boolean) PREEMPT.getAcquire(this);
+        }
+
+        /**
+         * Raises the request for slice {@code tick} (any thread). Returns true if none was pending
+         * for that slice; the request time is stamped only then, so latency counts from the first
+         * unanswered request.
+         */
+        boolean requestPreempt(int tick) {
+            if ((boolean) PREEMPT.getVolatile(this) && preemptTick == tick) {
+                return false;
+            }
+            preemptTick = tick;
             preemptRequestedAt = System.nanoTime();
-            PREEMPT.setOpaque(this, true);
+            if (PREEMPT.compareAndSet(this, false, true)) {
+                Poll.arm();
+            }
+            return true;
+        }
+
+        /** Re-raises a refused request without restamping it (last monitor released). Own thread. */
+        boolean rearmPreempt() {
+            if (PREEMPT.compareAndSet(this, false, true)) {
+                Poll.arm();
+                return true;
+            }
+            return false;
+        }
+
+        /** Clears the request; true if one was pending. */
+        boolean clearPreemptIfSet() {
+            if ((boolean) PREEMPT.getVolatile(this) && PREEMPT.compareAndSet(this, true, false)) {
+                Poll.disarm();
+                return true;
+            }
+            return false;
         }
 
         void clearPreempt() {
-            PREEMPT.setOpaque(this, false);
+            clearPreemptIfSet();
         }
     }
 
@@ -100,6 +156,13 @@ public final class M {
     /** Syscall exits that kept the old P / took an idle P (Syscalls.exitsyscallfast). Owner only, plain. */
     long syscallFastOldP, syscallFastIdleP;
 
+    /** This M's trace buffer ({@link dev.gort.runtime.trace.Tracer}); written and read by this M only, plain. */
+    public Object traceBuf;
+    /** Where findRunnable found the G it returns (trace.Ev.F_*) and the steal victim; owner only, plain. */
+    int from, fromVictim;
+    /** Immutable: the runtime's tracer. */
+    final dev.gort.runtime.trace.Tracer trace;
+
     /** Scratch for stealWork: the allp snapshot. Owner only. */
     private P[] allpSnapshot;
 
@@ -107,58 +170,58 @@ public final class M {
         this.sched = sched;
         this.id = id;
         this.rand = new FastRand(System.nanoTime() ^ (id * 0x9E3779B97F4A7C15L));
+        this.trace = sched.trace;
         this.thread = new MThread(this, name + "-M" + id);
     }
 
     /**
-     * The M whose carrier is the calling thread, or null.
+     * The M running the caller (goroutine code or the M's own code), or null on other threads.
      *
-     * <p><b>Never inlined, on purpose.</b> On JDK 25, C2 keeps the result of {@code
-     * Thread.currentThread()} across a {@code Continuation.yield} in the same compiled method: a
-     * goroutine resumed on another carrier then sees its old carrier (measured: one stale value per
-     * migration when the read and the yield are compiled together; 0 with C1 only, without OSR
-     * for a loop, or with the currentThread intrinsic disabled). Goroutine code finds its M, G and
-     * runtime through this method before and after every park, so a stale carrier would make it
-     * act on another goroutine's M. A real call cannot be merged with an earlier one, so this
-     * method is kept above C2's inlining limit (FreqInlineSize, 325 bytecodes) by {@link #BALLAST}
-     * code that never runs. MCurrentAcrossYieldTest checks it.
+     * <p>This must never be {@code Thread.currentThread()} inlined into goroutine code: C2 loads the
+     * current thread from "immutable memory", so a compiled method may compute it before a
+     * continuation yield and reuse it after the goroutine resumed on another carrier (seen here: a
+     * goroutine parked itself through another goroutine's M). The lookup therefore goes through
+     * {@link #CARRIER}, a method handle in a non-final field: the JIT cannot treat it as a constant
+     * and so cannot inline {@link #onCarrier()} into the caller, and the thread is read afresh inside
+     * that callee on every call. (ScopedValue is no way out: raw continuations do not save the
+     * carrier's scoped-value bindings, only its cache.)
      */
     public static M current() {
-        Thread t = Thread.currentThread();
-        if (t instanceof MThread mt) {
-            return mt.m;
+        try {
+            return (M) CARRIER.invokeExact();
+        } catch (Throwable t) {
+            throw new AssertionError(t);
         }
-        if (t == null) {
-            // Never runs (currentThread is never null): only here to make this method too big to
-            // inline. See above.
-            int[] b = {
-                0x1e3779b1, 0x3c6ef362, 0x5aa66d13, 0x78dde6c4, 0x17156075, 0x354cda26,
-                0x538453d7, 0x71bbcd88, 0x0ff34739, 0x2e2ac0ea, 0x4c623a9b, 0x6a99b44c,
-                0x08d12dfd, 0x2708a7ae, 0x4540215f, 0x63779b10, 0x01af14c1, 0x1fe68e72,
-                0x3e1e0823, 0x5c5581d4, 0x7a8cfb85, 0x18c47536, 0x36fbeee7, 0x55336898,
-                0x736ae249, 0x11a25bfa, 0x2fd9d5ab, 0x4e114f5c, 0x6c48c90d, 0x0a8042be,
-                0x28b7bc6f, 0x46ef3620, 0x6526afd1, 0x035e2982, 0x2195a333, 0x3fcd1ce4,
-                0x5e049695, 0x7c3c1046, 0x1a7389f7, 0x38ab03a8, 0x56e27d59, 0x7519f70a,
-                0x135170bb, 0x3188ea6c, 0x4fc0641d, 0x6df7ddce, 0x0c2f577f, 0x2a66d130,
-                0x489e4ae1, 0x66d5c492, 0x050d3e43, 0x2344b7f4, 0x417c31a5, 0x5fb3ab56,
-                0x7deb2507, 0x1c229eb8, 0x3a5a1869, 0x5891921a, 0x76c90bcb, 0x1500857c,
-                0x3337ff2d, 0x516f78de, 0x6fa6f28f, 0x0dde6c40, 0x2c15e5f1, 0x4a4d5fa2,
-                0x6884d953, 0x06bc5304, 0x24f3ccb5, 0x432b4666, 0x6162c017, 0x7f9a39c8,
-            };
-            int h = 0;
-            for (int i = 0; i < b.length; i++) {
-                h = 31 * h + b[i];
-            }
-            BALLAST = h;
-        }
-        return null;
     }
 
-    /** Written only by code that never runs (see {@link #current}); keeps javac from dropping it. */
-    static volatile int BALLAST;
+    /** Deliberately not final (see {@link #current()}). Written once in the static initializer. */
+    @SuppressWarnings("FieldMayBeFinal")
+    private static MethodHandle CARRIER;
+
+    static {
+        try {
+            CARRIER = MethodHandles.lookup().findStatic(M.class, "onCarrier", MethodType.methodType(M.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The M whose carrier is the calling thread. Call it directly only from code that never runs
+     * inside a goroutine (the scheduling loop, sysmon, timers run by the M); goroutine code uses
+     * {@link #current()}.
+     */
+    static M onCarrier() {
+        return Thread.currentThread() instanceof MThread mt ? mt.m : null;
+    }
 
     public P p() {
         return p;
+    }
+
+    /** This M's carrier thread (for observers: joins, stack traces). */
+    public Thread thread() {
+        return thread;
     }
 
     public G curg() {
@@ -187,6 +250,7 @@ public final class M {
             sched.onFatal("runtime: M" + id + " crashed: " + t);
             t.printStackTrace();
         } finally {
+            thread.clearPreemptIfSet(); // keep Poll's JVM-wide armed count exact
             sched.mexit(this);
         }
     }
@@ -263,8 +327,16 @@ public final class M {
             gp.setPreempt(false);
             if (!inheritTime) {
                 pp.incSchedtick();
+                thread.budget = sched.preempt.budgetQuantum; // a new slice: a new budget (Poll.budget)
+                // A request still pending here was for a slice whose Gs all left the carrier without
+                // reaching a poll (parked, ended, yielded): never honoured. A new slice starts clean; an
+                // inherited slice (runnext) keeps the request (see MThread.preemptTick).
+                if (thread.clearPreemptIfSet()) {
+                    sched.preempt.unhonoured.incrementAndGet();
+                }
             }
             pp.gsRun++;
+            if (trace.on) trace.goStart(this, pp, gp, inheritTime && from == Ev.F_LOCAL ? Ev.F_RUNNEXT : from, fromVictim, inheritTime);
             gp = run(gp);
             inheritTime = false;
         }
@@ -275,31 +347,48 @@ public final class M {
      * unlock function returns false runs the same G again at once with its slice (Go's park_m
      * calling execute(gp, true)). Returns a G to execute next with a new slice, or null.
      *
-     * <p>Go: the mcall targets park_m, gosched_m, gopreempt_m, goexit0, exitsyscall0
+     * <p>Go: the mcall targets park_m, gosched_m, gopreempt_m, goyield_m, goexit0, exitsyscall0
      */
     private G run(G gp) {
         for (;;) {
             gp.yieldReason = G.YIELD_NONE;
             gp.cont.run();
-            int from = G._Grunning;
+            int st = G._Grunning;
             if (gp.readgstatusNoScan() == G._Gsyscall && gp.yieldReason != G.YIELD_SYSCALL) {
                 // sysmon retook this M's P while the carrier was blocked in user code, and the G
                 // left (ended or yielded) without a gort call noticing: finish that "syscall" here.
-                from = exitsyscallM(gp);
+                st = exitsyscallM(gp);
             }
             if (gp.cont.isDone()) {
-                goexit0(gp, from);
+                if (trace.on) trace.goStop(this, p, gp, Ev.S_EXIT);
+                goexit0(gp, st);
                 return null;
             }
             switch (gp.yieldReason) {
                 case G.YIELD_PARK -> {
-                    if (park_m(gp, from)) {
+                    if (trace.on) trace.goStop(this, p, gp, Ev.S_PARK);
+                    if (park_m(gp, st)) {
+                        if (trace.on) trace.goStart(this, p, gp, Ev.F_RESUME, 0, true);
                         continue; // unlockf said no: run it again, same slice
                     }
                     return null;
                 }
-                case G.YIELD_GOSCHED -> goschedImpl(gp, false, from);
-                case G.YIELD_PREEMPT -> goschedImpl(gp, true, from);
+                case G.YIELD_GOSCHED -> {
+                    if (trace.on) trace.goStop(this, p, gp, Ev.S_GOSCHED);
+                    goschedImpl(gp, false, st);
+                }
+                case G.YIELD_PREEMPT -> {
+                    if (trace.on) trace.goStop(this, p, gp, Ev.S_PREEMPT);
+                    goschedImpl(gp, true, st);
+                }
+                case G.YIELD_GOYIELD -> {
+                    if (trace.on) trace.goStop(this, p, gp, Ev.S_YIELD);
+                    if (st == G._Gsyscall) {
+                        goschedImpl(gp, false, st); // no P of our own: the global queue
+                    } else {
+                        goyield_m(gp);
+                    }
+                }
                 case G.YIELD_SYSCALL -> {
                     return exitsyscall0(gp);
                 }
@@ -324,8 +413,12 @@ public final class M {
         if (Syscalls.exitsyscallfast(this, op)) {
             p.incSyscalltick();
             gp.casgstatus(G._Gsyscall, G._Grunning);
+            if (trace.on) trace.syscallExit(this, p, gp, Ev.X_OTHER_P);
             return G._Grunning;
         }
+        // No P: the G leaves its carrier from the syscall. The trace shows it running on no P for
+        // the instant it takes to stop (X_OTHER_P with no P), so that the stop event below fits.
+        if (trace.on) trace.syscallExit(this, null, gp, Ev.X_OTHER_P);
         return G._Gsyscall;
     }
 
@@ -348,15 +441,14 @@ public final class M {
         }
         dropg();
         if (fn != null && !fn.unlock(gp, lock)) {
+            gp.casgstatus(G._Gwaiting, G._Grunnable);
             if (p == null) {
                 // No P to run it on: queue it, as exitsyscall0 does.
-                gp.casgstatus(G._Gwaiting, G._Grunnable);
                 synchronized (sched.sched.lock) {
                     sched.sched.runq.globrunqput(gp);
                 }
                 return false;
             }
-            gp.casgstatus(G._Gwaiting, G._Grunnable);
             curg = gp;
             gp.m = this;
             gp.casgstatus(G._Grunnable, G._Grunning);
@@ -365,7 +457,10 @@ public final class M {
         return false;
     }
 
-    /** Go: proc.go goschedImpl (Gosched and slice preemption both go to the global tail). */
+    /**
+     * Go: proc.go goschedImpl (Gosched and slice preemption both go to the global tail).
+     * {@code from} is _Grunning, or _Gsyscall when this M has no P.
+     */
     private void goschedImpl(G gp, boolean preempted, int from) {
         gp.casgstatus(from, G._Grunnable);
         dropg();
@@ -378,6 +473,25 @@ public final class M {
         if (p != null) {
             sched.wakep();
         }
+    }
+
+    /** Go: proc.go goyield_m: like Gosched, but to this P's local tail (a new slice when it runs). */
+    private void goyield_m(G gp) {
+        P pp = p;
+        gp.casgstatus(G._Grunning, G._Grunnable);
+        dropg();
+        pp.runq.runqput(gp, false);
+    }
+
+    /**
+     * A uniform random int in [0, n) from the calling carrier's M (its per-M generator, used by
+     * select's poll order); {@code ThreadLocalRandom} on a thread that is not an M.
+     *
+     * <p>Go: rand.go cheaprandn
+     */
+    public static int cheaprandn(int n) {
+        M mp = current();
+        return mp != null ? mp.rand.nextn(n) : java.util.concurrent.ThreadLocalRandom.current().nextInt(n);
     }
 
     /**
@@ -416,6 +530,7 @@ public final class M {
      */
     private G exitsyscall0(G gp) {
         gp.casgstatus(G._Gsyscall, G._Grunnable);
+        if (trace.on) trace.syscallExit(this, null, gp, Ev.X_NO_P); // the trace has it in global now
         dropg();
         P pp;
         boolean locked = false;
@@ -433,6 +548,8 @@ public final class M {
         if (pp != null) {
             acquirep(pp);
             sched.syscallStats.slowIdleP.incrementAndGet();
+            from = Ev.F_GLOBAL;
+            fromVictim = 0;
             return gp; // execute(gp, false)
         }
         if (locked) {
@@ -500,6 +617,8 @@ public final class M {
         // directly handoff current P to the locked m
         sched.incidlelocked(-1);
         P pp = releasep();
+        mp.from = from; // where the G was found, for the locked M's trace (published by the note)
+        mp.fromVictim = fromVictim;
         mp.nextp = pp;
         mp.park.notewakeup();
         stopm();
@@ -537,8 +656,9 @@ public final class M {
             long pollUntil = 0;
             Timers timers = sched.timers;
             if (timers != null) {
-                now = System.nanoTime();
-                pollUntil = timers.check(this, pp, now);
+                // Run this P's due timers (readied Gs go to its runnext); nanotime is read only if
+                // some timer is pending.
+                pollUntil = timers.check(this, pp, 0);
             }
 
             // Check the global runnable queue once in a while to ensure fairness. Otherwise two
@@ -550,6 +670,7 @@ public final class M {
                 }
                 if (gp != null) {
                     inheritTime = false;
+                    from = Ev.F_GLOBAL;
                     return gp;
                 }
             }
@@ -558,6 +679,7 @@ public final class M {
             G gp = pp.runq.runqget();
             if (gp != null) {
                 inheritTime = pp.runq.inheritTime;
+                from = Ev.F_LOCAL;
                 return gp;
             }
 
@@ -568,6 +690,7 @@ public final class M {
                 }
                 if (gp != null) {
                     inheritTime = false;
+                    from = Ev.F_GLOBAL;
                     return gp;
                 }
             }
@@ -592,6 +715,16 @@ public final class M {
                 if (stealPollUntil != 0 && (pollUntil == 0 || stealPollUntil < pollUntil)) {
                     pollUntil = stealPollUntil;
                 }
+            } else if (!sched.config.stealing() && timers != null) {
+                // gort: with work stealing switched off, still run the other Ps' due timers (Go's
+                // last steal pass), or the timers of an idle P could wait until someone takes it.
+                gp = stealTimersOnly(pp, timers);
+                if (gp != null) {
+                    return gp;
+                }
+                if (stealPollUntil != 0 && (pollUntil == 0 || stealPollUntil < pollUntil)) {
+                    pollUntil = stealPollUntil;
+                }
             }
 
             // We have nothing to do.
@@ -608,6 +741,7 @@ public final class M {
                 if (!s.runq.empty()) {
                     gp = s.runq.globrunqgetbatch(pp.runq.capacity() / 2, sched.gomaxprocs, pp.runq);
                     inheritTime = false;
+                    from = Ev.F_GLOBAL;
                     return gp;
                 }
                 if (!spinning && s.needspinning.get() == 1) {
@@ -631,6 +765,7 @@ public final class M {
             // the work.
             boolean wasSpinning = spinning;
             if (spinning) {
+                if (trace.on) trace.spinStop(this);
                 spinning = false;
                 if (s.nmspinning.decrementAndGet() < 0) {
                     throw Fatal.fatal(sched, "findRunnable: negative nmspinning");
@@ -654,6 +789,7 @@ public final class M {
                                 continue top;
                             }
                             inheritTime = false;
+                            from = Ev.F_GLOBAL;
                             return gp;
                         }
                     }
@@ -695,16 +831,20 @@ public final class M {
                 if (spinning) {
                     throw Fatal.fatal(sched, "findRunnable: netpoll with spinning");
                 }
-                long delay = pollUntil - System.nanoTime();
+                long delay = pollUntil - Scheduler.nanotime();
+                if (trace.on) trace.mPark(this);
                 blocked = true;
-                sched.netpollNote.noteclear();
+                // No noteclear before sleeping: a netpollBreak that raced with the lastpoll swap
+                // must not be lost (Go's break is a write to a pipe). A stale wake-up from an
+                // earlier break only costs one extra round.
                 if (delay > 0) {
                     sched.netpollNote.notetsleep(delay);
                 }
                 sched.netpollNote.noteclear();
                 blocked = false;
+                if (trace.on) trace.mUnpark(this);
                 s.pollUntil.set(0);
-                s.lastpoll.set(System.nanoTime());
+                s.lastpoll.set(Scheduler.nanotime());
                 P pp2;
                 synchronized (s.lock) {
                     pp2 = sched.pidleget(0);
@@ -765,7 +905,7 @@ public final class M {
                 // Steal timers from p2. This call to checkTimers is the only place where we might
                 // hold a lock on a different P's timers.
                 if (stealTimersOrRunNextG && timers != null && timers.hasTimers(p2)) {
-                    long tnow = System.nanoTime();
+                    long tnow = Scheduler.nanotime();
                     long w = timers.stealTimers(this, pp, p2, tnow);
                     if (w != 0 && (stealPollUntil == 0 || w < stealPollUntil)) {
                         stealPollUntil = w;
@@ -775,6 +915,7 @@ public final class M {
                     G gp = pp.runq.runqget();
                     if (gp != null) {
                         inheritTime = pp.runq.inheritTime;
+                        from = Ev.F_LOCAL;
                         return gp;
                     }
                 }
@@ -786,6 +927,8 @@ public final class M {
                         p2.stolenFrom++;
                         sched.stats.steals.incrementAndGet();
                         inheritTime = false;
+                        from = Ev.F_STOLEN;
+                        fromVictim = p2.id;
                         return gp;
                     }
                 }
@@ -793,6 +936,30 @@ public final class M {
         }
         // No goroutines found to steal. Regardless, running a timer may have made some goroutine
         // ready that we missed. Indicate the next timer to wait for.
+        return null;
+    }
+
+    /**
+     * Only the timer half of stealWork's last pass (used when work stealing is switched off): runs
+     * every other P's due timers on this M; readied Gs land here. Sets stealPollUntil.
+     */
+    private G stealTimersOnly(P pp, Timers timers) {
+        stealNewWork = false;
+        stealPollUntil = 0;
+        for (P p2 : sched.allp) {
+            if (p2 == pp || !timers.hasTimers(p2)) {
+                continue;
+            }
+            long w = timers.stealTimers(this, pp, p2, 0);
+            if (w != 0 && (stealPollUntil == 0 || w < stealPollUntil)) {
+                stealPollUntil = w;
+            }
+            G gp = pp.runq.runqget();
+            if (gp != null) {
+                inheritTime = pp.runq.inheritTime;
+                return gp;
+            }
+        }
         return null;
     }
 
@@ -813,6 +980,7 @@ public final class M {
     /** Go: proc.go becomeSpinning. */
     private void becomeSpinning() {
         spinning = true;
+        if (trace.on) trace.spinStart(this);
         sched.sched.nmspinning.incrementAndGet();
         sched.sched.needspinning.set(0);
     }
@@ -822,6 +990,7 @@ public final class M {
         if (!spinning) {
             throw Fatal.fatal(sched, "resetspinning: not a spinning m");
         }
+        if (trace.on) trace.spinStop(this);
         spinning = false;
         int nmspinning = sched.sched.nmspinning.decrementAndGet();
         if (nmspinning < 0) {
@@ -847,6 +1016,7 @@ public final class M {
         p = pp;
         pp.setM(this);
         pp.setStatus(P._Prunning);
+        if (trace.on) trace.procStart(this, pp);
     }
 
     /** Go: proc.go releasep/releasepNoTrace. */
@@ -859,6 +1029,7 @@ public final class M {
             System.err.println("releasep: m=" + this + " p->m=" + pp.m() + " p->status=" + pp.status());
             throw Fatal.fatal(sched, "releasep: invalid p state");
         }
+        if (trace.on) trace.procStop(this, pp);
         p = null;
         pp.setM(null);
         pp.setStatus(P._Pidle);
@@ -884,10 +1055,12 @@ public final class M {
         synchronized (sched.sched.lock) {
             sched.mput(this);
         }
+        if (trace.on) trace.mPark(this);
         blocked = true;
         park.notesleep();
         park.noteclear();
         blocked = false;
+        if (trace.on) trace.mUnpark(this);
         if (sched.exiting) {
             return;
         }
@@ -909,6 +1082,7 @@ public final class M {
             throw Fatal.fatal(sched, "gcstopm: not waiting for gc");
         }
         if (spinning) {
+            if (trace.on) trace.spinStop(this);
             spinning = false;
             // OK to just drop nmspinning here, startTheWorld will unpark threads as necessary.
             if (sched.sched.nmspinning.decrementAndGet() < 0) {

@@ -5,6 +5,13 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A one-shot wake-up for exactly one sleeping thread (an M, or the STW initiator).
  *
+ * <p>Interrupts are not wake-ups: a carrier's interrupt status (set, say, by goroutine code calling
+ * {@code Thread.currentThread().interrupt()}, which is its carrier) would make every
+ * {@code LockSupport.park} return at once and turn the sleep into a busy loop. Like Go's futex
+ * sleep on {@code EINTR}, the sleep clears the status and re-checks its condition; only
+ * {@link #notewakeup} and the timeout end it. Carriers belong to the runtime: nothing in gort uses
+ * their interrupt status.
+ *
  * <p>Go: lock_futex.go note, noteclear, notesleep, notetsleep, notewakeup
  */
 final class Note {
@@ -29,17 +36,26 @@ final class Note {
         waiter = Thread.currentThread();
         while (!key) {
             LockSupport.park(this);
+            Thread.interrupted(); // EINTR: retry (see the class comment)
         }
         waiter = null;
     }
 
-    /** Sleeps until woken or {@code ns} nanoseconds have passed; true if woken. */
+    /** Sleeps until woken or {@code ns} nanoseconds have passed; true if woken. Not from goroutine code. */
     boolean notetsleep(long ns) {
+        return notetsleep(ns, Thread.currentThread());
+    }
+
+    /**
+     * As {@link #notetsleep(long)}, for goroutine code, which must name its carrier ({@code g.m.thread})
+     * instead of trusting {@code Thread.currentThread()} (see Scheduler.getg).
+     */
+    boolean notetsleep(long ns, Thread self) {
         if (ns < 0) {
             notesleep();
             return true;
         }
-        waiter = Thread.currentThread();
+        waiter = self;
         long deadline = System.nanoTime() + ns;
         while (!key) {
             long left = deadline - System.nanoTime();
@@ -47,6 +63,7 @@ final class Note {
                 break;
             }
             LockSupport.parkNanos(this, left);
+            Thread.interrupted(); // EINTR: retry (see the class comment)
         }
         waiter = null;
         return key;

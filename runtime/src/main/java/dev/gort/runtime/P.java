@@ -75,9 +75,12 @@ public final class P {
     G sysmonBlockedG;
     int sysmonBlockedTick;
     long sysmonBlockedWhen;
+    /** When retakeBlocked last sampled that carrier's stack (0: not yet), and the verdict. */
+    long sysmonBlockedChecked;
+    boolean sysmonBlockedInRuntime;
 
-    /** Hook for the timers layer: this P's timer heap, owned by that layer. */
-    public Object timers;
+    /** Immutable: this P's timer heap (its own monitor guards it). Go: p.timers. */
+    final TimerHeap timers = new TimerHeap(this);
 
     // ---- statistics (owner M writes plain; racy reads for observers) ----
     long steals, stolenFrom, gsRun, preemptsRequested;

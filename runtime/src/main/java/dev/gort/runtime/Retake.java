@@ -1,10 +1,10 @@
 package dev.gort.runtime;
 
 /**
- * sysmon's retake of Ps whose M is stuck: Go 1.25's branch for Ps in a syscall, and gort's own
- * branch for carriers blocked in user code that nobody wrapped in a syscall. Runs on the sysmon
- * thread only (the {@code P.sysmon*} fields are sysmon's, plain); the time-slice check and
- * preemption are Sysmon's.
+ * sysmon's retake of Ps whose carrier is blocked in user code that nobody wrapped in a syscall
+ * (Go's retake has the time-slice and {@code _Psyscall} branches, in {@link Sysmon#retake}; this is
+ * gort's third branch, called from there for each {@code _Prunning} P). Runs on the sysmon thread
+ * only (the {@code P.sysmonBlocked*} fields are sysmon's, plain).
  *
  * <h2>Blocked carriers (no Go equivalent: Go knows every blocking call)</h2>
  * A goroutine calling {@code Thread.sleep}, {@code LockSupport.park}, {@code Object.wait}, a
@@ -34,80 +34,22 @@ package dev.gort.runtime;
  * {@code Syscall.block}: they call {@code exitsyscall}), or when it leaves its carrier (the M loop
  * calls exitsyscall for it); {@code ready}/{@code newproc} from such a G use the global queue.
  *
+ * <p>Before the CAS, the carrier's stack is sampled (once per ms at most): if the innermost
+ * non-JDK frame is gort's own code (a channel's lock, {@code sched.lock}, a timer heap), the block
+ * is the runtime's, short by construction, and the P stays, as Go's M keeps its P while it waits
+ * for a runtime lock. {@code m.locks != 0} (held by runtime code that uses the P) also vetoes.
+ *
  * <p><b>Not detected</b>: blocking that leaves the thread RUNNABLE: socket and file I/O in native
  * code (java.io / NIO blocking reads and writes, {@code FileChannel}), JNI calls, busy-waiting, and a
- * GC pause. Wrap such calls in {@code Syscall.block}. Also not retaken: a carrier blocked inside
- * gort's own code with {@code m.locks != 0} (short by construction).
+ * GC pause. Wrap such calls in {@code Syscall.block}.
  *
  * <p>Go: proc.go retake
  */
 public final class Retake {
-    /** Go: the 10 ms after which a syscall P is retaken even when there is nothing else to run. */
+    /** As for a syscall: the 10 ms after which the P is retaken even with nothing else to run. */
     static final long SYSCALL_RETAKE_NS = 10_000_000L;
 
     private Retake() {}
-
-    /**
-     * One pass over allp for the syscall and blocked-carrier branches (Sysmon runs the time-slice
-     * branch itself). Returns the number of Ps retaken, which drives sysmon's back-off.
-     */
-    public static int retake(Scheduler s, long now) {
-        int n = 0;
-        for (P pp : s.allp) {
-            int st = pp.status();
-            if (st == P._Psyscall) {
-                if (retakeSyscall(s, pp, now, false)) {
-                    n++;
-                }
-            } else if (st == P._Prunning) {
-                if (retakeBlocked(s, pp, now)) {
-                    n++;
-                }
-            } else {
-                pp.sysmonBlockedG = null;
-            }
-        }
-        return n;
-    }
-
-    /**
-     * Go 1.25's retake for one P seen in {@code _Psyscall}. {@code sysretake}: its time slice ran
-     * out (preemptone cannot reach a G in a syscall), so take it now. A P is otherwise taken only
-     * once it has been seen in the same syscall at two sysmon ticks, and not at all while it has no
-     * local work, other Ps or spinning Ms could take new work, and it has been in the syscall for
-     * less than 10 ms.
-     *
-     * <p>Go: proc.go retake (the {@code s == _Psyscall} branch)
-     */
-    public static boolean retakeSyscall(Scheduler s, P pp, long now, boolean sysretake) {
-        pp.sysmonBlockedG = null;
-        int t = pp.syscalltick();
-        if (!sysretake && pp.sysmonSyscalltick != t) {
-            pp.sysmonSyscalltick = t;
-            pp.sysmonSyscallwhen = now;
-            return false;
-        }
-        // On the one hand we don't want to retake Ps if there is no other work to do, but on the
-        // other hand we want to retake them eventually because they can prevent the sysmon
-        // thread from deep sleep.
-        if (pp.runq.runqempty() && s.sched.nmspinning.get() + s.sched.npidle.get() > 0
-                && pp.sysmonSyscallwhen + SYSCALL_RETAKE_NS > now) {
-            return false;
-        }
-        // Need to decrement number of idle locked M's (pretending that one more is running) before
-        // the CAS. Otherwise the M from which we retake can exit the syscall, increment nmidle and
-        // report deadlock.
-        s.incidlelocked(-1);
-        boolean took = false;
-        if (pp.casStatus(P._Psyscall, P._Pidle)) {
-            pp.incSyscalltick();
-            s.syscallStats.retakes.incrementAndGet();
-            s.handoffp(pp);
-            took = true;
-        }
-        s.incidlelocked(1);
-        return took;
-    }
 
     /**
      * The blocked-carrier branch for one P seen {@code _Prunning}: see the class comment. Returns
@@ -127,12 +69,22 @@ public final class Retake {
             pp.sysmonBlockedG = gp;
             pp.sysmonBlockedTick = tick;
             pp.sysmonBlockedWhen = now;
+            pp.sysmonBlockedChecked = 0;
             return false;
         }
         // As for a syscall, leave it if there is nothing else to do and capacity exists elsewhere,
         // for up to 10 ms; never while the world is being stopped (the P would never stop).
         if (!s.sched.gcwaiting && pp.runq.runqempty() && s.sched.nmspinning.get() + s.sched.npidle.get() > 0
                 && pp.sysmonBlockedWhen + SYSCALL_RETAKE_NS > now) {
+            return false;
+        }
+        // Blocked inside gort itself (a channel's or the scheduler's lock)? Go's M would keep its P
+        // there: such waits are short. Sample the stack (a handshake: tens of µs) at most every ms.
+        if (pp.sysmonBlockedChecked == 0 || now - pp.sysmonBlockedChecked >= STACK_RECHECK_NS) {
+            pp.sysmonBlockedChecked = now;
+            pp.sysmonBlockedInRuntime = blockedInRuntime(mp);
+        }
+        if (pp.sysmonBlockedInRuntime) {
             return false;
         }
         if (!gp.tryCasgstatus(G._Grunning, G._Gscanrunning)) {
@@ -147,6 +99,10 @@ public final class Retake {
             return false;
         }
         // Enter a syscall on the M's behalf (Go: reentersyscall), and retake its P at once.
+        if (s.trace.on) {
+            s.trace.syscallEnterBlocked(mp, pp, gp);
+            s.trace.handoff(pp, mp);
+        }
         mp.syscalltick = pp.syscalltick();
         mp.oldp = null;
         mp.p = null;
@@ -155,10 +111,54 @@ public final class Retake {
         pp.incSyscalltick();
         pp.sysmonBlockedG = null;
         gp.setgstatusRelease(G._Gsyscall);
-        mp.thread.requestPreempt(); // its next poll (if instrumented) notices and exits the "syscall"
+        mp.thread.requestPreempt(tick); // its next poll (if instrumented) notices: Poll.slow
         s.syscallStats.blockedRetakes.incrementAndGet();
         s.handoffp(pp);
         return true;
+    }
+
+    /** How often retakeBlocked re-samples the stack of a carrier found blocked inside gort. */
+    static final long STACK_RECHECK_NS = 1_000_000L;
+
+    /**
+     * Is the carrier blocked inside gort's own code? The innermost frame that is not the JDK's
+     * decides: gort (runtime or api) means yes; anything else (user code, a library) means the
+     * user blocked. JDK frames are those of named {@code java.*}/{@code jdk.*} modules.
+     */
+    static boolean blockedInRuntime(M mp) {
+        for (StackTraceElement e : mp.thread.getStackTrace()) {
+            String mod = e.getModuleName();
+            if (mod != null && (mod.startsWith("java.") || mod.startsWith("jdk."))) {
+                continue;
+            }
+            return isGortCode(e.getClassName());
+        }
+        return false;
+    }
+
+    private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> GORT_CODE =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * gort's own classes: packages {@code dev.gort} and below, except the examples and benchmarks
+     * and except classes loaded from a {@code test-classes} directory (gort's own tests play the
+     * user). Cached per class name.
+     */
+    static boolean isGortCode(String className) {
+        if (!className.startsWith("dev.gort.") || className.startsWith("dev.gort.examples.")
+                || className.startsWith("dev.gort.bench.")) {
+            return false;
+        }
+        return GORT_CODE.computeIfAbsent(className, cn -> {
+            try {
+                Class<?> c = Class.forName(cn, false, Retake.class.getClassLoader());
+                java.security.CodeSource src = c.getProtectionDomain().getCodeSource();
+                return src == null || src.getLocation() == null
+                        || !src.getLocation().getPath().endsWith("test-classes/");
+            } catch (ClassNotFoundException | LinkageError | SecurityException e) {
+                return false;
+            }
+        });
     }
 
     /** The carrier is parked or blocked in the JVM (cheap: a volatile read of the thread status). */

@@ -1,5 +1,6 @@
 package dev.gort.runtime;
 
+import dev.gort.runtime.trace.Tracer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -77,6 +78,8 @@ public final class RunQueue extends RunQueuePad2 {
 
     /** Counters for observability: owner only writes (plain), others read racily. */
     long kicks, spills;
+    /** Immutable: the runtime's tracer ({@link Tracer#NOOP} for a queue outside a runtime). */
+    final Tracer trace;
 
     public RunQueue(int capacity) {
         this(capacity, null, null);
@@ -90,6 +93,7 @@ public final class RunQueue extends RunQueuePad2 {
         this.mask = capacity - 1;
         this.pp = pp;
         this.global = global;
+        this.trace = pp == null ? Tracer.NOOP : pp.sched.trace;
     }
 
     public int capacity() {
@@ -141,6 +145,7 @@ public final class RunQueue extends RunQueuePad2 {
                 return;
             }
             kicks++;
+            if (trace.on) trace.runqKick(pp, old);
             gp = old; // kick the old runnext to the regular run queue
         }
         for (;;) {
@@ -184,6 +189,7 @@ public final class RunQueue extends RunQueuePad2 {
         if (global == null) {
             throw Fatal.fatal("runqputslow: no global queue");
         }
+        if (trace.on) trace.runqSpill(pp, batch[0]);
         global.putBatch(batch[0], batch[n], n + 1);
         spills++;
         return true;
@@ -339,6 +345,7 @@ public final class RunQueue extends RunQueuePad2 {
         if (n == 0) {
             return null;
         }
+        if (trace.on) trace.steal(pp, victim.pp, runq, t, n, mask);
         n--;
         G gp = runq[(t + n) & mask];
         if (n == 0) {

@@ -51,8 +51,8 @@ final class Sched {
     /** The STW initiator waits here. Go: sched.stopnote. */
     final Note stopnote = new Note();
 
-    /** sysmon is deep-sleeping; under lock. Go: sched.sysmonwait. */
-    boolean sysmonwait;
+    /** sysmon is deep-sleeping: written under lock, read volatile (lock-free pre-check). Go: sched.sysmonwait. */
+    volatile boolean sysmonwait;
 
     /** lastpoll != 0 means nobody blocks in "netpoll" (gort: the timed idle wait). Go: sched.lastpoll. */
     final AtomicLong lastpoll = new AtomicLong(1);

@@ -1,5 +1,7 @@
 package dev.gort.runtime;
 
+import dev.gort.runtime.trace.Ev;
+import dev.gort.runtime.trace.Tracer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -90,10 +92,18 @@ public final class Scheduler {
     final Config config;
     final Sched sched = new Sched();
     public final Stats stats = new Stats();
-    /** Syscall, locked-thread and blocked-carrier figures (Syscalls, BlockedCarriers). */
+    /** Syscall, locked-thread and blocked-carrier figures (Syscalls, Retake). */
     public final SyscallStats syscallStats = new SyscallStats();
+    /** Preemption settings and figures (PreemptStats via preempt.snapshot()). */
+    public final Preempt preempt = new Preempt();
+    /** The system monitor thread: started with the runtime, stopped at shutdown. */
+    final Sysmon sysmon = new Sysmon(this);
     final AllGs allgs = new AllGs();
     final StealOrder stealOrder = new StealOrder();
+    /** The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on. Immutable. */
+    public final Tracer trace = new Tracer(this);
+    /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon, or an interim thread until sysmon drives it). */
+    public final SchedTrace schedtrace;
 
     /** Replaced (never mutated in place) by procresize with the world stopped; read volatile. */
     volatile P[] allp = new P[0];
@@ -105,7 +115,7 @@ public final class Scheduler {
     /** Every M ever started, newest first (Go's allm order); under sched.lock. */
     final List<M> allm = new ArrayList<>();
 
-    /** Installed by the timer layer before start; null = no timers. */
+    /** The per-P timer heaps ({@link TimerHeaps}), installed by the constructor; null = no timers. */
     public volatile Timers timers;
     /** The idle M waiting for the next timer sleeps here. */
     final Note netpollNote = new Note();
@@ -127,7 +137,11 @@ public final class Scheduler {
 
     public Scheduler(Config config) {
         this.config = config;
+        GoDebug dbg = GoDebug.fromEnvironment();
+        this.schedtrace = new SchedTrace(this, dbg.schedtrace(), dbg.scheddetail(), System.err);
+        this.timers = new TimerHeaps();
         synchronized (sched.lock) {
+            sched.runq.trace = trace;
             sched.maxmcount = config.maxThreads();
             procresize(config.gomaxprocs(), null);
         }
@@ -135,6 +149,28 @@ public final class Scheduler {
 
     public Config config() {
         return config;
+    }
+
+    /** Origin of {@link #nanotime()}: immutable, shared by every runtime in the JVM. */
+    private static final long NANOTIME_ORIGIN = System.nanoTime() - 1;
+
+    /**
+     * The runtime's monotonic clock, in nanoseconds: always positive (System.nanoTime may be
+     * negative), so that 0 can mean "no timer" in timer whens, pollUntil and lastpoll, as in Go.
+     *
+     * <p>Go: nanotime
+     */
+    public static long nanotime() {
+        return System.nanoTime() - NANOTIME_ORIGIN;
+    }
+
+    /**
+     * The current goroutine, or null outside a goroutine. Robust across migrations between
+     * carriers (see {@link M#current()}). Go: getg().m.curg.
+     */
+    public static G getg() {
+        M m = M.current();
+        return m == null ? null : m.curg;
     }
 
     /** The runtime of the calling goroutine or carrier, or null outside any gort runtime. */
@@ -145,8 +181,7 @@ public final class Scheduler {
 
     /** The goroutine running on the calling carrier, or null. Go: getg().m.curg. */
     public static G currentG() {
-        M m = M.current();
-        return m == null ? null : m.curg;
+        return getg();
     }
 
     // ------------------------------------------------------------------------------------------
@@ -169,6 +204,7 @@ public final class Scheduler {
             throw new IllegalStateException("gort: interrupted while waiting for main", e);
         }
         shutdown();
+        trace.onExit(); // -Dgort.trace=<file>: write the trace
         Throwable cause = exitCause;
         if (cause instanceof GoPanic gp) {
             if (config.panicExits()) {
@@ -195,18 +231,22 @@ public final class Scheduler {
         }
         // Nobody owns P0 yet: the thread start below publishes the queue to M0.
         gp.casgstatus(G._Gidle, G._Grunnable);
+        if (trace.on) trace.goCreate(null, p0, gp, null, Ev.W_RUNNEXT);
         p0.runq.runqput(gp, true);
         Runnable hook = startHook;
         if (hook != null) {
             hook.run();
         }
         mainStarted = true;
+        schedtrace.start();
         M m0;
         synchronized (sched.lock) {
             m0 = allocm(checkmcountAndReserve());
         }
         m0.nextp = p0;
         m0.thread.start();
+        // Go starts sysmon from runtime.main, once M0 exists (its checkdead must count M0).
+        sysmon.start();
     }
 
     /** Installed by layers above (sysmon) to run just before M0 starts. */
@@ -218,12 +258,16 @@ public final class Scheduler {
         List<M> ms;
         synchronized (sched.lock) {
             ms = new ArrayList<>(allm);
+            // Goroutines still running (Go would just exit the process): ask them to stop at their
+            // next yield point so that their carriers leave; uninstrumented loops keep theirs.
+            preemptall();
         }
         for (M mp : ms) {
             mp.park.notewakeup();
         }
         netpollNote.notewakeup();
         sched.stopnote.notewakeup();
+        sysmon.stop();
         Runnable h = shutdownHook;
         if (h != null) {
             h.run();
@@ -262,6 +306,7 @@ public final class Scheduler {
      */
     void onFatal(String msg) {
         fatalMessage = msg;
+        if (schedtrace.periodMs > 0 || schedtrace.detailed) System.err.print(SchedTrace.format(this, schedtrace.elapsedMs(System.nanoTime()), true));
         java.util.function.Consumer<String> h = fatalHook;
         if (h != null) {
             h.accept(msg);
@@ -269,6 +314,8 @@ public final class Scheduler {
             System.err.println();
             System.err.print(Traceback.dumpAll(this));
         }
+        // gort beyond Go: which goroutine waits on which channel/mutex, and who could wake it.
+        System.err.print(Traceback.waitForGraph(this));
         finish(new GortFatalError(msg));
     }
 
@@ -296,19 +343,21 @@ public final class Scheduler {
     public G newproc(Runnable fn) {
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
-        G newg = newG(fn, parent == null ? 0 : parent.goid, null);
+        G newg = newG(fn, parent == null ? 0 : parent.goid, RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null);
         newg.casgstatus(G._Gidle, G._Grunnable);
         newg.runnableSince = 0;
         P pp = null;
         if (mp != null && mp.sched == this) {
-            mp.locks++; // no retake of our P while we use it (BlockedCarriers)
+            mp.locks++; // no retake of our P while we use it (Retake.retakeBlocked)
             pp = Syscalls.pForRuntime(mp);
             if (pp != null) {
+                if (trace.on) trace.goCreate(mp, pp, newg, parent, Ev.W_RUNNEXT);
                 pp.runq.runqput(newg, true);
             }
             mp.locks--;
         }
         if (pp == null) {
+            if (trace.on) trace.goCreate(null, null, newg, null, Ev.W_GLOBAL);
             synchronized (sched.lock) {
                 sched.runq.globrunqput(newg);
             }
@@ -318,6 +367,12 @@ public final class Scheduler {
         }
         return newg;
     }
+
+    /**
+     * Record the exact frame that called go() ({@code -Dgort.creators=stack}): a stack walk per spawn
+     * (~1 us), so it is off by default and "created by" then names the function's class.
+     */
+    static final boolean RECORD_CREATORS = "stack".equals(System.getProperty("gort.creators"));
 
     /** A G's continuation finished. Go: proc.go gdestroy (no gfput: continuations are not reusable). */
     void gdestroy(G gp) {
@@ -336,6 +391,15 @@ public final class Scheduler {
         }
         if (gp == mainG && !gp.goexited) {
             finish(null);
+        }
+    }
+
+    /** Prints every goroutine in Go's format to {@code out}, then the wait-for graph. Go: runtime.Stack(buf, true). */
+    public void dumpGoroutines(java.io.PrintStream out) {
+        String s = Traceback.dumpAll(this) + Traceback.waitForGraph(this);
+        synchronized (out) {
+            out.print(s);
+            out.flush();
         }
     }
 
@@ -362,8 +426,7 @@ public final class Scheduler {
      */
     @SuppressWarnings("unchecked")
     public static <L> void gopark(G.ParkUnlock<L> unlockf, L lock, WaitReason reason, Object waitingOn) {
-        M mp = M.current();
-        G gp = mp == null ? null : mp.curg;
+        G gp = getg();
         if (gp == null) {
             throw new IllegalStateException("gort: gopark called outside a goroutine");
         }
@@ -371,8 +434,8 @@ public final class Scheduler {
             // A gort call inside a syscall section (or after sysmon retook the P from this blocked
             // carrier): the syscall is over; get a P back first (this may move the G to another M).
             Syscalls.exitsyscall();
-            mp = M.current();
         }
+        M mp = gp.m;
         gp.waitreason = reason;
         gp.waitingOn = waitingOn;
         G.ParkUnlock<Object> fn = (G.ParkUnlock<Object>) (G.ParkUnlock<?>) unlockf;
@@ -413,6 +476,7 @@ public final class Scheduler {
         if (pm != null) {
             // Parked in place (pinned, or holding a Java monitor): it can run only on that carrier,
             // which finds itself a P (Syscalls.parkInPlace). Do as startlockedm does for its count.
+            if (trace.on) trace.goUnblock(M.current(), null, gp, Ev.W_GLOBAL);
             incidlelocked(-1);
             java.util.concurrent.locks.LockSupport.unpark(pm.thread);
             return;
@@ -420,14 +484,16 @@ public final class Scheduler {
         M mp = M.current();
         P pp = null;
         if (mp != null && mp.sched == this) {
-            mp.locks++; // no retake of our P while we use it (BlockedCarriers)
+            mp.locks++; // no retake of our P while we use it (Retake.retakeBlocked)
             pp = Syscalls.pForRuntime(mp);
             if (pp != null) {
+                if (trace.on) trace.goUnblock(mp, pp, gp, next ? Ev.W_RUNNEXT : Ev.W_LOCAL);
                 pp.runq.runqput(gp, next);
             }
             mp.locks--;
         }
         if (pp == null) {
+            if (trace.on) trace.goUnblock(null, null, gp, Ev.W_GLOBAL);
             synchronized (sched.lock) {
                 sched.runq.globrunqput(gp);
             }
@@ -458,15 +524,13 @@ public final class Scheduler {
 
     /** Go: runtime.Gosched: the current G goes to the global queue tail; new slice when it runs. */
     public static void gosched() {
-        M mp = M.current();
-        G gp = mp == null ? null : mp.curg;
+        G gp = getg();
         if (gp == null) {
             Thread.yield();
             return;
         }
         if (gp.readgstatusNoScan() == G._Gsyscall) {
             Syscalls.exitsyscall(); // see gopark
-            mp = M.current();
         }
         if (gp.monitorDepth != 0) {
             return; // a hint: never yield inside a Java monitor (jdk25-continuations.md §5)
@@ -478,26 +542,46 @@ public final class Scheduler {
     }
 
     /**
+     * Yields the current G to the tail of its P's local run queue (not the global one): the
+     * runtime's own yield, used when a G hands a lock directly to a waiter it just readied
+     * (semrelease with handoff), so that the waiter, in runnext, runs first.
+     *
+     * <p>Go: proc.go goyield
+     */
+    public static void goyield() {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp == null) {
+            Thread.yield();
+            return;
+        }
+        gp.yieldReason = G.YIELD_GOYIELD;
+        if (!Continuation.yield(G.SCOPE)) {
+            gp.yieldReason = G.YIELD_NONE; // pinned: a hint only
+        }
+    }
+
+    /**
      * Yields the current G for preemption if it may be preempted here (no Java monitor held, no
      * runtime lock); called by the injected poll's slow path. Returns true if it yielded.
      *
      * <p>Go: preempt.go / stack.go newstack's preemption branch, gopreempt_m
      */
     public static boolean gopreempt() {
-        M mp = M.current();
-        G gp = mp == null ? null : mp.curg;
+        G gp = getg();
         if (gp == null) {
             return false;
         }
-        Scheduler s = mp.sched;
         if (gp.readgstatusNoScan() == G._Gsyscall) {
-            // The poll was raised by BlockedCarriers after it retook this carrier's P: get one back.
+            // The poll was raised by Retake.retakeBlocked after it retook this carrier's P: get
+            // one back (this may move the G to another M).
             boolean moved = Syscalls.exitsyscall();
-            mp = M.current();
             if (!gp.preemptRequested()) {
                 return moved;
             }
         }
+        M mp = gp.m;
+        Scheduler s = gp.sched;
         if (mp.locks != 0 || gp.monitorDepth != 0) {
             s.stats.preemptRefusedLocked.incrementAndGet();
             return false;
@@ -535,7 +619,17 @@ public final class Scheduler {
             return;
         }
         // Be conservative about spinning threads, only start one if none exist already.
-        if (sched.nmspinning.get() != 0 || !sched.nmspinning.compareAndSet(0, 1)) {
+        if (sched.nmspinning.get() != 0) {
+            return;
+        }
+        // gort: with no idle P and needspinning already set, Go's path below would take sched.lock
+        // only to find no P and set needspinning = 1 again. Skip the lock (it is on every goready
+        // of a busy program): an M about to drop its P still sees needspinning == 1 under the lock
+        // and spins instead, exactly as if we had set it.
+        if (sched.npidle.get() == 0 && sched.needspinning.get() == 1) {
+            return;
+        }
+        if (!sched.nmspinning.compareAndSet(0, 1)) {
             return;
         }
         P pp;
@@ -604,6 +698,7 @@ public final class Scheduler {
     /** Creates (does not start) a new M; sched.lock held. Go: proc.go allocm/newm. */
     private M allocm(long id) {
         M mp = new M(this, id, config.name());
+        if (trace.on) trace.mCreate(id);
         allm.add(0, mp); // newest first
         return mp;
     }
@@ -707,6 +802,11 @@ public final class Scheduler {
             pp.link = null;
             pp.setIdle(false);
             sched.npidle.decrementAndGet();
+            if (sched.sysmonwait) {
+                // Leaving the all-idle state: sysmon may be in its deep sleep (Go: sysmonwake).
+                sched.sysmonwait = false;
+                sysmon.wake();
+            }
         }
         return pp;
     }
@@ -763,9 +863,9 @@ public final class Scheduler {
             if (!sched.runq.empty()) {
                 // fall through to startm outside the lock
                 when = -1;
-            } else if (sched.npidle.get() == gomaxprocs - 1 && sched.lastpoll.get() != 0 && timers != null
-                    && timers.wakeTime(pp) != 0) {
-                // If this is the last running P and nobody is polling, the timers need an M.
+            } else if (sched.npidle.get() == gomaxprocs - 1 && sched.lastpoll.get() != 0) {
+                // If this is the last running P and nobody is polling, start an M: someone must
+                // wait for the timers (Go: "poll network").
                 when = -1;
             } else {
                 when = timers == null ? 0 : timers.wakeTime(pp);
@@ -816,6 +916,11 @@ public final class Scheduler {
         if (run > 0) {
             return;
         }
+        if (externalWakers.get() > 0) {
+            // A thread outside the runtime may ready a G or start one: it counts as a running M
+            // (its G may even sit in the global queue already, on its way to wakep).
+            return;
+        }
         if (run < 0) {
             System.err.println("runtime: checkdead: nmidle=" + sched.nmidle + " nmidlelocked="
                     + sched.nmidlelocked + " mcount=" + mcount() + " nmsys=" + sched.nmsys);
@@ -846,6 +951,15 @@ public final class Scheduler {
         }
         throw Fatal.fatal(this, "all goroutines are asleep - deadlock!");
     }
+
+    /**
+     * Embedding hook: the number of threads outside this runtime that hold a handle and may still
+     * ready a goroutine ({@link #goready}) or start one ({@link #newproc}); while it is positive,
+     * checkdead does not call "all goroutines are asleep" a deadlock. Go has no such case (nothing
+     * outside the runtime can wake a G except through a syscall or the netpoller, which keep an M
+     * running). Any thread increments/decrements; checkdead reads it under sched.lock (volatile).
+     */
+    public final java.util.concurrent.atomic.AtomicInteger externalWakers = new java.util.concurrent.atomic.AtomicInteger();
 
     // ------------------------------------------------------------------------------------------
     // GOMAXPROCS and stopping the world.
@@ -911,7 +1025,7 @@ public final class Scheduler {
         if (wait) {
             for (;;) {
                 // wait for 100us, then try to re-preempt in case of any races
-                if (sched.stopnote.notetsleep(100_000)) {
+                if (sched.stopnote.notetsleep(100_000, mp.thread)) {
                     sched.stopnote.noteclear();
                     break;
                 }
@@ -949,6 +1063,10 @@ public final class Scheduler {
             }
             p1 = procresize(procs, mp);
             sched.gcwaiting = false;
+            if (sched.sysmonwait) {
+                sched.sysmonwait = false;
+                sysmon.wake();
+            }
         }
         while (p1 != null) {
             P pp = p1;
@@ -1034,6 +1152,7 @@ public final class Scheduler {
         }
         allp = cur;
         gomaxprocs = nprocs;
+        if (trace.on) trace.gomaxprocs(nprocs);
         stealOrder.reset(nprocs);
 
         P runnablePs = null;
@@ -1065,8 +1184,10 @@ public final class Scheduler {
         if (runnext != null && !pp.runq.casRunnext(runnext, null)) {
             throw Fatal.fatal(this, "destroy: runnext changed while the world is stopped");
         }
+        if (runnext != null && trace.on) trace.runqDestroy(pp, runnext);
         List<G> gs = new ArrayList<>();
         pp.runq.runqdrain(gs);
+        for (int i = 0; i < gs.size() && trace.on; i++) trace.runqDestroy(pp, gs.get(i));
         // Move all runnable goroutines to the global queue: the ring from its tail to the global
         // head (so its order is kept), then runnext at the very head.
         for (int i = gs.size() - 1; i >= 0; i--) {
@@ -1080,6 +1201,28 @@ public final class Scheduler {
             t.take(pp, to);
         }
         pp.setStatus(P._Pdead);
+    }
+
+    /** This runtime's system monitor (schedtrace hook, statistics). */
+    public Sysmon sysmon() {
+        return sysmon;
+    }
+
+    /**
+     * Wakes sysmon if it is in its deep sleep: for layers that make a P busy without pidleget
+     * (entersyscall/exitsyscall). One volatile read when sysmon is awake.
+     *
+     * <p>Go: proc.go entersyscall_sysmon, exitsyscall0's sysmonwake
+     */
+    public void sysmonwake() {
+        if (sched.sysmonwait) {
+            synchronized (sched.lock) {
+                if (sched.sysmonwait) {
+                    sched.sysmonwait = false;
+                    sysmon.wake();
+                }
+            }
+        }
     }
 
     /** Asks every running P's G to stop. sched.lock held. Go: proc.go preemptall. */
@@ -1111,10 +1254,13 @@ public final class Scheduler {
             return false;
         }
         gp.setPreempt(true);
+        if (trace.on) trace.preemptRequest(pp, gp);
         pp.preempt = true;
         pp.preemptsRequested++;
         stats.preemptRequests.incrementAndGet();
-        mp.thread.requestPreempt();
+        if (mp.thread.requestPreempt(pp.schedtick())) {
+            preempt.requested.incrementAndGet();
+        }
         return true;
     }
 

@@ -14,4 +14,6 @@ public final class Stats {
     public final AtomicLong stolenGs = new AtomicLong();
     public final AtomicLong mStarts = new AtomicLong();
     public final AtomicLong handoffs = new AtomicLong();
+    /** Runnable-to-running waits of every 8th transition (Go: sched.timeToRun, gTrackingPeriod). */
+    public final TimeHistogram schedLatencies = new TimeHistogram();
 }

@@ -1,5 +1,6 @@
 package dev.gort.runtime;
 
+import dev.gort.runtime.trace.Ev;
 import java.util.concurrent.locks.LockSupport;
 import jdk.internal.vm.Continuation;
 
@@ -64,6 +65,8 @@ public final class Syscalls {
             return; // already in a syscall: nested, or sysmon retook the P from this blocked carrier
         }
         P pp = mp.p;
+        Scheduler s = mp.sched;
+        if (s.trace.on) s.trace.syscallEnter(mp, pp, gp);
         mp.syscalltick = pp.syscalltick();
         pp.setM(null);
         mp.oldp = pp;
@@ -71,7 +74,9 @@ public final class Syscalls {
         // Volatile store: a StoreLoad before the gcwaiting read below (Dekker with stopTheWorld,
         // which sets gcwaiting and then looks for _Psyscall Ps).
         pp.setStatus(P._Psyscall);
-        Scheduler s = mp.sched;
+        if (s.sched.sysmonwait) {
+            s.sysmonwake(); // Go: entersyscall_sysmon (a racy read first, as Go's atomic load)
+        }
         if (s.sched.gcwaiting) {
             entersyscall_gcwait(s, pp);
         }
@@ -121,10 +126,11 @@ public final class Syscalls {
             return true;
         }
         P pp = mp.p;
+        Scheduler s = mp.sched;
+        if (s.trace.on) s.trace.syscallEnter(mp, pp, gp);
         mp.syscalltick = pp.syscalltick();
         pp.incSyscalltick();
         mp.oldp = null;
-        Scheduler s = mp.sched;
         s.syscallStats.handoffAtEntry.incrementAndGet();
         s.handoffp(mp.releasep());
         return true;
@@ -149,16 +155,36 @@ public final class Syscalls {
         mp.oldp = null;
         if (exitsyscallfast(mp, oldp)) {
             // There's a cpu for us, so we can run.
-            mp.p.incSyscalltick();
+            P pp = mp.p;
+            pp.incSyscalltick();
             gp.casgstatus(G._Gsyscall, G._Grunning);
-            if (gp.preemptRequested()) {
-                // sysmon asked for the slice before or during the call: honour it now (Go re-arms
-                // stackPreempt so that the next function prologue preempts).
-                return Scheduler.gopreempt();
+            if (mp.trace.on) mp.trace.syscallExit(mp, pp, gp, pp == oldp ? Ev.X_SAME_P : Ev.X_OTHER_P);
+            if (gp.preemptRequested() || (pp == oldp && pp.preempt)) {
+                // sysmon asked for the slice: preemptone (G.preempt) before the call, or, during
+                // it, Sysmon.retake's mark on the P (it cannot reach a G in a syscall).
+                return preemptAtExit(mp, gp);
             }
             return false;
         }
         return exitsyscallSlow(mp, gp);
+    }
+
+    /**
+     * sysmon asked for this G's slice before or during the call: honour it now, at a point where
+     * yielding is safe (Go re-arms stackPreempt so that the next function prologue preempts). This
+     * makes a G that loops on syscalls preemptible without instrumented polls.
+     */
+    private static boolean preemptAtExit(M mp, G gp) {
+        M.MThread mt = mp.thread;
+        long requestedAt = mt.preemptRequestedAt;
+        long sliceWhen = mt.preemptSliceWhen;
+        mt.clearPreemptIfSet(); // the carrier's flag was for this slice: answered here
+        long at = System.nanoTime();
+        if (Scheduler.gopreempt()) {
+            mp.sched.preempt.recordYield(requestedAt, sliceWhen, at, "exitsyscall");
+            return true;
+        }
+        return false; // monitor held or pinned: G.preempt stays set (Go: the same)
     }
 
     /**
@@ -177,6 +203,10 @@ public final class Syscalls {
                 // The p was retaken and then entered a syscall again (since m.syscalltick has
                 // changed): we are taking it from that syscall.
                 oldp.incSyscalltick();
+                if (mp.trace.on) {
+                    mp.trace.handoff(oldp, null); // Go's trace: ProcSteal
+                    mp.trace.procStart(mp, oldp);
+                }
             }
             mp.syscallFastOldP++;
             return true;
@@ -211,7 +241,7 @@ public final class Syscalls {
         (gp.lockedm != null && gp.lockedInt == 0 ? s.syscallStats.slowLocked : s.syscallStats.slowInPlace)
                 .incrementAndGet();
         gp.casgstatus(G._Gsyscall, G._Grunnable);
-        waitForP(mp, gp);
+        waitForP(mp, gp, true);
         mp.p.incSyscalltick();
         return false;
     }
@@ -221,10 +251,11 @@ public final class Syscalls {
      * G is {@code _Grunnable} and this M has no P. Takes an idle P, or queues the G globally, locked
      * to this M for the moment, and sleeps until the M that dequeues it hands over its P
      * (startlockedm). Returns with a P and the G {@code _Grunning} on a new slice.
+     * {@code fromSyscall}: the G leaves a syscall (else a park in place; only the trace differs).
      *
      * <p>Go: proc.go exitsyscall0 + stoplockedm, run on the G's own stack
      */
-    static void waitForP(M mp, G gp) {
+    static void waitForP(M mp, G gp, boolean fromSyscall) {
         Scheduler s = mp.sched;
         P pp;
         boolean temp = false;
@@ -242,7 +273,19 @@ public final class Syscalls {
                 s.sched.runq.globrunqput(gp);
             }
         }
-        if (pp == null) {
+        if (pp != null) {
+            mp.acquirep(pp);
+            if (s.trace.on) {
+                if (fromSyscall) {
+                    s.trace.syscallExit(mp, pp, gp, Ev.X_OTHER_P);
+                } else {
+                    s.trace.goStart(mp, pp, gp, Ev.F_GLOBAL, 0, false); // ready put it "in global"
+                }
+            }
+        } else {
+            if (s.trace.on && fromSyscall) {
+                s.trace.syscallExit(mp, null, gp, Ev.X_NO_P);
+            }
             // Wait until another thread schedules gp and so m again (Go: stoplockedm).
             s.incidlelocked(1);
             mp.blocked = true;
@@ -264,12 +307,18 @@ public final class Syscalls {
                 gp.lockedInt--;
                 ThreadLock.dounlockOSThread(mp, gp);
             }
+            mp.acquirep(pp);
+            if (s.trace.on) s.trace.goStart(mp, pp, gp, mp.from, mp.fromVictim, false); // from: startlockedm
         }
-        mp.acquirep(pp);
         // execute(gp, false): a new slice.
         gp.casgstatus(G._Grunnable, G._Grunning);
         gp.waitsince = 0;
+        gp.setPreempt(false);
         pp.incSchedtick();
+        mp.thread.budget = s.preempt.budgetQuantum;
+        if (mp.thread.clearPreemptIfSet()) {
+            s.preempt.unhonoured.incrementAndGet();
+        }
         pp.gsRun++;
     }
 
@@ -295,6 +344,7 @@ public final class Syscalls {
             return;
         }
         s.syscallStats.pinnedParks.incrementAndGet();
+        if (s.trace.on) s.trace.goStop(mp, mp.p, gp, Ev.S_PARK);
         s.handoffp(mp.releasep());
         s.incidlelocked(1);
         mp.blocked = true;
@@ -304,7 +354,7 @@ public final class Syscalls {
         mp.blocked = false;
         gp.parkedOn = null;
         // The waker did incidlelocked(-1). Now a P, as for a syscall exit without its P.
-        waitForP(mp, gp);
+        waitForP(mp, gp, false);
     }
 
     /**

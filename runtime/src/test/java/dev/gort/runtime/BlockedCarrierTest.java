@@ -26,26 +26,24 @@ class BlockedCarrierTest {
         Scheduler s = new Scheduler(TestSupport.config(1));
         AtomicLong probeAt = new AtomicLong();
         AtomicLong wokeAt = new AtomicLong();
-        try (TestSysmon sysmon = new TestSysmon(s, false)) {
-            s.run(() -> {
-                TestSupport.Sema done = new TestSupport.Sema(0);
-                // The last go'd G runs first (runnext): G2 is created first so that G1 blocks first.
-                s.newproc(() -> {
-                    probeAt.set(System.nanoTime());
-                    afterProbe.run();
-                    done.release();
-                });
-                s.newproc(() -> {
-                    blocker.run();
-                    wokeAt.set(System.nanoTime());
-                    done.release(); // a gort call: the G notices it lost its P and gets one back
-                    done.release();
-                });
-                done.acquire();
-                done.acquire();
-                done.acquire();
+        s.run(() -> {
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            // The last go'd G runs first (runnext): G2 is created first so that G1 blocks first.
+            s.newproc(() -> {
+                probeAt.set(System.nanoTime());
+                afterProbe.run();
+                done.release();
             });
-        }
+            s.newproc(() -> {
+                blocker.run();
+                wokeAt.set(System.nanoTime());
+                done.release(); // a gort call: the G notices it lost its P and gets one back
+                done.release();
+            });
+            done.acquire();
+            done.acquire();
+            done.acquire();
+        });
         SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
         assertTrue(st.blockedRetakes() >= 1, "sysmon retook the blocked carrier's P: " + st);
         return new long[] {probeAt.get(), wokeAt.get()};
@@ -129,40 +127,38 @@ class BlockedCarrierTest {
     void aGNoticesTheRetakeAndCanBeRetakenAgain() throws Exception {
         Scheduler s = new Scheduler(TestSupport.config(1));
         AtomicLong probes = new AtomicLong();
-        try (TestSysmon sysmon = new TestSysmon(s, false)) {
-            s.run(() -> {
-                TestSupport.Sema done = new TestSupport.Sema(0);
-                CountDownLatch first = new CountDownLatch(1);
-                CountDownLatch second = new CountDownLatch(1);
-                s.newproc(() -> {
-                    probes.incrementAndGet();
-                    first.countDown();
-                    done.release();
-                });
-                s.newproc(() -> {
-                    try {
-                        assertTrue(first.await(10, TimeUnit.SECONDS));
-                        Scheduler.gosched(); // notices: exitsyscall, then yields
-                        assertEquals(G._Grunning, Scheduler.currentG().readgstatus());
-                        done.release();
-                        // Blocks again: main can only start G3 once the P is retaken a second time.
-                        assertTrue(second.await(10, TimeUnit.SECONDS));
-                    } catch (InterruptedException e) {
-                        throw new AssertionError(e);
-                    }
-                    done.release();
-                });
-                done.acquire();
-                done.acquire();
-                s.newproc(() -> {
-                    probes.incrementAndGet();
-                    second.countDown();
-                    done.release();
-                });
-                done.acquire();
-                done.acquire();
+        s.run(() -> {
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            CountDownLatch first = new CountDownLatch(1);
+            CountDownLatch second = new CountDownLatch(1);
+            s.newproc(() -> {
+                probes.incrementAndGet();
+                first.countDown();
+                done.release();
             });
-        }
+            s.newproc(() -> {
+                try {
+                    assertTrue(first.await(10, TimeUnit.SECONDS));
+                    Scheduler.gosched(); // notices: exitsyscall, then yields
+                    assertEquals(G._Grunning, Scheduler.currentG().readgstatus());
+                    done.release();
+                    // Blocks again: main can only start G3 once the P is retaken a second time.
+                    assertTrue(second.await(10, TimeUnit.SECONDS));
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                done.release();
+            });
+            done.acquire();
+            done.acquire();
+            s.newproc(() -> {
+                probes.incrementAndGet();
+                second.countDown();
+                done.release();
+            });
+            done.acquire();
+            done.acquire();
+        });
         assertEquals(2, probes.get());
         assertTrue(s.syscallStats.snapshot(s).blockedRetakes() >= 2);
     }

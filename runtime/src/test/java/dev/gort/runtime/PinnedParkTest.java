@@ -70,42 +70,40 @@ class PinnedParkTest {
         List<String> order = new CopyOnWriteArrayList<>();
         AtomicReference<Thread> g1Carrier = new AtomicReference<>();
         AtomicReference<Thread> g2Carrier = new AtomicReference<>();
-        try (TestSysmon sysmon = new TestSysmon(s, false)) {
-            s.run(() -> {
-                TestSupport.Sema sema = new TestSupport.Sema(0);
-                TestSupport.Sema done = new TestSupport.Sema(0);
-                // Go order: the last go'd G runs first (runnext), then the ring in order.
-                s.newproc(() -> { // G2: runs second
-                    g2Carrier.set(Thread.currentThread());
-                    order.add("G2 tries the monitor");
-                    synchronized (mon) {
-                        order.add("G2 in the monitor");
-                    }
-                    done.release();
-                });
-                s.newproc(() -> { // G3: runs third, wakes G1
-                    order.add("G3 wakes G1");
-                    sema.release();
-                    done.release();
-                });
-                s.newproc(() -> { // G1: runs first
-                    G me = Scheduler.currentG();
-                    synchronized (mon) {
-                        me.monitorDepth++;
-                        g1Carrier.set(Thread.currentThread());
-                        order.add("G1 in the monitor");
-                        sema.acquire();
-                        assertSame(g1Carrier.get(), Thread.currentThread());
-                        order.add("G1 leaves the monitor");
-                        me.monitorDepth--;
-                    }
-                    done.release();
-                });
-                for (int i = 0; i < 3; i++) {
-                    done.acquire();
+        s.run(() -> {
+            TestSupport.Sema sema = new TestSupport.Sema(0);
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            // Go order: the last go'd G runs first (runnext), then the ring in order.
+            s.newproc(() -> { // G2: runs second
+                g2Carrier.set(Thread.currentThread());
+                order.add("G2 tries the monitor");
+                synchronized (mon) {
+                    order.add("G2 in the monitor");
                 }
+                done.release();
             });
-        }
+            s.newproc(() -> { // G3: runs third, wakes G1
+                order.add("G3 wakes G1");
+                sema.release();
+                done.release();
+            });
+            s.newproc(() -> { // G1: runs first
+                G me = Scheduler.currentG();
+                synchronized (mon) {
+                    me.monitorDepth++;
+                    g1Carrier.set(Thread.currentThread());
+                    order.add("G1 in the monitor");
+                    sema.acquire();
+                    assertSame(g1Carrier.get(), Thread.currentThread());
+                    order.add("G1 leaves the monitor");
+                    me.monitorDepth--;
+                }
+                done.release();
+            });
+            for (int i = 0; i < 3; i++) {
+                done.acquire();
+            }
+        });
         assertEquals(List.of("G1 in the monitor", "G2 tries the monitor", "G3 wakes G1", "G1 leaves the monitor",
                 "G2 in the monitor"), order);
         assertNotSame(g1Carrier.get(), g2Carrier.get());

@@ -48,32 +48,53 @@ class SyscallExitPathsTest {
         }
     }
 
+    /**
+     * Waits (inside the syscall) for sysmon to retake the P, by Go 1.25's rule: at its second
+     * sighting of the same syscall if there is other work or no idle capacity, else after 10 ms.
+     */
+    static void awaitRetake(P pp) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (pp.status() == P._Psyscall) {
+            assertTrue(System.nanoTime() < deadline, "sysmon never retook the syscall P");
+            java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+        }
+    }
+
+    /**
+     * sysmon runs meanwhile; with a second, idle P and an empty queue Go's rule leaves a syscall P
+     * alone for 10 ms, so only a carrier descheduled that long could lose it.
+     */
     @Test
     void shortSyscallKeepsItsPAndItsSlice() {
-        Scheduler s = new Scheduler(TestSupport.config(1));
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        int[] kept = new int[1];
         s.run(() -> {
-            M mp = M.current();
-            G gp = mp.curg;
-            P pp = mp.p;
-            int tick = pp.schedtick();
-            int sysTick = pp.syscalltick();
+            G gp = Scheduler.currentG();
             for (int i = 0; i < 1000; i++) {
+                M mp = M.current();
+                P pp = mp.p;
+                int tick = pp.schedtick();
+                int sysTick = pp.syscalltick();
+                long preemptions = s.stats.preemptions.get();
                 Syscalls.entersyscall();
                 assertEquals(G._Gsyscall, gp.readgstatus());
-                assertEquals(P._Psyscall, pp.status());
                 assertSame(null, mp.p);
                 assertSame(pp, mp.oldp);
                 Syscalls.exitsyscall();
                 assertEquals(G._Grunning, gp.readgstatus());
+                if (s.stats.preemptions.get() != preemptions || M.current().p != pp) {
+                    continue; // sysmon preempted us (a 10 ms slice on a loaded machine): a new slice
+                }
                 assertEquals(P._Prunning, pp.status());
-                assertSame(pp, M.current().p);
+                assertEquals(tick, pp.schedtick(), "the fast path must not start a new slice");
+                assertEquals(sysTick + 1, pp.syscalltick(), "each exit bumps syscalltick");
+                kept[0]++;
             }
-            assertEquals(tick, pp.schedtick(), "the fast path must not start a new slice");
-            assertEquals(sysTick + 1000, pp.syscalltick(), "each exit bumps syscalltick");
         });
         SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
-        assertEquals(1000, st.fastOldP());
-        assertEquals(0, st.fastIdleP() + st.slowGlobal() + st.slowIdleP() + st.slowInPlace());
+        assertTrue(kept[0] >= 990, "kept P and slice in only " + kept[0] + " of 1000 syscalls");
+        assertTrue(st.fastOldP() >= 990, "" + st);
+        assertEquals(1000, st.fastOldP() + st.fastIdleP() + st.slowGlobal() + st.slowIdleP());
     }
 
     @Test
@@ -83,8 +104,8 @@ class SyscallExitPathsTest {
             M mp = M.current();
             P old = mp.p;
             Syscalls.entersyscall();
-            // sysmon's retake, forced (sysretake): nothing to run, so the P goes idle.
-            assertTrue(Retake.retakeSyscall(s, old, System.nanoTime(), true));
+            // Nothing to run and a P idle: sysmon takes the P after 10 ms, and it goes idle.
+            awaitRetake(old);
             assertEquals(P._Pidle, old.status());
             Syscalls.exitsyscall();
             assertEquals(P._Prunning, M.current().p.status());
@@ -130,9 +151,9 @@ class SyscallExitPathsTest {
                 : locked ? s.syscallStats.slowLocked : s.syscallStats.slowGlobal;
         Thread driver = new Thread(() -> {
             await(inSyscall);
-            // G1's P sits in _Psyscall: retake it as sysmon would (nothing queued: it goes idle)...
-            P p0 = s.allp()[0];
-            assertTrue(Retake.retakeSyscall(s, p0, System.nanoTime(), true));
+            // G1's P sits in _Psyscall and no other P exists: sysmon retakes it within two ticks
+            // (nothing is queued, so it goes idle)...
+            awaitRetake(s.allp()[0]);
             // ...then start G2, which takes it, lets G1's call return and holds the P until G1 has
             // taken the no-P path.
             s.newproc(() -> {

@@ -1,0 +1,321 @@
+package dev.gort.context;
+
+import dev.gort.Chan;
+import dev.gort.Go;
+import dev.gort.Select;
+import dev.gort.sync.Mutex;
+import java.time.Instant;
+import java.util.LinkedHashSet;
+import java.util.Optional;
+import java.util.Set;
+
+/** The context implementations. Go: context/context.go emptyCtx, cancelCtx, valueCtx. */
+final class Contexts {
+    private Contexts() {}
+
+    /** A reusable closed channel (Go: closedchan). */
+    static final Chan<Void> CLOSEDCHAN = Chan.make();
+
+    static {
+        CLOSEDCHAN.close();
+    }
+
+    /** The key under which a cancelCtx returns itself. Go: cancelCtxKey. */
+    static final Object CANCEL_CTX_KEY = new Object();
+
+    static final Context BACKGROUND = new EmptyCtx("context.Background");
+    static final Context TODO = new EmptyCtx("context.TODO");
+
+    /** Go: emptyCtx. */
+    record EmptyCtx(String name) implements Context {
+        @Override
+        public Optional<Instant> deadline() {
+            return Optional.empty();
+        }
+
+        @Override
+        public Chan<Void> done() {
+            return Chan.nil();
+        }
+
+        @Override
+        public ContextError err() {
+            return null;
+        }
+
+        @Override
+        public Object value(Object key) {
+            return null;
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    /** Something a cancelCtx's children list can cancel. Go: canceler. */
+    interface Canceler {
+        void cancel(boolean removeFromParent, ContextError err, Throwable cause);
+
+        Chan<Void> done();
+    }
+
+    static CancelContext withCancel(Context parent) {
+        if (parent == null) {
+            throw new IllegalArgumentException("cannot create context from nil parent");
+        }
+        CancelCtx c = new CancelCtx(parent);
+        c.propagateCancel(parent, c);
+        return c;
+    }
+
+    static Context withValue(Context parent, Object key, Object val) {
+        if (parent == null) {
+            throw new IllegalArgumentException("cannot create context from nil parent");
+        }
+        if (key == null) {
+            throw new IllegalArgumentException("nil key");
+        }
+        return new ValueCtx(parent, key, val);
+    }
+
+    static Throwable cause(Context c) {
+        if (c.value(CANCEL_CTX_KEY) instanceof CancelCtx cc) {
+            cc.mu.lock();
+            try {
+                return cc.cause;
+            } finally {
+                cc.mu.unlock();
+            }
+        }
+        // There is no cancelCtxKey value, so we know that c is not a descendant of some canceler
+        // created by withCancel: it has no cause to return beyond err.
+        return c.err();
+    }
+
+    /**
+     * The closest CancelCtx of parent whose done channel is parent's, or null (then a goroutine
+     * must watch parent's done instead). Go: parentCancelCtx.
+     */
+    static CancelCtx parentCancelCtx(Context parent) {
+        Chan<Void> done = parent.done();
+        if (done == CLOSEDCHAN || done.isNil()) {
+            return null;
+        }
+        if (!(parent.value(CANCEL_CTX_KEY) instanceof CancelCtx p)) {
+            return null;
+        }
+        if (p.done != done) {
+            return null;
+        }
+        return p;
+    }
+
+    /** Go: removeChild. */
+    static void removeChild(Context parent, Canceler child) {
+        CancelCtx p = parentCancelCtx(parent);
+        if (p == null) {
+            return;
+        }
+        p.mu.lock();
+        try {
+            if (p.children != null) {
+                p.children.remove(child);
+            }
+        } finally {
+            p.mu.unlock();
+        }
+    }
+
+    /** Go: cancelCtx. */
+    static class CancelCtx implements CancelContext, Canceler {
+        final Context parent;
+        /** Protects the fields below. */
+        final Mutex mu = new Mutex();
+        /** Created lazily, closed by the first cancel: written under mu, read volatile. */
+        volatile Chan<Void> done;
+        /** Under mu; null after the first cancel. */
+        Set<Canceler> children;
+        /** Under mu (volatile so that err() may peek without it once set). */
+        volatile ContextError err;
+        /** Under mu. */
+        Throwable cause;
+
+        CancelCtx(Context parent) {
+            this.parent = parent;
+        }
+
+        @Override
+        public Optional<Instant> deadline() {
+            return parent.deadline();
+        }
+
+        @Override
+        public Object value(Object key) {
+            if (key == CANCEL_CTX_KEY) {
+                return this;
+            }
+            return parent.value(key);
+        }
+
+        @Override
+        public Chan<Void> done() {
+            Chan<Void> d = done;
+            if (d != null) {
+                return d;
+            }
+            mu.lock();
+            try {
+                d = done;
+                if (d == null) {
+                    d = Chan.make();
+                    done = d;
+                }
+                return d;
+            } finally {
+                mu.unlock();
+            }
+        }
+
+        @Override
+        public ContextError err() {
+            ContextError e = err;
+            if (e != null) {
+                return e;
+            }
+            mu.lock();
+            try {
+                return err;
+            } finally {
+                mu.unlock();
+            }
+        }
+
+        @Override
+        public void cancel() {
+            cancel(true, CANCELED, null);
+        }
+
+        @Override
+        public void cancel(Throwable cause) {
+            cancel(true, CANCELED, cause);
+        }
+
+        /**
+         * Arranges for child to be canceled when parent is. Go: (*cancelCtx).propagateCancel.
+         */
+        void propagateCancel(Context parent, Canceler child) {
+            Chan<Void> pdone = parent.done();
+            if (pdone.isNil()) {
+                return; // parent is never canceled
+            }
+            if (pdone.tryRecv() != null) {
+                // parent is already canceled
+                child.cancel(false, parent.err(), Context.cause(parent));
+                return;
+            }
+            CancelCtx p = parentCancelCtx(parent);
+            if (p != null) {
+                // parent is a cancelCtx, or derives from one.
+                p.mu.lock();
+                try {
+                    if (p.err != null) {
+                        // parent has already been canceled
+                        child.cancel(false, p.err, p.cause);
+                    } else {
+                        if (p.children == null) {
+                            p.children = new LinkedHashSet<>();
+                        }
+                        p.children.add(child);
+                    }
+                } finally {
+                    p.mu.unlock();
+                }
+                return;
+            }
+            // A foreign Context implementation: watch it from a goroutine.
+            Go.go(() -> Select.select(
+                    Select.recv(pdone, () -> child.cancel(false, parent.err(), Context.cause(parent))),
+                    Select.recv(child.done(), () -> { })));
+        }
+
+        /**
+         * Closes done, cancels each child, and with removeFromParent removes this from its parent's
+         * children. Go: (*cancelCtx).cancel.
+         */
+        @Override
+        public void cancel(boolean removeFromParent, ContextError err, Throwable cause) {
+            if (err == null) {
+                throw new IllegalArgumentException("context: internal error: missing cancel error");
+            }
+            if (cause == null) {
+                cause = err;
+            }
+            Set<Canceler> kids;
+            mu.lock();
+            try {
+                if (this.err != null) {
+                    return; // already canceled
+                }
+                this.cause = cause;
+                this.err = err;
+                Chan<Void> d = done;
+                if (d == null) {
+                    done = CLOSEDCHAN;
+                } else {
+                    d.close();
+                }
+                kids = children;
+                children = null;
+                // NOTE: Go cancels the children while holding the parent's lock; so do we.
+                if (kids != null) {
+                    for (Canceler child : kids) {
+                        child.cancel(false, err, cause);
+                    }
+                }
+            } finally {
+                mu.unlock();
+            }
+            if (removeFromParent) {
+                removeChild(parent, this);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return parent + ".WithCancel";
+        }
+    }
+
+    /** Go: valueCtx. */
+    record ValueCtx(Context parent, Object key, Object val) implements Context {
+        @Override
+        public Optional<Instant> deadline() {
+            return parent.deadline();
+        }
+
+        @Override
+        public Chan<Void> done() {
+            return parent.done();
+        }
+
+        @Override
+        public ContextError err() {
+            return parent.err();
+        }
+
+        @Override
+        public Object value(Object k) {
+            if (key.equals(k)) {
+                return val;
+            }
+            return parent.value(k);
+        }
+
+        @Override
+        public String toString() {
+            return parent + ".WithValue(" + key + ", " + val + ")";
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package dev.gort.internal;
+
+/**
+ * A waiter on a wait queue: one per blocked channel operation, one per case of a blocked select,
+ * one per semaphore or Cond waiter. Every field is guarded by the lock of the queue the sudog is
+ * on (a channel's or a semaphore's), plain; the owner reads {@code elem}, {@code success} and
+ * {@code ticket} after it is readied (the ready hand-off orders them).
+ *
+ * <p>Go: runtime2.go type sudog
+ */
+public final class Sudog {
+    /** The waiter (a G in production). */
+    public Object g;
+    /** Links in a {@link WaitQ} (or a semaphore's queue). */
+    public Sudog next, prev;
+    /** The value sent (a sender's), or the value received (written by the waker for a receiver). */
+    public Object elem;
+    /** The channel or semaphore this sudog waits on. */
+    public Object c;
+    /** select: the goroutine's sudogs in lock order (Go: gp.waiting / sg.waitlink). */
+    public Sudog waitlink;
+    /** closechan: the list of waiters to ready once the lock is dropped (Go: the gList via g.schedlink). */
+    public Sudog glink;
+    /** Part of a select: a waker must win the waiter's selectDone first. */
+    public boolean isSelect;
+    /** Woken by a communication (true) or by close (false). */
+    public boolean success;
+    /** Semaphore hand-off flag / notifyList ticket. */
+    public int ticket;
+    /** select: the case this sudog stands for. */
+    public int caseIndex;
+
+    /** Clears everything before the sudog is reused. Go: releaseSudog. */
+    public void release() {
+        g = null;
+        next = null;
+        prev = null;
+        elem = null;
+        c = null;
+        waitlink = null;
+        glink = null;
+        isSelect = false;
+        success = false;
+        ticket = 0;
+        caseIndex = 0;
+    }
+}

@@ -1,0 +1,139 @@
+package dev.gort.sync;
+
+import dev.gort.Go;
+import dev.gort.PanicError;
+import dev.gort.internal.GoParker;
+import dev.gort.internal.Parker;
+import dev.gort.internal.Sema;
+import dev.gort.runtime.WaitReason;
+import dev.gort.runtime.WaitTarget;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Go's {@code sync.WaitGroup}: waits for a collection of goroutines to finish.
+ *
+ * <pre>
+ *  state (64 bits): | counter (high 32, signed) | waiters (low 32) |
+ * </pre>
+ *
+ * <p>Go: sync/waitgroup.go
+ */
+public class WaitGroup implements WaitTarget {
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(WaitGroup.class, "state", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Any goroutine: getAndAdd / CAS; read volatile. Go: wg.state. */
+    private volatile long state;
+    /** Immutable. Go: wg.sema. */
+    private final Sema sema;
+
+    public WaitGroup() {
+        this(GoParker.INSTANCE);
+    }
+
+    WaitGroup(Parker parker) {
+        sema = new Sema(parker, this);
+    }
+
+    /**
+     * Adds delta (may be negative) to the counter; at zero, every waiter is released. A negative
+     * counter panics {@code sync: negative WaitGroup counter}. Calls with a positive delta that
+     * start from zero must happen before Wait.
+     *
+     * <p>Go: (*WaitGroup).Add
+     */
+    public void add(int delta) {
+        long st = (long) STATE.getAndAdd(this, (long) delta << 32) + ((long) delta << 32);
+        int v = (int) (st >> 32);
+        int w = (int) st;
+        if (v < 0) {
+            throw new PanicError("sync: negative WaitGroup counter");
+        }
+        if (w != 0 && delta > 0 && v == delta) {
+            throw new PanicError("sync: WaitGroup misuse: Add called concurrently with Wait");
+        }
+        if (v > 0 || w == 0) {
+            return;
+        }
+        // This goroutine has set the counter to 0 while there are waiters. Now there can be no
+        // concurrent mutation of state: Adds must not run concurrently with Wait, and Wait does
+        // not add a waiter when it sees counter == 0. Still do a cheap misuse check.
+        if (state != st) {
+            throw new PanicError("sync: WaitGroup misuse: Add called concurrently with Wait");
+        }
+        // Reset the waiters count to 0.
+        state = 0;
+        for (; w != 0; w--) {
+            sema.semrelease(false);
+        }
+    }
+
+    /** Go: (*WaitGroup).Done. */
+    public void done() {
+        add(-1);
+    }
+
+    /**
+     * Blocks until the counter is zero. ({@code wait} is taken by {@code Object.wait}.)
+     *
+     * <p>Go: (*WaitGroup).Wait
+     */
+    public void await() {
+        for (;;) {
+            long st = state;
+            int v = (int) (st >> 32);
+            if (v == 0) {
+                // Counter is 0, no need to wait.
+                return;
+            }
+            // Increment waiters count.
+            if (STATE.compareAndSet(this, st, st + 1)) {
+                sema.semacquire(false, WaitReason.SYNC_WAITGROUP_WAIT);
+                if (state != 0) {
+                    throw new PanicError("sync: WaitGroup is reused before previous Wait has returned");
+                }
+                return;
+            }
+        }
+    }
+
+    /**
+     * Runs f in a new goroutine, counted by this group.
+     *
+     * <p>Go 1.25: (*WaitGroup).Go
+     */
+    public void go(Runnable f) {
+        add(1);
+        Go.go(() -> {
+            try {
+                f.run();
+            } finally {
+                done();
+            }
+        });
+    }
+
+    /** The counter (racy). */
+    public int counter() {
+        return (int) (state >> 32);
+    }
+
+    @Override
+    public String toString() {
+        return "sync.WaitGroup@" + Integer.toHexString(System.identityHashCode(this));
+    }
+
+    @Override
+    public String describe() {
+        long st = state;
+        return toString() + " (counter " + (int) (st >> 32) + ", waiters " + (int) st + ": " + sema.waiterNames() + ")";
+    }
+}

@@ -1,0 +1,308 @@
+package dev.gort;
+
+import static dev.gort.Time.MILLISECOND;
+import static dev.gort.Time.SECOND;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.gort.TimeTestSupport.Sema;
+import dev.gort.runtime.M;
+import dev.gort.runtime.Scheduler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Go's src/time/sleep_test.go, ported (go-tests-to-port.md §E): the tests that need no channel.
+ * Time-based like Go's: the flaky-prone ones keep Go's retry loops.
+ */
+@Timeout(120)
+class GoTimeTest {
+
+    /**
+     * TestSleep: Sleep(100ms) still lasts at least 100 ms when the process is "interrupted" halfway.
+     * Go sends a signal; here another goroutine makes spurious unparks of, and interrupts, every
+     * carrier of the runtime.
+     */
+    @Test
+    void testSleep() {
+        TimeTestSupport.run(2, () -> {
+            final long delay = 100 * MILLISECOND;
+            Scheduler s = Go.current();
+            Go.go(() -> {
+                Time.sleep(delay / 2);
+                interruptCarriers(s);
+            });
+            long start = Time.nanotime();
+            Time.sleep(delay);
+            long duration = Time.since(start);
+            if (duration < delay) {
+                fail("Sleep(" + delay / MILLISECOND + "ms) slept for only " + duration / MILLISECOND + "ms");
+            }
+        });
+    }
+
+    /** Go's Interrupt(), gort style: unpark and interrupt every carrier thread of the runtime. */
+    private static void interruptCarriers(Scheduler s) {
+        for (M m : s.allm()) {
+            Thread t = m.thread();
+            LockSupport.unpark(t);
+            t.interrupt();
+        }
+    }
+
+    /** After interrupts, the runtime still sleeps and wakes normally (no busy loop, no lost carrier). */
+    @Test
+    void interruptedCarriersKeepWorking() {
+        TimeTestSupport.run(2, () -> {
+            Scheduler s = Go.current();
+            interruptCarriers(s);
+            for (int i = 0; i < 5; i++) {
+                long start = Time.nanotime();
+                Time.sleep(10 * MILLISECOND);
+                assertTrue(Time.since(start) >= 10 * MILLISECOND);
+                interruptCarriers(s);
+            }
+        });
+    }
+
+    /**
+     * TestAfterFunc: AfterFunc(0, f) chained 10 times, each f re-arms and then sleeps 1 s. It finishes
+     * at once only if every callback runs in its own goroutine.
+     */
+    @Test
+    void testAfterFunc() {
+        TimeTestSupport.run(Runtime.getRuntime().availableProcessors(), () -> {
+            AtomicInteger i = new AtomicInteger(10);
+            Sema c = new Sema(0);
+            Runnable[] f = new Runnable[1];
+            f[0] = () -> {
+                if (i.decrementAndGet() >= 0) {
+                    Time.afterFunc(0, f[0]);
+                    Time.sleep(1 * SECOND);
+                } else {
+                    c.release();
+                }
+            };
+            long start = Time.nanotime();
+            Time.afterFunc(0, f[0]);
+            c.acquire();
+            long took = Time.since(start);
+            // Serially (f blocking the next one) it would take 10 s.
+            assertTrue(took < 2 * SECOND, "AfterFunc chain took " + took / MILLISECOND + " ms");
+        });
+    }
+
+    /** AfterFunc's f runs in a new goroutine, not the one that armed it nor on the M's own stack. */
+    @Test
+    void afterFuncRunsInItsOwnGoroutine() {
+        TimeTestSupport.run(1, () -> {
+            Sema done = new Sema(0);
+            long me = Go.goid();
+            long[] ran = new long[1];
+            Time.afterFunc(Duration.ofMillis(5), () -> {
+                ran[0] = Go.goid();
+                done.release();
+            });
+            done.acquire();
+            assertTrue(ran[0] != 0 && ran[0] != me, "f ran in goroutine " + ran[0]);
+        });
+    }
+
+    private static final int[] SLOTS = {5, 3, 6, 6, 6, 1, 1, 2, 7, 9, 4, 8, 0};
+
+    /**
+     * TestAfterQueuing, AfterFunc form: 13 timers for slot*delta must fire in nondecreasing slot
+     * order, each within [target - delta/2, target + 10 delta]. Go's retry loop: delta = 20 + 50i ms,
+     * up to 5 attempts.
+     */
+    @Test
+    void testAfterQueuingAfterFunc() {
+        TimeTestSupport.run(Runtime.getRuntime().availableProcessors(), () -> {
+            final int attempts = 5;
+            String err = "!=nil";
+            for (int i = 0; i < attempts && err != null; i++) {
+                long delta = (20 + i * 50L) * MILLISECOND;
+                err = afterQueuingAfterFunc(delta);
+                if (err != null) {
+                    System.out.println("attempt " + i + " failed: " + err);
+                }
+            }
+            if (err != null) {
+                fail(err);
+            }
+        });
+    }
+
+    private static String afterQueuingAfterFunc(long delta) {
+        List<long[]> results = new ArrayList<>(); // {slot, time}, in arrival order
+        Sema result = new Sema(0);
+        long t0 = Time.nanotime();
+        for (int slot : SLOTS) {
+            Time.afterFunc(slot * delta, () -> {
+                long now = Time.nanotime();
+                synchronized (results) {
+                    results.add(new long[] {slot, now});
+                }
+                result.release();
+            });
+        }
+        for (int k = 0; k < SLOTS.length; k++) {
+            result.acquire();
+        }
+        return checkQueuing(results, t0, delta);
+    }
+
+    static String checkQueuing(List<long[]> results, long t0, long delta) {
+        List<Integer> order = new ArrayList<>();
+        for (long[] r : results) {
+            order.add((int) r[0]);
+        }
+        for (int i = 1; i < order.size(); i++) {
+            if (order.get(i) < order.get(i - 1)) {
+                return "After calls returned out of order: " + order;
+            }
+        }
+        for (long[] r : results) {
+            long dt = r[1] - t0;
+            long target = r[0] * delta;
+            if (dt < target - delta / 2 || dt > target + delta * 10) {
+                return "After(" + target / MILLISECOND + "ms) arrived at " + dt / MILLISECOND + "ms, expected ["
+                        + (target - delta / 2) / MILLISECOND + "ms," + (target + delta * 10) / MILLISECOND + "ms]";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * TestTimerStopStress: 100 goroutines arm AfterFunc(2 s, fail), sleep 1 s and Stop it; main sleeps
+     * 3 s; no callback may run. Full size: stress tier (Go skips it in short mode).
+     */
+    @Test
+    @Tag("stress")
+    void testTimerStopStress() {
+        timerStopStress(SECOND);
+    }
+
+    /** TestTimerStopStress at a tenth of the scale, for the default tier. */
+    @Test
+    void testTimerStopStressShort() {
+        timerStopStress(100 * MILLISECOND);
+    }
+
+    private static void timerStopStress(long unit) {
+        AtomicInteger fired = new AtomicInteger();
+        AtomicInteger notStopped = new AtomicInteger();
+        TimeTestSupport.run(Runtime.getRuntime().availableProcessors(), () -> {
+            for (int i = 0; i < 100; i++) {
+                Go.go(() -> {
+                    Timer timer = Time.afterFunc(2 * unit, fired::incrementAndGet);
+                    Time.sleep(unit);
+                    if (!timer.stop()) {
+                        notStopped.incrementAndGet();
+                    }
+                });
+            }
+            Time.sleep(3 * unit);
+        });
+        assertEquals(0, fired.get(), "timers were not stopped");
+        assertEquals(0, notStopped.get(), "Stop of a pending timer returned false");
+    }
+
+    /**
+     * TestSleepZeroDeadlock: GOMAXPROCS 4; main does 100 x (Sleep(0) + a buffered send/receive)
+     * while another goroutine keeps stopping the world (Go: runtime.GC(); here GOMAXPROCS changes,
+     * which stop every P). Sleep(0) must return without parking, or the goroutine is left waiting.
+     */
+    @Test
+    void testSleepZeroDeadlock() {
+        TimeTestSupport.run(4, () -> {
+            Sema c = new Sema(0);
+            Go.go(() -> {
+                for (int i = 0; i < 100; i++) {
+                    Go.gomaxprocs(i % 2 == 0 ? 3 : 4);
+                }
+                Go.gomaxprocs(4);
+                c.release();
+            });
+            for (int i = 0; i < 100; i++) {
+                Time.sleep(0);
+                Sema tmp = new Sema(0);
+                tmp.release();
+                tmp.acquire();
+            }
+            c.acquire();
+        });
+    }
+
+    /**
+     * TestReset, AfterFunc form (the fired flag stands for the channel): Reset of a pending timer
+     * returns true and postpones it; Reset of an expired one returns false. Go's doubling retry from
+     * 1 ms up to 10 s.
+     */
+    @Test
+    void testResetAfterFunc() {
+        TimeTestSupport.run(Runtime.getRuntime().availableProcessors(), () -> {
+            long d = 1 * MILLISECOND;
+            final long maxDuration = 10 * SECOND;
+            for (;;) {
+                String err = resetAfterFunc(d);
+                if (err == null) {
+                    break;
+                }
+                d *= 2;
+                if (d > maxDuration) {
+                    fail(err);
+                }
+                System.out.println(err + "; trying duration " + d / MILLISECOND + "ms");
+            }
+        });
+    }
+
+    private static String resetAfterFunc(long d) {
+        AtomicBoolean fired = new AtomicBoolean();
+        Timer t0 = Time.afterFunc(2 * d, () -> fired.set(true));
+        Time.sleep(d);
+        if (!t0.reset(3 * d)) {
+            return "resetting unfired timer returned false";
+        }
+        Time.sleep(2 * d);
+        if (fired.get()) {
+            return "timer fired early";
+        }
+        Time.sleep(2 * d);
+        if (!fired.get()) {
+            return "reset timer did not fire";
+        }
+        if (t0.reset(50 * MILLISECOND)) {
+            return "resetting expired timer returned true";
+        }
+        t0.stop();
+        return null;
+    }
+
+    /** Stop's and Reset's booleans on an AfterFunc timer, Go's documented values. */
+    @Test
+    void stopAndResetResults() {
+        TimeTestSupport.run(1, () -> {
+            Sema done = new Sema(0);
+            Timer t = Time.afterFunc(Duration.ofHours(1), done::release);
+            assertTrue(t.stop(), "stop of a pending timer");
+            assertFalse(t.stop(), "second stop");
+            assertFalse(t.reset(Duration.ofMillis(1)), "reset of a stopped timer");
+            done.acquire(); // fires after the reset
+            assertFalse(t.stop(), "stop after it fired");
+            assertFalse(t.reset(Duration.ofHours(1)), "reset after it fired");
+            assertTrue(t.reset(Duration.ofHours(2)), "reset of a pending timer");
+            assertTrue(t.stop());
+        });
+    }
+}

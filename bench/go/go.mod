@@ -1,0 +1,3 @@
+module gort.dev/benchtwin
+
+go 1.19

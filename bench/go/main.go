@@ -1,0 +1,407 @@
+// Command benchtwin is the Go twin of gort's JMH suite (bench/src/main/java/dev/gort/bench): the
+// same workloads, the same sizes, so that gort, virtual threads and Go are compared on one machine.
+//
+// It prints one CSV line per (workload, GOMAXPROCS):
+//
+//	workload,impl,gomaxprocs,score,error,unit,samples
+//
+// score is the mean of -reps timed repetitions (after one warm-up repetition) and error the
+// half-width of its 99.9% confidence interval (Student's t), the same statistic JMH prints as
+// "Score Error (99.9%)". Run it through bench/go/run.sh (or ./gort bench).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+var (
+	procsFlag = flag.String("procs", "", "comma-separated GOMAXPROCS values (default: 1,2 and NumCPU)")
+	reps      = flag.Int("reps", 5, "timed repetitions per workload")
+	only      = flag.String("only", "", "comma-separated workload names to run (default: all)")
+	implName  = flag.String("impl", "go", "implementation label in the output (e.g. go-nopreempt)")
+	parkedN   = flag.Int("parked", 1000000, "goroutines parked at once for the parked workload")
+)
+
+type workload struct {
+	name  string
+	unit  string
+	procs []int // nil = every value of -procs
+	// run performs one repetition and returns its score in unit.
+	run func() float64
+}
+
+func main() {
+	flag.Parse()
+	procs := parseProcs(*procsFlag)
+	fmt.Println("workload,impl,gomaxprocs,score,error,unit,samples")
+	for _, w := range workloads() {
+		if !selected(w.name) {
+			continue
+		}
+		ps := procs
+		if w.procs != nil {
+			ps = w.procs
+		}
+		for _, p := range ps {
+			runtime.GOMAXPROCS(p)
+			w.run() // warm-up
+			var xs []float64
+			for i := 0; i < *reps; i++ {
+				runtime.GC()
+				xs = append(xs, w.run())
+			}
+			mean, err := meanCI(xs)
+			fmt.Printf("%s,%s,%d,%.6g,%.3g,%s,%d\n", w.name, *implName, p, mean, err, w.unit, len(xs))
+		}
+	}
+}
+
+func workloads() []workload {
+	return []workload{
+		{name: "spawn", unit: "ns/op", run: func() float64 { return spawn(1000000) }},
+		{name: "createchain", unit: "ns/op", run: func() float64 { return createChain(100000) }},
+		{name: "pingpong", unit: "ns/op", run: func() float64 { return pingPong(200000) }},
+		{name: "prodcons", unit: "ns/op", run: func() float64 { return prodCons(1000000, 128) }},
+		{name: "manypairs", unit: "ns/op", run: func() float64 { return manyPairs(10000, 20) }},
+		{name: "sieve", unit: "ms/op", run: func() float64 { return sieve(2000) }},
+		{name: "fanout", unit: "ms/op", run: func() float64 { return fanOut(48) }},
+		{name: "fanout-serial", unit: "ms/op", run: func() float64 { return fanOutSerial(48) }},
+		{name: "tightloop", unit: "ms/op", procs: []int{1}, run: func() float64 { return tightLoop(5) }},
+		{name: "parked", unit: "bytes/task", procs: []int{1}, run: func() float64 { return parked(*parkedN) }},
+		{name: "gosched goroutines=2", unit: "ns/op", run: func() float64 { return gosched(2, 1<<20) }},
+		{name: "gosched goroutines=16", unit: "ns/op", run: func() float64 { return gosched(16, 1<<20) }},
+	}
+}
+
+// spawn: one goroutine starts n goroutines that each finish at once, counted down on a WaitGroup;
+// ns per goroutine (spawn + run + exit + Done). Same shape as bench's Spawn.
+func spawn(n int) float64 {
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	wg.Add(n)
+	go func() {
+		for i := 0; i < n; i++ {
+			go wg.Done()
+		}
+	}()
+	wg.Wait()
+	return float64(time.Since(t0).Nanoseconds()) / float64(n)
+}
+
+// createChain: each goroutine creates the next and ends; GOMAXPROCS chains side by side
+// (proc_test.go BenchmarkCreateGoroutines).
+func createChain(n int) float64 {
+	procs := runtime.GOMAXPROCS(0)
+	c := make(chan bool)
+	var f func(n int)
+	f = func(n int) {
+		if n == 0 {
+			c <- true
+			return
+		}
+		go f(n - 1)
+	}
+	t0 := time.Now()
+	for i := 0; i < procs; i++ {
+		go f(n / procs)
+	}
+	for i := 0; i < procs; i++ {
+		<-c
+	}
+	return float64(time.Since(t0).Nanoseconds()) / float64(n)
+}
+
+// pingPong: two goroutines bounce a value over two unbuffered channels; ns per round trip.
+func pingPong(n int) float64 {
+	ping, pong := make(chan int), make(chan int)
+	go func() {
+		for v := range ping {
+			pong <- v
+		}
+		close(pong)
+	}()
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		ping <- i
+		<-pong
+	}
+	d := time.Since(t0)
+	close(ping)
+	return float64(d.Nanoseconds()) / float64(n)
+}
+
+// prodCons: one producer, one consumer, a buffered channel of capacity c; ns per message.
+func prodCons(n, c int) float64 {
+	ch := make(chan int, c)
+	done := make(chan int)
+	go func() {
+		s := 0
+		for v := range ch {
+			s += v
+		}
+		done <- s
+	}()
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		ch <- i
+	}
+	close(ch)
+	<-done
+	return float64(time.Since(t0).Nanoseconds()) / float64(n)
+}
+
+// manyPairs: pairs producer/consumer pairs, each over its own unbuffered channel, msgs messages
+// per pair; ns per message (wall time / all messages).
+func manyPairs(pairs, msgs int) float64 {
+	var wg sync.WaitGroup
+	wg.Add(pairs)
+	t0 := time.Now()
+	for p := 0; p < pairs; p++ {
+		ch := make(chan int)
+		go func() {
+			for i := 0; i < msgs; i++ {
+				ch <- i
+			}
+		}()
+		go func() {
+			for i := 0; i < msgs; i++ {
+				<-ch
+			}
+			wg.Done()
+		}()
+	}
+	wg.Wait()
+	return float64(time.Since(t0).Nanoseconds()) / float64(pairs*msgs)
+}
+
+// sieve: the daisy-chain prime sieve (one goroutine per prime filter) until n primes; ms. The
+// generator and the filters stay blocked afterwards (as in the Go tour); they are garbage.
+func sieve(n int) float64 {
+	t0 := time.Now()
+	ch := make(chan int)
+	go func(ch chan<- int) { // a parameter: the loop below moves ch along the chain
+		for i := 2; ; i++ {
+			ch <- i
+		}
+	}(ch)
+	for i := 0; i < n; i++ {
+		prime := <-ch
+		ch1 := make(chan int)
+		go filter(ch, ch1, prime)
+		ch = ch1
+	}
+	return float64(time.Since(t0).Nanoseconds()) / 1e6
+}
+
+func filter(in <-chan int, out chan<- int, prime int) {
+	for {
+		i := <-in
+		if i%prime != 0 {
+			out <- i
+		}
+	}
+}
+
+// spin is the same xorshift loop as Work.spin: no calls in its body.
+func spin(iterations int64, seed int64) int64 {
+	x := seed | 1
+	for i := int64(0); i < iterations; i++ {
+		x ^= x << 13
+		x ^= int64(uint64(x) >> 7)
+		x ^= x << 17
+	}
+	return x
+}
+
+var unitIters int64
+var sinks [64]int64
+
+// calibrate: iterations of spin that take target on this thread (fastest of several runs).
+func calibrate(target time.Duration) int64 {
+	n := int64(1000000)
+	best := math.MaxFloat64
+	for round := 0; round < 7; round++ {
+		t0 := time.Now()
+		sinks[0] += spin(n, int64(round))
+		dt := time.Since(t0)
+		best = math.Min(best, float64(dt.Nanoseconds())/float64(n))
+		if dt < 20*time.Millisecond {
+			n *= 2
+		}
+	}
+	return int64(float64(target.Nanoseconds()) / best)
+}
+
+// fanOut: one goroutine starts tasks goroutines of ~1 ms of CPU work each and waits; ms.
+func fanOut(tasks int) float64 {
+	if unitIters == 0 {
+		unitIters = calibrate(time.Millisecond)
+	}
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	wg.Add(tasks)
+	for i := 0; i < tasks; i++ {
+		k := i
+		go func() {
+			sinks[k] = spin(unitIters, int64(k))
+			wg.Done()
+		}()
+	}
+	wg.Wait()
+	return float64(time.Since(t0).Nanoseconds()) / 1e6
+}
+
+// fanOutSerial: the same work one piece after the other (the ideal's numerator).
+func fanOutSerial(tasks int) float64 {
+	if unitIters == 0 {
+		unitIters = calibrate(time.Millisecond)
+	}
+	t0 := time.Now()
+	for k := 0; k < tasks; k++ {
+		sinks[k] = spin(unitIters, int64(k))
+	}
+	return float64(time.Since(t0).Nanoseconds()) / 1e6
+}
+
+var hogIters int64
+
+// tightLoop: on one P a hog runs 40 ms of call-free work; a short goroutine made runnable as the
+// hog starts records how long it waited; mean over rounds, ms. The short G is queued first and the
+// hog goes to runnext, so the hog runs first and the short G waits for its preemption (async
+// preemption after 10 ms since Go 1.14) or its end (GODEBUG=asyncpreemptoff=1).
+func tightLoop(rounds int) float64 {
+	if hogIters == 0 {
+		hogIters = calibrate(40 * time.Millisecond)
+	}
+	total := 0.0
+	for r := 0; r < rounds; r++ {
+		hogDone := make(chan struct{})
+		shortDone := make(chan time.Duration, 1)
+		t0 := time.Now()
+		go func() { shortDone <- time.Since(t0) }()
+		go func() {
+			sinks[1] = spin(hogIters, 7)
+			close(hogDone)
+		}()
+		d := <-shortDone
+		<-hogDone
+		total += float64(d.Nanoseconds()) / 1e6
+	}
+	return total / float64(rounds)
+}
+
+// parked: heap + stack bytes per goroutine with n goroutines blocked on a channel receive, after GC.
+func parked(n int) float64 {
+	ch := make(chan int)
+	var ready int64
+	var m0, m1 runtime.MemStats
+	base := runtime.NumGoroutine() // leaked sieve goroutines stay blocked forever
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	for i := 0; i < n; i++ {
+		go func() {
+			atomic.AddInt64(&ready, 1)
+			<-ch
+		}()
+	}
+	for atomic.LoadInt64(&ready) < int64(n) || runtime.NumGoroutine() < base+n {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // let the last ones block after counting
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	perTask := float64((m1.HeapAlloc+m1.StackInuse)-(m0.HeapAlloc+m0.StackInuse)) / float64(n)
+	close(ch)
+	for runtime.NumGoroutine() > base {
+		time.Sleep(time.Millisecond)
+	}
+	return perTask
+}
+
+// gosched: k goroutines call runtime.Gosched, n calls in all; ns per Gosched. Same shape as
+// bench's Gosched (goroutines = k, SWITCHES = n).
+func gosched(k, total int) float64 {
+	n := total / k
+	var wg sync.WaitGroup
+	wg.Add(k)
+	t0 := time.Now()
+	for i := 0; i < k; i++ {
+		go func() {
+			for j := 0; j < n; j++ {
+				runtime.Gosched()
+			}
+			wg.Done()
+		}()
+	}
+	wg.Wait()
+	return float64(time.Since(t0).Nanoseconds()) / float64(k*n)
+}
+
+func parseProcs(s string) []int {
+	if s == "" {
+		ps := []int{1, 2}
+		if c := runtime.NumCPU(); c != 1 && c != 2 {
+			ps = append(ps, c)
+		}
+		return ps
+	}
+	var ps []int
+	for _, f := range strings.Split(s, ",") {
+		var p int
+		if _, err := fmt.Sscan(f, &p); err != nil || p < 1 {
+			fmt.Fprintf(os.Stderr, "bad -procs value %q\n", f)
+			os.Exit(2)
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+func selected(name string) bool {
+	if *only == "" {
+		return true
+	}
+	for _, o := range strings.Split(*only, ",") {
+		if o == name {
+			return true
+		}
+	}
+	return false
+}
+
+// meanCI returns the mean and the half-width of its 99.9% confidence interval (Student's t).
+func meanCI(xs []float64) (float64, float64) {
+	n := float64(len(xs))
+	mean := 0.0
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= n
+	if len(xs) < 2 {
+		return mean, math.NaN()
+	}
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	sd := math.Sqrt(ss / (n - 1))
+	return mean, tQuantile9995(len(xs)-1) * sd / math.Sqrt(n)
+}
+
+// tQuantile9995: the 0.9995 quantile of Student's t with df degrees of freedom.
+func tQuantile9995(df int) float64 {
+	table := []float64{636.62, 31.599, 12.924, 8.610, 6.869, 5.959, 5.408, 5.041, 4.781, 4.587,
+		4.437, 4.318, 4.221, 4.140, 4.073, 4.015, 3.965, 3.922, 3.883, 3.850}
+	if df <= len(table) {
+		return table[df-1]
+	}
+	return 3.291
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The whole comparison on a short budget (<= 10 minutes on 2 cores): gort vs virtual threads vs
+# platform threads (JMH, bench/target/benchmarks.jar) vs Go (bench/go, when a Go toolchain is
+# installed). Writes bench/results/latest.md (table + machine description), latest.svg (plot) and
+# the raw CSVs under bench/results/raw/. Run it as `./gort bench` (which builds the jar first).
+#
+#   bench/report.sh            the short budget: 1 fork, 2 x 500 ms warm-up, 3 x 500 ms measurement
+#   BENCH_INCLUDE=regex        only JMH benchmarks matching regex (default: the whole suite)
+#   BENCH_PROCS="1 2"          GOMAXPROCS values (default: 1, 2 and the machine's cores)
+#   BENCH_JMH="..."            JMH options replacing the short-budget ones
+#   BENCH_PARKED=1000000       tasks parked at once in the parked-memory workload
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$here")"
+export LC_ALL=C
+
+JAVA="${JAVA_HOME:-}/bin/java"
+if [ -z "${JAVA_HOME:-}" ] || [ ! -x "$JAVA" ]; then JAVA="$("$root/gort" jdk)/bin/java"; fi
+jar="$here/target/benchmarks.jar"
+[ -f "$jar" ] || { echo "bench/report.sh: $jar missing: run ./gort bench (it builds first)" >&2; exit 1; }
+
+results="$here/results"
+raw="$results/raw"
+rm -rf "$raw"
+mkdir -p "$raw"
+log="$raw/run.log"
+: > "$log"
+
+cores="$(nproc)"
+procs="${BENCH_PROCS:-1 2}"
+if [ -z "${BENCH_PROCS:-}" ] && [ "$cores" -ne 1 ] && [ "$cores" -ne 2 ]; then procs="$procs $cores"; fi
+include="${BENCH_INCLUDE:-dev.gort.bench.}"
+parked="${BENCH_PARKED:-1000000}"
+read -r -a jmh <<< "${BENCH_JMH:--f 1 -wi 2 -w 500ms -i 3 -r 500ms}"
+jmh+=(-to 2min -foe false)
+base_jvm="-XX:+UseG1GC --add-exports java.base/jdk.internal.vm=ALL-UNNAMED -Duser.language=en"
+
+# gort's preemption agent (the preempt work): present => one tight-loop pass per strategy.
+agent=""
+for a in "$root"/agent/target/gort-agent*.jar "$root"/agent/target/*agent*.jar; do
+  case "$a" in *sources*|*original*|*javadoc*) continue ;; esac
+  [ -f "$a" ] && { agent="$a"; break; }
+done
+
+gobin="$("$here/go/run.sh" --version 2>/dev/null || true)"
+start=$(date +%s)
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$root" diff --quiet 2>/dev/null || echo ' (dirty)')"
+  echo "command: ./gort bench${*:+ $*}"
+  echo "CPU: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n1)$(lscpu 2>/dev/null | grep -q '^Hypervisor vendor' && echo " (virtual machine: $(lscpu | sed -n 's/^Hypervisor vendor: *//p'))")"
+  echo "cores: $cores"
+  echo "memory: $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+  echo "OS: $(uname -sr)"
+  echo "JDK: $("$JAVA" -version 2>&1 | sed -n '2p')"
+  echo "JVM flags (every fork): $base_jvm"
+  echo "GC and loop polls: $("$JAVA" -XX:+UseG1GC -XX:+PrintFlagsFinal -version 2>/dev/null | awk '$2 ~ /^(UseG1GC|LoopStripMiningIter|UseCountedLoopSafepoints)$/ {printf "%s=%s ", $2, $4}')"
+  echo "Go: ${gobin:-not installed (Go twin skipped)}"
+  echo "gort preemption agent: ${agent:+${agent#$root/}}${agent:-not built (tight loop runs without polls: preempt=default)}"
+  echo "JMH options: ${jmh[*]}"
+  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$raw/machine.txt"
+cat "$raw/machine.txt"
+
+bench() { # bench <csv name> <jvm args> <jmh args...>; JMH_OPTS (an array) overrides the budget
+  local name="$1" jvm="$2"; shift 2
+  local opts=("${jmh[@]}")
+  [ -n "${JMH_OPTS+x}" ] && opts=("${JMH_OPTS[@]}")
+  echo "== JMH $name: $*" | tee -a "$log"
+  # -Djmh.ignoreLock: other JMH runs on the machine are recorded (load average), not waited for
+  "$JAVA" -Djmh.ignoreLock=true -jar "$jar" "$@" "${opts[@]}" -jvmArgsAppend "$jvm" -rf csv -rff "$raw/jmh-$name.csv" >> "$log" 2>&1 \
+    || echo "   (JMH exited with $?; see $log)"
+}
+
+# 1. Every workload at each GOMAXPROCS value; virtual threads get as many carriers.
+for p in $procs; do
+  bench "p$p" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=$p" "$include" -e 'dev.gort.bench.TightLoop|dev.gort.bench.Parked[.]' \
+    -p gomaxprocs="$p" -p procs="$p"
+done
+
+# 2. Tight loop on one P / one carrier: gort per preemption strategy, then virtual threads.
+if [[ "dev.gort.bench.TightLoop" =~ $include ]]; then
+  if [ -n "$agent" ]; then
+    for s in none entry backedge budget; do
+      bench "tight-$s" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=1 -javaagent:$agent -Dgort.preempt=$s" \
+        'TightLoop' -p impl=gort -p gomaxprocs=1 -p preempt="$s"
+    done
+  else
+    bench "tight-default" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=1" 'TightLoop' -p impl=gort -p gomaxprocs=1 -p preempt=default
+  fi
+  bench "tight-vthread" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=1" 'TightLoop' -p impl=vthread -p gomaxprocs=1 -p preempt=default
+fi
+
+# 3. Parked memory (single shots; a million tasks need a bigger heap).
+if [[ "dev.gort.bench.Parked" =~ $include ]]; then
+  JMH_OPTS=(-f 1 -wi 1 -i 3 -to 5min -foe false)
+  bench "parked" "$base_jvm -Xmx6g -Djdk.virtualThreadScheduler.parallelism=$cores" 'Parked' -p gomaxprocs="$cores" -p tasks="$parked"
+  unset JMH_OPTS
+fi
+
+# 4. The Go twin (skips itself when no Go toolchain is installed).
+echo "== Go twin" | tee -a "$log"
+"$here/go/run.sh" "$raw/go.csv" -procs "$(echo $procs | tr ' ' ',')" -reps 5 -parked "$parked" 2>> "$log" || echo "   (Go twin failed; see $log)"
+
+{
+  echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "wall time: $(( $(date +%s) - start )) s"
+} >> "$raw/machine.txt"
+
+"$JAVA" -cp "$jar" dev.gort.bench.report.Report "$raw" "$results/latest"
+grep -E '^\| (spawn|pingpong|prodcons|sieve|fan-out|parked|buffered|ping-pong)' "$results/latest.md" | head -n 20 || true

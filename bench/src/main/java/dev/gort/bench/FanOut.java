@@ -1,0 +1,124 @@
+package dev.gort.bench;
+
+import dev.gort.Go;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Fan-out: one task starts {@link #TASKS} tasks of ~1 ms of CPU work each ({@link Work#spin},
+ * calibrated once per trial) and waits for all of them. Score: ms per fan-out.
+ *
+ * <p>Efficiency = ideal / elapsed, where ideal = serial / P: {@code serial} is the same 48 pieces of
+ * work run one after the other on the benchmark thread (measured in the same fork, so calibration
+ * error cancels out) and P the parallelism (gort: {@code gomaxprocs}; vthread: the carriers, which
+ * the report pins to {@code gomaxprocs}; platform: the machine's cores). The report computes it.
+ *
+ * <p>All 48 tasks start on one P (gort: the spawning G's run queue; vthread: the spawning virtual
+ * thread's carrier queue), so P = 2 needs stealing to reach 1.0.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"-XX:+UseG1GC", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"})
+public class FanOut {
+    public static final int TASKS = 48;
+    public static final long UNIT_NANOS = 1_000_000;
+
+    @Param({"gort", "vthread", "platform", "serial"})
+    public String impl;
+
+    @Param({"1", "2"})
+    public int gomaxprocs;
+
+    private GortHost host;
+    private long iterations;
+    private final long[] results = new long[TASKS];
+
+    @Setup
+    public void setup() {
+        Bench.checkImpl(impl, Bench.GORT, Bench.VTHREAD, Bench.PLATFORM, "serial");
+        iterations = Work.calibrate(UNIT_NANOS);
+        if (impl.equals(Bench.GORT)) {
+            host = new GortHost(gomaxprocs);
+        }
+    }
+
+    @TearDown
+    public void tearDown() {
+        if (host != null) {
+            host.close();
+        }
+    }
+
+    @Benchmark
+    public long fanout() throws InterruptedException {
+        long[] r = results;
+        long n = iterations;
+        switch (impl) {
+            case Bench.GORT -> host.run(() -> {
+                GLatch done = new GLatch(TASKS);
+                for (int i = 0; i < TASKS; i++) {
+                    int k = i;
+                    Go.go(() -> {
+                        r[k] = Work.spin(n, k);
+                        done.countDown();
+                    });
+                }
+                done.await();
+            });
+            case Bench.VTHREAD -> {
+                Thread starter = Thread.startVirtualThread(() -> {
+                    Thread[] ts = new Thread[TASKS];
+                    for (int i = 0; i < TASKS; i++) {
+                        int k = i;
+                        ts[i] = Thread.startVirtualThread(() -> r[k] = Work.spin(n, k));
+                    }
+                    joinAll(ts);
+                });
+                starter.join();
+            }
+            case Bench.PLATFORM -> {
+                Thread[] ts = new Thread[TASKS];
+                for (int i = 0; i < TASKS; i++) {
+                    int k = i;
+                    ts[i] = Thread.ofPlatform().start(() -> r[k] = Work.spin(n, k));
+                }
+                joinAll(ts);
+            }
+            default -> {
+                for (int k = 0; k < TASKS; k++) {
+                    r[k] = Work.spin(n, k);
+                }
+            }
+        }
+        long sum = 0;
+        for (long x : r) {
+            sum += x;
+        }
+        return sum;
+    }
+
+    private static void joinAll(Thread[] ts) {
+        for (Thread t : ts) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,558 @@
+package dev.gort.bench.report;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * Turns one run of {@code bench/report.sh} into a Markdown table and an SVG plot. Inputs, in the raw
+ * directory: every {@code jmh-*.csv} (JMH's {@code -rf csv}), {@code go.csv} (the Go twin, same
+ * columns as {@link Row}) and {@code machine.txt} ({@code key: value} lines). Outputs:
+ * {@code <out>.md} and {@code <out>.svg}. Only the JDK is used (no plotting library).
+ *
+ * <p>Usage: {@code java -cp benchmarks.jar dev.gort.bench.report.Report <rawDir> <outPrefix>}
+ */
+public final class Report {
+    /** One figure: workload x implementation label. {@code err} is the 99.9 % CI half-width (NaN if unknown). */
+    record Row(String workload, String label, String family, int procs, double score, double err, String unit, int samples) {}
+
+    /** A target of issue 7: the Go and VT figures quoted there and the rule for gort. */
+    record Target(String workload, String what, double goIssue, double vtIssue, String rule, int procs) {}
+
+    static final List<Target> TARGETS = List.of(
+            new Target("spawn", "spawn, ns/task", 208, 460, "<= Go", 0),
+            new Target("pingpong", "ping-pong, ns/round trip (P=1)", 216, 551, "<= Go", 1),
+            new Target("prodcons", "buffered cap 128, ns/op", 39, 92, "<= 1.3 x Go", 0),
+            new Target("sieve", "sieve 2000, ms", 215, 776, "<= Go", 0),
+            new Target("fanout-efficiency", "fan-out efficiency, 2 Ps", 0.99, 0.61, ">= 0.95", 2),
+            new Target("parked", "parked bytes/task", 2730, 789, "<= 500", 0));
+
+    public static void main(String[] args) throws IOException {
+        if (args.length != 2) {
+            System.err.println("usage: Report <rawDir> <outPrefix>");
+            System.exit(2);
+        }
+        Path raw = Path.of(args[0]);
+        Path out = Path.of(args[1]);
+        Map<String, String> machine = readMachine(raw.resolve("machine.txt"));
+        List<Row> rows = new ArrayList<>();
+        try (Stream<Path> files = Files.list(raw)) {
+            for (Path f : files.sorted().toList()) {
+                String n = f.getFileName().toString();
+                if (n.startsWith("jmh-") && n.endsWith(".csv")) {
+                    rows.addAll(readJmh(f));
+                }
+            }
+        }
+        Path go = raw.resolve("go.csv");
+        if (Files.exists(go)) {
+            rows.addAll(readGo(go));
+        }
+        rows.addAll(efficiency(rows));
+        rows = dedupe(rows);
+        Files.createDirectories(out.toAbsolutePath().getParent());
+        Files.writeString(Path.of(out + ".md"), markdown(rows, machine, out.getFileName() + ".svg"), StandardCharsets.UTF_8);
+        Files.writeString(Path.of(out + ".svg"), svg(rows, machine), StandardCharsets.UTF_8);
+        System.out.println("wrote " + out + ".md and " + out + ".svg (" + rows.size() + " figures)");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Reading.
+
+    static Map<String, String> readMachine(Path p) throws IOException {
+        Map<String, String> m = new LinkedHashMap<>();
+        if (Files.exists(p)) {
+            for (String line : Files.readAllLines(p)) {
+                int i = line.indexOf(':');
+                if (i > 0) {
+                    m.put(line.substring(0, i).trim(), line.substring(i + 1).trim());
+                }
+            }
+        }
+        return m;
+    }
+
+    static List<String> csv(String line) {
+        List<String> out = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        boolean q = false;
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (q) {
+                if (c == '"' && i + 1 < line.length() && line.charAt(i + 1) == '"') {
+                    cur.append('"');
+                    i++;
+                } else if (c == '"') {
+                    q = false;
+                } else {
+                    cur.append(c);
+                }
+            } else if (c == '"') {
+                q = true;
+            } else if (c == ',') {
+                out.add(cur.toString());
+                cur.setLength(0);
+            } else {
+                cur.append(c);
+            }
+        }
+        out.add(cur.toString());
+        return out;
+    }
+
+    static double num(String s) {
+        if (s == null || s.isBlank() || s.equalsIgnoreCase("NaN")) {
+            return Double.NaN;
+        }
+        return Double.parseDouble(s.trim());
+    }
+
+    /** Secondary results worth a row of their own (others, e.g. -prof gc's, are left out). */
+    static final Set<String> SECONDARY = Set.of("bytesPerTask");
+
+    /** Parameters that label the implementation rather than the workload. */
+    static final Set<String> PARAMS = Set.of("impl", "gomaxprocs", "procs", "preempt", "tasks");
+
+    static List<Row> readJmh(Path f) throws IOException {
+        List<String> lines = Files.readAllLines(f);
+        List<Row> rows = new ArrayList<>();
+        if (lines.isEmpty()) {
+            return rows;
+        }
+        List<String> head = csv(lines.get(0));
+        // Count @Benchmark methods per class, to name workloads by class alone when it has one.
+        Map<String, Set<String>> methods = new TreeMap<>();
+        Set<String> withSecondary = new LinkedHashSet<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String b = csv(line).get(0);
+            if (b.contains(":") && SECONDARY.contains(b.substring(b.indexOf(':') + 1))) {
+                withSecondary.add(b.substring(0, b.indexOf(':')));
+            }
+            String base = b.contains(":") ? b.substring(0, b.indexOf(':')) : b;
+            int dot = base.lastIndexOf('.');
+            methods.computeIfAbsent(base.substring(0, dot), k -> new LinkedHashSet<>()).add(base.substring(dot + 1));
+        }
+        for (String line : lines.subList(1, lines.size())) {
+            List<String> c = csv(line);
+            Map<String, String> col = new LinkedHashMap<>();
+            for (int i = 0; i < head.size() && i < c.size(); i++) {
+                col.put(head.get(i), c.get(i));
+            }
+            String b = col.get("Benchmark");
+            String secondary = null;
+            if (b.contains(":")) {
+                secondary = b.substring(b.indexOf(':') + 1);
+                b = b.substring(0, b.indexOf(':'));
+                if (!SECONDARY.contains(secondary)) {
+                    continue;
+                }
+            }
+            int dot = b.lastIndexOf('.');
+            String cls = b.substring(0, dot);
+            String method = b.substring(dot + 1);
+            String simple = cls.substring(cls.lastIndexOf('.') + 1).toLowerCase(Locale.ROOT);
+            String impl = col.getOrDefault("Param: impl", "");
+            if (impl.isEmpty()) {
+                // No impl parameter: one @Benchmark method per implementation (e.g. sleep1000VThread).
+                String lm = method.toLowerCase(Locale.ROOT);
+                impl = lm.contains("vthread") ? "vthread" : lm.contains("platform") ? "platform" : "gort";
+                method = method.replaceAll("(?i)(vthread|platform)$", "");
+            }
+            long variants = methods.get(cls).stream().map(m -> m.replaceAll("(?i)(vthread|platform)$", "")).distinct().count();
+            String workload = variants > 1 ? simple + "." + method : simple;
+            // Parameters other than the implementation, P and strategy make separate workloads.
+            for (Map.Entry<String, String> e : col.entrySet()) {
+                String k = e.getKey();
+                if (k.startsWith("Param: ") && !PARAMS.contains(k.substring(7)) && !e.getValue().isEmpty()) {
+                    workload += " " + k.substring(7) + "=" + e.getValue();
+                }
+            }
+            if (secondary == null && withSecondary.contains(b)) {
+                workload += "-time"; // the secondary result is the figure; the time is a by-product
+            }
+            String pv = col.getOrDefault("Param: gomaxprocs", "");
+            if (pv.isEmpty()) {
+                pv = col.getOrDefault("Param: procs", "");
+            }
+            int procs = pv.isEmpty() ? 0 : (int) num(pv);
+            String preempt = col.get("Param: preempt");
+            String unit = secondary != null ? unitOf(secondary) : col.get("Unit");
+            rows.add(new Row(workload, label(impl, procs, preempt), family(impl), procs,
+                    num(col.get("Score")), num(col.get("Score Error (99.9%)")), unit,
+                    (int) num(col.get("Samples"))));
+        }
+        return rows;
+    }
+
+    static String unitOf(String secondary) {
+        return secondary.equals("bytesPerTask") ? "bytes/task" : secondary;
+    }
+
+    static String family(String impl) {
+        if (impl.startsWith("gort")) {
+            return "gort";
+        }
+        if (impl.startsWith("vthread")) {
+            return "vthread";
+        }
+        if (impl.startsWith("go")) {
+            return "go";
+        }
+        return impl.isEmpty() ? "other" : impl;
+    }
+
+    static String label(String impl, int procs, String preempt) {
+        String f = family(impl);
+        String p = procs > 0 ? String.valueOf(procs) : "?";
+        String s = switch (f) {
+            case "gort", "go" -> impl + " P=" + p;
+            case "vthread" -> impl + " C=" + p;
+            case "serial" -> "serial (P=" + p + " fork)";
+            default -> impl.isEmpty() ? "-" : impl;
+        };
+        if (preempt != null && !preempt.isEmpty() && !preempt.equals("N/A") && f.equals("gort")) {
+            s += " preempt=" + preempt;
+        }
+        return s;
+    }
+
+    static List<Row> readGo(Path f) throws IOException {
+        List<Row> rows = new ArrayList<>();
+        for (String line : Files.readAllLines(f)) {
+            if (line.isBlank() || line.startsWith("workload,")) {
+                continue;
+            }
+            List<String> c = csv(line);
+            String impl = c.get(1);
+            int procs = Integer.parseInt(c.get(2));
+            String workload = c.get(0).equals("fanout-serial") ? "fanout" : c.get(0);
+            String label = c.get(0).equals("fanout-serial") ? "go serial (P=" + procs + ")" : impl + " P=" + procs;
+            String family = c.get(0).equals("fanout-serial") ? "serial" : "go";
+            rows.add(new Row(workload, label, family, procs, num(c.get(3)), num(c.get(4)), c.get(5), Integer.parseInt(c.get(6))));
+        }
+        return rows;
+    }
+
+    /**
+     * Fan-out efficiency = ideal / elapsed = serial / (P x elapsed), with the serial time of the same
+     * fork (JMH) or process (Go) and P the parallelism: gomaxprocs, carriers, or every core (platform).
+     */
+    static List<Row> efficiency(List<Row> rows) {
+        List<Row> out = new ArrayList<>();
+        int cores = Runtime.getRuntime().availableProcessors();
+        for (Row r : rows) {
+            if (!r.workload().equals("fanout") || r.family().equals("serial")) {
+                continue;
+            }
+            boolean go = r.family().equals("go");
+            int p = r.family().equals("platform") ? cores : r.procs();
+            Row serial = rows.stream()
+                    .filter(s -> s.workload().equals("fanout") && s.family().equals("serial")
+                            && s.procs() == (r.family().equals("platform") ? r.procs() : p)
+                            && s.label().startsWith("go ") == go)
+                    .findFirst().orElse(null);
+            if (serial == null || p <= 0) {
+                continue;
+            }
+            double e = serial.score() / (p * r.score());
+            double rel = Math.hypot(r.err() / r.score(), nz(serial.err()) / serial.score()); // NaN if unknown
+            String label = r.family().equals("platform") ? "platform (" + cores + " cores)" : r.label();
+            out.add(new Row("fanout-efficiency", label, r.family(), p, e, e * rel, "ideal/elapsed", r.samples()));
+        }
+        return out;
+    }
+
+    static double nz(double d) {
+        return Double.isNaN(d) ? 0 : d;
+    }
+
+    /** Keeps the first figure of each workload x label (e.g. platform rows repeated in several passes). */
+    static List<Row> dedupe(List<Row> rows) {
+        Map<String, Row> m = new LinkedHashMap<>();
+        for (Row r : rows) {
+            m.putIfAbsent(r.workload() + "\u0000" + r.label(), r);
+        }
+        return new ArrayList<>(m.values());
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Markdown.
+
+    static final List<String> ORDER = List.of("spawn", "createchain", "pingpong", "prodcons", "manypairs", "sieve",
+            "fanout", "fanout-efficiency", "tightloop", "parked", "gosched goroutines=2", "gosched goroutines=16");
+
+    static List<String> workloads(List<Row> rows) {
+        List<String> ws = new ArrayList<>(rows.stream().map(Row::workload).distinct().toList());
+        ws.sort(Comparator.comparingInt((String w) -> ORDER.contains(w) ? ORDER.indexOf(w) : ORDER.size()).thenComparing(w -> w));
+        return ws;
+    }
+
+    static int familyRank(String f) {
+        return switch (f) {
+            case "gort" -> 0;
+            case "vthread" -> 1;
+            case "platform" -> 2;
+            case "go" -> 3;
+            case "serial" -> 4;
+            default -> 5;
+        };
+    }
+
+    static List<Row> sorted(List<Row> rs) {
+        List<Row> l = new ArrayList<>(rs);
+        l.sort(Comparator.comparingInt((Row r) -> familyRank(r.family())).thenComparingInt(Row::procs).thenComparing(Row::label));
+        return l;
+    }
+
+    static String fmt(double v) {
+        if (Double.isNaN(v)) {
+            return "?";
+        }
+        double a = Math.abs(v);
+        if (a >= 1000) {
+            return String.format(Locale.ROOT, "%,.0f", v);
+        }
+        if (a >= 100) {
+            return String.format(Locale.ROOT, "%.0f", v);
+        }
+        if (a >= 10) {
+            return String.format(Locale.ROOT, "%.1f", v);
+        }
+        if (a >= 1) {
+            return String.format(Locale.ROOT, "%.2f", v);
+        }
+        return String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    static String cell(Row r) {
+        if (r == null) {
+            return "–";
+        }
+        return Double.isNaN(r.err()) ? fmt(r.score()) : fmt(r.score()) + " ± " + fmt(r.err());
+    }
+
+    /** The columns of the overview table: one per family x P present in the standard workloads. */
+    static List<String> mainColumns(List<Row> rows) {
+        Set<String> cols = new LinkedHashSet<>();
+        for (Row r : sorted(rows)) {
+            if (!r.workload().equals("tightloop") && !r.workload().startsWith("parked") && !r.family().equals("serial")
+                    && (r.label().matches("(gort|go|vthread) [PC]=\\d+") || r.label().startsWith("platform"))) {
+                cols.add(r.label().startsWith("platform") ? "platform" : r.label());
+            }
+        }
+        return new ArrayList<>(cols);
+    }
+
+    static Row find(List<Row> rows, String w, String label) {
+        for (Row r : rows) {
+            if (r.workload().equals(w) && (r.label().equals(label) || (label.equals("platform") && r.label().startsWith("platform")))) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    static Row findPrefix(List<Row> rows, String w, String prefix) {
+        return rows.stream().filter(r -> r.workload().equals(w) && r.label().startsWith(prefix)).findFirst().orElse(null);
+    }
+
+    static String markdown(List<Row> rows, Map<String, String> machine, String svgName) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("# gort benchmarks: gort vs virtual threads vs Go\n\n");
+        sb.append("Produced by `").append(machine.getOrDefault("command", "./gort bench")).append("` on ")
+                .append(machine.getOrDefault("date", "?")).append(" (commit ").append(machine.getOrDefault("commit", "?"))
+                .append("). How to read it: bench/README.md. Plot: [").append(svgName).append("](").append(svgName).append(").\n\n");
+        sb.append("## Machine\n\n| | |\n|---|---|\n");
+        for (Map.Entry<String, String> e : machine.entrySet()) {
+            if (!e.getKey().equals("command") && !e.getKey().equals("date") && !e.getKey().equals("commit")) {
+                sb.append("| ").append(e.getKey()).append(" | ").append(e.getValue().replace("|", "\\|")).append(" |\n");
+            }
+        }
+        sb.append("\nScores: mean ± half-width of the 99.9 % confidence interval (JMH's \"Score Error\"; the Go twin computes "
+                + "the same statistic over its repetitions). `P` = GOMAXPROCS; `C` = virtual-thread carriers "
+                + "(`jdk.virtualThreadScheduler.parallelism`); platform threads use every core. Lower is better except for "
+                + "efficiency.\n\n");
+
+        List<String> cols = mainColumns(rows);
+        sb.append("## Overview\n\n| workload | unit |");
+        cols.forEach(c -> sb.append(' ').append(c).append(" |"));
+        sb.append("\n|---|---|");
+        cols.forEach(c -> sb.append("---:|"));
+        sb.append('\n');
+        for (String w : workloads(rows)) {
+            if (w.equals("tightloop") || w.equals("parked") || w.endsWith("-time")) {
+                continue;
+            }
+            Row any = rows.stream().filter(r -> r.workload().equals(w)).findFirst().orElseThrow();
+            sb.append("| ").append(w).append(" | ").append(any.unit()).append(" |");
+            for (String c : cols) {
+                sb.append(' ').append(cell(find(rows, w, c))).append(" |");
+            }
+            sb.append('\n');
+        }
+
+        sb.append("\n## Targets (issue 7)\n\n");
+        sb.append("\"Go (issue)\" and \"VT (issue)\" are the figures quoted in the issue (another run, same kind of machine); "
+                + "the other columns are this run. The rule is checked at P=1 and at P=2 (or at the P the target names).\n\n");
+        sb.append("| target | Go (issue) | VT (issue) | rule | Go here | VT here (C=2) | gort here | met? |\n|---|---:|---:|---|---|---:|---|---|\n");
+        for (Target t : TARGETS) {
+            sb.append("| ").append(t.what()).append(" | ").append(fmt(t.goIssue())).append(" | ").append(fmt(t.vtIssue()))
+                    .append(" | ").append(t.rule()).append(" | ");
+            List<Integer> ps = t.procs() != 0 ? List.of(t.procs()) : t.workload().equals("parked") ? List.of(1) : List.of(1, 2);
+            // parked: one figure per implementation (it does not depend on P)
+            List<String> goCells = new ArrayList<>();
+            List<String> gortCells = new ArrayList<>();
+            List<String> verdicts = new ArrayList<>();
+            for (int p : ps) {
+                Row go = find(rows, t.workload(), "go P=" + p);
+                Row gort = t.workload().equals("parked") ? findPrefix(rows, "parked", "gort") : find(rows, t.workload(), "gort P=" + p);
+                goCells.add("P=" + p + ": " + cell(go));
+                gortCells.add("P=" + p + ": " + cell(gort));
+                verdicts.add("P=" + p + ": " + verdict(t, gort, go));
+            }
+            Row vt = t.workload().equals("parked") ? findPrefix(rows, "parked", "vthread-park") : find(rows, t.workload(), "vthread C=2");
+            sb.append(String.join("<br>", goCells)).append(" | ").append(cell(vt)).append(" | ")
+                    .append(String.join("<br>", gortCells)).append(" | ").append(String.join("<br>", verdicts)).append(" |\n");
+        }
+
+        sb.append("\n## Every figure\n");
+        for (String w : workloads(rows)) {
+            List<Row> rs = sorted(rows.stream().filter(r -> r.workload().equals(w)).toList());
+            sb.append("\n### ").append(w).append(" (").append(rs.get(0).unit()).append(")\n\n| implementation | score | n |\n|---|---:|---:|\n");
+            for (Row r : rs) {
+                sb.append("| ").append(r.label()).append(" | ").append(cell(r)).append(" | ").append(r.samples()).append(" |\n");
+            }
+        }
+        return sb.toString();
+    }
+
+    static String verdict(Target t, Row gort, Row go) {
+        if (gort == null) {
+            return "no figure";
+        }
+        double g = gort.score();
+        return switch (t.rule()) {
+            case ">= 0.95" -> g >= 0.95 ? "yes" : String.format(Locale.ROOT, "no (%.2f short)", 0.95 - g);
+            case "<= 500" -> g <= 500 ? "yes" : String.format(Locale.ROOT, "no (%.1f x)", g / 500);
+            default -> {
+                if (go == null) {
+                    yield "no Go figure";
+                }
+                double limit = t.rule().contains("1.3") ? 1.3 * go.score() : go.score();
+                yield g <= limit ? String.format(Locale.ROOT, "yes (%.2f x Go)", g / go.score())
+                        : String.format(Locale.ROOT, "no (%.2f x Go)", g / go.score());
+            }
+        };
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // SVG: one panel per workload, horizontal bars with 99.9 % CI whiskers.
+
+    static String color(String family) {
+        return switch (family) {
+            case "gort" -> "#2b6cb0";
+            case "vthread" -> "#dd6b20";
+            case "platform" -> "#718096";
+            case "go" -> "#2f855a";
+            case "serial" -> "#a0aec0";
+            default -> "#805ad5";
+        };
+    }
+
+    static String esc(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+
+    static String svg(List<Row> rows, Map<String, String> machine) {
+        List<String> ws = workloads(rows).stream().filter(w -> !w.endsWith("-time")).toList();
+        int colsN = 2;
+        int panelW = 560;
+        int barH = 16;
+        int labelW = 200;
+        int plotW = panelW - labelW - 90;
+        List<Integer> heights = new ArrayList<>();
+        for (String w : ws) {
+            heights.add(36 + barH * (int) rows.stream().filter(r -> r.workload().equals(w)).count() + 12);
+        }
+        int rowsN = (ws.size() + colsN - 1) / colsN;
+        int[] rowH = new int[rowsN];
+        for (int i = 0; i < ws.size(); i++) {
+            rowH[i / colsN] = Math.max(rowH[i / colsN], heights.get(i));
+        }
+        int top = 66;
+        int total = top + java.util.Arrays.stream(rowH).sum() + 20;
+        int width = colsN * panelW + 20;
+        StringBuilder sb = new StringBuilder();
+        sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width).append("\" height=\"").append(total)
+                .append("\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+        sb.append("<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">gort vs virtual threads vs Go</text>\n");
+        sb.append("<text x=\"10\" y=\"38\" fill=\"#444\">").append(esc(machine.getOrDefault("CPU", "?") + ", "
+                + machine.getOrDefault("cores", "?") + " cores; " + machine.getOrDefault("JDK", "?") + "; "
+                + machine.getOrDefault("Go", "no Go") + "; " + machine.getOrDefault("date", "")))
+                .append("</text>\n<text x=\"10\" y=\"52\" fill=\"#444\">bars: mean; whiskers: 99.9 % CI (clipped at the"
+                        + " panel edge); lower is better except efficiency (dashed line: 1.0); load average before: ")
+                .append(esc(machine.getOrDefault("load average before", "?"))).append("</text>\n");
+        String[] fams = {"gort", "vthread", "platform", "go", "serial"};
+        for (int i = 0; i < fams.length; i++) {
+            int x = width - 5 * 90 + i * 90 - 10;
+            sb.append("<rect x=\"").append(x).append("\" y=\"12\" width=\"10\" height=\"10\" fill=\"").append(color(fams[i]))
+                    .append("\"/><text x=\"").append(x + 14).append("\" y=\"21\">").append(fams[i]).append("</text>\n");
+        }
+        int y0 = top;
+        for (int i = 0; i < ws.size(); i++) {
+            if (i > 0 && i % colsN == 0) {
+                y0 += rowH[i / colsN - 1];
+            }
+            String w = ws.get(i);
+            int x0 = 10 + (i % colsN) * panelW;
+            List<Row> rs = sorted(rows.stream().filter(r -> r.workload().equals(w)).toList());
+            double max = 1.25 * rs.stream().mapToDouble(Row::score).filter(d -> !Double.isNaN(d)).max().orElse(1);
+            if (w.equals("fanout-efficiency")) {
+                max = Math.max(max, 1.0);
+            }
+            sb.append("<text x=\"").append(x0).append("\" y=\"").append(y0 + 14).append("\" font-weight=\"bold\" font-size=\"13\">")
+                    .append(esc(w + " (" + rs.get(0).unit() + ")")).append("</text>\n");
+            int y = y0 + 26;
+            for (Row r : rs) {
+                double len = Double.isNaN(r.score()) ? 0 : plotW * r.score() / max;
+                sb.append("<text x=\"").append(x0 + labelW - 6).append("\" y=\"").append(y + barH - 5)
+                        .append("\" text-anchor=\"end\">").append(esc(r.label())).append("</text>\n");
+                sb.append("<rect x=\"").append(x0 + labelW).append("\" y=\"").append(y + 2).append("\" width=\"")
+                        .append(String.format(Locale.ROOT, "%.1f", len)).append("\" height=\"").append(barH - 4)
+                        .append("\" fill=\"").append(color(r.family())).append("\"/>\n");
+                if (!Double.isNaN(r.err()) && r.err() > 0) {
+                    double lo = plotW * Math.max(0, r.score() - r.err()) / max;
+                    double hi = Math.min(plotW, plotW * (r.score() + r.err()) / max);
+                    int cy = y + barH / 2;
+                    sb.append(String.format(Locale.ROOT,
+                            "<path d=\"M%.1f %d H%.1f M%.1f %d V%d M%.1f %d V%d\" stroke=\"black\" stroke-width=\"1\"/>\n",
+                            x0 + labelW + lo, cy, x0 + labelW + hi, x0 + labelW + lo, cy - 4, cy + 4, x0 + labelW + hi, cy - 4, cy + 4));
+                }
+                double tx = x0 + labelW + Math.min(plotW, Math.max(len, Double.isNaN(r.err()) ? len : plotW * (r.score() + r.err()) / max)) + 4;
+                sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#333\">%s</text>\n", tx, y + barH - 5, esc(fmt(r.score()))));
+                y += barH;
+            }
+            if (w.equals("fanout-efficiency")) {
+                double x1 = x0 + labelW + plotW * 1.0 / max;
+                sb.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c53030\" stroke-dasharray=\"3,2\"/>\n",
+                        x1, y0 + 20, x1, y));
+            }
+        }
+        sb.append("</svg>\n");
+        return sb.toString();
+    }
+
+    private Report() {}
+
+}

@@ -1,0 +1,201 @@
+package dev.gort.examples.showcase;
+
+import dev.gort.runtime.trace.Ev;
+import dev.gort.runtime.trace.Trace;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/** Figures read from an execution trace (everything the showcase claims is counted here). */
+final class Facts {
+    private Facts() {}
+
+    /** Goroutines whose creator was {@code parent}, in creation order. */
+    static List<Long> childrenOf(Trace t, long parent) {
+        List<Long> r = new java.util.ArrayList<>();
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == Ev.GO_CREATE && t.a(i) == parent) {
+                r.add(t.g(i));
+            }
+        }
+        return r;
+    }
+
+    /** Per P: which of {@code gs} it started at least once, first start only. */
+    static Map<Integer, Set<Long>> firstRunOn(Trace t, Set<Long> gs) {
+        Map<Integer, Set<Long>> r = new TreeMap<>();
+        Set<Long> seen = new HashSet<>();
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == Ev.GO_START && gs.contains(t.g(i)) && seen.add(t.g(i))) {
+                r.computeIfAbsent(t.p(i), k -> new TreeSet<>()).add(t.g(i));
+            }
+        }
+        return r;
+    }
+
+    /** Per P: nanoseconds that goroutines in {@code gs} ran on it. */
+    static Map<Integer, Long> busyOn(Trace t, Set<Long> gs) {
+        Map<Integer, Long> r = new TreeMap<>();
+        Map<Long, Long> startedAt = new java.util.HashMap<>();
+        Map<Long, Integer> startedOn = new java.util.HashMap<>();
+        for (int i = 0; i < t.size(); i++) {
+            long g = t.g(i);
+            if (!gs.contains(g)) {
+                continue;
+            }
+            if (t.code(i) == Ev.GO_START) {
+                startedAt.put(g, t.ts(i));
+                startedOn.put(g, t.p(i));
+            } else if (t.code(i) == Ev.GO_STOP || t.code(i) == Ev.SYSCALL_ENTER) {
+                Long s = startedAt.remove(g);
+                if (s != null) {
+                    r.merge(startedOn.get(g), t.ts(i) - s, Long::sum);
+                }
+            }
+        }
+        return r;
+    }
+
+    /** What the thieves did: per thief P, the goroutines it took and in how many steals, from which victims. */
+    record Steals(Map<Integer, Integer> gsByThief, Map<Integer, Integer> opsByThief, Map<Integer, Set<Integer>> victims) {
+        int gs() {
+            return gsByThief.values().stream().mapToInt(Integer::intValue).sum();
+        }
+
+        int ops() {
+            return opsByThief.values().stream().mapToInt(Integer::intValue).sum();
+        }
+    }
+
+    /** Counts the STEAL events: one per goroutine moved, the events of one steal share a timestamp and thief. */
+    static Steals steals(Trace t) {
+        Map<Integer, Integer> gs = new TreeMap<>();
+        Map<Integer, Integer> ops = new TreeMap<>();
+        Map<Integer, Set<Integer>> victims = new TreeMap<>();
+        Map<Integer, Long> lastTs = new java.util.HashMap<>();
+        Map<Integer, Integer> left = new java.util.HashMap<>();
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) != Ev.STEAL) {
+                continue;
+            }
+            int thief = t.p(i);
+            gs.merge(thief, 1, Integer::sum);
+            victims.computeIfAbsent(thief, k -> new TreeSet<>()).add((int) t.a(i));
+            int l = left.getOrDefault(thief, 0);
+            Long last = lastTs.get(thief);
+            if (l <= 0 || last == null || last != t.ts(i)) {
+                ops.merge(thief, 1, Integer::sum);
+                l = (int) t.x(i);
+            }
+            left.put(thief, l - 1);
+            lastTs.put(thief, t.ts(i));
+        }
+        return new Steals(gs, ops, victims);
+    }
+
+    /** Number of events with {@code code} about a goroutine in {@code gs} (null: any). */
+    static int count(Trace t, int code, Set<Long> gs) {
+        int n = 0;
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == code && (gs == null || gs.contains(t.g(i)))) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** GO_STOP events of goroutines in {@code gs} with reason {@code why} (Ev.S_*). */
+    static int stops(Trace t, Set<Long> gs, int why) {
+        int n = 0;
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == Ev.GO_STOP && t.small(i) == why && gs.contains(t.g(i))) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Timestamp of the first event with {@code code} about goroutine g, or -1. */
+    static long first(Trace t, int code, long g) {
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == code && t.g(i) == g) {
+                return t.ts(i);
+            }
+        }
+        return -1;
+    }
+
+    /** Timestamp of the last event with {@code code} about a goroutine in gs, or -1. */
+    static long last(Trace t, int code, Set<Long> gs) {
+        for (int i = t.size() - 1; i >= 0; i--) {
+            if (t.code(i) == code && gs.contains(t.g(i))) {
+                return t.ts(i);
+            }
+        }
+        return -1;
+    }
+
+    /** How the syscalls of gs ended (Ev.X_* outcome -> count). */
+    static Map<String, Integer> syscallExits(Trace t, Set<Long> gs) {
+        Map<String, Integer> r = new LinkedHashMap<>();
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == Ev.SYSCALL_EXIT && gs.contains(t.g(i))) {
+                r.merge(Ev.outcome(t.small(i)), 1, Integer::sum);
+            }
+        }
+        return r;
+    }
+
+    /** One time slice of a group of goroutines: runs chained through runnext with an inherited slice. */
+    record Slice(long start, long end, int runs, boolean preempted) {
+        long length() {
+            return end - start;
+        }
+    }
+
+    /**
+     * The time slices used by the goroutines in gs: a slice begins with a run that did not inherit
+     * a slice and goes on through every run that did; it ends with the last stop before the next
+     * fresh start (preempted if that stop was a preemption).
+     */
+    static List<Slice> slices(Trace t, Set<Long> gs) {
+        List<Slice> r = new java.util.ArrayList<>();
+        long start = -1;
+        long end = -1;
+        int runs = 0;
+        boolean pre = false;
+        for (int i = 0; i < t.size(); i++) {
+            if (!gs.contains(t.g(i))) {
+                continue;
+            }
+            int c = t.code(i);
+            if (c == Ev.GO_START) {
+                if (t.x(i) == 0 || start < 0) {
+                    if (start >= 0) {
+                        r.add(new Slice(start, end, runs, pre));
+                    }
+                    start = t.ts(i);
+                    end = t.ts(i);
+                    runs = 0;
+                    pre = false;
+                }
+                runs++;
+            } else if (c == Ev.GO_STOP && start >= 0) {
+                end = t.ts(i);
+                pre = t.small(i) == Ev.S_PREEMPT;
+            }
+        }
+        if (start >= 0) {
+            r.add(new Slice(start, end, runs, pre));
+        }
+        return r;
+    }
+
+    static String ms(long nanos) {
+        return String.format("%.1f ms", nanos / 1e6);
+    }
+}

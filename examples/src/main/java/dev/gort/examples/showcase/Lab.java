@@ -1,0 +1,151 @@
+package dev.gort.examples.showcase;
+
+import dev.gort.Go;
+import dev.gort.runtime.Config;
+import dev.gort.runtime.Scheduler;
+import dev.gort.runtime.trace.Trace;
+import dev.gort.runtime.trace.Tracer;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * Runs one workload on a fresh gort runtime, the way a user would with
+ * {@code GODEBUG=schedtrace=N} and {@code -Dgort.trace}: the runtime's own schedtrace printer
+ * writes the SCHED lines (captured here from stderr), and the runtime's execution tracer records
+ * the run from the first statement of {@code main} to its last.
+ */
+final class Lab {
+    private Lab() {}
+
+    /** What one run produced. */
+    record Outcome<T>(T value, Trace trace, List<String> sched, long threads, long steals, long stolenGs,
+                      long handoffs, long preemptRequests, long preemptions, long wallNanos) {}
+
+    /**
+     * Runs {@code body} as the main goroutine of a runtime built from {@code cfg}, with schedtrace
+     * every {@code schedtraceMs} ms (and scheddetail) and the tracer on.
+     */
+    static <T> Outcome<T> run(Config cfg, String workload, int schedtraceMs, boolean detail, Function<Scheduler, T> body) {
+        String oldDebug = System.getProperty("gort.debug");
+        String dbg = "schedtrace=" + schedtraceMs + (detail ? ",scheddetail=1" : "");
+        System.setProperty("gort.debug", oldDebug == null || oldDebug.isBlank() ? dbg : oldDebug + "," + dbg);
+        PrintStream realErr = System.err;
+        SchedCapture capture = new SchedCapture(realErr);
+        PrintStream tee = new PrintStream(capture, true, StandardCharsets.UTF_8);
+        System.setErr(tee);
+        Object[] box = new Object[2];
+        long[] counters = new long[7];
+        try {
+            Go.run(cfg, () -> {
+                Scheduler s = Go.current();
+                s.trace.start(new Tracer.Options().workload(workload));
+                long t0 = System.nanoTime();
+                long st0 = s.stats.steals.get();
+                long sg0 = s.stats.stolenGs.get();
+                long h0 = s.stats.handoffs.get();
+                long pr0 = s.stats.preemptRequests.get();
+                long p0 = s.stats.preemptions.get();
+                T v = body.apply(s);
+                counters[6] = System.nanoTime() - t0;
+                counters[0] = s.mcountPublic();
+                counters[1] = s.stats.steals.get() - st0;
+                counters[2] = s.stats.stolenGs.get() - sg0;
+                counters[3] = s.stats.handoffs.get() - h0;
+                counters[4] = s.stats.preemptRequests.get() - pr0;
+                counters[5] = s.stats.preemptions.get() - p0;
+                box[0] = v;
+                box[1] = s.trace.stop();
+            });
+        } finally {
+            System.setErr(realErr);
+            tee.flush();
+            if (oldDebug == null) {
+                System.clearProperty("gort.debug");
+            } else {
+                System.setProperty("gort.debug", oldDebug);
+            }
+        }
+        @SuppressWarnings("unchecked")
+        T value = (T) box[0];
+        return new Outcome<>(value, (Trace) box[1], capture.lines(), counters[0], counters[1], counters[2],
+                counters[3], counters[4], counters[5], counters[6]);
+    }
+
+    /** Runs {@code body} as main on a runtime from {@code cfg}: no trace, no schedtrace (warming up). */
+    static void warm(Config cfg, Runnable body) {
+        Go.run(cfg, body);
+    }
+
+    /**
+     * A stderr replacement that keeps the schedtrace blocks (a {@code SCHED} line and, with
+     * scheddetail, the two-space-indented lines after it) and passes every other line through.
+     */
+    static final class SchedCapture extends OutputStream {
+        private final PrintStream real;
+        private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+        private final List<String> lines = new ArrayList<>();
+        private boolean inBlock;
+
+        SchedCapture(PrintStream real) {
+            this.real = real;
+        }
+
+        @Override
+        public synchronized void write(int b) {
+            line.write(b);
+            if (b == '\n') {
+                endLine();
+            }
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            for (int i = off; i < off + len; i++) {
+                write(b[i]);
+            }
+        }
+
+        private void endLine() {
+            String s = line.toString(StandardCharsets.UTF_8);
+            line.reset();
+            String body = s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
+            if (body.startsWith("SCHED ")) {
+                inBlock = true;
+                lines.add(body);
+            } else if (inBlock && body.startsWith("  ")) {
+                lines.add(body);
+            } else {
+                inBlock = false;
+                real.print(s);
+                real.flush();
+            }
+        }
+
+        @Override
+        public synchronized void flush() {
+            if (line.size() > 0) {
+                endLine();
+            }
+            real.flush();
+        }
+
+        synchronized List<String> lines() {
+            return new ArrayList<>(lines);
+        }
+    }
+
+    /** Spins on the CPU for {@code nanos} (a loop with a back-edge: preemptible when instrumented). */
+    static long spin(long nanos) {
+        long end = System.nanoTime() + nanos;
+        long x = 0;
+        while (System.nanoTime() < end) {
+            x = x * 31 + 7;
+        }
+        return x;
+    }
+}

@@ -1,0 +1,72 @@
+package dev.gort.examples.showcase;
+
+import dev.gort.runtime.Config;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+
+/** One of the simulator's scenarios, run for real. */
+abstract class Scenario {
+    /** One run of a scenario with its toggles. */
+    record Variant(String scenario, String id, String label, int gomaxprocs, boolean stealing, boolean spinning, String preempt) {
+        Config config() {
+            return Config.fromEnvironment().withGomaxprocs(gomaxprocs).withStealing(stealing).withSpinning(spinning);
+        }
+
+        /** The HTML timeline's file name. */
+        String file() {
+            return scenario + "-" + id + ".html";
+        }
+    }
+
+    final String id;
+    final String title;
+
+    Scenario(String id, String title) {
+        this.id = id;
+        this.title = title;
+    }
+
+    /** What the scenario shows, a few lines (printed before its runs). */
+    abstract String explanation(Options o);
+
+    /** Default GOMAXPROCS. */
+    abstract int defaultProcs();
+
+    /** Default schedtrace period, ms. */
+    abstract int defaultSchedtrace();
+
+    /** The runs to make for these options. */
+    List<Variant> variants(Options o) {
+        int procs = o.gomaxprocs > 0 ? o.gomaxprocs : defaultProcs();
+        boolean steal = o.stealing == null || o.stealing;
+        boolean spin = o.spinning == null || o.spinning;
+        String pre = o.preempt != null ? o.preempt : Showcase.jvmPreempt();
+        return List.of(new Variant(id, label(steal, spin, pre), describe(procs, steal, spin, pre), procs, steal, spin, pre));
+    }
+
+    static String label(boolean steal, boolean spin, String pre) {
+        StringBuilder sb = new StringBuilder(pre);
+        if (!steal) {
+            sb.append("-nosteal");
+        }
+        if (!spin) {
+            sb.append("-nospin");
+        }
+        return sb.toString();
+    }
+
+    static String describe(int procs, boolean steal, boolean spin, String pre) {
+        return "GOMAXPROCS=" + procs + ", stealing " + (steal ? "on" : "off") + (spin ? "" : ", spinning off")
+                + ", preemption " + pre;
+    }
+
+    /**
+     * Runs a small version of the workload once, untraced, so that the measured run does not pay
+     * for class loading and the interpreter (a fresh JVM takes tens of ms over its first hops).
+     */
+    abstract void warmUp(Options o, Variant v);
+
+    /** Runs one variant in this JVM, prints its schedtrace and figures; returns the timeline written, or null. */
+    abstract Path run(Variant v, Options o, PrintStream out) throws Exception;
+}

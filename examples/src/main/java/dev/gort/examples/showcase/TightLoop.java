@@ -1,0 +1,129 @@
+package dev.gort.examples.showcase;
+
+import dev.gort.Go;
+import dev.gort.Time;
+import dev.gort.runtime.trace.Ev;
+import dev.gort.runtime.trace.Trace;
+import dev.gort.sync.WaitGroup;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A tight loop on one P: a goroutine runs a call-free loop for L ms while three short goroutines
+ * wait in the same P's local queue. sysmon notices the same goroutine on the P for 10 ms and asks
+ * it to stop; with back-edge yield points (the agent's {@code backedge} strategy, gort's answer to
+ * Go 1.14's asynchronous preemption) the loop yields at its next iteration, goes to the global
+ * queue and the short goroutines run. With {@code none} (Go before 1.14, for a loop without calls)
+ * nobody can stop the loop and they wait for all of it.
+ */
+final class TightLoop extends Scenario {
+    static final int SHORTS = 3;
+
+    TightLoop() {
+        super("tight-loop", "Tight loop on one P: preempted after 10 ms, or not at all");
+    }
+
+    @Override
+    String explanation(Options o) {
+        return "A " + o.loopMs + " ms loop without calls and " + SHORTS + " short goroutines share one P: the loop runs first, the\n"
+                + "short ones wait in the P's local queue. sysmon sees the same goroutine on the P for 10 ms and\n"
+                + "asks it to stop. With back-edge yield points (-Dgort.preempt=backedge, the java agent's\n"
+                + "answer to Go 1.14's asynchronous preemption) the loop yields at its next iteration and the\n"
+                + "short goroutines run; with -Dgort.preempt=none (Go before 1.14) they wait for the whole loop.";
+    }
+
+    @Override
+    int defaultProcs() {
+        return 1;
+    }
+
+    @Override
+    int defaultSchedtrace() {
+        return 10;
+    }
+
+    @Override
+    List<Variant> variants(Options o) {
+        if (o.preempt != null) {
+            return super.variants(o);
+        }
+        int procs = o.gomaxprocs > 0 ? o.gomaxprocs : defaultProcs();
+        boolean steal = o.stealing == null || o.stealing;
+        boolean spin = o.spinning == null || o.spinning;
+        List<Variant> v = new ArrayList<>();
+        for (String pre : List.of("backedge", "none")) {
+            v.add(new Variant(id, label(steal, spin, pre), describe(procs, steal, spin, pre), procs, steal, spin, pre));
+        }
+        return v;
+    }
+
+    /** What the workload measured: when the loop started and ended, when each short goroutine started. */
+    record Seen(long loopGoid, long loopStart, long loopEnd, long[] shortStart) {}
+
+    /** The workload, as main runs it. */
+    static Seen play(long loopNanos) {
+        WaitGroup wg = new WaitGroup();
+        long[] shortStart = new long[SHORTS];
+        long[] loop = new long[3];
+        // The short goroutines first, the loop last: the loop lands in runnext and runs
+        // first, the short ones wait behind it in the local queue.
+        for (int k = 0; k < SHORTS; k++) {
+            int i = k;
+            wg.go(() -> shortStart[i] = Time.nanotime());
+        }
+        wg.go(() -> {
+            loop[0] = Go.goid();
+            loop[1] = Time.nanotime();
+            Lab.spin(loopNanos);
+            loop[2] = Time.nanotime();
+        });
+        wg.await();
+        return new Seen(loop[0], loop[1], loop[2], shortStart);
+    }
+
+    @Override
+    void warmUp(Options o, Variant v) {
+        Lab.warm(v.config(), () -> play(Time.MILLISECOND));
+    }
+
+    @Override
+    Path run(Variant v, Options o, PrintStream out) throws Exception {
+        long loopNanos = o.loopMs * Time.MILLISECOND;
+        Lab.Outcome<Seen> r = Lab.run(v.config(), "tight loop (" + v.id() + ")",
+                o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace(), o.scheddetail, s -> play(loopNanos));
+        Trace t = r.trace();
+        Seen seen = r.value();
+        Showcase.printSched(out, r.sched(), o, o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace());
+        Set<Long> loopG = Set.of(seen.loopGoid());
+        int requests = Facts.count(t, Ev.PREEMPT_REQ, loopG);
+        int preempted = Facts.stops(t, loopG, Ev.S_PREEMPT);
+        long maxLat = 0;
+        long minLat = Long.MAX_VALUE;
+        StringBuilder lats = new StringBuilder();
+        for (long st : seen.shortStart()) {
+            long lat = Math.max(0, st - seen.loopStart());
+            maxLat = Math.max(maxLat, lat);
+            minLat = Math.min(minLat, lat);
+            lats.append(lats.isEmpty() ? "" : ", ").append(Facts.ms(lat));
+        }
+        out.println("  figures:");
+        out.printf("    short goroutines started %s after the loop began%n", lats);
+        out.printf("    loop: %s of spinning, %d preemption requests from sysmon, preempted %d times%n",
+                Facts.ms(seen.loopEnd() - seen.loopStart()), requests, preempted);
+        if (v.gomaxprocs() > 1) {
+            out.printf("  => with %d Ps the short goroutines did not need to wait: another P stole them%n", v.gomaxprocs());
+        } else if (preempted > 0) {
+            out.printf("  => sysmon preempted the loop after %s: the short goroutines waited one time slice, not the whole loop%n",
+                    Facts.ms(maxLat));
+        } else if (v.preempt().equals("none")) {
+            out.printf("  => no yield points: sysmon asked %d times in vain and the short goroutines waited for the whole loop (%s)%n",
+                    requests, Facts.ms(minLat));
+        } else {
+            out.printf("  => the loop was not preempted (is the agent active? see the first lines of the showcase)%n");
+        }
+        return Showcase.writeTimeline(t, v, o, out);
+    }
+}

@@ -1,0 +1,155 @@
+package dev.gort.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/** Each example runs on a real runtime and prints what it should. */
+class ExamplesTest {
+    /** Runs an example with its output captured; fails if it takes more than 60 s. */
+    static <R> Run<R> capture(Function<PrintStream, R> example) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        R r = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> example.apply(out));
+        return new Run<>(r, List.of(bytes.toString(StandardCharsets.UTF_8).split("\n")));
+    }
+
+    record Run<R>(R result, List<String> lines) {
+        String text() {
+            return String.join("\n", lines);
+        }
+    }
+
+    static List<Integer> firstPrimes(int n) {
+        List<Integer> r = new ArrayList<>();
+        for (int k = 2; r.size() < n; k++) {
+            boolean prime = true;
+            for (int d = 2; d * d <= k; d++) {
+                if (k % d == 0) {
+                    prime = false;
+                    break;
+                }
+            }
+            if (prime) {
+                r.add(k);
+            }
+        }
+        return r;
+    }
+
+    @Test
+    void primeSievePrintsThePrimesInOrder() {
+        Run<List<Integer>> r = capture(out -> PrimeSieve.run(out, "30"));
+        List<Integer> expected = firstPrimes(30);
+        assertEquals(expected, r.result());
+        for (int i = 0; i < 30; i++) {
+            assertEquals(String.valueOf(expected.get(i)), r.lines().get(i), "line " + i);
+        }
+        assertEquals("(30 primes, 31 goroutines in the chain: 1 generator + 30 filters)", r.lines().get(30));
+    }
+
+    @Test
+    void pipelineCancelsEveryStage() {
+        Run<Pipeline.Result> r = capture(out -> Pipeline.run(out, "1000", "4", "10"));
+        Pipeline.Result p = r.result();
+        assertEquals(10, p.taken().size());
+        for (int v : p.taken()) {
+            int root = (int) Math.round(Math.sqrt(v));
+            assertTrue(root * root == v && root >= 1 && root <= 1000, v + " is not a square of 1..1000");
+        }
+        assertEquals(1 + 4 + 4 + 1, p.stagesStarted(), "gen + 4 sq + 4 merge copiers + the closer");
+        assertEquals(p.stagesStarted(), p.stagesStopped(), "every stage returned after the cancel");
+        assertEquals(1, p.goroutinesLeft(), "only main is left");
+        assertEquals("context canceled", p.err());
+        assertTrue(r.text().contains("then cancelled (context canceled): 10 of 10 pipeline goroutines returned"), r.text());
+        assertTrue(r.text().contains("goroutines left: 1 (main)"), r.text());
+    }
+
+    @Test
+    void workerPoolRunsEveryJobWithAtMostWWorkers() {
+        Run<WorkerPool.Result> r = capture(out -> WorkerPool.run(out, "3", "9", "5"));
+        WorkerPool.Result w = r.result();
+        assertEquals(9, w.results().size());
+        for (int j = 1; j <= 9; j++) {
+            assertEquals(j * j, w.results().get(j));
+            int by = w.ranBy().get(j);
+            assertTrue(by >= 1 && by <= 3, "worker " + by);
+            assertTrue(r.lines().contains("job " + j + " -> " + j * j + " (worker " + by + ")"), r.text());
+        }
+        assertTrue(w.maxInProgress() >= 1 && w.maxInProgress() <= 3, "in progress at once: " + w.maxInProgress());
+        assertTrue(r.text().contains("9 jobs of 5 ms on 3 workers: at most " + w.maxInProgress() + " in progress at once"), r.text());
+    }
+
+    @Test
+    void webCrawlerFetchesEveryReachablePageOnce() {
+        Run<WebCrawler.Result> r = capture(out -> WebCrawler.run(out, "4"));
+        Set<String> expected = Set.of(
+                "found: https://gort.dev/ \"gort: Go's scheduler on the JVM\"",
+                "found: https://gort.dev/docs/ \"Documentation\"",
+                "found: https://gort.dev/examples/ \"Examples\"",
+                "found: https://gort.dev/docs/chan/ \"Channels and select\"",
+                "found: https://gort.dev/docs/sync/ \"Mutex, WaitGroup, Once\"",
+                "not found: https://gort.dev/examples/sieve/",
+                "not found: https://gort.dev/blog/");
+        assertEquals(expected, new HashSet<>(r.result().lines()));
+        assertEquals(7, r.result().lines().size(), "no page reported twice: " + r.result().lines());
+        assertEquals(r.result().lines().get(0), "found: https://gort.dev/ \"gort: Go's scheduler on the JVM\"");
+        assertEquals(7, r.result().fetches().size());
+        r.result().fetches().forEach((u, n) -> assertEquals(1, n, u + " fetched " + n + " times"));
+        assertTrue(r.text().endsWith("7 pages fetched, each exactly once"), r.text());
+    }
+
+    @Test
+    void webCrawlerStopsAtDepth() {
+        Run<WebCrawler.Result> r = capture(out -> WebCrawler.run(out, "1"));
+        assertEquals(List.of("found: https://gort.dev/ \"gort: Go's scheduler on the JVM\""), r.result().lines());
+    }
+
+    @Test
+    void mergeSortSortsLikeArraysSort() {
+        Run<MergeSort.Result> r = capture(out -> MergeSort.run(out, "300000", "4096"));
+        MergeSort.Result m = r.result();
+        assertTrue(m.sorted() && m.sameAsArraysSort());
+        // a binary split down to 4096: 2^7 = 128 leaves, 127 forks
+        assertEquals(127, m.goroutines());
+        assertTrue(r.lines().get(0).startsWith("sorted 300,000 ints with 127 goroutines on GOMAXPROCS="), r.text());
+        assertTrue(r.lines().get(0).endsWith(": ok (same as Arrays.sort)"), r.text());
+    }
+
+    @Test
+    void producerConsumerLosesAndDuplicatesNothing() {
+        Run<ProducerConsumer.Result> r = capture(out -> ProducerConsumer.run(out, "3", "50", "2", "4"));
+        ProducerConsumer.Result p = r.result();
+        assertEquals(150, p.produced());
+        assertEquals(150, p.consumed());
+        assertEquals(p.expectedSum(), p.sum());
+        assertEquals(150, Arrays.stream(p.perConsumer()).sum());
+        assertTrue(p.peakLen() <= 4, "buffer length " + p.peakLen() + " > capacity");
+        assertTrue(r.text().contains("sum " + p.expectedSum() + " (expected " + p.expectedSum() + "): nothing lost, nothing duplicated"), r.text());
+    }
+
+    @Test
+    void mainFindsExamplesByAnySpelling() {
+        assertEquals("PrimeSieve", Main.find("prime-sieve").name());
+        assertEquals("PrimeSieve", Main.find("PRIMESIEVE").name());
+        assertEquals("ProducerConsumer", Main.find("producer_consumer").name());
+        assertNull(Main.find("nope"));
+        for (Main.Example e : Main.EXAMPLES) {
+            assertNotNull(Main.find(e.name()));
+        }
+    }
+}

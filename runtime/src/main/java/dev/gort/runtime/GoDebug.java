@@ -1,0 +1,74 @@
+package dev.gort.runtime;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Go's {@code GODEBUG} settings: {@code key=value} pairs separated by commas, read from the
+ * environment variable {@code GODEBUG} and from the system properties {@code -Dgort.godebug=...} or
+ * {@code -Dgort.debug=...} (a property's keys win over the environment's). Known keys:
+ * {@code schedtrace=N} (print the SCHED line every N ms), {@code scheddetail=1} (with P, M and G
+ * lines), {@code asyncpreemptoff=1}, {@code tracebackancestors=N}, and gort's own {@code sigtrap=1}
+ * (dump goroutines on SIGTRAP, {@code kill -5}).
+ *
+ * <p>Go: runtime1.go parsedebugvars, dbgvars
+ */
+public final class GoDebug {
+    private final Map<String, String> vars;
+
+    private GoDebug(Map<String, String> vars) {
+        this.vars = vars;
+    }
+
+    /** Parses {@code GODEBUG}-style text. */
+    public static GoDebug parse(String... sources) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (String src : sources) {
+            if (src == null) {
+                continue;
+            }
+            for (String kv : src.split(",")) {
+                int eq = kv.indexOf('=');
+                if (eq > 0) {
+                    m.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+                }
+            }
+        }
+        return new GoDebug(m);
+    }
+
+    /** The environment, then -Dgort.godebug, then -Dgort.debug (later ones win per key). */
+    public static GoDebug fromEnvironment() {
+        return parse(System.getenv("GODEBUG"), System.getProperty("gort.godebug"), System.getProperty("gort.debug"));
+    }
+
+    public int get(String key, int dflt) {
+        String v = vars.get(key);
+        if (v == null || v.isEmpty()) {
+            return dflt;
+        }
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            return dflt;
+        }
+    }
+
+    /** The raw value of {@code key}, or null. */
+    public String getString(String key) {
+        return vars.get(key);
+    }
+
+    public int schedtrace() {
+        return get("schedtrace", 0);
+    }
+
+    public boolean scheddetail() {
+        return get("scheddetail", 0) > 0;
+    }
+
+    @Override
+    public String toString() {
+        return vars.toString();
+    }
+}

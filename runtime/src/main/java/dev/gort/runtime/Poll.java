@@ -1,0 +1,244 @@
+package dev.gort.runtime;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import jdk.internal.vm.Continuation;
+
+/**
+ * The yield points that gort's java agent injects into user bytecode (preemption-strategies.md).
+ * There is no way to stop a continuation from outside on JDK 25, so sysmon raises a flag on the
+ * carrier thread ({@link M.MThread#requestPreempt}) and the running G looks for it here.
+ *
+ * <p><b>Fast path</b> ({@link #poll}): one opaque load of a JVM-wide count of carriers with a
+ * pending request, and a branch: 9 bytes of bytecode, far under {@code MaxInlineSize = 35}, so C2
+ * inlines it into the loop and compiles the never-taken call to {@link #slow} as an uncommon
+ * trap. The load is opaque, never plain: a plain read may be hoisted out of the loop (JLS 17.3)
+ * and the G would never stop.
+ *
+ * <p><b>Why not the carrier's own flag</b> (preemption-strategies.md §5's per-carrier variant):
+ * C2 loads {@code Thread.currentThread()} from "immutable memory", so once the poll is inlined into
+ * a loop the thread may be computed once, before the loop, and reused after the goroutine yielded
+ * in the slow path and was resumed on another carrier: the loop would then watch the old carrier's
+ * flag forever (and clear other Gs' requests). The armed count has no such dependency. The price:
+ * while any carrier in the JVM has a pending request, every poll on every thread takes the out-of-
+ * line slow path, which looks its carrier up through {@link M#current()} (never inlined, always
+ * fresh) and returns at once if the request is not its own ({@link PreemptStats#spuriousPolls()}).
+ * Requests are pending for microseconds when instrumented code runs; a G stuck in uninstrumented
+ * code keeps its request pending until its slice ends (counted as unhonoured).
+ *
+ * <p><b>Slow path</b> ({@link #slow}, out of line): clears its carrier's flag, drops requests
+ * meant for an earlier slice, refuses (and counts) while the G holds a Java monitor or the M a
+ * runtime lock, records where it happened, then yields through {@link Scheduler#gopreempt}: the G
+ * goes to the global queue tail and gets a new slice when it runs again (Go's
+ * {@code gopreempt_m}). A continuation that cannot yield (pinned: native frame, critical section)
+ * is counted by {@code onPinned} reason.
+ *
+ * <p>Monitor bookkeeping ({@link #monitorEnter}/{@link #monitorExit}) is injected around
+ * MONITORENTER/MONITOREXIT and synchronized methods: preempting a G inside a Java monitor would let
+ * another G on the same carrier enter it (the monitor belongs to the carrier) or hang the carrier
+ * (jdk25-continuations.md §3). On the last exit with a refused request pending, the request is
+ * re-armed, like Go's {@code releasem} restoring {@code stackPreempt}.
+ *
+ * <p>Go: stack.go newstack (preemption branch), preempt.go, proc.go gopreempt_m, releasem
+ */
+public final class Poll {
+    private Poll() {}
+
+    /**
+     * Carriers (of every runtime in the JVM) with a pending preemption request. Moved by
+     * {@link M.MThread} on every flag transition (atomic add); read by the fast path (opaque).
+     * JVM-wide on purpose: it is what a poll can read without knowing its thread.
+     */
+    @SuppressWarnings("unused")
+    private static volatile int armed;
+
+    private static final VarHandle ARMED;
+
+    static {
+        try {
+            ARMED = MethodHandles.lookup().findStaticVarHandle(Poll.class, "armed", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    static void arm() {
+        ARMED.getAndAdd(1);
+    }
+
+    static void disarm() {
+        ARMED.getAndAdd(-1);
+    }
+
+    /** Carriers with a pending request right now (JVM-wide). */
+    public static int armedCount() {
+        return (int) ARMED.getVolatile();
+    }
+
+    /** The back-edge / entry poll ({@code backedge}, {@code entry} strategies). */
+    public static void poll() {
+        if ((int) ARMED.getOpaque() != 0) {
+            slow();
+        }
+    }
+
+    /**
+     * The {@code budget} strategy's poll: decrements the running slice's budget; when it is spent,
+     * yields if other work is runnable (else refills it). sysmon's requests are honoured here too.
+     *
+     * <p>The budget lives on the carrier and is reached through {@code Thread.currentThread()}, so
+     * the JIT caveat above applies: after a yield inside the same compiled activation the loop may
+     * go on charging its previous carrier's budget. That only blurs the budget (the slow path
+     * refills the real carrier's); it cannot preempt the wrong G, because the yield decision is
+     * taken in the slow path on the carrier found through {@link M#current()}.
+     */
+    public static void budget() {
+        Thread t = Thread.currentThread();
+        if (t instanceof M.MThread mt) {
+            int b = mt.budget - 1;
+            mt.budget = b;
+            if (b <= 0) {
+                budgetSlow();
+                return;
+            }
+        }
+        if ((int) ARMED.getOpaque() != 0) {
+            slow();
+        }
+    }
+
+    /** After MONITORENTER and at the entry of a synchronized method. */
+    public static void monitorEnter() {
+        M mp = M.current(); // never a cached carrier: see the class comment
+        if (mp != null) {
+            G gp = mp.curg;
+            if (gp != null) {
+                gp.monitorDepth++;
+            }
+        }
+    }
+
+    /** After MONITOREXIT and on every exit of a synchronized method (returns and exceptions). */
+    public static void monitorExit() {
+        M mp = M.current();
+        if (mp != null) {
+            G gp = mp.curg;
+            if (gp != null) {
+                int d = gp.monitorDepth - 1;
+                if (d <= 0) {
+                    // Clamped: an exception edge we could not see (e.g. a StackOverflowError inside
+                    // the hook) must not leave the G unpreemptible forever, nor negative.
+                    gp.monitorDepth = 0;
+                    if (gp.preemptRequested() && mp.thread.rearmPreempt()) {
+                        mp.sched.preempt.rearmed.incrementAndGet();
+                    }
+                } else {
+                    gp.monitorDepth = d;
+                }
+            }
+        }
+    }
+
+    /** The preemption slow path; never inlined into loops (it is big and cold). */
+    static void slow() {
+        M mp = M.current();
+        if (mp == null) {
+            return; // instrumented code on a thread outside gort
+        }
+        M.MThread mt = mp.thread;
+        if (!mt.preemptRequestedAcquire()) {
+            mp.sched.preempt.spuriousPolls.incrementAndGet();
+            return; // another carrier's request
+        }
+        long requestedAt = mt.preemptRequestedAt;
+        long sliceWhen = mt.preemptSliceWhen;
+        int tick = mt.preemptTick;
+        mt.clearPreemptIfSet();
+        G gp = mp.curg;
+        if (gp == null) {
+            return;
+        }
+        if (gp.readgstatusNoScan() == G._Gsyscall) {
+            // Raised by Retake.retakeBlocked: sysmon took this carrier's P while it was blocked in
+            // user code. Exit that "syscall" (get a P back, maybe on another M) and carry on.
+            Syscalls.exitsyscall();
+            return;
+        }
+        Preempt pr = mp.sched.preempt;
+        P pp = mp.p;
+        if (pp == null || pp.schedtick() != tick) {
+            // Raised for an earlier slice (sysmon read a stale schedtick/curg): not ours.
+            pr.stale.incrementAndGet();
+            return;
+        }
+        gp.setPreempt(true); // a G inheriting the slice inherits its request (monitorExit re-arms it)
+        tryPreempt(mp, gp, pr, requestedAt, sliceWhen);
+    }
+
+    private static void budgetSlow() {
+        M mp = M.current();
+        if (mp == null) {
+            return;
+        }
+        M.MThread mt = mp.thread;
+        if (mt.preemptRequested()) {
+            slow();
+            return;
+        }
+        G gp = mp.curg;
+        Preempt pr = mp.sched.preempt;
+        mt.budget = pr.budgetQuantum; // refill: either we keep running or the next slice starts full
+        if (gp == null) {
+            return;
+        }
+        P pp = mp.p;
+        // Yield only if somebody is waiting for this P: its own queue or the global queue.
+        if (pp == null || (pp.runq.runqempty() && mp.sched.sched.runq.empty())) {
+            return;
+        }
+        if (gp.monitorDepth != 0 || mp.locks != 0) {
+            return; // the budget strategy does not count refusals: sysmon's requests do
+        }
+        if (Scheduler.gopreempt()) {
+            pr.budgetYields.incrementAndGet();
+        } else {
+            pr.recordPinned(gp.cont.pinnedReason);
+        }
+    }
+
+    private static void tryPreempt(M mp, G gp, Preempt pr, long requestedAt, long sliceWhen) {
+        if (gp.monitorDepth != 0) {
+            // G.preempt stays set: monitorExit re-arms the request when the last monitor is released.
+            pr.refusedMonitor.incrementAndGet();
+            return;
+        }
+        if (mp.locks != 0) {
+            pr.refusedRuntimeLock.incrementAndGet();
+            return;
+        }
+        String site = pr.recordSites ? site() : null;
+        long yieldAt = System.nanoTime();
+        if (Scheduler.gopreempt()) {
+            pr.recordYield(requestedAt, sliceWhen, yieldAt, site);
+        } else {
+            // Pinned (native frame, critical section, ...): G.preempt stays set; sysmon asks again.
+            Continuation.Pinned why = gp.cont.pinnedReason;
+            pr.recordPinned(why);
+        }
+    }
+
+    private static final StackWalker WALKER = StackWalker.getInstance();
+    private static final String POLL = Poll.class.getName();
+
+    static {
+        site(); // bootstrap the walker and its lambdas now, not inside the first preemption
+    }
+
+    /** "class.method" of the poll's caller: where the instrumented code was preempted. */
+    private static String site() {
+        return WALKER.walk(s -> s.filter(f -> !f.getClassName().equals(POLL))
+                .findFirst()
+                .map(f -> f.getClassName() + "." + f.getMethodName())
+                .orElse("(unknown)"));
+    }
+}

@@ -1,0 +1,64 @@
+package dev.gort.runtime;
+
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * A snapshot of one runtime's preemption figures ({@link Preempt#snapshot()}), as plain Java values
+ * for the observability layer (Go-style metric names, MXBean, JFR) and for tests.
+ *
+ * @param strategy            the strategy named on the command line
+ * @param requested           requests raised on a carrier by sysmon / stop-the-world (preemptone)
+ * @param honoured            requests that ended in a yield (the G went to the global queue tail)
+ * @param refusedMonitor      the G held a Java monitor (instrumented monitor depth &gt; 0); retried
+ *                            when the monitor is released ({@code rearmed}) or at sysmon's next tick
+ * @param refusedPinned       the continuation refused to yield ({@code onPinned}); by reason in
+ *                            {@code pinnedByReason} ({@code NATIVE}, {@code MONITOR}, {@code CRITICAL_SECTION})
+ * @param refusedRuntimeLock  the M held a runtime lock (Go's m.locks)
+ * @param stale               the request was meant for a G that had already left the carrier
+ * @param unhonoured          the G left the carrier (parked, ended, yielded) before reaching a poll:
+ *                            never honoured; with strategy {@code none} every request ends here
+ * @param budgetYields        yields because the per-slice budget was spent while work was waiting
+ * @param rearmed             requests re-armed when a refused G released its last monitor
+ * @param spuriousPolls       slow-path entries on a carrier with no request of its own (another
+ *                            carrier's request was pending: see {@link Poll})
+ * @param pinnedByReason      refusedPinned by {@code Continuation.Pinned} name
+ * @param sites               honoured preemptions by "class.method" of the poll, most frequent first
+ * @param requestToYield      percentiles of request (sysmon's nanotime) to yield, ns
+ * @param sliceOverrun        percentiles of yield time minus the slice end (sysmon's first sighting of
+ *                            the schedtick + 10 ms), ns: includes sysmon's own sleep
+ * @param requestToYieldHistogram the full histogram (a copy)
+ * @param sliceOverrunHistogram   the full histogram (a copy)
+ */
+public record PreemptStats(PreemptStrategy strategy, long requested, long honoured, long refusedMonitor,
+                           long refusedPinned, long refusedRuntimeLock, long stale, long unhonoured,
+                           long budgetYields, long rearmed, long spuriousPolls, Map<String, Long> pinnedByReason,
+                           Map<String, Long> sites, Percentiles requestToYield, Percentiles sliceOverrun,
+                           Histogram requestToYieldHistogram, Histogram sliceOverrunHistogram) {
+
+    /** Count and p50/p99/p99.9/max of a histogram, in ns. */
+    public record Percentiles(long count, long p50, long p99, long p999, long max) {
+        static Percentiles of(Histogram h) {
+            if (h.getTotalCount() == 0) {
+                return new Percentiles(0, 0, 0, 0, 0);
+            }
+            return new Percentiles(h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(99),
+                    h.getValueAtPercentile(99.9), h.getMaxValue());
+        }
+
+        @Override
+        public String toString() {
+            return String.format("n=%d p50=%.3fms p99=%.3fms p99.9=%.3fms max=%.3fms", count, p50 / 1e6,
+                    p99 / 1e6, p999 / 1e6, max / 1e6);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "preempt[" + strategy.id() + "] requested=" + requested + " honoured=" + honoured
+                + " refused{monitor=" + refusedMonitor + " pinned=" + refusedPinned + pinnedByReason
+                + " runtimeLock=" + refusedRuntimeLock + "} stale=" + stale + " unhonoured=" + unhonoured
+                + " budgetYields=" + budgetYields + " rearmed=" + rearmed + " spurious=" + spuriousPolls
+                + " request->yield{" + requestToYield + "} overrun{" + sliceOverrun + "}";
+    }
+}

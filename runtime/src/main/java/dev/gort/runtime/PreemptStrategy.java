@@ -1,0 +1,47 @@
+package dev.gort.runtime;
+
+import java.util.Locale;
+
+/**
+ * Where the java agent puts yield points (preemption-strategies.md §7), chosen with
+ * {@code -Dgort.preempt=none|entry|backedge|budget} or the {@code GORT_PREEMPT} environment
+ * variable (the property wins); default {@link #BACKEDGE}.
+ *
+ * <p>sysmon runs under every strategy: with {@link #NONE} it still detects slice overruns and asks
+ * for preemption, and the unhonoured requests are counted ({@link PreemptStats#unhonoured()}).
+ */
+public enum PreemptStrategy {
+    /** No yield points: a call-free loop runs to its end (Go before 1.14). */
+    NONE,
+    /** {@code Poll.poll()} at every method entry (Go 1.2 to 1.13: the stack-check prologue). */
+    ENTRY,
+    /** {@code Poll.poll()} before every backward branch (Go's 2017 loop-preemption experiment). */
+    BACKEDGE,
+    /**
+     * {@code Poll.budget()} at method entries and backward branches: a per-slice counter that yields
+     * when spent if other work is runnable (BEAM reductions, Tokio's coop budget); sysmon's flag is
+     * still honoured at the same points as a backstop.
+     */
+    BUDGET;
+
+    /** The strategy named by {@code gort.preempt} / {@code GORT_PREEMPT}, default {@link #BACKEDGE}. */
+    public static PreemptStrategy fromEnvironment() {
+        String v = Config.setting("gort.preempt", "GORT_PREEMPT");
+        return v == null ? BACKEDGE : parse(v);
+    }
+
+    /** Parses a strategy name (case-insensitive); throws IllegalArgumentException on an unknown one. */
+    public static PreemptStrategy parse(String name) {
+        try {
+            return valueOf(name.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("gort: unknown preemption strategy '" + name
+                    + "' (want none, entry, backedge or budget)", e);
+        }
+    }
+
+    /** The lower-case name used on the command line. */
+    public String id() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

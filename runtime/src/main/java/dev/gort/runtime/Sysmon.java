@@ -1,0 +1,359 @@
+package dev.gort.runtime;
+
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
+
+/**
+ * The system monitor: one platform thread per runtime that holds no P and runs no goroutine. It
+ * wakes every 20 µs, doubling the sleep after 50 rounds in which it retook nothing, up to 10 ms;
+ * it sleeps deeply (until the next timer, at most 60 s) while every P is idle or the world is
+ * stopped, unless schedtrace is on. Each round it runs {@link #retake}: a P whose schedtick has
+ * not moved for {@link Preempt#forcePreemptNS} (10 ms, counted from sysmon's first sighting, so a
+ * runnext chain shares one slice) gets {@code preemptone}; a P in {@code _Psyscall} for at least
+ * one sysmon tick is taken away from its M and handed off ({@link #retakeSyscall}).
+ *
+ * <p>It is woken from its deep sleep by {@link #wake} (Go's {@code sysmonwake}: a plain flag read
+ * under {@code sched.lock} in {@code pidleget}, which every transition out of "all Ps idle" passes,
+ * and in startTheWorld; the syscall layer calls {@link Scheduler#sysmonwake()} too).
+ *
+ * <p>Not ported: netpoll (gort has none), the forced GC, the scavenger, GOMAXPROCS updates. The
+ * sleep uses {@code LockSupport.parkNanos}, as Go's {@code usleep} is subject to the kernel's
+ * timer slack (about 50 µs on Linux), so the shortest real period is ~60-80 µs on both. No Agrona
+ * idle strategy: the sleep policy is Go's exact back-off, and spinning or yielding would burn a
+ * core that the Ms need (2-core machines).
+ *
+ * <p>Go: proc.go sysmon, retake, incidlelocked; runtime2.go sysmontick
+ */
+public final class Sysmon {
+    /** Go: forcegcperiod / 2, the longest deep sleep (no GC here, but keep sysmon sampling). */
+    static final long DEEP_SLEEP_MAX_NS = 60_000_000_000L;
+
+    private final Scheduler s;
+    /** sysmon's deep sleep. Go: sched.sysmonnote. */
+    private final Note sysmonnote = new Note();
+    /**
+     * Held by sysmon for each round's work (retake, schedtrace). Go: sched.sysmonlock. Layers that
+     * must not race with a sysmon round (e.g. printing a final schedtrace) may take it.
+     */
+    public final Object sysmonlock = new Object();
+
+    /** Longest sleep between rounds, µs (Go: 10 ms; {@code -Dgort.sysmon.maxdelay}, research knob). */
+    private final long maxDelayUs;
+    /** Written by start/stop (any thread), read by sysmon: volatile. */
+    private volatile boolean stopped;
+    private volatile Thread thread;
+
+    /** schedtrace period in ns (Go: debug.schedtrace ms); 0 = off. Written by the observability layer. */
+    private volatile long schedtraceNanos;
+    /** Called by sysmon under {@link #sysmonlock} every schedtrace period with nanotime. */
+    private volatile LongConsumer schedtrace;
+
+    // ---- statistics (sysmon writes plain; racy reads by observers) ----
+    volatile long rounds;
+    volatile long deepSleeps;
+    volatile long syscallRetakes;
+    volatile long preemptRequests;
+
+    Sysmon(Scheduler s) {
+        this.s = s;
+        this.maxDelayUs = Config.intSetting("gort.sysmon.maxdelay", "GORT_SYSMON_MAXDELAY", 10_000);
+    }
+
+    /**
+     * Installs schedtrace: every {@code periodNanos} sysmon calls {@code printer} with the current
+     * nanotime (under {@link #sysmonlock}); while installed sysmon never deep-sleeps, as in Go.
+     * Pass {@code periodNanos <= 0} or a null printer to remove it.
+     *
+     * <p>Go: proc.go sysmon (debug.schedtrace), schedtrace
+     */
+    public void setSchedtrace(long periodNanos, LongConsumer printer) {
+        if (periodNanos <= 0 || printer == null) {
+            schedtraceNanos = 0;
+            schedtrace = null;
+            return;
+        }
+        schedtrace = printer;
+        schedtraceNanos = periodNanos;
+        wake();
+    }
+
+    /** Starts the thread; counts it as a system M (thread limit, ignored by checkdead). */
+    void start() {
+        if (thread != null) {
+            return;
+        }
+        long id = s.newSystemM();
+        Thread t = new Thread(null, this::run, s.config.name() + "-sysmon-M" + id, 0, false);
+        t.setDaemon(true);
+        thread = t;
+        t.start();
+    }
+
+    /** Stops the thread at its next wake-up (runtime shutdown). */
+    void stop() {
+        stopped = true;
+        sysmonnote.notewakeup();
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /** Wakes sysmon from its deep sleep. Cheap: one volatile store and, if sleeping, one unpark. */
+    void wake() {
+        sysmonnote.notewakeup();
+    }
+
+    public Thread thread() {
+        return thread;
+    }
+
+    public long rounds() {
+        return rounds;
+    }
+
+    public long deepSleeps() {
+        return deepSleeps;
+    }
+
+    public long syscallRetakes() {
+        return syscallRetakes;
+    }
+
+    private void run() {
+        try {
+            sysmon();
+        } catch (GortFatalError e) {
+            // already reported (checkdead); the runtime is ending
+        } catch (Throwable t) {
+            s.onFatal("runtime: sysmon crashed: " + t);
+            t.printStackTrace();
+        }
+    }
+
+    /**
+     * The monitor loop.
+     *
+     * <p>Go: proc.go sysmon
+     */
+    private void sysmon() {
+        synchronized (s.sched.lock) {
+            s.checkdead();
+        }
+        long lasttrace = 0;
+        int idle = 0; // how many cycles in succession we had not woken somebody
+        long delay = 0; // µs
+        final Sched sc = s.sched;
+        while (!stopped && !s.exiting) {
+            if (idle == 0) { // start with 20us sleep...
+                delay = 20;
+            } else if (idle > 50) { // start doubling the sleep after 1ms...
+                delay *= 2;
+            }
+            if (delay > maxDelayUs) { // up to 10ms
+                delay = maxDelayUs;
+            }
+            LockSupport.parkNanos(this, delay * 1000);
+            if (stopped) {
+                return;
+            }
+
+            // sysmon should not enter deep sleep if schedtrace is enabled so that it can print that
+            // information at the right time. It should also not enter deep sleep if there are any
+            // active P's so that it can retake P's from syscalls and preempt long running G's.
+            long now = System.nanoTime();
+            if (schedtraceNanos <= 0 && (sc.gcwaiting || sc.npidle.get() == s.gomaxprocs)) {
+                long sleep = 0;
+                synchronized (sc.lock) {
+                    if (sc.gcwaiting || sc.npidle.get() == s.gomaxprocs) {
+                        long next = timeSleepUntil();
+                        long tnow = Scheduler.nanotime(); // timers' clock (not System.nanoTime's origin)
+                        if (next > tnow) {
+                            sc.sysmonwait = true;
+                            // Make wake-up period small enough for the sampling to be correct.
+                            sleep = DEEP_SLEEP_MAX_NS;
+                            if (next - tnow < sleep) {
+                                sleep = next - tnow;
+                            }
+                        }
+                    }
+                }
+                if (sleep > 0) {
+                    // pidleget and startTheWorld clear sysmonwait and notewakeup under sched.lock.
+                    deepSleeps++;
+                    boolean syscallWake = sysmonnote.notetsleep(sleep);
+                    synchronized (sc.lock) {
+                        sc.sysmonwait = false;
+                        sysmonnote.noteclear();
+                    }
+                    if (syscallWake) {
+                        idle = 0;
+                        delay = 20;
+                    }
+                }
+            }
+            if (stopped || s.exiting) {
+                return;
+            }
+
+            synchronized (sysmonlock) {
+                // Update now in case we blocked on sysmonnote or spent a long time blocked on
+                // sched.lock or sysmonlock above.
+                now = System.nanoTime();
+                rounds++;
+                // retake P's blocked in syscalls and preempt long running G's
+                if (retake(now) != 0) {
+                    idle = 0;
+                } else {
+                    idle++;
+                }
+                long period = schedtraceNanos;
+                LongConsumer tr = schedtrace;
+                if (period > 0 && tr != null && lasttrace + period <= now) {
+                    lasttrace = now;
+                    tr.accept(now);
+                }
+            }
+        }
+    }
+
+    /**
+     * The earliest pending timer over all Ps ({@link Scheduler#nanotime()} time), or
+     * {@code Long.MAX_VALUE}. Go: time.go timeSleepUntil.
+     */
+    private long timeSleepUntil() {
+        Timers t = s.timers;
+        long next = Long.MAX_VALUE;
+        if (t == null) {
+            return next;
+        }
+        for (P pp : s.allp) {
+            long w = t.wakeTime(pp);
+            if (w != 0 && w < next) {
+                next = w;
+            }
+        }
+        return next;
+    }
+
+    /**
+     * Preempts Gs that have run for a whole slice and retakes Ps from syscalls. Returns the number
+     * of Ps retaken from syscalls (which alone drives sysmon's back-off).
+     *
+     * <p>allp is read as a snapshot (Go holds allpLock): procresize replaces the array with the
+     * world stopped, a stale P can only be asked to preempt (harmless) and its status CAS from
+     * {@code _Psyscall} fails once it is {@code _Pgcstop} or {@code _Pdead}.
+     *
+     * <p>Go: proc.go retake (Go 1.25, the {@code _Psyscall} model)
+     */
+    int retake(long now) {
+        int n = 0;
+        P[] allp = s.allp;
+        for (P pp : allp) {
+            if (pp == null) {
+                continue;
+            }
+            int st = pp.status();
+            boolean sysretake = false;
+            if (st == P._Prunning || st == P._Psyscall) {
+                // Preempt G if it's running on the same schedtick for too long. This could be from a
+                // single long-running goroutine or a sequence of goroutines run via runnext, which
+                // share a single schedtick time slice.
+                int t = pp.schedtick();
+                // (schedwhen == 0: never seen. Go's sysmon starts after the first execute, so its
+                // zeroed record never matches; gort's may start first.)
+                if (pp.sysmonSchedtick != t || pp.sysmonSchedwhen == 0) {
+                    pp.sysmonSchedtick = t;
+                    pp.sysmonSchedwhen = now;
+                } else if (pp.sysmonSchedwhen + Preempt.forcePreemptNS <= now) {
+                    M mp = pp.m();
+                    if (mp != null) {
+                        mp.thread.preemptSliceWhen = pp.sysmonSchedwhen;
+                    }
+                    if (s.preemptone(pp)) {
+                        preemptRequests++;
+                    }
+                    // In case of syscall, preemptone() doesn't work, because there is no M wired to P.
+                    sysretake = true;
+                    if (st == P._Psyscall) {
+                        // If the G's exit beats our retake CAS (short syscalls in a loop), its exit
+                        // sees this and yields (Syscalls.exitsyscall): the slice survives syscalls.
+                        // Re-check the tick after the store: a new slice must not inherit the mark
+                        // (it can only see it in the few instructions between).
+                        pp.preempt = true;
+                        if (pp.schedtick() != t) {
+                            pp.preempt = false;
+                        }
+                    }
+                }
+            }
+            if (st == P._Psyscall) {
+                pp.sysmonBlockedG = null;
+                if (retakeSyscall(pp, st, now, sysretake)) {
+                    n++;
+                }
+            } else if (st == P._Prunning) {
+                // gort's own branch: a carrier blocked in user code nobody wrapped in a syscall.
+                if (Retake.retakeBlocked(s, pp, now)) {
+                    n++;
+                }
+            }
+        }
+        if (n != 0) {
+            syscallRetakes += n;
+        }
+        return n;
+    }
+
+    /**
+     * The syscall half of retake for one P seen in {@code _Psyscall}: retakes it if it has been in
+     * the same syscall for at least one sysmon tick (&ge; 20 µs) and there is work for it, or no
+     * idle capacity elsewhere, or it has been there for 10 ms. Returns true if the P was taken.
+     *
+     * <p>Go: proc.go retake (the {@code s == _Psyscall} branch, Go 1.25)
+     */
+    boolean retakeSyscall(P pp, int st, long now, boolean sysretake) {
+        final Sched sc = s.sched;
+        // Retake P from syscall if it's there for more than 1 sysmon tick (at least 20us).
+        int t = pp.syscalltick();
+        if (!sysretake && pp.sysmonSyscalltick != t) {
+            pp.sysmonSyscalltick = t;
+            pp.sysmonSyscallwhen = now;
+            return false;
+        }
+        // On the one hand we don't want to retake Ps if there is no other work to do, but on the
+        // other hand we want to retake them eventually because they can prevent the sysmon thread
+        // from deep sleep.
+        if (pp.runq.runqempty() && sc.nmspinning.get() + sc.npidle.get() > 0
+                && pp.sysmonSyscallwhen + 10_000_000L > now) {
+            return false;
+        }
+        // Need to decrement number of idle locked M's (pretending that one more is running) before
+        // the CAS. Otherwise the M from which we retake can exit the syscall, increment nmidle and
+        // report deadlock.
+        incidlelocked(-1);
+        boolean taken = false;
+        try {
+            if (pp.casStatus(st, P._Pidle)) {
+                taken = true;
+                pp.incSyscalltick();
+                s.syscallStats.retakes.incrementAndGet();
+                if (s.trace.on) s.trace.handoff(pp, null);
+                s.handoffp(pp);
+            }
+        } finally {
+            incidlelocked(1);
+        }
+        return taken;
+    }
+
+    /** Go: proc.go incidlelocked. */
+    void incidlelocked(int v) {
+        synchronized (s.sched.lock) {
+            s.sched.nmidlelocked += v;
+            if (v > 0) {
+                s.checkdead();
+            }
+        }
+    }
+}

@@ -1,0 +1,245 @@
+package dev.gort.runtime.trace;
+
+import dev.gort.runtime.G;
+import dev.gort.runtime.Scheduler;
+import dev.gort.runtime.WaitReason;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.TreeMap;
+
+/**
+ * A decoded trace: every event of every buffer merged in timestamp order (ties keep each buffer's
+ * order, and the start-state buffer first), timestamps in ns since the session started, plus the
+ * goroutine and object tables. Immutable once built; column arrays for compactness.
+ */
+public final class Trace {
+    /** What the trace knows about one goroutine. */
+    public record GInfo(long goid, long parent, String name, String createdAt, long createTs) {
+        static GInfo of(G gp, long ts) {
+            StackTraceElement at = gp.createdAt();
+            String where = at == null ? "" : at.getClassName() + "." + at.getMethodName()
+                    + (at.getFileName() == null ? "" : " (" + at.getFileName() + ":" + at.getLineNumber() + ")");
+            return new GInfo(gp.goid, gp.parentGoid(), startName(gp), where, ts);
+        }
+
+        /** Go names a slice after the goroutine's start function: {@code G12 main.worker}. */
+        static String startName(G gp) {
+            if (gp.goid == 1) {
+                return "main";
+            }
+            Class<?> c = gp.startClass();
+            String n = c == null ? "?" : c.getName();
+            int lam = n.indexOf("$$Lambda");
+            if (lam >= 0) {
+                StackTraceElement at = gp.createdAt();
+                if (at != null) {
+                    return at.getClassName() + "." + at.getMethodName() + ".func";
+                }
+                return n.substring(0, lam) + ".lambda";
+            }
+            return n + ".run";
+        }
+    }
+
+    final int n;
+    final long[] ts;
+    final int[] code;
+    final int[] small;
+    final int[] p;
+    final long[] m;
+    final long[] g;
+    final long[] a;
+    final long[] x;
+    /** goid -> info (every G created while tracing, and those alive when it started). */
+    public final Map<Long, GInfo> goroutines;
+    /** object id -> description (channels, mutexes... first seen in a park). */
+    public final Map<Long, String> objects;
+    public final int initialProcs;
+    public final String workload;
+    /** True if nothing was dropped (flight-recorder window): the trace starts at the session start. */
+    public final boolean complete;
+    public final long wallStartMillis;
+    public final String config;
+
+    private Trace(int n, Tracer.Session s, String config, boolean complete) {
+        this.n = n;
+        ts = new long[n];
+        code = new int[n];
+        small = new int[n];
+        p = new int[n];
+        m = new long[n];
+        g = new long[n];
+        a = new long[n];
+        x = new long[n];
+        goroutines = Collections.unmodifiableMap(new TreeMap<>(s.gs));
+        objects = Collections.unmodifiableMap(new TreeMap<>(s.objects));
+        initialProcs = s.initialProcs;
+        workload = s.workload;
+        wallStartMillis = s.wallStartMillis;
+        this.config = config;
+        this.complete = complete;
+    }
+
+    /** One buffer's published records, copied. */
+    private record Run(long[] d, int len, int order) {}
+
+    static Trace decode(Tracer.Session s, Scheduler sched) {
+        List<Run> runs = new ArrayList<>();
+        int order = 0;
+        for (TraceBuf b : s.bufs) {
+            int total = 0;
+            List<TraceBuf.Chunk> parts = new ArrayList<>();
+            List<Integer> lens = new ArrayList<>();
+            for (TraceBuf.Chunk c = b.first; c != null; c = c.next) {
+                int pub = c.published();
+                parts.add(c);
+                lens.add(pub);
+                total += pub;
+            }
+            long[] d = new long[total];
+            int off = 0;
+            for (int i = 0; i < parts.size(); i++) {
+                System.arraycopy(parts.get(i).d, 0, d, off, lens.get(i));
+                off += lens.get(i);
+            }
+            runs.add(new Run(d, total / TraceBuf.REC, order++));
+        }
+        int total = 0;
+        for (Run r : runs) {
+            total += r.len;
+        }
+        String config = sched == null ? "" : sched.config().toString();
+        Trace t = new Trace(total, s, config, s.droppedChunks.get() == 0);
+        // k-way merge by timestamp; ties: lower buffer order first (the start-state buffer is first).
+        int[] pos = new int[runs.size()];
+        PriorityQueue<Integer> pq = new PriorityQueue<>((i, j) -> {
+            long ti = runs.get(i).d[pos[i] * TraceBuf.REC];
+            long tj = runs.get(j).d[pos[j] * TraceBuf.REC];
+            int c = Long.compare(ti - s.t0, tj - s.t0);
+            return c != 0 ? c : Integer.compare(runs.get(i).order, runs.get(j).order);
+        });
+        for (int i = 0; i < runs.size(); i++) {
+            if (runs.get(i).len > 0) {
+                pq.add(i);
+            }
+        }
+        int k = 0;
+        while (!pq.isEmpty()) {
+            int i = pq.poll();
+            Run r = runs.get(i);
+            int o = pos[i] * TraceBuf.REC;
+            long hdr = r.d[o + 1];
+            t.ts[k] = r.d[o] - s.t0;
+            t.code[k] = (int) (hdr & 0xFF);
+            t.small[k] = (int) ((hdr >>> 8) & 0xFFFF);
+            t.p[k] = (int) ((hdr >>> 24) & 0xFFFF) - 1;
+            t.m[k] = (hdr >>> 40) - 1;
+            t.g[k] = r.d[o + 2];
+            t.a[k] = r.d[o + 3];
+            t.x[k] = r.d[o + 4];
+            k++;
+            pos[i]++;
+            if (pos[i] < r.len) {
+                pq.add(i);
+            }
+        }
+        return t;
+    }
+
+    public int size() {
+        return n;
+    }
+
+    public long ts(int i) {
+        return ts[i];
+    }
+
+    public int code(int i) {
+        return code[i];
+    }
+
+    public int small(int i) {
+        return small[i];
+    }
+
+    /** P id, or -1. */
+    public int p(int i) {
+        return p[i];
+    }
+
+    /** M id, or -1 (not an M). */
+    public long m(int i) {
+        return m[i];
+    }
+
+    public long g(int i) {
+        return g[i];
+    }
+
+    public long a(int i) {
+        return a[i];
+    }
+
+    public long x(int i) {
+        return x[i];
+    }
+
+    /** Time of the last event (ns since start). */
+    public long endTs() {
+        return n == 0 ? 0 : ts[n - 1];
+    }
+
+    public String gname(long goid) {
+        GInfo gi = goroutines.get(goid);
+        return gi == null ? "G" + goid : "G" + goid + " " + gi.name();
+    }
+
+    static String waitReason(long ordinal) {
+        WaitReason[] v = WaitReason.values();
+        return ordinal >= 0 && ordinal < v.length ? v[(int) ordinal].go() : "?";
+    }
+
+    /** Number of events with the given code. */
+    public int count(int c) {
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            if (code[i] == c) {
+                k++;
+            }
+        }
+        return k;
+    }
+
+    /** A readable line for event i (debugging, validator messages). */
+    public String describe(int i) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(ts[i]).append("ns ").append(Ev.name(code[i]));
+        if (p[i] >= 0) {
+            sb.append(" P").append(p[i]);
+        }
+        if (m[i] >= 0) {
+            sb.append(" M").append(m[i]);
+        }
+        if (g[i] != 0) {
+            sb.append(" G").append(g[i]);
+        }
+        switch (code[i]) {
+            case Ev.GO_CREATE -> sb.append(" parent=G").append(a[i]).append(" to=").append(Ev.where(small[i]));
+            case Ev.GO_START -> sb.append(" from=").append(Ev.from(small[i]))
+                    .append(small[i] == Ev.F_STOLEN ? "(P" + a[i] + ")" : "").append(x[i] != 0 ? " inherit" : "");
+            case Ev.GO_STOP -> sb.append(' ').append(Ev.stop(small[i]))
+                    .append(small[i] == Ev.S_PARK ? " (" + waitReason(a[i]) + ")" : "");
+            case Ev.GO_UNBLOCK -> sb.append(" by=G").append(a[i]).append(" to=").append(Ev.where(small[i]));
+            case Ev.STEAL -> sb.append(" victim=P").append(a[i]).append(" n=").append(x[i]);
+            case Ev.GLOBAL_BATCH -> sb.append(" n=").append(a[i]);
+            case Ev.SYSCALL_EXIT -> sb.append(' ').append(Ev.outcome(small[i]));
+            case Ev.HANDOFF -> sb.append(" fromM=").append(a[i]);
+            case Ev.GOMAXPROCS -> sb.append(" n=").append(a[i]);
+            default -> { }
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,46 @@
+package dev.gort.runtime.trace;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.zip.GZIPOutputStream;
+
+/** Writes a trace to a file chosen by extension: {@code .json}, {@code .json.gz} (Perfetto) or {@code .html}. */
+public final class TraceFiles {
+    private TraceFiles() {}
+
+    public static void write(Trace t, Path file) throws IOException {
+        String name = file.getFileName().toString();
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        if (name.endsWith(".html") || name.endsWith(".htm")) {
+            writeHtml(t, file);
+        } else if (name.endsWith(".gz")) {
+            try (OutputStream os = new GZIPOutputStream(Files.newOutputStream(file));
+                    Writer w = new BufferedWriter(new OutputStreamWriter(os, StandardCharsets.UTF_8), 1 << 16)) {
+                ChromeTraceWriter.write(t, w);
+            }
+        } else {
+            writeJson(t, file);
+        }
+    }
+
+    public static void writeJson(Trace t, Path file) throws IOException {
+        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            ChromeTraceWriter.write(t, w);
+        }
+    }
+
+    public static void writeHtml(Trace t, Path file) throws IOException {
+        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            HtmlTimeline.write(t, w);
+        }
+    }
+}

@@ -1,0 +1,629 @@
+package dev.gort.runtime.trace;
+
+import dev.gort.runtime.Describable;
+import dev.gort.runtime.G;
+import dev.gort.runtime.M;
+import dev.gort.runtime.P;
+import dev.gort.runtime.Scheduler;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * gort's execution tracer: one per runtime, off by default.
+ *
+ * <p><b>Free when off.</b> Every hook in the scheduler is one line, {@code if (trace.on) trace.x(...)}:
+ * {@link #on} is a volatile boolean of a final field, one plain load on x86 and a branch the CPU
+ * predicts. Nothing else runs when tracing is off.
+ *
+ * <p><b>Lock-free when on.</b> Each M writes five-long records into its own {@link TraceBuf} (found
+ * through {@code M.traceBuf}, a field only that M writes); threads that are not Ms (sysmon, a
+ * foreign thread calling {@code go}) get a buffer of their own through a ThreadLocal. A record is
+ * published with a release store; readers ({@link #snapshot}, {@link #stop}) read the published
+ * prefix of every buffer and merge by timestamp. The chunks are humongous {@code long[]}s, which G1
+ * allocates outside the young generation (never copied); Agrona is used for the per-buffer set of objects already described
+ * ({@code LongHashSet}; its UnsafeBuffer would need an extra --add-exports on every traced JVM).
+ *
+ * <p><b>Timestamps.</b> {@code System.nanoTime()} (~22 ns here) is read once per event, except for a
+ * G started from this P's own runnext or ring, which reuses the timestamp of the M's previous event
+ * (the stop that just happened): only the owner puts Gs in a P's queues, so that can never order a
+ * start before the event that made the G runnable. Events that consume what another M produced
+ * (steals, global-queue takes) take their timestamp after the consuming CAS or lock, and events that
+ * produce (unblock, create, spill) take it before publishing, so cause precedes effect in the merge.
+ *
+ * <p>Enable with {@code -Dgort.trace=<file>} ({@code .json}, {@code .json.gz} or {@code .html}: written
+ * when the runtime exits), {@code -Dgort.trace.window=<ms>} for a flight-recorder window, or the API
+ * ({@link #start}, {@link #stop}). JFR events ({@link JfrEvents}) ride on the same hooks: recording
+ * {@code gort.*} events in a JFR recording turns the hooks on without buffering anything.
+ *
+ * <p>Go: runtime/trace.go, traceevent.go, traceruntime.go (traceAcquire's inlinable fast check)
+ */
+public final class Tracer {
+    /** The hooks' one check. Written by start/stop and by the JFR gate; read by every hook. */
+    public volatile boolean on;
+
+    private final Scheduler sched;
+    /** The buffering session, or null when only JFR is on. Volatile: hooks read it after {@link #on}. */
+    private volatile Session session;
+    /** JFR events wanted (set by {@link JfrEvents}' recorder listener). */
+    volatile boolean jfr;
+    /** File to write at exit (-Dgort.trace), or null. */
+    private final String exitFile;
+    /** The MXBean registered by -Dgort.jmx=true, unregistered at exit; or null. */
+    private javax.management.ObjectName mxbean;
+    /** A JFR-only pseudo session: per-M state without recording. */
+    private final Session jfrOnly;
+
+    /** A disabled tracer for queues built outside a runtime (unit tests). Immutable: never turned on. */
+    public static final Tracer NOOP = new Tracer(null, null);
+
+    public Tracer(Scheduler sched) {
+        this(sched, sched == null ? null : GoDebugProps.traceFile());
+    }
+
+    private Tracer(Scheduler sched, String exitFile) {
+        this.sched = sched;
+        this.exitFile = exitFile;
+        this.jfrOnly = sched == null ? null : new Session(this, 0, false, "jfr");
+        if (sched != null) {
+            JfrEvents.register(this);
+            dev.gort.runtime.DumpSignal.register(sched);
+            mxbean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto()
+                    ? dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(sched) : null;
+            if (exitFile != null) {
+                long windowMs = GoDebugProps.traceWindowMs();
+                start(new Options().window(windowMs).workload(GoDebugProps.traceWorkload()));
+            }
+        }
+    }
+
+    /** Options for {@link #start(Options)}. */
+    public static final class Options {
+        long windowMs;
+        String workload = "";
+
+        /** Flight-recorder mode: keep roughly the last {@code ms} milliseconds of every buffer (0: everything). */
+        public Options window(long ms) {
+            this.windowMs = ms;
+            return this;
+        }
+
+        /** A name shown in the trace header (e.g. "fan-out"). */
+        public Options workload(String name) {
+            this.workload = name == null ? "" : name;
+            return this;
+        }
+    }
+
+    /** Starts recording (everything, no window). */
+    public void start() {
+        start(new Options());
+    }
+
+    /** Starts recording; a running session is stopped and discarded first. */
+    public synchronized void start(Options o) {
+        // ~40 bytes per event, 32768 events per chunk (~3 ms of a busy M): a window of W ms keeps W/3 chunks per M, a
+        // rough bound that is enough for "the last few hundred ms" (Go's flight recorder is also approximate).
+        int maxChunks = o.windowMs <= 0 ? 0 : (int) Math.max(2, o.windowMs / 3);
+        Session s = new Session(this, maxChunks, true, o.workload);
+        session = s;
+        s.recordInitialState(sched);
+        on = true;
+    }
+
+    /** Whether a buffering session is running. */
+    public boolean recording() {
+        Session s = session;
+        return s != null && s.record;
+    }
+
+    /**
+     * Stops recording and returns everything recorded (null if nothing was). After the runtime has
+     * exited, first waits (up to a second) for its carriers to leave, so that the last goroutines'
+     * exits are in the trace.
+     */
+    public synchronized Trace stop() {
+        Session s = session;
+        if (s == null) {
+            return null;
+        }
+        if (sched != null && sched.exiting()) {
+            long deadline = System.nanoTime() + 1_000_000_000L;
+            for (M mp : sched.allm()) {
+                Thread th = mp.thread();
+                long left = deadline - System.nanoTime();
+                if (th != Thread.currentThread() && th.isAlive() && left > 0) {
+                    try {
+                        th.join(Math.max(1, left / 1_000_000));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
+                }
+            }
+        }
+        session = null;
+        on = jfr;
+        return s.decode(sched);
+    }
+
+    /** Decodes what has been recorded so far without stopping. */
+    public Trace snapshot() {
+        Session s = session;
+        return s == null ? null : s.decode(sched);
+    }
+
+    /** Called once when the runtime ends: writes {@code -Dgort.trace}'s file. */
+    public void onExit() {
+        if (mxbean != null) {
+            dev.gort.runtime.metrics.SchedulerMXBeanImpl.unregister(mxbean);
+            mxbean = null;
+        }
+        if (exitFile == null) {
+            return;
+        }
+        Trace t = stop();
+        if (t == null) {
+            return;
+        }
+        try {
+            TraceFiles.write(t, Path.of(exitFile));
+            System.err.println("gort: trace written to " + exitFile + " (" + t.size() + " events)");
+        } catch (IOException e) {
+            System.err.println("gort: cannot write trace " + exitFile + ": " + e);
+        }
+    }
+
+    void setJfr(boolean wanted) {
+        synchronized (this) {
+            jfr = wanted;
+            on = wanted || session != null;
+        }
+    }
+
+    Scheduler scheduler() {
+        return sched;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Sessions and buffers.
+
+    /** One recording: its buffers, tables and start time. */
+    static final class Session {
+        final Tracer tracer;
+        final long t0 = System.nanoTime();
+        final long wallStartMillis = System.currentTimeMillis();
+        final int maxChunksPerBuf;
+        final boolean record;
+        final String workload;
+        final ConcurrentLinkedQueue<TraceBuf> bufs = new ConcurrentLinkedQueue<>();
+        final ThreadLocal<TraceBuf> foreign = new ThreadLocal<>();
+        final Map<Long, Trace.GInfo> gs = new ConcurrentHashMap<>();
+        final Map<Long, String> objects = new ConcurrentHashMap<>();
+        final AtomicLong droppedChunks = new AtomicLong();
+        int initialProcs;
+
+        Session(Tracer tracer, int maxChunks, boolean record, String workload) {
+            this.tracer = tracer;
+            this.maxChunksPerBuf = maxChunks;
+            this.record = record;
+            this.workload = workload;
+        }
+
+        TraceBuf newBuf(long mid, String owner) {
+            TraceBuf b = new TraceBuf(this, mid, owner);
+            if (record) {
+                bufs.add(b);
+            }
+            return b;
+        }
+
+        /** GoStatus/ProcStatus events for whatever exists when tracing starts (Go: the generation's status events). */
+        void recordInitialState(Scheduler s) {
+            if (s == null) {
+                return;
+            }
+            P[] ps = s.allp();
+            initialProcs = ps.length;
+            TraceBuf b = newBuf(-1, "start");
+            long ts = t0;
+            b.emit(ts, hdr(Ev.GOMAXPROCS, 0, null, null), 0, ps.length, 0);
+            for (P pp : ps) {
+                M pm = pp.m();
+                b.emit(ts, hdr(Ev.PROC_STATUS, pp.status(), pp, pm), 0, 0, 0);
+            }
+            java.util.Set<Long> placed = new java.util.HashSet<>();
+            for (P pp : ps) {
+                G rn = pp.runq.runnext();
+                if (rn != null && placed.add(rn.goid)) {
+                    b.emit(ts, hdr(Ev.GO_STATUS, Ev.L_RUNNEXT, pp, null), rn.goid, 0, 0);
+                }
+                for (G gp : pp.runq.snapshot()) {
+                    if (gp != null && placed.add(gp.goid)) {
+                        b.emit(ts, hdr(Ev.GO_STATUS, Ev.L_LOCAL, pp, null), gp.goid, 0, 0);
+                    }
+                }
+            }
+            for (G gp : s.globalRunqSnapshot()) {
+                if (placed.add(gp.goid)) {
+                    b.emit(ts, hdr(Ev.GO_STATUS, Ev.L_GLOBAL, null, null), gp.goid, 0, 0);
+                }
+            }
+            for (G gp : s.allgs()) {
+                gs.put(gp.goid, Trace.GInfo.of(gp, 0));
+                if (placed.contains(gp.goid)) {
+                    continue;
+                }
+                int st = gp.readgstatus();
+                M gm = gp.m();
+                switch (st) {
+                    case G._Grunning -> b.emit(ts, hdr(Ev.GO_STATUS, Ev.L_RUNNING, gm == null ? null : gm.p(), gm),
+                            gp.goid, 0, 0);
+                    case G._Gsyscall -> b.emit(ts, hdr(Ev.GO_STATUS, Ev.L_SYSCALL, null, gm), gp.goid, 0, 0);
+                    case G._Gwaiting, G._Gpreempted -> b.emit(ts, hdr(Ev.GO_STATUS, Ev.L_WAITING, null, null),
+                            gp.goid, gp.waitReason().ordinal(), objectId(gp.waitingOn()));
+                    default -> {
+                        // runnable but in no queue we saw (racy snapshot): let the first event place it
+                    }
+                }
+            }
+        }
+
+        Trace decode(Scheduler s) {
+            return Trace.decode(this, s);
+        }
+    }
+
+    private TraceBuf buf(M mp) {
+        Session s = session;
+        if (s == null) {
+            s = jfrOnly;
+        }
+        if (mp != null) {
+            Object o = mp.traceBuf;
+            if (o instanceof TraceBuf b && b.session == s) {
+                return b;
+            }
+            TraceBuf b = s.newBuf(mp.id, "M" + mp.id);
+            mp.traceBuf = b; // only mp's own thread gets here (hooks pass the calling M)
+            return b;
+        }
+        TraceBuf b = s.foreign.get();
+        if (b == null) {
+            b = s.newBuf(-1, Thread.currentThread().getName());
+            s.foreign.set(b);
+        }
+        return b;
+    }
+
+    /** The calling thread's M if it belongs to this runtime. */
+    private M self() {
+        M mp = M.current();
+        return mp != null && mp.scheduler() == sched ? mp : null;
+    }
+
+    static long hdr(int code, int small, P pp, M mp) {
+        long p1 = pp == null ? 0 : pp.id + 1;
+        long m1 = mp == null ? 0 : mp.id + 1;
+        return (code & 0xFFL) | ((small & 0xFFFFL) << 8) | ((p1 & 0xFFFFL) << 24) | (m1 << 40);
+    }
+
+    static long hdrP(int code, int small, int pid, M mp) {
+        long m1 = mp == null ? 0 : mp.id + 1;
+        return (code & 0xFFL) | ((small & 0xFFFFL) << 8) | (((pid + 1) & 0xFFFFL) << 24) | (m1 << 40);
+    }
+
+    static long objectId(Object o) {
+        if (o == null) {
+            return 0;
+        }
+        if (o instanceof Describable d) {
+            return d.objectId();
+        }
+        return System.identityHashCode(o) & 0xFFFFFFFFL;
+    }
+
+    private static long goid(G gp) {
+        return gp == null ? 0 : gp.goid;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Hooks. Each is called only when {@link #on} was seen true. mp is the calling M (null: not an M).
+
+    /** A G was created and is about to be put in {@code where} (Go: GoCreate). */
+    public void goCreate(M mp, P pp, G newg, G parent, int where) {
+        TraceBuf b = buf(mp);
+        long ts = System.nanoTime();
+        if (b.session.record) {
+            b.session.gs.put(newg.goid, Trace.GInfo.of(newg, ts));
+            b.emit(ts, hdr(Ev.GO_CREATE, where, pp, mp), newg.goid, goid(parent), 0);
+        }
+        if (jfr) {
+            JfrEvents.goroutineStart(newg, parent, pp);
+        }
+    }
+
+    /** gp starts running on (pp, mp) (Go: GoStart). */
+    public void goStart(M mp, P pp, G gp, int from, int victim, boolean inherit) {
+        TraceBuf b = buf(mp);
+        long ts = (from == Ev.F_RUNNEXT || from == Ev.F_LOCAL || from == Ev.F_RESUME) && b.lastTs != 0
+                ? b.lastTs : System.nanoTime();
+        if (b.session.record) {
+            b.emit(ts, hdr(Ev.GO_START, from, pp, mp), gp.goid, victim, inherit ? 1 : 0);
+        }
+        if (jfr) {
+            JfrEvents.runBegin(b, gp, pp, from);
+        }
+    }
+
+    /** gp stopped running on (pp, mp) for {@code why} (Go: GoStop / GoBlock / GoDestroy). */
+    public void goStop(M mp, P pp, G gp, int why) {
+        TraceBuf b = buf(mp);
+        long ts = System.nanoTime();
+        long reason = 0;
+        long obj = 0;
+        if (why == Ev.S_PARK) {
+            reason = gp.waitReason().ordinal();
+            Object on = gp.waitingOn();
+            obj = objectId(on);
+            if (obj != 0 && obj != b.seen1 && obj != b.seen2) {
+                b.seen2 = b.seen1;
+                b.seen1 = obj;
+                if (b.session.record && b.seenObjects.add(obj)) {
+                    b.session.objects.putIfAbsent(obj, describe(on));
+                }
+            }
+        }
+        if (b.session.record) {
+            b.emit(ts, hdr(Ev.GO_STOP, why, pp, mp), gp.goid, reason, obj);
+        }
+        if (jfr) {
+            JfrEvents.runEnd(b, gp, why);
+            if (why == Ev.S_PARK) {
+                JfrEvents.park(gp, obj);
+            } else if (why == Ev.S_EXIT) {
+                JfrEvents.goroutineEnd(gp);
+            }
+        }
+    }
+
+    static String describe(Object o) {
+        try {
+            if (o instanceof Describable d) {
+                return d.describe();
+            }
+            String cn = o.getClass().getSimpleName();
+            return (cn.isEmpty() ? o.getClass().getName() : cn) + "@" + Integer.toHexString(System.identityHashCode(o));
+        } catch (RuntimeException e) {
+            return o.getClass().getName();
+        }
+    }
+
+    /**
+     * Timestamps of producer events (unblock, create) in "fast" mode ({@code -Dgort.trace.clock=fast}):
+     * they reuse the M's previous timestamp instead of reading the clock. Causality still holds (a
+     * consumer on another M reads the clock after it took the G, so it sorts later), but an unblock
+     * is drawn at the M's previous event (e.g. the start of the waker's slice), not where it happened.
+     */
+    static final boolean FAST_CLOCK = "fast".equals(System.getProperty("gort.trace.clock"));
+
+    /** gp was made runnable by the calling goroutine and is about to be put in {@code where} (Go: GoUnblock). */
+    public void goUnblock(M mp, P pp, G gp, int where) {
+        TraceBuf b = buf(mp);
+        long ts = FAST_CLOCK && b.lastTs != 0 ? b.lastTs : System.nanoTime();
+        G waker = mp == null ? null : mp.curg();
+        if (b.session.record) {
+            b.emit(ts, hdr(Ev.GO_UNBLOCK, where, pp, mp), gp.goid, goid(waker), 0);
+        }
+        if (jfr) {
+            JfrEvents.unblock(gp, waker);
+        }
+    }
+
+    /** runqput kicked {@code old} out of pp's runnext to the ring tail. Called by pp's owner. */
+    public void runqKick(P pp, G old) {
+        M mp = pp.m();
+        TraceBuf b = buf(mp);
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(Ev.RUNQ_KICK, 0, pp, mp), old.goid, 0, 0);
+        }
+    }
+
+    /** runqputslow: the oldest half of pp's ring plus {@code gp}, linked from {@code head}, go to the global queue. */
+    public void runqSpill(P pp, G head) {
+        M mp = pp.m();
+        TraceBuf b = buf(mp);
+        if (!b.session.record) {
+            return;
+        }
+        long ts = System.nanoTime();
+        long h = hdr(Ev.RUNQ_TO_GLOBAL, Ev.R_SPILL, pp, mp);
+        for (G g = head; g != null; g = g.schedlink()) {
+            b.emit(ts, h, g.goid, 0, 0);
+        }
+    }
+
+    /** pp is destroyed (procresize): its runnext and ring go to the global head. */
+    public void runqDestroy(P pp, G gp) {
+        M mp = self();
+        TraceBuf b = buf(mp);
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(Ev.RUNQ_TO_GLOBAL, Ev.R_DESTROY, pp, mp), gp.goid, 0, 0);
+        }
+    }
+
+    /**
+     * globrunqgetbatch took {@code n} Gs for pp: {@code first} will run, the {@code n-1} linked from
+     * {@code rest} go to pp's ring. sched.lock is held, so this M's timestamp follows the puts.
+     */
+    public void globalBatch(P pp, G first, G rest, int n) {
+        M mp = pp.m();
+        TraceBuf b = buf(mp);
+        if (!b.session.record) {
+            return;
+        }
+        long ts = System.nanoTime();
+        b.emit(ts, hdr(Ev.GLOBAL_BATCH, 0, pp, mp), goid(first), n, 0);
+        long h = hdr(Ev.GLOBAL_TO_LOCAL, 0, pp, mp);
+        G g = rest;
+        for (int i = 1; i < n && g != null; i++, g = g.schedlink()) {
+            b.emit(ts, h, g.goid, 0, 0);
+        }
+    }
+
+    /**
+     * runqsteal moved {@code n} Gs from victim into thief's ring slots {@code [t, t+n)}; the last one
+     * will run (it gets a GoStart), the others stay in the ring. Called by the thief's owner after the CAS.
+     */
+    public void steal(P thief, P victim, G[] ring, int t, int n, int mask) {
+        M mp = thief.m();
+        TraceBuf b = buf(mp);
+        if (b.session.record) {
+            long ts = System.nanoTime();
+            long h = hdr(Ev.STEAL, 0, thief, mp);
+            for (int i = 0; i < n - 1; i++) {
+                b.emit(ts, h, ring[(t + i) & mask].goid, victim == null ? -1 : victim.id, n);
+            }
+        }
+        if (jfr) {
+            JfrEvents.steal(thief, victim, n);
+        }
+    }
+
+    public void procStart(M mp, P pp) {
+        TraceBuf b = buf(mp);
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(Ev.PROC_START, 0, pp, mp), 0, 0, 0);
+        }
+    }
+
+    public void procStop(M mp, P pp) {
+        TraceBuf b = buf(mp);
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(Ev.PROC_STOP, 0, pp, mp), 0, 0, 0);
+        }
+    }
+
+    public void mPark(M mp) {
+        simple(mp, Ev.M_PARK, null);
+    }
+
+    public void mUnpark(M mp) {
+        simple(mp, Ev.M_UNPARK, null);
+    }
+
+    public void spinStart(M mp) {
+        simple(mp, Ev.SPIN_START, mp.p());
+    }
+
+    public void spinStop(M mp) {
+        simple(mp, Ev.SPIN_STOP, mp.p());
+    }
+
+    private void simple(M mp, int code, P pp) {
+        TraceBuf b = buf(mp);
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(code, 0, pp, mp), 0, 0, 0);
+        }
+    }
+
+    /** A new M (id {@code newId}) is created by the calling thread. */
+    public void mCreate(long newId) {
+        M mp = self();
+        TraceBuf b = buf(mp);
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(Ev.M_CREATE, 0, mp == null ? null : mp.p(), mp), 0, newId, 0);
+        }
+    }
+
+    /** Preemption of gp on pp requested (sysmon's retake, preemptall). */
+    public void preemptRequest(P pp, G gp) {
+        M mp = self();
+        TraceBuf b = buf(mp);
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(Ev.PREEMPT_REQ, 0, pp, mp), goid(gp), 0, 0);
+        }
+    }
+
+    /** gp yields at a preemption poll, {@code latencyNanos} after the request (0 if unknown). */
+    public void preemptYield(M mp, P pp, G gp, long latencyNanos) {
+        TraceBuf b = buf(mp);
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(Ev.PREEMPT_YIELD, 0, pp, mp), gp.goid, latencyNanos, 0);
+        }
+        if (jfr) {
+            JfrEvents.preemption(gp, pp, latencyNanos);
+        }
+    }
+
+    /** gp enters a syscall on (pp, mp) (Go: GoSyscallBegin). */
+    public void syscallEnter(M mp, P pp, G gp) {
+        TraceBuf b = buf(mp);
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(Ev.SYSCALL_ENTER, 0, pp, mp), gp.goid, 0, 0);
+        }
+    }
+
+    /**
+     * gp's syscall returned: {@code outcome} X_SAME_P / X_OTHER_P (it runs on pp now) or X_NO_P (it
+     * goes to the global queue and mp parks). Go: GoSyscallEnd / GoSyscallEndBlocked.
+     */
+    public void syscallExit(M mp, P pp, G gp, int outcome) {
+        TraceBuf b = buf(mp);
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(Ev.SYSCALL_EXIT, outcome, pp, mp), gp.goid, 0, 0);
+        }
+    }
+
+    /**
+     * sysmon found {@code blocked}'s carrier blocked in user code running gp, and entered a syscall
+     * on its behalf before taking pp (Retake.retakeBlocked). Written to the caller's (sysmon's)
+     * buffer, attributed to {@code blocked}: the same record as {@link #syscallEnter}, small = 1.
+     */
+    public void syscallEnterBlocked(M blocked, P pp, G gp) {
+        TraceBuf b = buf(self());
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(Ev.SYSCALL_ENTER, 1, pp, blocked), gp.goid, 0, 0);
+        }
+    }
+
+    /** pp was taken from {@code fromM} (in a syscall) and handed off; called by whoever took it. */
+    public void handoff(P pp, M fromM) {
+        M mp = self();
+        TraceBuf b = buf(mp);
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(Ev.HANDOFF, 0, pp, mp), 0, fromM == null ? -1 : fromM.id, 0);
+        }
+        if (jfr) {
+            JfrEvents.handoff(pp, fromM);
+        }
+    }
+
+    /** A timer fired on (pp, mp); {@code readied} is the G it made runnable, if any. */
+    public void timerFire(M mp, P pp, long when, G readied) {
+        TraceBuf b = buf(mp);
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(Ev.TIMER_FIRE, 0, pp, mp), goid(readied), when, 0);
+        }
+    }
+
+    /** GOMAXPROCS became n (procresize). */
+    public void gomaxprocs(int n) {
+        M mp = self();
+        TraceBuf b = buf(mp);
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(Ev.GOMAXPROCS, 0, null, mp), 0, n, 0);
+        }
+    }
+
+    /** All buffers of the current session (for tests and the decoder). */
+    List<TraceBuf> buffers() {
+        Session s = session;
+        return s == null ? List.of() : new ArrayList<>(s.bufs);
+    }
+}

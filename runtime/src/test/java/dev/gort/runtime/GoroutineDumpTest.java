@@ -1,0 +1,218 @@
+package dev.gort.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** Goroutine dumps in Go's format (traceback.go goroutineheader, printcreatedby) and TestNumGoroutine. */
+class GoroutineDumpTest {
+    /** Go: "goroutine " goid " [" status (", " N " minutes")? (", locked to thread")? "]:" */
+    static final Pattern HEADER = Pattern.compile("^goroutine (\\d+) \\[([^\\],]+)(, (\\d+) minutes)?(, locked to thread)?\\]:$",
+            Pattern.MULTILINE);
+
+    /** A semaphore goroutines park on, describing itself like a channel would. */
+    static final class Gate implements Describable {
+        final TestSupport.Sema sema = new TestSupport.Sema(0);
+
+        @Override
+        public String describe() {
+            return "gate#1 (closed, 1 waiting)";
+        }
+    }
+
+    static void parkOn(Gate g) {
+        Scheduler.gopark((G gp, Gate x) -> {
+            synchronized (x) {
+                x.notifyAll();
+            }
+            return true;
+        }, g, WaitReason.CHAN_RECEIVE, g);
+    }
+
+    @Test
+    void parkedGoroutineHeaderFramesCreatorAndObject() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        AtomicReference<String> dump = new AtomicReference<>();
+        AtomicReference<String> dump3 = new AtomicReference<>();
+        s.run(() -> {
+            Gate gate = new Gate();
+            G w = Scheduler.current().newproc(() -> parkOn(gate));
+            while (w.readgstatus() != G._Gwaiting) {
+                Scheduler.gosched(); // let w run and park
+            }
+            long now = System.nanoTime();
+            dump.set(Traceback.dump(w, now));
+            w.waitsince = now - 3 * 60_000_000_000L - 1_000_000_000L;
+            dump3.set(Traceback.dump(w, now));
+            w.waitsince = now;
+            s.goready(w);
+        });
+        String d = dump.get();
+        String[] lines = d.split("\n");
+        Matcher h = HEADER.matcher(lines[0]);
+        assertTrue(h.matches(), d);
+        assertEquals("chan receive", h.group(2));
+        assertTrue(lines[1].endsWith("(...)"), d);           // func(...)
+        assertTrue(lines[2].startsWith("\t") && lines[2].contains(".java:"), d); // \tfile:line
+        assertTrue(d.contains("GoroutineDumpTest.parkOn(...)\n\tGoroutineDumpTest.java:"), d);
+        assertTrue(d.contains("\ncreated by ") && d.contains(" in goroutine 1\n"), d);
+        assertTrue(d.endsWith("waiting on gate#1 (closed, 1 waiting)\n"), d);
+        assertFalse(d.contains("dev.gort.runtime.M.") || d.contains("Continuation.enter"), "runtime frames leaked: " + d);
+        assertTrue(dump3.get().startsWith("goroutine " + h.group(1) + " [chan receive, 3 minutes]:\n"), dump3.get());
+    }
+
+    @Test
+    void runningGoroutineDumpsItsOwnFrames() {
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        AtomicReference<String> dump = new AtomicReference<>();
+        s.run(() -> dump.set(Traceback.dump(Scheduler.currentG(), System.nanoTime())));
+        String d = dump.get();
+        assertTrue(d.startsWith("goroutine 1 [running]:\n"), d);
+        assertTrue(d.contains("GoroutineDumpTest.lambda$runningGoroutineDumpsItsOwnFrames$"), d);
+        assertFalse(d.contains("M.schedule") || d.contains("Thread.getStackTrace") || d.contains("Traceback.dump"), d);
+    }
+
+    /**
+     * Go's TestNumGoroutine (proc_test.go), in-process part: NumGoroutine equals the number of
+     * "goroutine " headers in a full dump ("in goroutine" of created-by lines not counted), up to 10
+     * tries; runtime-internal threads (sysmon, the schedtrace printer) are not goroutines.
+     */
+    @Test
+    void numGoroutineEqualsHeadersInAFullDump() {
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        AtomicReference<String> failure = new AtomicReference<>();
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            TestSupport.Sema stop = new TestSupport.Sema(0);
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            for (int i = 0; i < 7; i++) {
+                rt.newproc(() -> {
+                    stop.acquire();
+                    done.release();
+                });
+            }
+            String last = "";
+            int n = -1;
+            int headers = -2;
+            for (int i = 0; i < 10; i++) {
+                String buf = Traceback.dumpAll(rt);
+                n = rt.numGoroutine();
+                headers = 0;
+                Matcher m = HEADER.matcher(buf);
+                while (m.find()) {
+                    headers++;
+                }
+                last = buf;
+                if (n == headers) {
+                    break;
+                }
+            }
+            if (n != headers || n != 8) {
+                failure.set("NumGoroutine=" + n + ", but found " + headers + " goroutines in stack dump:\n" + last);
+            }
+            for (int i = 0; i < 7; i++) {
+                stop.release();
+            }
+            for (int i = 0; i < 7; i++) {
+                done.acquire();
+            }
+        });
+        assertEquals(null, failure.get());
+    }
+
+    /**
+     * The _Gscan guard: one goroutine dumps two others over and over while they ping-pong (park,
+     * ready, run on both Ps); their continuations are never mounted while being walked, so the run
+     * ends cleanly (a mount during getStackTrace would corrupt or crash).
+     */
+    @Test
+    void dumpingWhileGoroutinesSwitchIsSafe() {
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        AtomicInteger dumps = new AtomicInteger();
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            TestSupport.Sema a = new TestSupport.Sema(0);
+            TestSupport.Sema b = new TestSupport.Sema(0);
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            int rounds = 20_000;
+            G g1 = rt.newproc(() -> {
+                for (int i = 0; i < rounds; i++) {
+                    a.acquire();
+                    b.release();
+                }
+                done.release();
+            });
+            G g2 = rt.newproc(() -> {
+                for (int i = 0; i < rounds; i++) {
+                    a.release();
+                    b.acquire();
+                }
+                done.release();
+            });
+            G dumper = rt.newproc(() -> {
+                while (g1.readgstatus() != G._Gdead || g2.readgstatus() != G._Gdead) {
+                    String d1 = Traceback.dump(g1, System.nanoTime());
+                    String d2 = Traceback.dump(g2, System.nanoTime());
+                    if (!HEADER.matcher(d1.lines().findFirst().orElse("")).matches()
+                            || !HEADER.matcher(d2.lines().findFirst().orElse("")).matches()) {
+                        throw new AssertionError("bad dump:\n" + d1 + d2);
+                    }
+                    dumps.incrementAndGet();
+                    Scheduler.gosched();
+                }
+                done.release();
+            });
+            for (int i = 0; i < 3; i++) {
+                done.acquire();
+            }
+        });
+        assertTrue(dumps.get() > 0);
+    }
+
+    @Test
+    void signalDumpsEveryGoroutine() throws Exception {
+        String old = System.getProperty("gort.godebug");
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        System.setProperty("gort.godebug", "sigdump=URG");
+        try {
+            System.setErr(new PrintStream(buf, true, StandardCharsets.UTF_8));
+            Scheduler s = new Scheduler(TestSupport.config(1));
+            assertEquals("URG", DumpSignal.register(s));
+            s.run(() -> {
+                Gate gate = new Gate();
+                G w = Scheduler.current().newproc(() -> parkOn(gate));
+                while (w.readgstatus() != G._Gwaiting) {
+                    Scheduler.gosched();
+                }
+                sun.misc.Signal.raise(new sun.misc.Signal("URG"));
+                // the handler runs on the JVM's signal thread: wait (bounded) for its output
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (!buf.toString(StandardCharsets.UTF_8).contains("waiting on gate#1") && System.nanoTime() < deadline) {
+                    Scheduler.gosched();
+                }
+                s.goready(w);
+            });
+        } finally {
+            System.setErr(oldErr);
+            if (old == null) {
+                System.clearProperty("gort.godebug");
+            } else {
+                System.setProperty("gort.godebug", old);
+            }
+        }
+        String err = buf.toString(StandardCharsets.UTF_8);
+        assertTrue(err.contains("goroutine 1 [running]:") || err.contains("goroutine 1 [runnable]:"), err);
+        assertTrue(err.contains("goroutine 2 [chan receive]:"), err);
+        assertTrue(err.contains("waiting on gate#1 (closed, 1 waiting)"), err);
+    }
+}

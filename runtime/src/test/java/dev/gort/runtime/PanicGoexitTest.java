@@ -1,0 +1,95 @@
+package dev.gort.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** An unrecovered panic ends the program; runtime.Goexit ends only the goroutine that calls it. */
+class PanicGoexitTest {
+
+    static final class Boom extends RuntimeException {
+        Boom(String m) {
+            super(m);
+        }
+    }
+
+    /** A panic in a non-main goroutine ends the program even though main is still blocked. */
+    @Test
+    void panicInAGoroutineSurfacesFromRun() {
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        GoPanic p = assertThrows(GoPanic.class, () -> s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            rt.newproc(() -> {
+                throw new Boom("boom");
+            });
+            new TestSupport.Sema(0).acquire(); // main blocks forever
+        }));
+        assertInstanceOf(Boom.class, p.getCause());
+        long childId = 2; // main is goroutine 1, the child the first one it creates
+        assertEquals(childId, p.goid());
+        String text = p.goFormat();
+        assertTrue(text.startsWith("panic: " + Boom.class.getName() + ": boom\n\ngoroutine " + childId
+                + " [running]:\n"), text);
+        assertTrue(text.contains("created by ") && text.contains(" in goroutine 1\n"), text);
+        assertTrue(s.exiting());
+    }
+
+    @Test
+    void panicInMainSurfacesFromRun() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        GoPanic p = assertThrows(GoPanic.class, () -> s.run(() -> {
+            throw new Boom("main boom");
+        }));
+        assertEquals(1, p.goid());
+        assertEquals("main boom", p.getCause().getMessage());
+    }
+
+    /**
+     * Goexit unwinds the calling goroutine (its finally blocks run, the code after the call does not)
+     * and ends only it; main and the other goroutines carry on, and the program ends normally.
+     */
+    @Test
+    void goexitInAGoroutineEndsOnlyIt() {
+        List<String> events = new CopyOnWriteArrayList<>();
+        AtomicInteger numAfter = new AtomicInteger();
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            rt.newproc(() -> {
+                try {
+                    events.add("exiting");
+                    Scheduler.goexit();
+                    events.add("after goexit"); // never
+                } finally {
+                    events.add("finally");
+                    done.release();
+                }
+            });
+            done.acquire();
+            rt.newproc(() -> {
+                events.add("other");
+                done.release();
+            });
+            done.acquire();
+            while (rt.numGoroutine() > 1) {
+                Scheduler.gosched();
+            }
+            numAfter.set(rt.numGoroutine());
+            events.add("main");
+        });
+        assertEquals(List.of("exiting", "finally", "other", "main"), events);
+        assertEquals(1, numAfter.get());
+    }
+
+    @Test
+    void goexitOutsideAGoroutineIsRefused() {
+        assertThrows(IllegalStateException.class, Scheduler::goexit);
+    }
+}

@@ -1,0 +1,241 @@
+package dev.gort.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The run-queue rules on the real runtime with GOMAXPROCS=1, where scheduling is deterministic:
+ * runqputslow's single batch, the every-61st-schedtick look at the global queue, and runnext's
+ * inherited time slice.
+ */
+class SchedRunqTest {
+
+    /**
+     * 300 goroutines spawned on one P: each {@code go} puts the new G in runnext and kicks the old one
+     * to the ring; the 257th kick finds the ring full and spills its oldest 128 plus the kicked G to
+     * the global queue in one batch. So, before main parks: 129 Gs on the global queue (one batch:
+     * G2..G129 oldest first, then the kicked G258), 170 in the ring, the newest in runnext.
+     */
+    @Test
+    void threeHundredSpawnsOnOnePLeave129OnTheGlobalQueueInOneBatch() {
+        int n = 300;
+        AtomicInteger[] runs = new AtomicInteger[n];
+        List<G> spawned = new ArrayList<>();
+        AtomicReference<String> observed = new AtomicReference<>();
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            for (int i = 0; i < n; i++) {
+                int k = i;
+                runs[k] = new AtomicInteger();
+                spawned.add(rt.newproc(() -> {
+                    runs[k].incrementAndGet();
+                    done.release();
+                }));
+            }
+            P pp = M.current().p();
+            G[] global = rt.globalRunqSnapshot();
+            long batches;
+            synchronized (rt.sched.lock) {
+                batches = rt.sched.runq.batchesPut;
+            }
+            StringBuilder sb = new StringBuilder();
+            sb.append("global=").append(rt.globalRunqSize()).append(" batches=").append(batches)
+                    .append(" ring=").append(pp.runq.size()).append(" spills=").append(pp.runq.spills)
+                    .append(" runnext=").append(pp.runq.runnext() == spawned.get(n - 1));
+            boolean orderOk = global.length == 129;
+            for (int i = 0; orderOk && i < 128; i++) {
+                orderOk = global[i] == spawned.get(i);
+            }
+            orderOk = orderOk && global[128] == spawned.get(256);
+            sb.append(" order=").append(orderOk);
+            observed.set(sb.toString());
+            for (int i = 0; i < n; i++) {
+                done.acquire();
+            }
+        });
+        assertEquals("global=129 batches=1 ring=170 spills=1 runnext=true order=true", observed.get());
+        for (int i = 0; i < n; i++) {
+            assertEquals(1, runs[i].get(), "goroutine " + i + " runs");
+        }
+    }
+
+    /**
+     * Go: findRunnable's fairness check, "otherwise two goroutines can completely occupy the local
+     * runqueue by constantly respawning each other". A and B respawn each other through the local
+     * ring (each does {@code go partner; go filler}, so the partner is kicked from runnext to the ring
+     * and the filler, taken from runnext, inherits the slice): the local queue is never empty and
+     * every partner run starts a new slice ({@code schedtick++}). Main, after {@code Gosched}, waits
+     * on the global queue: it must be taken by the first findRunnable whose schedtick is a multiple of
+     * 61, i.e. within 61 partner runs, and it then starts its slice with {@code schedtick % 61 == 1}.
+     * (Without the check, the pair runs until its safety limit of 10,000 runs.)
+     */
+    @Test
+    void respawningPairCannotStarveTheGlobalQueue() {
+        AtomicInteger pairRuns = new AtomicInteger();
+        AtomicInteger runsWhenMainBack = new AtomicInteger(-1);
+        AtomicInteger tickWhenMainBack = new AtomicInteger(-1);
+        AtomicInteger tickWhenMainLeft = new AtomicInteger(-1);
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            // Bounded so that a broken rule fails the assertions below instead of hanging.
+            int limit = 10_000;
+            Runnable[] pair = new Runnable[2];
+            for (int i = 0; i < 2; i++) {
+                int partner = 1 - i;
+                pair[i] = () -> {
+                    if (runsWhenMainBack.get() >= 0 || pairRuns.incrementAndGet() > limit) {
+                        done.release();
+                        return;
+                    }
+                    rt.newproc(pair[partner]);
+                    rt.newproc(() -> { }); // the filler: kicks the partner to the ring
+                };
+            }
+            // Main started from runnext with schedtick 0, where the fairness check would take it
+            // straight back; run one G from the ring first (schedtick 1) so that the pair must run.
+            rt.newproc(done::release);
+            rt.newproc(done::release);
+            done.acquire();
+            done.acquire();
+            rt.newproc(pair[0]);
+            tickWhenMainLeft.set(M.current().p().schedtick());
+            Scheduler.gosched(); // main goes to the global queue tail
+            runsWhenMainBack.set(pairRuns.get());
+            tickWhenMainBack.set(M.current().p().schedtick());
+            done.acquire();
+        });
+        int runs = runsWhenMainBack.get();
+        assertTrue(runs >= 0 && runs <= 61, "main came back from the global queue after " + runs
+                + " partner runs (schedtick " + tickWhenMainLeft + " -> " + tickWhenMainBack + ")");
+        assertEquals(1, tickWhenMainLeft.get(), "warm-up");
+        // The first partner run comes from runnext (main spawned it just before Gosched) and inherits
+        // schedtick 1; partner runs 2..61 take schedtick 2..61 from the ring; the findRunnable after
+        // run 61 sees schedtick 61 and takes main, whose own run makes it 62.
+        assertEquals(61, runs, "main is taken by the first findRunnable at schedtick 61");
+        assertEquals(1, tickWhenMainBack.get() % 61, "main must be taken when schedtick % 61 == 0");
+        assertEquals(tickWhenMainLeft.get() + (runs - 1) + 1, tickWhenMainBack.get(),
+                "each partner run from the ring (not the runnext fillers) and main's own run start a new slice");
+    }
+
+    /**
+     * A G taken from runnext inherits the time slice: a chain of goroutines that each {@code go} the
+     * next and exit lives in runnext and never advances {@code schedtick}. (So, as in Go, the 61st
+     * tick cannot break such a chain: only sysmon's time-slice preemption, forcePreemptNS after a
+     * schedtick that has not moved for 10 ms, does.)
+     */
+    @Test
+    void runnextChainInheritsTheTimeSlice() {
+        int hops = 1_000;
+        AtomicInteger tickAtStart = new AtomicInteger(-1);
+        AtomicInteger tickAtEnd = new AtomicInteger(-1);
+        AtomicInteger hopsDone = new AtomicInteger();
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            Runnable[] hop = new Runnable[1];
+            hop[0] = () -> {
+                int h = hopsDone.incrementAndGet();
+                if (h == 1) {
+                    tickAtStart.set(M.current().p().schedtick());
+                }
+                if (h == hops) {
+                    tickAtEnd.set(M.current().p().schedtick());
+                    done.release();
+                    return;
+                }
+                rt.newproc(hop[0]);
+            };
+            rt.newproc(hop[0]);
+            done.acquire();
+        });
+        assertEquals(hops, hopsDone.get());
+        assertEquals(tickAtStart.get(), tickAtEnd.get(), "a runnext chain must not advance schedtick");
+    }
+
+    /**
+     * Go: proc.go ready(gp, next=true): a woken G goes to the waker's runnext, kicking the previous
+     * occupant to the ring tail. With GOMAXPROCS=1: w parks; main queues x (runnext) and y (x kicked
+     * to the ring), then wakes w (w to runnext, y kicked): the order is w, x, y.
+     */
+    @Test
+    void goreadyPutsTheWokenGInRunnext() {
+        List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            TestSupport.Sema parked = new TestSupport.Sema(0);
+            TestSupport.Sema wake = new TestSupport.Sema(0);
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            rt.newproc(() -> {
+                parked.release(); // main to runnext; it runs once w parks below
+                wake.acquire();
+                order.add("w");
+                done.release();
+            });
+            parked.acquire();
+            rt.newproc(() -> {
+                order.add("x");
+                done.release();
+            });
+            rt.newproc(() -> {
+                order.add("y");
+                done.release();
+            });
+            wake.release();
+            for (int i = 0; i < 3; i++) {
+                done.acquire();
+            }
+        });
+        assertEquals(List.of("w", "x", "y"), order);
+    }
+
+    /**
+     * Go: runtime.Gosched puts the G on the global queue tail (goschedImpl: globrunqput), not in a
+     * local queue: with GOMAXPROCS=1 the yielder (spawned last, so run first from runnext) is the last
+     * G on the global queue when the other G (in the ring) runs, and it is runnable there.
+     */
+    @Test
+    void goschedGoesToTheGlobalQueueTail() {
+        AtomicReference<String> seen = new AtomicReference<>();
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            // Main started from runnext (inherited slice): schedtick is still 0, and at 0 the
+            // fairness check would take the yielder straight back from the global queue. Run one G
+            // from the ring first so that schedtick is 1.
+            rt.newproc(done::release);
+            rt.newproc(done::release);
+            done.acquire();
+            done.acquire();
+            assertEquals(1, M.current().p().schedtick());
+            G[] yielder = new G[1];
+            rt.newproc(() -> {
+                G[] q = rt.globalRunqSnapshot();
+                G last = q.length == 0 ? null : q[q.length - 1];
+                seen.set("last=" + (last == yielder[0]) + " status=" + (last == null ? -1 : last.readgstatus())
+                        + " ring=" + M.current().p().runq.size());
+                done.release();
+            });
+            yielder[0] = rt.newproc(() -> {
+                Scheduler.gosched();
+                done.release();
+            });
+            done.acquire();
+            done.acquire();
+        });
+        assertEquals("last=true status=" + G._Grunnable + " ring=0", seen.get());
+    }
+}

@@ -1,0 +1,187 @@
+package dev.gort.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * schedtrace / scheddetail lines against Go 1.25's format (proc.go schedtrace): each regex below is
+ * Go's print statement with the values replaced by their shapes.
+ */
+class SchedTraceTest {
+    // print("SCHED ", ms, "ms: gomaxprocs=", .., " idleprocs=", .., " threads=", .., " spinningthreads=", ..,
+    //       " needspinning=", .., " idlethreads=", .., " runqueue=", ..) then " [ " len ... " ]" " schedticks=[ " (tick " ")* "]\n"
+    static final String HEAD = "SCHED (\\d+)ms: gomaxprocs=(\\d+) idleprocs=(\\d+) threads=(\\d+) spinningthreads=(\\d+)"
+            + " needspinning=([01]) idlethreads=(\\d+) runqueue=(\\d+)";
+    static final Pattern SHORT = Pattern.compile("^" + HEAD + " \\[ ((?:\\d+ )*\\d+) \\] schedticks=\\[ ((?:\\d+ )*)\\]$");
+    // detailed: print(" gcwaiting=", .., " nmidlelocked=", .., " stopwait=", .., " sysmonwait=", .., "\n")
+    static final Pattern LONG = Pattern.compile("^" + HEAD
+            + " gcwaiting=(true|false) nmidlelocked=(\\d+) stopwait=(-?\\d+) sysmonwait=(true|false)$");
+    // print("  P", i, ": status=", .., " schedtick=", .., " syscalltick=", .., " m=", id|nil, " runqsize=", .., " gfreecnt=", .., " timerslen=", .., "\n")
+    static final Pattern PLINE = Pattern.compile(
+            "^  P(\\d+): status=([0-4]) schedtick=(\\d+) syscalltick=(\\d+) m=(\\d+|nil) runqsize=(\\d+) gfreecnt=(\\d+) timerslen=(\\d+)$");
+    // print("  M", id, ": p=", id|nil, " curg=", goid|nil, " mallocing=", .., " throwing=", .., " preemptoff=", .., " locks=", ..,
+    //       " dying=", .., " spinning=", .., " blocked=", .., " lockedg=", goid|nil, "\n")
+    static final Pattern MLINE = Pattern.compile("^  M(\\d+): p=(\\d+|nil) curg=(\\d+|nil) mallocing=(\\d+) throwing=(\\d+)"
+            + " preemptoff=(\\S*) locks=(\\d+) dying=(\\d+) spinning=(true|false) blocked=(true|false) lockedg=(\\d+|nil)$");
+    // print("  G", goid, ": status=", status, "(", waitreason, ") m=", id|nil, " lockedm=", id|nil, "\n")
+    static final Pattern GLINE = Pattern.compile("^  G(\\d+): status=(\\d+)\\(([^)]*(?:\\([^)]*\\))?)\\) m=(\\d+|nil) lockedm=(\\d+|nil)$");
+
+    @Test
+    void shortLineOnOnePIsGoShapedAndCountsTheRingNotRunnext() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        AtomicReference<String> line = new AtomicReference<>();
+        AtomicReference<String> expectHead = new AtomicReference<>();
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            for (int i = 0; i < 3; i++) {
+                rt.newproc(done::release);
+            }
+            // one P: the last go sits in runnext, the other two in the ring
+            line.set(SchedTrace.format(rt, 7, false));
+            expectHead.set("SCHED 7ms: gomaxprocs=1 idleprocs=0 threads=" + rt.mcountPublic() + " spinningthreads="
+                    + rt.nmspinning() + " needspinning=" + rt.needspinning() + " idlethreads=" + rt.nmidle() + " runqueue=0"
+                    // main came from runnext at boot, so it inherited a slice: schedtick is still 0 (as in Go)
+                    + " [ 2 ] schedticks=[ " + rt.allp()[0].schedtick() + " ]\n");
+            for (int i = 0; i < 3; i++) {
+                done.acquire();
+            }
+        });
+        String l = line.get();
+        assertTrue(l.endsWith("\n"));
+        Matcher m = SHORT.matcher(l.strip());
+        assertTrue(m.matches(), l);
+        assertEquals(expectHead.get(), l);
+    }
+
+    @Test
+    void detailedLinesAreGoShaped() {
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        AtomicReference<String> out = new AtomicReference<>();
+        AtomicReference<Long> parked = new AtomicReference<>();
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            TestSupport.Sema never = new TestSupport.Sema(0);
+            TestSupport.Sema started = new TestSupport.Sema(0);
+            G w = rt.newproc(() -> {
+                started.release();
+                never.acquire();
+            });
+            parked.set(w.goid);
+            started.acquire();
+            while (w.readgstatus() != G._Gwaiting) {
+                Scheduler.gosched();
+            }
+            out.set(SchedTrace.format(rt, 0, true));
+            never.release();
+        });
+        List<String> lines = out.get().lines().toList();
+        Matcher h = LONG.matcher(lines.get(0));
+        assertTrue(h.matches(), lines.get(0));
+        assertEquals("2", h.group(2));
+        int ps = 0;
+        int ms = 0;
+        int gs = 0;
+        boolean sawMain = false;
+        boolean sawParked = false;
+        for (String l : lines.subList(1, lines.size())) {
+            Matcher pm = PLINE.matcher(l);
+            Matcher mm = MLINE.matcher(l);
+            Matcher gm = GLINE.matcher(l);
+            if (pm.matches()) {
+                assertEquals(ps, Integer.parseInt(pm.group(1)), "P lines in allp order");
+                assertEquals(0, gs + ms, "P lines come first");
+                ps++;
+            } else if (mm.matches()) {
+                assertEquals(0, gs, "M lines before G lines");
+                assertEquals("", mm.group(6), "empty preemptoff prints as 'preemptoff= locks='");
+                ms++;
+            } else if (gm.matches()) {
+                long goid = Long.parseLong(gm.group(1));
+                if (goid == 1) {
+                    sawMain = true;
+                    assertEquals("2", gm.group(2), l);       // _Grunning
+                    assertEquals("", gm.group(3), l);        // status=2()
+                    assertTrue(!gm.group(4).equals("nil"), l);
+                } else if (goid == parked.get()) {
+                    sawParked = true;
+                    assertEquals("4(semacquire) m=nil lockedm=nil", l.substring(l.indexOf("status=") + 7));
+                }
+                gs++;
+            } else {
+                throw new AssertionError("line not in Go's format: '" + l + "'");
+            }
+        }
+        assertEquals(2, ps);
+        assertEquals(s.allm().size(), ms);
+        assertTrue(sawMain && sawParked, out.get());
+    }
+
+    @Test
+    void periodicPrintStartsAtZeroAndRepeats() {
+        String old = System.getProperty("gort.godebug");
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        System.setProperty("gort.godebug", "schedtrace=10");
+        Scheduler s;
+        try {
+            System.setErr(new PrintStream(buf, true, StandardCharsets.UTF_8));
+            s = new Scheduler(TestSupport.config(2));
+            assertEquals(10, s.schedtrace.periodMs);
+            s.run(() -> {
+                long end = System.nanoTime() + 80_000_000L;
+                while (System.nanoTime() < end) {
+                    Thread.onSpinWait();
+                }
+            });
+        } finally {
+            System.setErr(oldErr);
+            if (old == null) {
+                System.clearProperty("gort.godebug");
+            } else {
+                System.setProperty("gort.godebug", old);
+            }
+        }
+        List<String> lines = buf.toString(StandardCharsets.UTF_8).lines().filter(l -> l.startsWith("SCHED")).toList();
+        assertTrue(lines.size() >= 3, "expected a line every 10 ms over 80 ms: " + lines);
+        assertTrue(lines.get(0).startsWith("SCHED 0ms: gomaxprocs=2 "), lines.get(0));
+        for (String l : lines) {
+            assertTrue(SHORT.matcher(l).matches(), l);
+        }
+    }
+
+    @Test
+    void fatalErrorPrintsADetailedTraceWhenEitherFlagIsSet() {
+        String old = System.getProperty("gort.godebug");
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        System.setProperty("gort.godebug", "scheddetail=1");
+        try {
+            System.setErr(new PrintStream(buf, true, StandardCharsets.UTF_8));
+            Scheduler s = new Scheduler(TestSupport.config(1));
+            assertThrows(GortFatalError.class, () -> s.run(() -> new TestSupport.Sema(0).acquire()));
+        } finally {
+            System.setErr(oldErr);
+            if (old == null) {
+                System.clearProperty("gort.godebug");
+            } else {
+                System.setProperty("gort.godebug", old);
+            }
+        }
+        String err = buf.toString(StandardCharsets.UTF_8);
+        assertTrue(err.contains("fatal error: all goroutines are asleep - deadlock!"), err);
+        String sched = err.lines().filter(l -> l.startsWith("SCHED ")).findFirst().orElseThrow(() -> new AssertionError(err));
+        assertTrue(LONG.matcher(sched).matches(), sched);
+        assertTrue(err.lines().anyMatch(l -> l.equals("  G1: status=4(semacquire) m=nil lockedm=nil")), err);
+    }
+}

@@ -1,0 +1,326 @@
+package dev.gort.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.junit.jupiter.api.Test;
+
+/**
+ * sysmon + the poll, end to end on GOMAXPROCS=1, with the loops polling by hand exactly where the
+ * agent's backedge strategy would (the agent module runs the same workloads through the real
+ * transformer).
+ */
+class SysmonPreemptTest {
+    private static final long MS = 1_000_000L;
+
+    /** A call-free loop until {@code deadline}, polling at its back-edges when {@code polls}. */
+    static long spinUntil(long deadline, boolean polls) {
+        long x = 1;
+        for (;;) {
+            for (int i = 0; i < 1024; i++) {
+                x = x * 31 + i;
+                if (polls) {
+                    Poll.poll();
+                }
+            }
+            if (System.nanoTime() >= deadline) {
+                return x;
+            }
+            if (polls) {
+                Poll.poll();
+            }
+        }
+    }
+
+    private static final java.lang.management.ThreadMXBean THREADS =
+            java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /**
+     * A call-free loop that runs until it has used {@code cpuNanos} of CPU (summed over the carriers
+     * it ran on), publishing its progress. CPU time, not wall time: on a loaded 2-core machine the
+     * carrier may wait for a core, and "the loop has not ended yet" must mean the loop's own work.
+     */
+    static long spinCpu(long cpuNanos, boolean polls, AtomicLong progress) {
+        long x = 1;
+        Thread last = Thread.currentThread();
+        long lastCpu = THREADS.getCurrentThreadCpuTime();
+        long used = 0;
+        for (;;) {
+            for (int i = 0; i < 4096; i++) {
+                x = x * 31 + i;
+                if (polls) {
+                    Poll.poll();
+                }
+            }
+            Thread t = Thread.currentThread();
+            long cpu = THREADS.getCurrentThreadCpuTime();
+            if (t == last) {
+                used += cpu - lastCpu;
+            }
+            last = t;
+            lastCpu = cpu;
+            progress.set(used);
+            if (used >= cpuNanos) {
+                return x;
+            }
+            if (polls) {
+                Poll.poll();
+            }
+        }
+    }
+
+    /** starts: wall ns after the loop began; progress: the loop's CPU ns used when each started. */
+    private record TightLoop(long hogEnd, long[] starts, long[] progressAtStart, PreemptStats stats) { }
+
+    /**
+     * The simulator's tight-loop workload: a G runs a 40 ms call-free loop; three short Gs become
+     * runnable just after it starts.
+     */
+    private static TightLoop tightLoop(boolean polls) {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        AtomicLongArray starts = new AtomicLongArray(3);
+        AtomicLongArray progressAt = new AtomicLongArray(3);
+        AtomicLong progress = new AtomicLong();
+        AtomicLong t0 = new AtomicLong();
+        AtomicLong hogEnd = new AtomicLong();
+        s.run(() -> {
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            Scheduler rt = Scheduler.current();
+            rt.newproc(() -> {
+                Scheduler.gosched(); // start the loop on a fresh slice (not main's inherited one)
+                long start = System.nanoTime();
+                t0.set(start);
+                for (int k = 0; k < 3; k++) {
+                    int idx = k;
+                    rt.newproc(() -> {
+                        starts.set(idx, System.nanoTime());
+                        progressAt.set(idx, progress.get());
+                        done.release();
+                    });
+                }
+                spinCpu(40 * MS, polls, progress);
+                hogEnd.set(System.nanoTime());
+                done.release();
+            });
+            for (int i = 0; i < 4; i++) {
+                done.acquire();
+            }
+        });
+        long[] rel = new long[3];
+        long[] prog = new long[3];
+        for (int k = 0; k < 3; k++) {
+            rel[k] = starts.get(k) - t0.get();
+            prog[k] = progressAt.get(k);
+        }
+        return new TightLoop(hogEnd.get() - t0.get(), rel, prog, s.preempt.snapshot());
+    }
+
+    @Test
+    void tightLoopWithBackedgePollsLetsShortGoroutinesRunAfterOneSlice() {
+        TightLoop r = tightLoop(true);
+        System.out.printf("backedge: short Gs started at %.1f %.1f %.1f ms (loop CPU %.1f %.1f %.1f ms);"
+                + " loop ended at %.1f ms; %s%n", r.starts[0] / 1e6, r.starts[1] / 1e6, r.starts[2] / 1e6,
+                r.progressAtStart[0] / 1e6, r.progressAtStart[1] / 1e6, r.progressAtStart[2] / 1e6,
+                r.hogEnd / 1e6, r.stats);
+        for (int k = 0; k < 3; k++) {
+            // never before the slice ends (10 ms counted from sysmon's first sighting, after t0)...
+            assertTrue(r.starts[k] >= 9 * MS, "short G started before the 10 ms slice ended: "
+                    + r.starts[k] / 1e6 + " ms");
+            // ...and well before the loop ends (Go >= 1.14: after 10-20 ms of a 40 ms loop)
+            assertTrue(r.progressAtStart[k] < 30 * MS && r.starts[k] < r.hogEnd,
+                    "short G waited for (most of) the loop: loop CPU " + r.progressAtStart[k] / 1e6 + " ms");
+        }
+        assertTrue(r.stats.honoured() >= 1, r.stats.toString());
+        assertTrue(r.stats.sites().keySet().stream().anyMatch(k -> k.contains("SysmonPreemptTest.spinCpu")),
+                "preemption site not recorded: " + r.stats.sites());
+    }
+
+    @Test
+    void tightLoopWithoutPollsMakesShortGoroutinesWaitForTheWholeLoop() {
+        TightLoop r = tightLoop(false);
+        System.out.printf("none: short Gs started at %.1f %.1f %.1f ms; loop ended at %.1f ms; %s%n",
+                r.starts[0] / 1e6, r.starts[1] / 1e6, r.starts[2] / 1e6, r.hogEnd / 1e6, r.stats);
+        for (int k = 0; k < 3; k++) {
+            assertTrue(r.starts[k] >= r.hogEnd, "short G ran inside an unpreemptible loop");
+            assertTrue(r.progressAtStart[k] >= 40 * MS);
+        }
+        assertEquals(0, r.stats.honoured());
+        // sysmon still noticed the overrun and asked; nobody answered.
+        assertTrue(r.stats.requested() >= 1, r.stats.toString());
+        assertTrue(r.stats.unhonoured() >= 1, r.stats.toString());
+    }
+
+    /**
+     * A CPU hog and a ping-pong pair on one P. The pair hands off through runnext, so it shares one
+     * slice: sysmon preempts the chain after 10 ms and the hog runs; the hog is preempted in turn
+     * and the pair continues. Neither side starves.
+     */
+    @Test
+    void hogAndPingPongPairShareOnePAndTheRunnextChainIsPreemptedAsAUnit() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        // Runs until both sides had 6 turns (about 12 slices, ~150 ms on an idle machine); the 10 s
+        // cap only bounds a broken scheduler (one side starved) on a loaded machine.
+        final long runFor = 10_000 * MS;
+        final int turns = 6;
+        final int maxBursts = 10_000;
+        long[] burstStart = new long[maxBursts];
+        long[] burstEnd = new long[maxBursts];
+        int[] nbursts = new int[1];
+        AtomicLong exchanges = new AtomicLong();
+        AtomicLong hogTurns = new AtomicLong();
+        // Who ran last (1 hog, 2 pair): a change marks a turn. One P: no data race on the P, but the
+        // Gs may run on different carriers over time, hence volatile.
+        java.util.concurrent.atomic.AtomicInteger lastRunner = new java.util.concurrent.atomic.AtomicInteger();
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            TestSupport.Sema ping = new TestSupport.Sema(0);
+            TestSupport.Sema pong = new TestSupport.Sema(0);
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            long deadline = System.nanoTime() + runFor;
+            java.util.function.BooleanSupplier over = () -> System.nanoTime() >= deadline
+                    || (nbursts[0] > turns && hogTurns.get() > turns);
+            rt.newproc(() -> { // the hog
+                long x = 0;
+                while (!over.getAsBoolean()) {
+                    for (int i = 0; i < 256; i++) {
+                        x += i;
+                        Poll.poll();
+                    }
+                    if (lastRunner.getAndSet(1) != 1) {
+                        hogTurns.incrementAndGet();
+                    }
+                    Poll.poll();
+                }
+                done.release();
+            });
+            rt.newproc(() -> { // A pings; every hand-off goes through runnext (goready)
+                while (!over.getAsBoolean()) {
+                    ping.release();
+                    pong.acquire();
+                    long now = System.nanoTime();
+                    exchanges.incrementAndGet();
+                    if (lastRunner.getAndSet(2) != 2 && nbursts[0] < maxBursts) {
+                        burstStart[nbursts[0]++] = now;
+                    }
+                    if (nbursts[0] > 0) {
+                        burstEnd[nbursts[0] - 1] = now;
+                    }
+                    Poll.poll();
+                }
+                ping.release(); // if B waits for a ping, let it see the deadline
+                done.release();
+            });
+            rt.newproc(() -> { // B pongs
+                for (;;) {
+                    ping.acquire();
+                    boolean end = over.getAsBoolean();
+                    pong.release();
+                    if (end) {
+                        break;
+                    }
+                    Poll.poll();
+                }
+                done.release();
+            });
+            for (int i = 0; i < 3; i++) {
+                done.acquire();
+            }
+        });
+        PreemptStats st = s.preempt.snapshot();
+        int n = nbursts[0];
+        // the last burst may be cut short by the deadline: leave it out
+        long[] lens = new long[Math.max(0, n - 1)];
+        for (int i = 0; i < lens.length; i++) {
+            lens[i] = burstEnd[i] - burstStart[i];
+        }
+        java.util.Arrays.sort(lens);
+        long median = lens.length == 0 ? 0 : lens[lens.length / 2];
+        System.out.printf("pair: %d exchanges in %d bursts (median %.1f ms); hog turns %d; %s%n",
+                exchanges.get(), n, median / 1e6, hogTurns.get(), st);
+        assertTrue(exchanges.get() > 1000, "the pair made no progress next to the hog");
+        assertTrue(n > turns, "the pair ran in " + n + " bursts: the hog or the pair was never preempted");
+        assertTrue(hogTurns.get() > turns, "the hog never got the P back from the pair");
+        // One slice per burst: the hand-offs through runnext do not restart the slice (else the pair
+        // would never be preempted, or with a restart per hand-off never at all), and the chain is
+        // not preempted before forcePreemptNS.
+        assertTrue(median >= 8 * MS, "median pair burst " + median / 1e6 + " ms: slice restarted?");
+        assertTrue(st.honoured() >= 4, st.toString());
+    }
+
+    /** A fake timer layer: one timer far in the future on P0, so that idling is not a deadlock. */
+    private static final class FarTimer implements Timers {
+        final long when = System.nanoTime() + 60_000 * MS;
+
+        @Override
+        public long check(M mp, P pp, long now) {
+            return pp.id == 0 ? when : 0;
+        }
+
+        @Override
+        public boolean hasTimers(P pp) {
+            return false;
+        }
+
+        @Override
+        public long stealTimers(M mp, P thief, P victim, long now) {
+            return 0;
+        }
+
+        @Override
+        public long checkTimersNoP(Scheduler sched, P[] allp, long pollUntil) {
+            return pollUntil == 0 || when < pollUntil ? when : pollUntil;
+        }
+
+        @Override
+        public long wakeTime(P pp) {
+            return pp.id == 0 ? when : 0;
+        }
+
+        @Override
+        public void take(P from, P to) {
+        }
+    }
+
+    /** sysmon sleeps deeply while every P is idle and is woken when work appears. */
+    @Test
+    void sysmonDeepSleepsWhileIdleAndWakesForNewWork() throws Exception {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        s.timers = new FarTimer(); // a pending timer: all Ps idle is not a deadlock
+        TestSupport.Sema gate = new TestSupport.Sema(0);
+        java.util.concurrent.CountDownLatch parked = new java.util.concurrent.CountDownLatch(1);
+        long[] preemptedAfter = new long[1];
+        Thread runner = new Thread(() -> s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            rt.newproc(parked::countDown);
+            gate.acquire(); // every P idle now: sysmon deep-sleeps
+            // woken by a non-gort thread; now a hog: sysmon must be awake to preempt it
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            long[] t0 = new long[1];
+            rt.newproc(() -> {
+                Scheduler.gosched();
+                t0[0] = System.nanoTime();
+                rt.newproc(() -> {
+                    preemptedAfter[0] = System.nanoTime() - t0[0];
+                    done.release();
+                });
+                spinUntil(t0[0] + 200 * MS, true);
+                done.release();
+            });
+            done.acquire();
+            done.acquire();
+        }));
+        runner.start();
+        parked.await();
+        long until = System.nanoTime() + 5_000 * MS;
+        while (s.sysmon.deepSleeps() == 0 && System.nanoTime() < until) {
+            Thread.onSpinWait();
+        }
+        assertTrue(s.sysmon.deepSleeps() >= 1, "sysmon never deep-slept with every P idle");
+        gate.release();
+        runner.join(10_000);
+        assertTrue(preemptedAfter[0] > 0 && preemptedAfter[0] < 150 * MS,
+                "hog after a deep sleep not preempted in time: " + preemptedAfter[0] / 1e6 + " ms");
+    }
+}

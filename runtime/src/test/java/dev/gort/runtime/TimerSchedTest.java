@@ -1,0 +1,338 @@
+package dev.gort.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** How the scheduler serves timers: who runs them, where readied goroutines go, how idle Ms sleep. */
+@Timeout(60)
+class TimerSchedTest {
+    private static final long MS = 1_000_000L;
+
+    /** Adds t (not armed) to pp's heap at when, as maybeAdd does for the current P, then wakes the poller. */
+    static void addToP(Scheduler s, P pp, Timer t, long when) {
+        TimerHeap h = pp.timers;
+        synchronized (h) {
+            synchronized (t) {
+                t.when = when;
+                t.state |= Timer.timerHeaped;
+                h.addHeap(t);
+                t.publish();
+            }
+            h.publishLen();
+        }
+        s.wakeNetPoller(when);
+    }
+
+    private static void run(Scheduler s, Runnable body) {
+        AtomicReference<Throwable> err = new AtomicReference<>();
+        s.run(() -> {
+            try {
+                body.run();
+            } catch (Throwable t) {
+                err.set(t);
+            }
+        });
+        if (err.get() != null) {
+            throw new AssertionError(err.get());
+        }
+    }
+
+    @Test
+    void sleepZeroOrNegativeReturnsWithoutYielding() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        run(s, () -> {
+            AtomicBoolean ran = new AtomicBoolean();
+            Scheduler.current().newproc(() -> ran.set(true)); // in runnext: runs at our first yield
+            Timer.timeSleep(0);
+            Timer.timeSleep(-5);
+            assertTrue(!ran.get(), "Sleep(d <= 0) yielded");
+            // (Sleep(1ns) parks too, but its timer may be due by the time findRunnable checks the timers:
+            // then main is readied into runnext ahead of the other goroutine, as in Go.)
+            Timer.timeSleep(200 * MS);
+            assertTrue(ran.get(), "Sleep(200ms) parks, so the other goroutine ran");
+        });
+    }
+
+    @Test
+    void sleepingGoroutineIsWaitingWithReasonSleep() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        run(s, () -> {
+            // an hour: its timer must not fire during the test, however loaded the machine
+            G sleeper = Scheduler.current().newproc(() -> Timer.timeSleep(3_600_000 * MS));
+            Timer.timeSleep(10 * MS); // the sleeper ran first (runnext), now it sleeps
+            assertEquals(G._Gwaiting, sleeper.readgstatus());
+            assertEquals(WaitReason.SLEEP, sleeper.waitReason());
+        });
+    }
+
+    /** An M whose P has only timers sleeps until the earliest one, not until a later one. */
+    @Test
+    void idleMWakesAtEarliestTimer() {
+        for (int procs : new int[] {1, 2}) {
+            Scheduler s = new Scheduler(TestSupport.config(procs));
+            run(s, () -> {
+                Scheduler rt = Scheduler.current();
+                rt.newproc(() -> Timer.timeSleep(3_600_000 * MS)); // a later timer somewhere
+                Timer.timeSleep(5 * MS);
+                long t0 = Scheduler.nanotime();
+                Timer.timeSleep(30 * MS);
+                long slept = Scheduler.nanotime() - t0;
+                assertTrue(slept >= 30 * MS, "slept only " + slept / MS + " ms");
+                assertTrue(slept < 1_000 * MS, "woke for the later timer: slept " + slept / MS + " ms");
+            });
+        }
+    }
+
+    /**
+     * The lost-wake-up case of the idle poller: all goroutines asleep, one M sleeping until a timer
+     * one hour away; a timer added for 20 ms from now (here from outside the runtime, which puts it
+     * in P0's heap and calls wakeNetPoller) must cut that sleep short.
+     */
+    @Test
+    void earlierTimerBreaksTheIdlePollersSleep() throws Exception {
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        TestSupport.Sema[] gate = new TestSupport.Sema[1];
+        CountDownLatch parked = new CountDownLatch(1);
+        Thread runner = new Thread(() -> s.run(() -> {
+            gate[0] = new TestSupport.Sema(0);
+            Scheduler.current().newproc(() -> Timer.timeSleep(3_600_000 * MS));
+            Timer.timeSleep(1 * MS); // let the hour sleeper park
+            parked.countDown();
+            gate[0].acquire();
+        }));
+        runner.start();
+        assertTrue(parked.await(10, TimeUnit.SECONDS));
+        // wait until every M is idle or polling: main is parked on the gate
+        long deadline = System.nanoTime() + 5_000 * MS;
+        while (s.allgs().stream().anyMatch(g -> g.readgstatus() != G._Gwaiting) && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        long t0 = Scheduler.nanotime();
+        AtomicLong firedAt = new AtomicLong();
+        Timer t = new Timer(s, (arg, seq, delay) -> {
+            firedAt.set(Scheduler.nanotime());
+            gate[0].release();
+        }, null);
+        t.reset(t0 + 20 * MS, 0);
+        runner.join(10_000);
+        assertTrue(!runner.isAlive(), "main never woke");
+        long after = firedAt.get() - t0;
+        assertTrue(after >= 20 * MS && after < 1_000 * MS, "timer ran after " + after / MS + " ms");
+    }
+
+    /** Timers of an idle P are run by another M (the thief) when they are due. */
+    @Test
+    void idleRuntimeWakesForTimerOnAnotherIdleP() {
+        idleRuntimeWakesForTimerOnAnotherIdleP(TestSupport.config(2));
+    }
+
+    /** The same with work stealing switched off, and with spinning Ms switched off. */
+    @Test
+    void idleRuntimeWakesForTimerOnAnotherIdlePWithoutStealingOrSpinning() {
+        idleRuntimeWakesForTimerOnAnotherIdleP(TestSupport.config(2).withStealing(false));
+        idleRuntimeWakesForTimerOnAnotherIdleP(TestSupport.config(2).withSpinning(false));
+    }
+
+    private static void idleRuntimeWakesForTimerOnAnotherIdleP(Config config) {
+        Scheduler s = new Scheduler(config);
+        AtomicInteger ranOnP = new AtomicInteger(-1);
+        run(s, () -> {
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            P p1 = s.allp[1];
+            assertEquals(P._Pidle, p1.status(), "P1 idle at start");
+            long t0 = Scheduler.nanotime();
+            Timer t = new Timer(s, (arg, seq, delay) -> {
+                ranOnP.set(M.current().p.id);
+                done.release();
+            }, null);
+            addToP(s, p1, t, t0 + 30 * MS);
+            done.acquire(); // every goroutine asleep: the idle Ms must serve P1's timer
+            long took = Scheduler.nanotime() - t0;
+            assertTrue(took >= 30 * MS && took < 1_000 * MS, "woke after " + took / MS + " ms");
+        });
+        assertTrue(ranOnP.get() >= 0);
+    }
+
+    /**
+     * A P whose M is busy (a goroutine that never yields) still has its due timers run: another M
+     * steals them on its last steal pass, and the readied work lands on the thief's P.
+     */
+    @Test
+    void busyOwnersTimerIsRunByAThief() {
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        run(s, () -> {
+            AtomicInteger ranOnP = new AtomicInteger(-1);
+            AtomicLong ranAt = new AtomicLong();
+            int owner = M.current().p.id;
+            long t0 = Scheduler.nanotime();
+            Timer t = new Timer(s, (arg, seq, delay) -> {
+                ranOnP.set(M.current().p.id);
+                ranAt.set(Scheduler.nanotime());
+            }, null);
+            t.reset(t0 + 20 * MS, 0); // goes to our own P's heap
+            assertEquals(1, M.current().p.timers.len());
+            // Busy: never yield, so our own M can never run our P's timers. m.locks makes the loop
+            // unpreemptible even if this class were instrumented with yield points.
+            M mp = M.current();
+            mp.locks++;
+            try {
+                long deadline = t0 + 5_000 * MS;
+                while (ranOnP.get() < 0 && Scheduler.nanotime() < deadline) {
+                    Thread.onSpinWait();
+                }
+            } finally {
+                mp.locks--;
+            }
+            assertTrue(ranOnP.get() >= 0, "nobody ran the busy P's timer");
+            assertNotEquals(owner, ranOnP.get(), "the timer must run on the thief's P");
+            long late = ranAt.get() - (t0 + 20 * MS);
+            assertTrue(late >= 0 && late < 1_000 * MS, "ran " + late / MS + " ms late");
+        });
+    }
+
+    /**
+     * A goroutine readied by a timer goes to the runnext of the P that ran the timer: ahead of the
+     * goroutines already in the ring, and kicking the old runnext to the ring's tail.
+     */
+    @Test
+    void timerReadiesIntoRunnextOfTheRunningP() {
+        List<String> order = new CopyOnWriteArrayList<>();
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        run(s, () -> {
+            Scheduler rt = Scheduler.current();
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            TestSupport.Sema started = new TestSupport.Sema(0);
+            rt.newproc(() -> {
+                started.release(); // readies main into runnext; main runs once we park below
+                Timer.timeSleep(5 * MS);
+                order.add("sleeper");
+                done.release();
+            });
+            started.acquire(); // the sleeper (runnext) runs and parks in Sleep
+            long until = Scheduler.nanotime() + 30 * MS;
+            while (Scheduler.nanotime() < until) {
+                Thread.onSpinWait(); // busy: the sleeper's timer becomes overdue meanwhile
+            }
+            for (String name : new String[] {"x1", "x2"}) {
+                rt.newproc(() -> {
+                    order.add(name);
+                    done.release();
+                });
+            }
+            // runq: [x1], runnext: x2. Parking runs findRunnable: the timer readies the sleeper into
+            // runnext (x2 kicked to the tail), so: sleeper, x1, x2.
+            for (int i = 0; i < 3; i++) {
+                done.acquire();
+            }
+        });
+        assertEquals(List.of("sleeper", "x1", "x2"), order);
+    }
+
+    /** 10,000 goroutines sleeping 50 ms on 2 Ps finish in about one sleep, on a handful of threads. */
+    @Test
+    void sleepingGoroutinesHoldNoCarrier() {
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        AtomicLong took = new AtomicLong();
+        AtomicLong maxThreads = new AtomicLong();
+        run(s, () -> {
+            final int n = 10_000;
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            Scheduler rt = Scheduler.current();
+            long t0 = Scheduler.nanotime();
+            for (int i = 0; i < n; i++) {
+                rt.newproc(() -> {
+                    Timer.timeSleep(50 * MS);
+                    done.release();
+                });
+            }
+            for (int i = 0; i < n; i++) {
+                done.acquire();
+            }
+            took.set(Scheduler.nanotime() - t0);
+            maxThreads.set(rt.mcountPublic());
+        });
+        long ms = took.get() / MS;
+        assertTrue(took.get() >= 50 * MS, "took only " + ms + " ms");
+        long threads = maxThreads.get();
+        System.out.println("10,000 goroutines sleeping 50 ms on GOMAXPROCS=2: " + ms + " ms, " + threads + " threads");
+        // held carriers would need 10,000 / 2 * 50 ms = 250 s (the bound leaves room for a loaded CI box)
+        assertTrue(ms < 5_000, "10,000 sleeps of 50 ms took " + ms + " ms");
+        assertTrue(threads <= 8, "threads=" + threads);
+    }
+
+    /** A pending timer is a future wake-up: no deadlock report while one exists, one once none is left. */
+    @Test
+    void timerOnlyProgramIsDeadlockedOnlyOnceNoTimerIsLeft() {
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        AtomicLong firedAt = new AtomicLong();
+        long[] t0 = new long[1];
+        GortFatalError e = assertThrows(GortFatalError.class, () -> s.run(() -> {
+            t0[0] = Scheduler.nanotime();
+            Timer t = new Timer(Scheduler.current(), (arg, seq, delay) -> firedAt.set(Scheduler.nanotime()), null);
+            t.reset(t0[0] + 50 * MS, 0);
+            new TestSupport.Sema(0).acquire(); // nobody will ever release this
+        }));
+        assertEquals("all goroutines are asleep - deadlock!", e.getMessage());
+        assertTrue(firedAt.get() - t0[0] >= 50 * MS, "deadlock reported while a timer was pending");
+    }
+
+    /**
+     * A stopped timer is not a future wake-up: the owning P sweeps its zombies before going idle, so
+     * a program whose only timer was stopped is reported at once, not when the timer would have fired.
+     */
+    @Test
+    void stoppedTimerDoesNotHideDeadlock() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        long t0 = Scheduler.nanotime();
+        GortFatalError e = assertThrows(GortFatalError.class, () -> s.run(() -> {
+            Timer t = new Timer(Scheduler.current(), (arg, seq, delay) -> { }, null);
+            t.reset(Scheduler.nanotime() + 3_600_000 * MS, 0);
+            assertTrue(t.stop());
+            new TestSupport.Sema(0).acquire(); // nobody will ever release this
+        }));
+        assertEquals("all goroutines are asleep - deadlock!", e.getMessage());
+        assertTrue(Scheduler.nanotime() - t0 < 30_000 * MS, "reported late");
+    }
+
+    /** A sleeping main is not a deadlock, even when every other goroutine is blocked forever. */
+    @Test
+    void sleepingIsNotDeadlock() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        run(s, () -> {
+            Scheduler.current().newproc(() -> new TestSupport.Sema(0).acquire());
+            Timer.timeSleep(30 * MS);
+        });
+    }
+
+    /** GOMAXPROCS shrinking moves a destroyed P's timers to P0 (take). */
+    @Test
+    void procresizeMovesTimersOfDestroyedPs() {
+        Scheduler s = new Scheduler(TestSupport.config(4));
+        run(s, () -> {
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            long t0 = Scheduler.nanotime();
+            Timer t = new Timer(s, (arg, seq, delay) -> done.release(), null);
+            Timer dead = new Timer(s, (arg, seq, delay) -> done.release(), null);
+            addToP(s, s.allp[3], t, t0 + 40 * MS);
+            addToP(s, s.allp[3], dead, t0 + 40 * MS);
+            dead.stop();
+            s.gomaxprocs(2);
+            assertEquals(1, s.allp[0].timers.len(), "P0 received the live timer, not the stopped one");
+            done.acquire();
+            assertTrue(Scheduler.nanotime() - t0 >= 40 * MS);
+        });
+    }
+}

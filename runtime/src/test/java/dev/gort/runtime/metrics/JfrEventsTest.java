@@ -1,0 +1,75 @@
+package dev.gort.runtime.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gort.runtime.Scheduler;
+import dev.gort.runtime.trace.Workloads;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import jdk.jfr.Configuration;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Test;
+
+/**
+ * gort's JFR events as JDK Mission Control would read them: a recording with the shipped gort.jfc
+ * settings turns the hooks on; the file holds gort.GoroutineStart/End/Run/Park/Unblock and the
+ * periodic gort.SchedStats (read back with jdk.jfr.consumer.RecordingFile).
+ */
+class JfrEventsTest {
+    @Test
+    void recordingWithGortSettingsHasGoroutineEvents() throws Exception {
+        Configuration gortJfc;
+        try (var in = dev.gort.runtime.trace.Tracer.class.getResourceAsStream("gort.jfc")) {
+            gortJfc = Configuration.create(new java.io.InputStreamReader(in));
+        }
+        Path file = Files.createTempFile("gort", ".jfr");
+        Workloads.Run run;
+        try (Recording rec = new Recording(gortJfc)) {
+            rec.enable("gort.SchedStats").withPeriod(Duration.ofMillis(20));
+            rec.start();
+            run = Workloads.fanOut(Workloads.config(2, true), 10, 2_000_000);
+            rec.stop();
+            rec.dump(file);
+        }
+        List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+        Map<String, Integer> counts = new HashMap<>();
+        for (RecordedEvent e : events) {
+            counts.merge(e.getEventType().getName(), 1, Integer::sum);
+        }
+        assertEquals(11, counts.getOrDefault("gort.GoroutineStart", 0), counts::toString); // main + 10
+        assertTrue(counts.getOrDefault("gort.GoroutineEnd", 0) >= 10, counts::toString);
+        assertTrue(counts.getOrDefault("gort.GoroutineRun", 0) >= 11, counts::toString);
+        assertTrue(counts.getOrDefault("gort.Park", 0) >= 1, counts::toString);
+        assertTrue(counts.getOrDefault("gort.SchedStats", 0) >= 1, counts::toString);
+        RecordedEvent runEv = events.stream().filter(e -> e.getEventType().getName().equals("gort.GoroutineRun")
+                && e.getString("stopReason").equals("exit")).findFirst().orElseThrow();
+        assertTrue(runEv.getLong("goid") > 1);
+        assertFalse(runEv.getString("from").isEmpty());
+        assertTrue(runEv.getDuration().toNanos() >= 2_000_000, "a 2 ms run: " + runEv.getDuration());
+        assertTrue(runEv.getThread().getJavaName().contains("-M"), "attributed to the carrier: " + runEv.getThread().getJavaName());
+        RecordedEvent park = events.stream().filter(e -> e.getEventType().getName().equals("gort.Park")).findFirst().orElseThrow();
+        assertEquals("semacquire", park.getString("reason"));
+        Files.deleteIfExists(file);
+        // after the recording, the hooks are off again
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        assertFalse(s.trace.on);
+    }
+
+    @Test
+    void defaultSettingsDoNotTurnTheHooksOn() throws Exception {
+        try (Recording rec = new Recording(Configuration.getConfiguration("default"))) {
+            rec.start();
+            Scheduler s = new Scheduler(Workloads.config(1, true));
+            assertFalse(s.trace.on, "a default JFR recording must not enable gort's per-goroutine hooks");
+            rec.stop();
+        }
+    }
+}

@@ -1,0 +1,123 @@
+package dev.gort.runtime.trace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The trace validator on real runs of the simulator's workloads under GOMAXPROCS 1..4 with stealing
+ * on and off: every G finishes, its slices cover its declared work, no G is in two places, P lanes
+ * never overlap, queue moves conserve Gs.
+ */
+class TraceValidatorTest {
+    static Stream<Arguments> grid() {
+        Stream.Builder<Arguments> b = Stream.builder();
+        for (int procs = 1; procs <= 4; procs++) {
+            b.add(Arguments.of(procs, true));
+            b.add(Arguments.of(procs, false));
+        }
+        return b.build();
+    }
+
+    private static void check(Workloads.Run r, int procs) {
+        Trace t = r.trace();
+        assertNotNull(t);
+        TraceValidator.Result res = TraceValidator.validate(t, true, r.work());
+        assertTrue(res.ok(), () -> t.workload + " GOMAXPROCS=" + procs + ": " + res);
+        assertEquals(r.sched().config().gomaxprocs(), t.initialProcs);
+        // every G created in the run appears, and all are dead at the end (main included)
+        assertEquals(t.goroutines.size(), res.goroutines.size());
+        assertEquals(res.goroutines.size(), res.count(TraceValidator.DEAD), () -> t.workload + ": not all Gs finished: " + res.goroutines);
+    }
+
+    @ParameterizedTest(name = "fan-out GOMAXPROCS={0} stealing={1}")
+    @MethodSource("grid")
+    void fanOut(int procs, boolean stealing) {
+        Workloads.Run r = Workloads.fanOut(Workloads.config(procs, stealing), 48, 200_000);
+        check(r, procs);
+        Trace t = r.trace();
+        assertEquals(48, t.count(Ev.GO_CREATE) - 1); // + main
+        // go f() puts each new G in runnext and kicks the previous one to the local queue (reference 004)
+        assertTrue(t.count(Ev.RUNQ_KICK) >= 40, "kicks: " + t.count(Ev.RUNQ_KICK));
+        if (!stealing) {
+            assertEquals(0, t.count(Ev.STEAL));
+            for (int i = 0; i < t.size(); i++) {
+                if (t.code(i) == Ev.GO_START) {
+                    assertTrue(t.small(i) != Ev.F_STOLEN);
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "ping-pong GOMAXPROCS={0} stealing={1}")
+    @MethodSource("grid")
+    void pingPong(int procs, boolean stealing) {
+        Workloads.Run r = Workloads.pingPong(Workloads.config(procs, stealing), 2000);
+        check(r, procs);
+        Trace t = r.trace();
+        // each hand-off unblocks the partner into runnext
+        assertTrue(t.count(Ev.GO_UNBLOCK) >= 2000, "unblocks: " + t.count(Ev.GO_UNBLOCK));
+        assertTrue(t.objects.values().stream().anyMatch(d -> d.startsWith("sema ping")), t.objects::toString);
+    }
+
+    @ParameterizedTest(name = "yield-loop GOMAXPROCS={0} stealing={1}")
+    @MethodSource("grid")
+    void yieldLoop(int procs, boolean stealing) {
+        Workloads.Run r = Workloads.yieldLoop(Workloads.config(procs, stealing), 6, 10, 100_000);
+        check(r, procs);
+        assertTrue(r.trace().count(Ev.GO_STOP) >= 60);
+    }
+
+    /** The validator is not a rubber stamp: corrupting a real trace is caught. */
+    @Test
+    void detectsAGoroutineInTwoPlaces() {
+        Workloads.Run r = Workloads.fanOut(Workloads.config(2, true), 8, 50_000);
+        Trace t = r.trace();
+        assertTrue(TraceValidator.validate(t).ok());
+        // make the second GoStart claim the G of the first one while that one may still be anywhere
+        int first = -1;
+        int second = -1;
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == Ev.GO_START) {
+                if (first < 0) {
+                    first = i;
+                } else if (t.g(i) != t.g(first)) {
+                    second = i;
+                    break;
+                }
+            }
+        }
+        assertTrue(second > 0);
+        long saved = t.g[second];
+        t.g[second] = t.g[first];
+        TraceValidator.Result res = TraceValidator.validate(t);
+        assertFalse(res.ok(), "a G started twice was not noticed");
+        t.g[second] = saved;
+        // overlapping lanes: drop a GoStop so the next start on that P overlaps
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == Ev.GO_STOP && t.small(i) == Ev.S_EXIT) {
+                t.code[i] = Ev.SPIN_START;
+                break;
+            }
+        }
+        TraceValidator.Result res2 = TraceValidator.validate(t, true, r.work());
+        assertFalse(res2.ok(), "a missing stop was not noticed");
+        assertTrue(res2.errors.stream().anyMatch(e -> e.contains("overlap") || e.contains("neither finished")), res2::toString);
+    }
+
+    @Test
+    void declaredWorkMustBeCovered() {
+        Workloads.Run r = Workloads.fanOut(Workloads.config(2, true), 4, 100_000);
+        java.util.Map<Long, Long> tooMuch = new java.util.HashMap<>();
+        r.work().forEach((g, w) -> tooMuch.put(g, w * 1000));
+        assertFalse(TraceValidator.validate(r.trace(), true, tooMuch).ok());
+        assertTrue(TraceValidator.validate(r.trace(), true, r.work()).ok());
+    }
+}

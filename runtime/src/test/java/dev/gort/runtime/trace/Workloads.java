@@ -1,0 +1,162 @@
+package dev.gort.runtime.trace;
+
+import dev.gort.runtime.Config;
+import dev.gort.runtime.G;
+import dev.gort.runtime.Scheduler;
+import dev.gort.runtime.WaitReason;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The simulator's workloads (reference 004) as real gort programs, for the tracer's tests: fan-out,
+ * ping-pong and a yielding loop (the tight loop needs the preemption layer; syscalls the syscall
+ * layer). Each returns the busy work every goroutine declared, so the validator can check that its
+ * run slices cover it. Built only on the public runtime API (gopark/goready), not on channels.
+ */
+public final class Workloads {
+    private Workloads() {}
+
+    /** A traced run: the trace and the work each G declared (goid -> ns). */
+    public record Run(Trace trace, Map<Long, Long> work, Scheduler sched) {}
+
+    public static Config config(int procs, boolean stealing) {
+        return Config.fromEnvironment().withGomaxprocs(procs).withStealing(stealing).withPanicExits(false);
+    }
+
+    /** Counting semaphore whose waiters park as goroutines (FIFO), with a description for traces and dumps. */
+    public static final class Sema implements dev.gort.runtime.Describable {
+        private final Object lock = new Object();
+        private final ArrayDeque<G> waiters = new ArrayDeque<>();
+        private final String name;
+        private int count;
+
+        public Sema(String name, int initial) {
+            this.name = name;
+            this.count = initial;
+        }
+
+        public void acquire() {
+            for (;;) {
+                synchronized (lock) {
+                    if (count > 0) {
+                        count--;
+                        return;
+                    }
+                }
+                Scheduler.gopark((G gp, Sema s) -> {
+                    synchronized (s.lock) {
+                        if (s.count > 0) {
+                            return false;
+                        }
+                        s.waiters.add(gp);
+                        return true;
+                    }
+                }, this, WaitReason.SEMACQUIRE, this);
+            }
+        }
+
+        public void release() {
+            G w;
+            synchronized (lock) {
+                count++;
+                w = waiters.poll();
+            }
+            if (w != null) {
+                w.scheduler().goready(w);
+            }
+        }
+
+        @Override
+        public String describe() {
+            synchronized (lock) {
+                return "sema " + name + " (count " + count + ", " + waiters.size() + " waiting)";
+            }
+        }
+    }
+
+    /** Busy work of {@code ns} wall-clock nanoseconds with no yield point. */
+    public static void spin(long ns) {
+        long end = System.nanoTime() + ns;
+        while (System.nanoTime() - end < 0) {
+            Thread.onSpinWait();
+        }
+    }
+
+    private static Run traced(Config cfg, String name, Map<Long, Long> work, Runnable main) {
+        Scheduler s = new Scheduler(cfg);
+        s.trace.start(new Tracer.Options().workload(name));
+        s.run(main);
+        Trace t = s.trace.stop();
+        return new Run(t, work, s);
+    }
+
+    /** Fan-out: main starts {@code n} goroutines of {@code workNs} busy work each on P0 and waits for all. */
+    public static Run fanOut(Config cfg, int n, long workNs) {
+        Map<Long, Long> work = new ConcurrentHashMap<>();
+        return traced(cfg, "fan-out", work, () -> {
+            Sema done = new Sema("done", 0);
+            Scheduler rt = Scheduler.current();
+            for (int i = 0; i < n; i++) {
+                G g = rt.newproc(() -> {
+                    spin(workNs);
+                    done.release();
+                });
+                work.put(g.goid, workNs);
+            }
+            for (int i = 0; i < n; i++) {
+                done.acquire();
+            }
+        });
+    }
+
+    /** Ping-pong: two goroutines hand a token back and forth {@code rounds} times. */
+    public static Run pingPong(Config cfg, int rounds) {
+        return traced(cfg, "ping-pong", Map.of(), () -> pingPongBody(rounds));
+    }
+
+    static void pingPongBody(int rounds) {
+        Sema ping = new Sema("ping", 0);
+        Sema pong = new Sema("pong", 0);
+        Sema done = new Sema("done", 0);
+        Scheduler rt = Scheduler.current();
+        rt.newproc(() -> {
+            for (int i = 0; i < rounds; i++) {
+                ping.acquire();
+                pong.release();
+            }
+            done.release();
+        });
+        rt.newproc(() -> {
+            for (int i = 0; i < rounds; i++) {
+                ping.release();
+                pong.acquire();
+            }
+            done.release();
+        });
+        done.acquire();
+        done.acquire();
+    }
+
+    /** Yield loop: {@code n} goroutines each do {@code rounds} x {@code sliceNs} of work, calling Gosched between. */
+    public static Run yieldLoop(Config cfg, int n, int rounds, long sliceNs) {
+        Map<Long, Long> work = new ConcurrentHashMap<>();
+        return traced(cfg, "yield-loop", work, () -> {
+            Sema done = new Sema("done", 0);
+            Scheduler rt = Scheduler.current();
+            for (int i = 0; i < n; i++) {
+                G g = rt.newproc(() -> {
+                    for (int r = 0; r < rounds; r++) {
+                        spin(sliceNs);
+                        Scheduler.gosched();
+                    }
+                    done.release();
+                });
+                work.put(g.goid, rounds * sliceNs);
+            }
+            for (int i = 0; i < n; i++) {
+                done.acquire();
+            }
+        });
+    }
+}
