@@ -9,6 +9,7 @@
 #   BENCH_PROCS="1 2"          GOMAXPROCS values (default: 1, 2 and the machine's cores)
 #   BENCH_JMH="..."            JMH options replacing the short-budget ones
 #   BENCH_PARKED=1000000       tasks parked at once in the parked-memory workload
+#   BENCH_FULL=1               no budget cuts (every TimerLatency delay)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
@@ -72,17 +73,30 @@ bench() { # bench <csv name> <jvm args> <jmh args...>; JMH_OPTS (an array) overr
     || echo "   (JMH exited with $?; see $log)"
 }
 
+# Budget cuts (BENCH_FULL=1 lifts them): TimerLatency at one delay only.
+cuts=(-p delayUs=1000)
+[ -n "${BENCH_FULL:-}" ] && cuts=()
+
 # 1. Every workload at each GOMAXPROCS value; virtual threads get as many carriers.
+#    (TightLoop, Parked and the P-independent Preempt* classes have passes of their own.)
 for p in $procs; do
-  bench "p$p" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=$p" "$include" -e 'dev.gort.bench.TightLoop|dev.gort.bench.Parked[.]' \
-    -p gomaxprocs="$p" -p procs="$p"
+  # -prof gc: bytes allocated per operation (all threads), a figure the machine's load does not blur
+  bench "p$p" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=$p" "$include" \
+    -e 'dev.gort.bench.TightLoop|dev.gort.bench.Parked[.]|dev.gort.bench.Preempt' \
+    -p gomaxprocs="$p" -p procs="$p" "${cuts[@]}" -prof gc
 done
+
+# 1b. Preemption overhead and latency per strategy (instrumented in-process; no P parameter).
+if [[ "dev.gort.bench.PreemptOverhead" =~ $include ]] && [ -f "$here/src/main/java/dev/gort/bench/PreemptOverhead.java" ]; then
+  bench "preempt" "$base_jvm" 'dev.gort.bench.Preempt'
+fi
 
 # 2. Tight loop on one P / one carrier: gort per preemption strategy, then virtual threads.
 if [[ "dev.gort.bench.TightLoop" =~ $include ]]; then
   if [ -n "$agent" ]; then
     for s in none entry backedge budget; do
-      bench "tight-$s" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=1 -javaagent:$agent -Dgort.preempt=$s" \
+      # the agent skips dev/gort/ classes: force the hog's loop (Work.spin) in
+      bench "tight-$s" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=1 -javaagent:$agent -Dgort.preempt=$s -Dgort.agent.include=dev/gort/bench/Work" \
         'TightLoop' -p impl=gort -p gomaxprocs=1 -p preempt="$s"
     done
   else
@@ -93,7 +107,7 @@ fi
 
 # 3. Parked memory (single shots; a million tasks need a bigger heap).
 if [[ "dev.gort.bench.Parked" =~ $include ]]; then
-  JMH_OPTS=(-f 1 -wi 1 -i 3 -to 5min -foe false)
+  JMH_OPTS=(-f 1 -wi 0 -i 2 -to 5min -foe false) # memory does not need JIT warm-up
   bench "parked" "$base_jvm -Xmx6g -Djdk.virtualThreadScheduler.parallelism=$cores" 'Parked' -p gomaxprocs="$cores" -p tasks="$parked"
   unset JMH_OPTS
 fi

@@ -192,29 +192,64 @@ class GoTimeTest {
         timerStopStress(SECOND);
     }
 
-    /** TestTimerStopStress at a tenth of the scale, for the default tier. */
+    /**
+     * TestTimerStopStress at a tenth of the scale, for the default tier. The invariant is strict (a
+     * timer whose Stop returned true never runs its function); "every Stop came in time" depends on
+     * the machine not stalling for a whole unit, so that part retries with a doubled unit, as Go's
+     * timing tests do.
+     */
     @Test
     void testTimerStopStressShort() {
-        timerStopStress(100 * MILLISECOND);
+        for (long unit = 100 * MILLISECOND; ; unit *= 2) {
+            String err = timerStopStressOnce(unit);
+            if (err == null) {
+                return;
+            }
+            if (unit >= 800 * MILLISECOND) {
+                fail(err);
+            }
+            System.out.println(err + "; trying unit " + unit * 2 / MILLISECOND + "ms");
+        }
     }
 
     private static void timerStopStress(long unit) {
-        AtomicInteger fired = new AtomicInteger();
-        AtomicInteger notStopped = new AtomicInteger();
+        String err = timerStopStressOnce(unit);
+        if (err != null) {
+            fail(err);
+        }
+    }
+
+    /** Returns null, or why the run failed; throws if a stopped timer ran (never a timing issue). */
+    private static String timerStopStressOnce(long unit) {
+        final int n = 100;
+        AtomicInteger[] fired = new AtomicInteger[n];
+        boolean[] stopped = new boolean[n];
         TimeTestSupport.run(Runtime.getRuntime().availableProcessors(), () -> {
-            for (int i = 0; i < 100; i++) {
+            for (int i = 0; i < n; i++) {
+                int id = i;
+                fired[id] = new AtomicInteger();
                 Go.go(() -> {
-                    Timer timer = Time.afterFunc(2 * unit, fired::incrementAndGet);
+                    Timer timer = Time.afterFunc(2 * unit, fired[id]::incrementAndGet);
                     Time.sleep(unit);
-                    if (!timer.stop()) {
-                        notStopped.incrementAndGet();
+                    synchronized (stopped) {
+                        stopped[id] = timer.stop();
                     }
                 });
             }
             Time.sleep(3 * unit);
         });
-        assertEquals(0, fired.get(), "timers were not stopped");
-        assertEquals(0, notStopped.get(), "Stop of a pending timer returned false");
+        int late = 0;
+        synchronized (stopped) {
+            for (int i = 0; i < n; i++) {
+                if (stopped[i]) {
+                    assertEquals(0, fired[i].get(), "timer " + i + " ran although Stop returned true");
+                } else {
+                    late++;
+                }
+            }
+        }
+        return late == 0 ? null : late + " of " + n + " timers were not stopped in time (unit "
+                + unit / MILLISECOND + "ms)";
     }
 
     /**

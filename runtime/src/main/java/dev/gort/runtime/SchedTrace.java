@@ -11,10 +11,10 @@ import java.util.List;
  * With scheddetail the header ends {@code gcwaiting=false nmidlelocked=0 stopwait=0 sysmonwait=false}
  * and is followed by a line per P (allp order), per M (newest first) and per G (creation order).
  *
- * <p>Who prints: sysmon calls {@link #tick} on every round and must not deep-sleep while
- * {@link #on}; until a sysmon drives it ({@link #drivenBySysmon}), {@link #start} runs an interim
- * daemon thread "gort-schedtrace" that ticks every N ms. {@link Fatal} prints a detailed trace when
- * either flag is set (Go: startpanic_m).
+ * <p>Who prints: sysmon, as in Go. {@link #start} installs {@link #print} with
+ * {@link Sysmon#setSchedtrace}; sysmon calls it when {@code lasttrace + N ms <= now} and never
+ * deep-sleeps while it is installed. The first line is {@code SCHED 0ms}. A fatal error prints a
+ * detailed trace when either flag is set (Go: startpanic_m), from {@code Scheduler.onFatal}.
  *
  * <p>Go: proc.go schedtrace, sysmon's {@code lasttrace} check
  */
@@ -25,11 +25,6 @@ public final class SchedTrace {
     /** scheddetail. Immutable. */
     public final boolean detailed;
     private final PrintStream out;
-    /** Sysmon sets this before the runtime starts; then no interim thread runs. */
-    public volatile boolean drivenBySysmon;
-    /** nanotime of the last print (sysmon thread, or the interim thread; plain + volatile publication). */
-    private volatile long lasttrace;
-    private volatile Thread interim;
 
     public SchedTrace(Scheduler sched, int periodMs, boolean detailed, PrintStream out) {
         this.sched = sched;
@@ -41,14 +36,6 @@ public final class SchedTrace {
     /** Whether periodic printing is on (schedtrace &gt; 0): sysmon must not deep-sleep then. */
     public boolean on() {
         return periodMs > 0;
-    }
-
-    /** Prints if {@code periodMs} have passed since the last print. Go: sysmon's {@code lasttrace} check. */
-    public void tick(long now) {
-        if (periodMs > 0 && lasttrace + periodMs * 1_000_000L <= now) {
-            lasttrace = now;
-            print(now);
-        }
     }
 
     /** Go's starttime: set by the first print, so the first line is {@code SCHED 0ms}. */
@@ -72,20 +59,11 @@ public final class SchedTrace {
         }
     }
 
-    /** Called when the runtime starts: runs the interim printer unless sysmon drives the trace. */
+    /** Called when the runtime starts (before sysmon): hands the periodic print to sysmon. */
     void start() {
-        if (periodMs <= 0 || drivenBySysmon) {
-            return;
+        if (periodMs > 0) {
+            sched.sysmon.setSchedtrace(periodMs * 1_000_000L, this::print);
         }
-        Thread t = new Thread(() -> {
-            while (!sched.exiting()) {
-                tick(System.nanoTime());
-                java.util.concurrent.locks.LockSupport.parkNanos(periodMs * 1_000_000L);
-            }
-        }, sched.config().name() + "-schedtrace");
-        t.setDaemon(true);
-        interim = t;
-        t.start();
     }
 
     /**
@@ -177,10 +155,5 @@ public final class SchedTrace {
                     .append('\n');
         }
         return sb.toString();
-    }
-
-    /** The interim printer thread, if running (tests). */
-    Thread interimThread() {
-        return interim;
     }
 }

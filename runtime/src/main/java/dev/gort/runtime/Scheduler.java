@@ -102,7 +102,7 @@ public final class Scheduler {
     final StealOrder stealOrder = new StealOrder();
     /** The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on. Immutable. */
     public final Tracer trace = new Tracer(this);
-    /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon, or an interim thread until sysmon drives it). */
+    /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon). */
     public final SchedTrace schedtrace;
 
     /** Replaced (never mutated in place) by procresize with the world stopped; read volatile. */
@@ -223,6 +223,7 @@ public final class Scheduler {
         if (mainG != null) {
             throw new IllegalStateException("gort: runtime already started");
         }
+        trace.onStart(); // -Dgort.trace=<file>: trace from here
         G gp = newG(main, 0, null);
         mainG = gp;
         P p0;
@@ -341,6 +342,11 @@ public final class Scheduler {
      * <p>Go: proc.go newproc, newproc1
      */
     public G newproc(Runnable fn) {
+        // A pending preemption request is honoured here, as Go honours it in newproc's prologue
+        // (its stack check): without this, goroutines that only respawn each other through runnext
+        // share one time slice forever and starve the global queue even though sysmon asks them to
+        // stop (nothing else in their code polls unless the agent instrumented it).
+        Poll.poll();
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
         G newg = newG(fn, parent == null ? 0 : parent.goid, RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null);
@@ -586,6 +592,7 @@ public final class Scheduler {
             s.stats.preemptRefusedLocked.incrementAndGet();
             return false;
         }
+        if (s.trace.on) s.trace.preemptYield(mp, mp.p, gp, gp.preemptRequested() && mp.thread.preemptRequestedAt != 0 ? System.nanoTime() - mp.thread.preemptRequestedAt : 0);
         gp.yieldReason = G.YIELD_PREEMPT;
         if (!Continuation.yield(G.SCOPE)) {
             gp.yieldReason = G.YIELD_NONE;
@@ -1045,6 +1052,9 @@ public final class Scheduler {
                 if (pp.status() != P._Pgcstop && !exiting) {
                     throw Fatal.fatal(this, "stopTheWorld: not stopped (status != _Pgcstop)");
                 }
+            }
+            if (config.debugChecks() && !exiting) {
+                DebugChecks.checkQueues(this, "stopTheWorld");
             }
         }
         mp.locks--;

@@ -338,7 +338,7 @@ public final class Sysmon {
                 taken = true;
                 pp.incSyscalltick();
                 s.syscallStats.retakes.incrementAndGet();
-                if (s.trace.on) s.trace.handoff(pp, null);
+                if (s.trace.on) s.trace.handoff(pp, pp.m());
                 s.handoffp(pp);
             }
         } finally {

@@ -37,7 +37,7 @@ class GomaxprocsTest {
         AtomicReference<String> failure = new AtomicReference<>();
         List<String> observed = new ArrayList<>();
 
-        Scheduler s = new Scheduler(TestSupport.config(2).withStealing(false));
+        Scheduler s = new Scheduler(TestSupport.config(2).withStealing(false).withDebugChecks(true));
         s.run(() -> {
             Scheduler rt = Scheduler.current();
             G mainG = Scheduler.currentG();

@@ -84,7 +84,7 @@ public final class Trace {
     }
 
     /** One buffer's published records, copied. */
-    private record Run(long[] d, int len, int order) {}
+    private record Run(long[] d, int len, int order, boolean cut) {}
 
     static Trace decode(Tracer.Session s, Scheduler sched) {
         List<Run> runs = new ArrayList<>();
@@ -105,7 +105,29 @@ public final class Trace {
                 System.arraycopy(parts.get(i).d, 0, d, off, lens.get(i));
                 off += lens.get(i);
             }
-            runs.add(new Run(d, total / TraceBuf.REC, order++));
+            runs.add(new Run(d, total / TraceBuf.REC, order++, b.dropped > 0));
+        }
+        // Flight-recorder window: buffers lose their old chunks independently, so cut every buffer at
+        // the latest "oldest kept event" of those that dropped any; before that, some buffers would
+        // still hold history that others have lost (e.g. a G's creation without its runs).
+        long cut = Long.MIN_VALUE;
+        for (Run r : runs) {
+            if (r.cut() && r.len() > 0) {
+                cut = Math.max(cut, r.d()[0] - s.t0);
+            }
+        }
+        if (cut != Long.MIN_VALUE) {
+            List<Run> trimmed = new ArrayList<>();
+            for (Run r : runs) {
+                int k = 0;
+                while (k < r.len() && r.d()[k * TraceBuf.REC] - s.t0 < cut) {
+                    k++;
+                }
+                long[] d = java.util.Arrays.copyOfRange(r.d(), k * TraceBuf.REC, r.len() * TraceBuf.REC);
+                trimmed.add(new Run(d, r.len() - k, r.order(), r.cut()));
+            }
+            runs.clear();
+            runs.addAll(trimmed);
         }
         int total = 0;
         for (Run r : runs) {

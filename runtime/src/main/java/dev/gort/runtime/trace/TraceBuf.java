@@ -66,6 +66,8 @@ public final class TraceBuf {
     /** Writer only. */
     private Chunk cur;
     private int chunks = 1;
+    /** Chunks this buffer dropped (flight-recorder window): written by the writer, read by the decoder. */
+    volatile int dropped;
     /** Timestamp of the last event written, for events that may reuse it. Writer only. */
     long lastTs;
     /** The last two object ids described (ping-pong alternates two): checked before the set. Writer only. */
@@ -115,6 +117,7 @@ public final class TraceBuf {
             while (chunks > max) {
                 first = first.next;
                 chunks--;
+                dropped++;
                 session.droppedChunks.incrementAndGet();
             }
         }

@@ -75,10 +75,7 @@ public final class Tracer {
             dev.gort.runtime.DumpSignal.register(sched);
             mxbean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto()
                     ? dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(sched) : null;
-            if (exitFile != null) {
-                long windowMs = GoDebugProps.traceWindowMs();
-                start(new Options().window(windowMs).workload(GoDebugProps.traceWorkload()));
-            }
+
         }
     }
 
@@ -156,6 +153,13 @@ public final class Tracer {
     public Trace snapshot() {
         Session s = session;
         return s == null ? null : s.decode(sched);
+    }
+
+    /** Called by the runtime just before main starts: {@code -Dgort.trace} starts recording here. */
+    public void onStart() {
+        if (exitFile != null && session == null) {
+            start(new Options().window(GoDebugProps.traceWindowMs()).workload(GoDebugProps.traceWorkload()));
+        }
     }
 
     /** Called once when the runtime ends: writes {@code -Dgort.trace}'s file. */
@@ -604,11 +608,11 @@ public final class Tracer {
         }
     }
 
-    /** A timer fired on (pp, mp); {@code readied} is the G it made runnable, if any. */
-    public void timerFire(M mp, P pp, long when, G readied) {
-        TraceBuf b = buf(mp);
+    /** A timer fires on (pp, mp); {@code readied} is the G it will make runnable (a sleep), if known. */
+    public void timerFire(M mp, P pp, G readied) {
+        TraceBuf b = buf(mp != null && mp.scheduler() == sched ? mp : null);
         if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.TIMER_FIRE, 0, pp, mp), goid(readied), when, 0);
+            b.emit(System.nanoTime(), hdr(Ev.TIMER_FIRE, 0, pp, mp), goid(readied), 0, 0);
         }
     }
 

@@ -75,6 +75,26 @@ class TraceValidatorTest {
         assertTrue(r.trace().count(Ev.GO_STOP) >= 60);
     }
 
+    @ParameterizedTest(name = "tight-loop GOMAXPROCS={0} stealing={1}")
+    @MethodSource("grid")
+    void tightLoop(int procs, boolean stealing) {
+        Workloads.Run r = Workloads.tightLoop(Workloads.config(procs, stealing), 40_000_000, 1_000_000);
+        check(r, procs);
+        Trace t = r.trace();
+        if (procs == 1) {
+            // one P: the short goroutines can only run because sysmon preempted the loop
+            assertTrue(t.count(Ev.PREEMPT_REQ) >= 1, "no preempt request");
+            int preempted = 0;
+            for (int i = 0; i < t.size(); i++) {
+                if (t.code(i) == Ev.GO_STOP && t.small(i) == Ev.S_PREEMPT) {
+                    preempted++;
+                }
+            }
+            assertTrue(preempted >= 1, "the loop was never preempted");
+            assertTrue(t.count(Ev.PREEMPT_YIELD) >= 1);
+        }
+    }
+
     /** The validator is not a rubber stamp: corrupting a real trace is caught. */
     @Test
     void detectsAGoroutineInTwoPlaces() {

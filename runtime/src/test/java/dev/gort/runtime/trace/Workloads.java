@@ -138,6 +138,45 @@ public final class Workloads {
         done.acquire();
     }
 
+    /**
+     * Tight loop on one P (reference 004): a 40 ms loop without calls, with the poll the ASM agent
+     * injects at its back-edge ({@code Poll.poll()}), and three 1 ms goroutines started after it.
+     * With preemption sysmon stops the loop after ~10 ms and the short ones run.
+     */
+    public static Run tightLoop(Config cfg, long loopNs, long shortNs) {
+        Map<Long, Long> work = new ConcurrentHashMap<>();
+        return traced(cfg, "tight-loop", work, () -> {
+            Sema done = new Sema("done", 0);
+            Scheduler rt = Scheduler.current();
+            G loop = rt.newproc(() -> {
+                long spun = 0;
+                long last = System.nanoTime();
+                while (spun < loopNs) {
+                    dev.gort.runtime.Poll.poll(); // the injected back-edge poll
+                    long now = System.nanoTime();
+                    long d = now - last;
+                    last = now;
+                    if (d < 1_000_000) {
+                        spun += d; // count only time we were running (a preemption makes a gap)
+                    }
+                }
+                done.release();
+            });
+            work.put(loop.goid, loopNs);
+            Scheduler.gosched(); // let the loop start first
+            for (int i = 0; i < 3; i++) {
+                G g = rt.newproc(() -> {
+                    spin(shortNs);
+                    done.release();
+                });
+                work.put(g.goid, shortNs);
+            }
+            for (int i = 0; i < 4; i++) {
+                done.acquire();
+            }
+        });
+    }
+
     /** Yield loop: {@code n} goroutines each do {@code rounds} x {@code sliceNs} of work, calling Gosched between. */
     public static Run yieldLoop(Config cfg, int n, int rounds, long sliceNs) {
         Map<Long, Long> work = new ConcurrentHashMap<>();

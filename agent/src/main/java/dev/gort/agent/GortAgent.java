@@ -1,0 +1,63 @@
+package dev.gort.agent;
+
+import dev.gort.runtime.PreemptStrategy;
+import java.lang.instrument.Instrumentation;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * gort's java agent: installs {@link GortTransformer} with the strategy from
+ * {@code -Dgort.preempt} / {@code GORT_PREEMPT} (default {@code backedge}; {@code none} installs
+ * nothing), and exports {@code java.base/jdk.internal.vm} to the application class loader's unnamed
+ * module so that {@code -javaagent} alone is enough.
+ *
+ * <p>Two ways in:
+ * <ul>
+ *   <li>{@code java -javaagent:gort-agent.jar -cp app.jar Main} ({@code Premain-Class});
+ *   <li>an executable jar that contains this class (e.g. shaded in) and whose manifest says
+ *       <pre>
+ * Main-Class: your.Main
+ * Launcher-Agent-Class: dev.gort.agent.GortAgent
+ * Add-Exports: java.base/jdk.internal.vm
+ *       </pre>
+ *       then {@code java -jar app.jar} needs no flags: the launcher starts this agent before
+ *       {@code main} (JDK 9+), and {@code Add-Exports} in the main jar's manifest opens the
+ *       continuation API.
+ * </ul>
+ * Classes loaded before the agent (the launcher's own) are not rewritten: no retransformation.
+ */
+public final class GortAgent {
+    private GortAgent() {}
+
+    /** {@code -javaagent}. */
+    public static void premain(String args, Instrumentation inst) {
+        install(args, inst);
+    }
+
+    /** {@code Launcher-Agent-Class} (and dynamic attach, which gort does not recommend). */
+    public static void agentmain(String args, Instrumentation inst) {
+        install(args, inst);
+    }
+
+    private static void install(String args, Instrumentation inst) {
+        PreemptStrategy strategy = args != null && !args.isBlank()
+                ? PreemptStrategy.parse(args)
+                : PreemptStrategy.fromEnvironment();
+        if (args != null && !args.isBlank()) {
+            System.setProperty("gort.preempt", strategy.id()); // the runtime reports the same strategy
+        }
+        exportContinuations(inst);
+        if (strategy == PreemptStrategy.NONE) {
+            return;
+        }
+        inst.addTransformer(new GortTransformer(strategy), false);
+    }
+
+    private static void exportContinuations(Instrumentation inst) {
+        Module base = Object.class.getModule();
+        Module app = ClassLoader.getSystemClassLoader().getUnnamedModule();
+        if (!base.isExported("jdk.internal.vm", app)) {
+            inst.redefineModule(base, Set.of(), Map.of("jdk.internal.vm", Set.of(app)), Map.of(), Set.of(), Map.of());
+        }
+    }
+}

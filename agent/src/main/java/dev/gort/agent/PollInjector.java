@@ -1,0 +1,236 @@
+package dev.gort.agent;
+
+import dev.gort.runtime.PreemptStrategy;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.FrameNode;
+import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.JumpInsnNode;
+import org.objectweb.asm.tree.LabelNode;
+import org.objectweb.asm.tree.LookupSwitchInsnNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.TableSwitchInsnNode;
+import org.objectweb.asm.tree.TryCatchBlockNode;
+import org.objectweb.asm.tree.analysis.Analyzer;
+import org.objectweb.asm.tree.analysis.AnalyzerException;
+import org.objectweb.asm.tree.analysis.BasicValue;
+import org.objectweb.asm.tree.analysis.BasicVerifier;
+
+/**
+ * Rewrites one class file: yield points for the chosen {@link PreemptStrategy} and the monitor-depth
+ * hooks that keep preemption out of Java monitors. Usable on its own (tests, benchmarks, an offline
+ * build step) and by {@link GortTransformer}.
+ *
+ * <p><b>What is inserted</b> (all {@code INVOKESTATIC dev/gort/runtime/Poll.*()V}):
+ * <ul>
+ *   <li>{@code backedge}: {@code poll()} before every backward branch: a jump or switch with a target
+ *       label already seen in code order (HotSpot's rule; complete, since fall-through only goes
+ *       forward);
+ *   <li>{@code entry}: {@code poll()} as the first instruction of every method;
+ *   <li>{@code budget}: {@code budget()} at both places;
+ *   <li>every strategy but {@code none}: {@code monitorEnter()} after each MONITORENTER and first in a
+ *       synchronized method; {@code monitorExit()} after each MONITOREXIT, before each return of a
+ *       synchronized method, and in a catch-all handler added around a synchronized method's body
+ *       (it runs the hook and rethrows; the JVM releases the monitor itself).
+ * </ul>
+ *
+ * <p><b>Why frames stay valid without COMPUTE_FRAMES.</b> A call {@code ()V} pushes and pops nothing
+ * and adds no branch target and no local, so every existing StackMapTable frame (they sit on labels)
+ * still describes its offset, and max_stack is unchanged even with compare operands on the stack.
+ * The one new frame, at the added handler, declares no locals (all TOP: a supertype of anything in
+ * the range) and one {@code Throwable} on the stack, which holds for every instruction it covers;
+ * the handler follows the method's last instruction, which can only be a return, throw or goto, so
+ * nothing falls into it. max_stack is raised to 1 for it. The class is written with
+ * {@code new ClassWriter(reader, 0)}: no frame or max computation, no class loading.
+ *
+ * <p><b>Never instrumented</b>: {@code <clinit>} (a yield in a class initializer is refused as
+ * pinned anyway), native and abstract methods, methods with JSR/RET (class files before 51).
+ * Methods whose transformation fails a check are reported by exception; the caller keeps the
+ * original class.
+ */
+public final class PollInjector {
+    static final String POLL = "dev/gort/runtime/Poll";
+
+    /** What one call did. */
+    public record Result(byte[] bytes, int methods, int backedgePolls, int entryPolls, int monitorHooks,
+                         int methodsSkipped) {
+        public boolean changed() {
+            return bytes != null;
+        }
+    }
+
+    private final PreemptStrategy strategy;
+    private final boolean verify;
+
+    /**
+     * @param strategy where to put polls ({@link PreemptStrategy#NONE}: the class is never changed)
+     * @param verify   run ASM's {@link BasicVerifier} over every changed method before writing (always
+     *                 done for synchronized methods, the only edit that adds a handler and a frame)
+     */
+    public PollInjector(PreemptStrategy strategy, boolean verify) {
+        this.strategy = strategy;
+        this.verify = verify;
+    }
+
+    public PreemptStrategy strategy() {
+        return strategy;
+    }
+
+    /**
+     * Instruments {@code classfile}; {@code bytes == null} in the result means "leave it as it is".
+     *
+     * @throws IllegalStateException if a changed method fails verification (nothing is returned)
+     */
+    public Result instrument(byte[] classfile) {
+        if (strategy == PreemptStrategy.NONE) {
+            return new Result(null, 0, 0, 0, 0, 0);
+        }
+        ClassReader cr = new ClassReader(classfile);
+        ClassNode cn = new ClassNode(Opcodes.ASM9);
+        cr.accept(cn, 0);
+        if ((cn.access & Opcodes.ACC_MODULE) != 0 || cn.name.endsWith("package-info")) {
+            return new Result(null, 0, 0, 0, 0, 0);
+        }
+        boolean frames = (cn.version & 0xFFFF) >= Opcodes.V1_6;
+        int methods = 0;
+        int backedges = 0;
+        int entries = 0;
+        int hooks = 0;
+        int skipped = 0;
+        for (MethodNode mn : cn.methods) {
+            if ((mn.access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0 || mn.instructions.size() == 0) {
+                continue;
+            }
+            if ("<clinit>".equals(mn.name) || hasJsr(mn)) {
+                skipped++;
+                continue;
+            }
+            int[] c = instrumentMethod(cn.name, mn, frames);
+            if (c[0] + c[1] + c[2] > 0) {
+                methods++;
+                backedges += c[0];
+                entries += c[1];
+                hooks += c[2];
+            }
+        }
+        if (methods == 0) {
+            return new Result(null, 0, 0, 0, 0, skipped);
+        }
+        ClassWriter cw = new ClassWriter(cr, 0);
+        cn.accept(cw);
+        return new Result(cw.toByteArray(), methods, backedges, entries, hooks, skipped);
+    }
+
+    private static boolean hasJsr(MethodNode mn) {
+        for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
+            int op = in.getOpcode();
+            if (op == Opcodes.JSR || op == Opcodes.RET) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static MethodInsnNode call(String name) {
+        return new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, name, "()V", false);
+    }
+
+    /** Returns {backedge polls, entry polls, monitor hooks}. */
+    private int[] instrumentMethod(String owner, MethodNode mn, boolean frames) {
+        InsnList insns = mn.instructions;
+        String pollName = strategy == PreemptStrategy.BUDGET ? "budget" : "poll";
+        boolean atBackedges = strategy == PreemptStrategy.BACKEDGE || strategy == PreemptStrategy.BUDGET;
+        boolean atEntry = strategy == PreemptStrategy.ENTRY || strategy == PreemptStrategy.BUDGET;
+        int backedges = 0;
+        int entries = 0;
+        int hooks = 0;
+
+        // One pass in code order: labels seen so far decide which branches go backwards.
+        Set<LabelNode> seen = new HashSet<>();
+        boolean sync = (mn.access & Opcodes.ACC_SYNCHRONIZED) != 0;
+        for (AbstractInsnNode in = insns.getFirst(); in != null; ) {
+            AbstractInsnNode next = in.getNext();
+            if (in instanceof LabelNode l) {
+                seen.add(l);
+            } else if (atBackedges && isBackward(in, seen)) {
+                insns.insertBefore(in, call(pollName));
+                backedges++;
+            } else {
+                int op = in.getOpcode();
+                if (op == Opcodes.MONITORENTER) {
+                    insns.insert(in, call("monitorEnter"));
+                    hooks++;
+                } else if (op == Opcodes.MONITOREXIT) {
+                    insns.insert(in, call("monitorExit"));
+                    hooks++;
+                } else if (sync && op >= Opcodes.IRETURN && op <= Opcodes.RETURN) {
+                    insns.insertBefore(in, call("monitorExit"));
+                    hooks++;
+                }
+            }
+            in = next;
+        }
+        if (sync) {
+            // monitorEnter first, then the body in a catch-all whose handler runs monitorExit and
+            // rethrows. The handler entry goes last in the exception table, so it only sees what
+            // the method's own handlers let through.
+            LabelNode start = new LabelNode();
+            LabelNode end = new LabelNode();
+            LabelNode handler = new LabelNode();
+            insns.insert(start);
+            insns.insert(call("monitorEnter"));
+            insns.add(end);
+            insns.add(handler);
+            if (frames) {
+                insns.add(new FrameNode(Opcodes.F_FULL, 0, new Object[0], 1, new Object[] {"java/lang/Throwable"}));
+            }
+            insns.add(call("monitorExit"));
+            insns.add(new InsnNode(Opcodes.ATHROW));
+            mn.tryCatchBlocks.add(new TryCatchBlockNode(start, end, handler, null));
+            mn.maxStack = Math.max(mn.maxStack, 1);
+            hooks += 2;
+        }
+        if (atEntry) {
+            insns.insert(call(pollName)); // before everything, so loop headers at offset 0 stay after it
+            entries++;
+        }
+        if ((sync || verify) && backedges + entries + hooks > 0) {
+            try {
+                new Analyzer<BasicValue>(new BasicVerifier()).analyze(owner, mn);
+            } catch (AnalyzerException e) {
+                throw new IllegalStateException(owner + "." + mn.name + mn.desc + ": " + e.getMessage(), e);
+            }
+        }
+        return new int[] {backedges, entries, hooks};
+    }
+
+    private static boolean isBackward(AbstractInsnNode in, Set<LabelNode> seen) {
+        if (in instanceof JumpInsnNode j) {
+            return j.getOpcode() != Opcodes.JSR && seen.contains(j.label);
+        }
+        if (in instanceof TableSwitchInsnNode t) {
+            return seen.contains(t.dflt) || anySeen(t.labels, seen);
+        }
+        if (in instanceof LookupSwitchInsnNode l) {
+            return seen.contains(l.dflt) || anySeen(l.labels, seen);
+        }
+        return false;
+    }
+
+    private static boolean anySeen(List<LabelNode> labels, Set<LabelNode> seen) {
+        for (LabelNode l : labels) {
+            if (seen.contains(l)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

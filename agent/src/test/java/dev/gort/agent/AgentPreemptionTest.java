@@ -1,0 +1,241 @@
+package dev.gort.agent;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gort.runtime.Config;
+import dev.gort.runtime.P;
+import dev.gort.runtime.PreemptStats;
+import dev.gort.runtime.PreemptStrategy;
+import dev.gort.runtime.Scheduler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Preemption through the real transformer: the workloads in {@code dev.gort.agent.work} are loaded
+ * by {@link InstrumentingLoader} with each strategy (no -javaagent), and run on GOMAXPROCS=1.
+ */
+class AgentPreemptionTest {
+    private static final long MS = 1_000_000L;
+    private static final String WORK = "dev.gort.agent.work.";
+
+    static Scheduler newScheduler(int procs) {
+        return new Scheduler(Config.fromEnvironment().withGomaxprocs(procs).withPanicExits(false));
+    }
+
+    static Method method(PreemptStrategy st, String cls, String name, Class<?>... params) throws Exception {
+        Class<?> c = Class.forName(WORK + cls, true, new InstrumentingLoader(WORK, st));
+        return c.getMethod(name, params);
+    }
+
+    static Object call(Method m, Object target, Object... args) {
+        try {
+            return m.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause() instanceof RuntimeException re ? re : new RuntimeException(e.getCause());
+        } catch (IllegalAccessException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private record TightLoop(long hogEnd, long[] starts, long[] progressAtStart, PreemptStats stats) { }
+
+    /** The simulator's tight-loop workload: a 40 ms call-free loop + three short goroutines. */
+    private static TightLoop tightLoop(PreemptStrategy st) throws Exception {
+        Method spin = method(st, "Spinners", "spinCpu", long.class, AtomicLong.class);
+        Scheduler s = newScheduler(1);
+        AtomicLongArray starts = new AtomicLongArray(3);
+        AtomicLongArray progressAt = new AtomicLongArray(3);
+        AtomicLong progress = new AtomicLong();
+        AtomicLong t0 = new AtomicLong();
+        AtomicLong hogEnd = new AtomicLong();
+        s.run(() -> {
+            GSema done = new GSema();
+            Scheduler rt = Scheduler.current();
+            rt.newproc(() -> {
+                Scheduler.gosched(); // a fresh slice for the loop
+                t0.set(System.nanoTime());
+                for (int k = 0; k < 3; k++) {
+                    int idx = k;
+                    rt.newproc(() -> {
+                        starts.set(idx, System.nanoTime());
+                        progressAt.set(idx, progress.get());
+                        done.release();
+                    });
+                }
+                call(spin, null, 40 * MS, progress);
+                hogEnd.set(System.nanoTime());
+                done.release();
+            });
+            for (int i = 0; i < 4; i++) {
+                done.acquire();
+            }
+        });
+        long[] rel = new long[3];
+        long[] prog = new long[3];
+        for (int k = 0; k < 3; k++) {
+            rel[k] = starts.get(k) - t0.get();
+            prog[k] = progressAt.get(k);
+        }
+        TightLoop r = new TightLoop(hogEnd.get() - t0.get(), rel, prog, s.preempt.snapshot());
+        System.out.printf("%s: short Gs started at %.1f %.1f %.1f ms (loop CPU %.1f %.1f %.1f ms); loop ended at"
+                + " %.1f ms; %s%n", st.id(), rel[0] / 1e6, rel[1] / 1e6, rel[2] / 1e6, prog[0] / 1e6,
+                prog[1] / 1e6, prog[2] / 1e6, r.hogEnd / 1e6, r.stats);
+        return r;
+    }
+
+    @Test
+    void tightLoopBackedge() throws Exception {
+        TightLoop r = tightLoop(PreemptStrategy.BACKEDGE);
+        for (int k = 0; k < 3; k++) {
+            assertTrue(r.starts[k] >= 9 * MS, "started inside the 10 ms slice: " + r.starts[k] / 1e6);
+            assertTrue(r.progressAtStart[k] < 30 * MS && r.starts[k] < r.hogEnd,
+                    "short G waited for the loop: loop CPU " + r.progressAtStart[k] / 1e6 + " ms");
+        }
+        assertTrue(r.stats.honoured() >= 1);
+        assertTrue(r.stats.sites().containsKey(WORK + "Spinners.spinCpu"), r.stats.sites().toString());
+    }
+
+    @Test
+    void tightLoopNoneWaitsForTheWholeLoop() throws Exception {
+        TightLoop r = tightLoop(PreemptStrategy.NONE);
+        for (int k = 0; k < 3; k++) {
+            assertTrue(r.starts[k] >= r.hogEnd && r.progressAtStart[k] >= 40 * MS);
+        }
+        assertEquals(0, r.stats.honoured());
+        assertTrue(r.stats.unhonoured() >= 1, r.stats.toString());
+    }
+
+    /** Go 1.2-1.13: a call-free loop is not preemptible at method entries. */
+    @Test
+    void tightLoopEntryWaitsForACallFreeLoop() throws Exception {
+        TightLoop r = tightLoop(PreemptStrategy.ENTRY);
+        for (int k = 0; k < 3; k++) {
+            assertTrue(r.starts[k] >= r.hogEnd && r.progressAtStart[k] >= 40 * MS);
+        }
+    }
+
+    @Test
+    void tightLoopBudgetYieldsWhenTheBudgetIsSpent() throws Exception {
+        TightLoop r = tightLoop(PreemptStrategy.BUDGET);
+        for (int k = 0; k < 3; k++) {
+            assertTrue(r.progressAtStart[k] < 30 * MS && r.starts[k] < r.hogEnd,
+                    "short G waited for the loop: loop CPU " + r.progressAtStart[k] / 1e6 + " ms");
+        }
+        assertTrue(r.stats.budgetYields() + r.stats.honoured() >= 1, r.stats.toString());
+    }
+
+    /** Go's TestPreemption (proc_test.go), N = 5, on GOMAXPROCS=1 so parallelism cannot hide it. */
+    @ParameterizedTest
+    @EnumSource(value = PreemptStrategy.class, names = {"BACKEDGE", "ENTRY", "BUDGET"})
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void testPreemption(PreemptStrategy st) throws Exception {
+        Method body = method(st, "Spinners", "preemptionBody", int.class, int.class, AtomicInteger.class);
+        Scheduler s = newScheduler(1);
+        final int n = 5;
+        AtomicInteger x = new AtomicInteger();
+        s.run(() -> {
+            GSema c = new GSema();
+            Scheduler rt = Scheduler.current();
+            for (int g = 0; g < 2; g++) {
+                int gg = g;
+                rt.newproc(() -> {
+                    call(body, null, gg, n, x);
+                    c.release();
+                });
+            }
+            c.acquire();
+            c.acquire();
+        });
+        PreemptStats ps = s.preempt.snapshot();
+        System.out.println("TestPreemption[" + st.id() + "]: " + ps);
+        assertEquals(0, x.get(), "ownership must end where it started after 2N hand-overs");
+        assertTrue(ps.honoured() + ps.budgetYields() >= 2 * n - 1, ps.toString());
+    }
+
+    /** A loop inside synchronized is not preempted; the request is re-armed at the exit and honoured. */
+    @Test
+    void noPreemptionInsideAMonitorAndTheRequestIsRearmedAtExit() throws Exception {
+        Method spin = method(PreemptStrategy.BACKEDGE, "Spinners", "spinLocked", Object.class, long.class);
+        Scheduler s = newScheduler(1);
+        AtomicLong shortStart = new AtomicLong();
+        AtomicLong unlockedAt = new AtomicLong();
+        s.run(() -> {
+            GSema done = new GSema();
+            Scheduler rt = Scheduler.current();
+            rt.newproc(() -> {
+                Scheduler.gosched();
+                long deadline = System.nanoTime() + 40 * MS;
+                unlockedAt.set(deadline);
+                rt.newproc(() -> {
+                    shortStart.set(System.nanoTime());
+                    done.release();
+                });
+                call(spin, null, new Object(), deadline);
+                done.release();
+            });
+            done.acquire();
+            done.acquire();
+        });
+        PreemptStats ps = s.preempt.snapshot();
+        System.out.println("monitor: " + ps);
+        assertTrue(shortStart.get() >= unlockedAt.get(), "preempted inside synchronized");
+        assertTrue(ps.refusedMonitor() >= 1, ps.toString());
+        assertTrue(ps.rearmed() >= 1, ps.toString());
+        assertTrue(ps.honoured() >= 1, ps.toString());
+    }
+
+    /**
+     * Every strategy leaves results unchanged on the loop shapes, while a "preemption storm" asks
+     * the only P to yield every 100 µs, so yields really happen inside them (and are refused inside
+     * monitors); the monitor depth is back to 0 at the end.
+     */
+    @ParameterizedTest
+    @EnumSource(PreemptStrategy.class)
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void loopShapesGiveIdenticalResults(PreemptStrategy st) throws Exception {
+        final int scale = 20_000;
+        Class<?> plain = Class.forName(WORK + "LoopShapes");
+        long[] expected = (long[]) plain.getMethod("all", int.class).invoke(null, scale);
+        Method all = method(st, "LoopShapes", "all", int.class);
+        Scheduler s = newScheduler(1);
+        long[][] got = new long[1][];
+        AtomicInteger stop = new AtomicInteger();
+        s.run(() -> {
+            Thread storm = new Thread(() -> {
+                P p0 = s.allp()[0];
+                while (stop.get() == 0) {
+                    s.preemptone(p0);
+                    LockSupport.parkNanos(100_000);
+                }
+            });
+            storm.setDaemon(true);
+            storm.start();
+            try {
+                for (int rep = 0; rep < 5; rep++) {
+                    got[0] = (long[]) call(all, null, scale);
+                    assertArrayEquals(expected, got[0], st.id() + " changed a result, round " + rep);
+                }
+            } finally {
+                stop.set(1);
+            }
+        });
+        PreemptStats ps = s.preempt.snapshot();
+        System.out.println("shapes[" + st.id() + "]: " + ps);
+        assertEquals(0, got[0][got[0].length - 1], "monitor depth not back to 0");
+        if (st == PreemptStrategy.BACKEDGE || st == PreemptStrategy.BUDGET) {
+            assertTrue(ps.honoured() >= 5, "the storm never preempted the shapes: " + ps);
+            assertTrue(ps.refusedMonitor() >= 1, "no poll ever ran inside a monitor: " + ps);
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package dev.gort.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gort.runtime.InstrumentationStats;
+import dev.gort.runtime.PreemptStrategy;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.JumpInsnNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+
+class GortTransformerTest {
+    private static byte[] bytes(String cls) throws Exception {
+        try (InputStream in = GortTransformerTest.class.getClassLoader()
+                .getResourceAsStream(cls.replace('.', '/') + ".class")) {
+            return in.readAllBytes();
+        }
+    }
+
+    private static MethodNode method(byte[] b, String name) {
+        ClassNode cn = new ClassNode();
+        new ClassReader(b).accept(cn, 0);
+        return cn.methods.stream().filter(m -> m.name.equals(name)).findFirst().orElseThrow();
+    }
+
+    private static List<String> calls(MethodNode mn) {
+        List<String> out = new ArrayList<>();
+        for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
+            if (in instanceof MethodInsnNode m && m.owner.equals(PollInjector.POLL)) {
+                out.add(m.name);
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void neverInstrumentsJdkGortOrAgentDependencies() {
+        GortTransformer t = new GortTransformer(PreemptStrategy.BACKEDGE, false, List.of("com/acme/gen/"), List.of());
+        assertEquals("jdk", t.skipReason("java/util/ArrayList"));
+        assertEquals("jdk", t.skipReason("jdk/internal/vm/Continuation"));
+        assertEquals("jdk", t.skipReason("sun/misc/Unsafe"));
+        assertEquals("jdk", t.skipReason("com/sun/net/httpserver/HttpServer"));
+        assertEquals("jdk", t.skipReason("javax/net/SocketFactory"));
+        assertEquals("gort", t.skipReason("dev/gort/runtime/Scheduler"));
+        assertEquals("gort", t.skipReason("dev/gort/Chan"));
+        assertEquals("gort", t.skipReason("dev/gort/agent/shaded/asm/ClassReader"));
+        assertEquals("agent-dependency", t.skipReason("org/objectweb/asm/ClassReader"));
+        assertEquals("agent-dependency", t.skipReason("org/agrona/BitUtil"));
+        assertEquals("agent-dependency", t.skipReason("org/HdrHistogram/Histogram"));
+        assertEquals("excluded", t.skipReason("com/acme/gen/Foo"));
+        assertNull(t.skipReason("dev/gort/examples/PrimeSieve"));
+        assertNull(t.skipReason("com/acme/App"));
+        assertNull(t.transform(null, "java/lang/Foo", null, null, new byte[0]));
+    }
+
+    @Test
+    void backedgePutsAPollBeforeEveryBackwardBranchOnly() throws Exception {
+        byte[] orig = bytes("dev.gort.agent.work.LoopShapes");
+        PollInjector.Result r = new PollInjector(PreemptStrategy.BACKEDGE, true).instrument(orig);
+        assertTrue(r.changed());
+        MethodNode nested = method(r.bytes(), "nested");
+        // three nested loops: three back-edges, nothing at entry, no monitor hooks
+        assertEquals(List.of("poll", "poll", "poll"), calls(nested));
+        for (AbstractInsnNode in = nested.instructions.getFirst(); in != null; in = in.getNext()) {
+            if (in instanceof MethodInsnNode m && m.owner.equals(PollInjector.POLL)) {
+                AbstractInsnNode next = m.getNext();
+                assertTrue(next instanceof JumpInsnNode, "a poll must sit right before its branch");
+            }
+        }
+        assertTrue(calls(method(r.bytes(), "<clinit>")).isEmpty(), "<clinit> must never be instrumented");
+        assertEquals(1, calls(method(r.bytes(), "<init>")).size(), "the constructor's loop");
+    }
+
+    @Test
+    void entryPutsOnePollFirstInEveryMethod() throws Exception {
+        PollInjector.Result r = new PollInjector(PreemptStrategy.ENTRY, true)
+                .instrument(bytes("dev.gort.agent.work.LoopShapes"));
+        MethodNode nested = method(r.bytes(), "nested");
+        assertEquals(List.of("poll"), calls(nested));
+        AbstractInsnNode first = nested.instructions.getFirst();
+        assertTrue(first instanceof MethodInsnNode m && m.name.equals("poll"));
+    }
+
+    @Test
+    void budgetChargesEntriesAndBackEdges() throws Exception {
+        PollInjector.Result r = new PollInjector(PreemptStrategy.BUDGET, true)
+                .instrument(bytes("dev.gort.agent.work.LoopShapes"));
+        assertEquals(List.of("budget", "budget", "budget", "budget"), calls(method(r.bytes(), "nested")));
+    }
+
+    @Test
+    void monitorHooksPairEveryEnterWithEveryExitPath() throws Exception {
+        PollInjector.Result r = new PollInjector(PreemptStrategy.BACKEDGE, true)
+                .instrument(bytes("dev.gort.agent.work.LoopShapes"));
+        List<String> block = calls(method(r.bytes(), "syncBlock"));
+        assertEquals(1, block.stream().filter("monitorEnter"::equals).count());
+        // javac: a normal exit and the exception handler's exit
+        assertEquals(2, block.stream().filter("monitorExit"::equals).count());
+        MethodNode sm = method(r.bytes(), "syncMethod");
+        List<String> m = calls(sm);
+        assertEquals("monitorEnter", m.get(0));
+        assertEquals(2, m.stream().filter("monitorExit"::equals).count(), "the return and the added handler");
+        assertEquals(1, sm.tryCatchBlocks.size());
+        assertNull(sm.tryCatchBlocks.get(0).type, "a catch-all");
+        assertTrue((sm.access & Opcodes.ACC_SYNCHRONIZED) != 0);
+    }
+
+    @Test
+    void noneChangesNothingAndNeitherDoesAClassWithoutLoops() throws Exception {
+        assertNull(new PollInjector(PreemptStrategy.NONE, true).instrument(bytes("dev.gort.agent.GSema")).bytes());
+        assertNull(new PollInjector(PreemptStrategy.BACKEDGE, true)
+                .instrument(bytes("dev.gort.agent.work.NoLoops")).bytes());
+    }
+
+    @Test
+    void aClassThatCannotBeParsedIsLeftAloneAndReportedOnce() {
+        GortTransformer t = new GortTransformer(PreemptStrategy.BACKEDGE, false, List.of(), List.of());
+        long before = InstrumentationStats.classesSkipped().getOrDefault("failed", 0L);
+        byte[] junk = {(byte) 0xCA, (byte) 0xFE, (byte) 0xBA, (byte) 0xBE, 0, 0, 0, 61, 0, 99};
+        assertNull(t.transform("com/acme/Broken", junk));
+        assertNull(t.transform("com/acme/Broken", junk));
+        Map<String, Long> skipped = InstrumentationStats.classesSkipped();
+        assertEquals(before + 2, skipped.get("failed"));
+    }
+
+    @Test
+    void countsWhatItDid() throws Exception {
+        long classes = InstrumentationStats.classesTransformed.get();
+        long be = InstrumentationStats.backedgePolls.get();
+        GortTransformer t = new GortTransformer(PreemptStrategy.BACKEDGE, false, List.of(), List.of());
+        assertNotNull(t.transform("dev/gort/agent/work/LoopShapes", bytes("dev.gort.agent.work.LoopShapes")));
+        assertEquals(classes + 1, InstrumentationStats.classesTransformed.get());
+        assertTrue(InstrumentationStats.backedgePolls.get() - be >= 15);
+        assertTrue(InstrumentationStats.summary().contains("backedgePolls="));
+    }
+}

@@ -1,0 +1,71 @@
+package dev.gort.agent;
+
+import dev.gort.runtime.PreemptStrategy;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.util.CheckClassAdapter;
+
+/**
+ * Loads the classes under a package prefix child-first, rewritten by {@link GortTransformer} with
+ * one strategy (no -javaagent needed), and checks each rewritten class with ASM's
+ * {@link CheckClassAdapter} before the JVM's own verifier sees it at define time.
+ */
+final class InstrumentingLoader extends ClassLoader {
+    private final String prefix;
+    private final GortTransformer transformer;
+    final AtomicInteger transformed = new AtomicInteger();
+
+    InstrumentingLoader(String prefix, PreemptStrategy strategy) {
+        super("gort-" + strategy.id(), InstrumentingLoader.class.getClassLoader());
+        this.prefix = prefix;
+        this.transformer = new GortTransformer(strategy, true, java.util.List.of(), java.util.List.of());
+    }
+
+    @Override
+    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+        if (!name.startsWith(prefix)) {
+            return super.loadClass(name, resolve);
+        }
+        synchronized (getClassLoadingLock(name)) {
+            Class<?> c = findLoadedClass(name);
+            if (c == null) {
+                byte[] b = read(name);
+                byte[] t = transformer.transform(name.replace('.', '/'), b);
+                if (t != null) {
+                    check(t);
+                    transformed.incrementAndGet();
+                    b = t;
+                }
+                c = defineClass(name, b, 0, b.length);
+            }
+            if (resolve) {
+                resolveClass(c);
+            }
+            return c;
+        }
+    }
+
+    private void check(byte[] bytes) {
+        StringWriter sw = new StringWriter();
+        CheckClassAdapter.verify(new ClassReader(bytes), this, false, new PrintWriter(sw));
+        if (!sw.toString().isEmpty()) {
+            throw new AssertionError("instrumented class fails verification:\n" + sw);
+        }
+    }
+
+    private static byte[] read(String name) throws ClassNotFoundException {
+        String path = name.replace('.', '/') + ".class";
+        try (InputStream in = InstrumentingLoader.class.getClassLoader().getResourceAsStream(path)) {
+            if (in == null) {
+                throw new ClassNotFoundException(name);
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new ClassNotFoundException(name, e);
+        }
+    }
+}
