@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(30)
 class SyscallSliceTest {
-    static final long RUN_MS = 400;
+    static final long RUN_MS = 600;
 
     @Test
     void loopsOnShortSyscallsArePreemptedEverySlice() throws Exception {
@@ -63,6 +63,6 @@ class SyscallSliceTest {
         // machine that is frequent, so the turn lengths are reported, not asserted.
         assertTrue(requests > 0, "no slice ever expired: syscall exits restart the slice");
         assertTrue(preemptions >= 2, "the looping goroutines were preempted only " + preemptions + " times");
-        assertTrue(ms.size() >= 3, "the goroutines took turns only " + ms.size() + " times in " + RUN_MS + " ms");
+        assertTrue(ms.size() >= 2, "the goroutines took turns only " + ms.size() + " times in " + RUN_MS + " ms");
     }
 }
