@@ -9,6 +9,7 @@
 #   BENCH_PROCS="1 2"          GOMAXPROCS values (default: 1, 2 and the machine's cores)
 #   BENCH_JMH="..."            JMH options replacing the short-budget ones
 #   BENCH_PARKED=1000000       tasks parked at once in the parked-memory workload
+#   BENCH_FULL=1               no budget cuts (every TimerLatency delay)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
@@ -72,11 +73,23 @@ bench() { # bench <csv name> <jvm args> <jmh args...>; JMH_OPTS (an array) overr
     || echo "   (JMH exited with $?; see $log)"
 }
 
+# Budget cuts (BENCH_FULL=1 lifts them): TimerLatency at one delay only.
+cuts=(-p delayUs=1000)
+[ -n "${BENCH_FULL:-}" ] && cuts=()
+
 # 1. Every workload at each GOMAXPROCS value; virtual threads get as many carriers.
+#    (TightLoop, Parked and the P-independent Preempt* classes have passes of their own.)
 for p in $procs; do
-  bench "p$p" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=$p" "$include" -e 'dev.gort.bench.TightLoop|dev.gort.bench.Parked[.]' \
-    -p gomaxprocs="$p" -p procs="$p"
+  # -prof gc: bytes allocated per operation (all threads), a figure the machine's load does not blur
+  bench "p$p" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=$p" "$include" \
+    -e 'dev.gort.bench.TightLoop|dev.gort.bench.Parked[.]|dev.gort.bench.Preempt' \
+    -p gomaxprocs="$p" -p procs="$p" "${cuts[@]}" -prof gc
 done
+
+# 1b. Preemption overhead and latency per strategy (instrumented in-process; no P parameter).
+if [[ "dev.gort.bench.PreemptOverhead" =~ $include ]] && [ -f "$here/src/main/java/dev/gort/bench/PreemptOverhead.java" ]; then
+  bench "preempt" "$base_jvm" 'dev.gort.bench.Preempt'
+fi
 
 # 2. Tight loop on one P / one carrier: gort per preemption strategy, then virtual threads.
 if [[ "dev.gort.bench.TightLoop" =~ $include ]]; then

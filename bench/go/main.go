@@ -70,7 +70,7 @@ func workloads() []workload {
 		{name: "createchain", unit: "ns/op", run: func() float64 { return createChain(100000) }},
 		{name: "pingpong", unit: "ns/op", run: func() float64 { return pingPong(200000) }},
 		{name: "prodcons", unit: "ns/op", run: func() float64 { return prodCons(1000000, 128) }},
-		{name: "manypairs", unit: "ns/op", run: func() float64 { return manyPairs(10000, 20) }},
+		{name: "manypairs", unit: "ns/op", run: func() float64 { return manyPairs(10000, 100) }},
 		{name: "sieve", unit: "ms/op", run: func() float64 { return sieve(2000) }},
 		{name: "fanout", unit: "ms/op", run: func() float64 { return fanOut(48) }},
 		{name: "fanout-serial", unit: "ms/op", run: func() float64 { return fanOutSerial(48) }},

@@ -584,7 +584,9 @@ public final class M {
                         }
                     }
                 }
-                P pp2 = checkRunqsNoP(allpSnap);
+                // gort: with stealing off another P's queue is no work for this M (only its owner
+                // may run it); re-checking it would spin forever while that owner is busy.
+                P pp2 = sched.config.stealing() ? checkRunqsNoP(allpSnap) : null;
                 if (pp2 != null) {
                     acquirep(pp2);
                     becomeSpinning();
@@ -602,7 +604,7 @@ public final class M {
                         pp2 = sched.pidleget(0);
                     }
                 }
-                if (pp2 == null) {
+                if (pp2 == null && sched.config.stealing()) {
                     pp2 = checkRunqsNoP(allpSnap);
                 }
                 if (pp2 != null) {

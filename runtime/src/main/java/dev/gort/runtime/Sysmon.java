@@ -319,6 +319,7 @@ public final class Sysmon {
             if (pp.casStatus(st, P._Pidle)) {
                 taken = true;
                 pp.incSyscalltick();
+                if (s.trace.on) s.trace.handoff(pp, pp.m());
                 s.handoffp(pp);
             }
         } finally {

@@ -408,6 +408,7 @@ public final class Timer {
      */
     static void runUnlocked(Firing fr) {
         Timer t = fr.t;
+        if (t.sched.trace.on) t.sched.trace.timerFire(M.current(), M.current() == null ? null : M.current().p, fr.arg instanceof G g ? g : null);
         if (t.isChan) {
             synchronized (t.sendLock) {
                 if (t.period == 0) {

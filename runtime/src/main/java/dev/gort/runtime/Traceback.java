@@ -155,6 +155,72 @@ public final class Traceback {
         return out.toArray(new StackTraceElement[0]);
     }
 
+    /**
+     * Every goroutine as JSON, shaped like JDK 25's {@code jcmd <pid> Thread.dump_to_file -format=json}:
+     * {@code {"goroutineDump":{"processId":..,"time":..,"runtime":..,"goroutines":[{"goid":7,
+     * "state":"waiting","waitReason":"chan receive","waitingOn":{"object":"chan#3 ..."},
+     * "waitSinceNanos":..,"m":null,"p":null,"createdBy":{"goid":1,"frame":".."},"stack":[..]}]}}}.
+     */
+    public static String dumpJson(Scheduler s) {
+        long now = System.nanoTime();
+        StringBuilder sb = new StringBuilder(4096);
+        sb.append("{\"goroutineDump\":{\"processId\":").append(ProcessHandle.current().pid())
+                .append(",\"time\":").append(jstr(java.time.Instant.now().toString()))
+                .append(",\"runtime\":").append(jstr(s.config().name()))
+                .append(",\"goroutines\":[");
+        boolean first = true;
+        for (G gp : s.allgs()) {
+            int st = gp.readgstatus();
+            StackTraceElement[] frames = frames(gp);
+            M m = gp.m;
+            P p = m == null ? null : m.p;
+            sb.append(first ? "\n" : ",\n").append("{\"goid\":").append(gp.goid)
+                    .append(",\"state\":").append(jstr(G.gstatusName(st)));
+            if (st == G._Gwaiting) {
+                sb.append(",\"waitReason\":").append(jstr(gp.waitreason.go()));
+                Object on = gp.waitingOn;
+                if (on != null) {
+                    sb.append(",\"waitingOn\":{\"object\":")
+                            .append(jstr(on instanceof Describable d ? safeDescribe(d) : on.getClass().getName())).append('}');
+                }
+                if (gp.waitsince != 0) {
+                    sb.append(",\"waitSinceNanos\":").append(now - gp.waitsince);
+                }
+            }
+            sb.append(",\"m\":").append(m == null ? "null" : Long.toString(m.id))
+                    .append(",\"p\":").append(p == null ? "null" : Integer.toString(p.id));
+            if (gp.parentGoid != 0 || gp.createdAt != null) {
+                sb.append(",\"createdBy\":{\"goid\":").append(gp.parentGoid);
+                if (gp.createdAt != null) {
+                    sb.append(",\"frame\":").append(jstr(gp.createdAt.toString()));
+                }
+                sb.append('}');
+            }
+            sb.append(",\"stack\":[");
+            for (int i = 0; i < frames.length; i++) {
+                sb.append(i == 0 ? "" : ",").append(jstr(frames[i].toString()));
+            }
+            sb.append("]}");
+            first = false;
+        }
+        return sb.append("\n]}}\n").toString();
+    }
+
+    private static String jstr(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                sb.append('\\').append(c);
+            } else if (c < 0x20) {
+                sb.append(String.format("\\u%04x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+
     /** Prints every goroutine of {@code s} (Go: runtime.Stack(buf, true) / SIGQUIT's dump). */
     public static void dumpAll(Scheduler s, java.io.PrintStream out) {
         String d = dumpAll(s);

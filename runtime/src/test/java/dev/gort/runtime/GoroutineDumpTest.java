@@ -71,6 +71,28 @@ class GoroutineDumpTest {
     }
 
     @Test
+    void jsonDumpIsShapedLikeJcmds() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        AtomicReference<String> json = new AtomicReference<>();
+        s.run(() -> {
+            Gate gate = new Gate();
+            G w = Scheduler.current().newproc(() -> parkOn(gate));
+            while (w.readgstatus() != G._Gwaiting) {
+                Scheduler.gosched();
+            }
+            json.set(Traceback.dumpJson(Scheduler.current()));
+            s.goready(w);
+        });
+        String j = json.get();
+        assertTrue(j.startsWith("{\"goroutineDump\":{\"processId\":" + ProcessHandle.current().pid() + ","), j);
+        assertTrue(j.contains("{\"goid\":1,\"state\":\"running\""), j);
+        assertTrue(j.contains("{\"goid\":2,\"state\":\"waiting\",\"waitReason\":\"chan receive\",\"waitingOn\":{\"object\":\"gate#1 (closed, 1 waiting)\"}"), j);
+        assertTrue(j.contains("\"createdBy\":{\"goid\":1"), j);
+        assertTrue(j.contains("GoroutineDumpTest.parkOn(GoroutineDumpTest.java:"), j);
+        assertTrue(j.endsWith("]}}\n"), j);
+    }
+
+    @Test
     void runningGoroutineDumpsItsOwnFrames() {
         Scheduler s = new Scheduler(TestSupport.config(2));
         AtomicReference<String> dump = new AtomicReference<>();

@@ -60,6 +60,10 @@ public final class Report {
             rows.addAll(readGo(go));
         }
         rows.addAll(efficiency(rows));
+        Path log = raw.resolve("run.log");
+        if (Files.exists(log)) {
+            printed = Files.readAllLines(log).stream().filter(l -> l.startsWith("# ") && l.contains(" TOTAL ")).toList();
+        }
         rows = dedupe(rows);
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(Path.of(out + ".md"), markdown(rows, machine, out.getFileName() + ".svg"), StandardCharsets.UTF_8);
@@ -121,8 +125,14 @@ public final class Report {
     /** Secondary results worth a row of their own (others, e.g. -prof gc's, are left out). */
     static final Set<String> SECONDARY = Set.of("bytesPerTask");
 
+    /** Secondary results shown as workloads of their own ("spawn alloc"), e.g. from {@code -prof gc}. */
+    static final Map<String, String> EXTRA = Map.of("gc.alloc.rate.norm", "alloc");
+
+    /** A benchmark method's implementation suffix (or whole name). */
+    static final String IMPL_SUFFIX = "(?i)(gort|vthread|platform)$";
+
     /** Parameters that label the implementation rather than the workload. */
-    static final Set<String> PARAMS = Set.of("impl", "gomaxprocs", "procs", "preempt", "tasks");
+    static final Set<String> PARAMS = Set.of("impl", "gomaxprocs", "procs", "preempt", "strategy", "tasks");
 
     static List<Row> readJmh(Path f) throws IOException {
         List<String> lines = Files.readAllLines(f);
@@ -154,7 +164,7 @@ public final class Report {
             if (b.contains(":")) {
                 secondary = b.substring(b.indexOf(':') + 1);
                 b = b.substring(0, b.indexOf(':'));
-                if (!SECONDARY.contains(secondary)) {
+                if (!SECONDARY.contains(secondary) && !EXTRA.containsKey(secondary)) {
                     continue;
                 }
             }
@@ -164,12 +174,13 @@ public final class Report {
             String simple = cls.substring(cls.lastIndexOf('.') + 1).toLowerCase(Locale.ROOT);
             String impl = col.getOrDefault("Param: impl", "");
             if (impl.isEmpty()) {
-                // No impl parameter: one @Benchmark method per implementation (e.g. sleep1000VThread).
+                // No impl parameter: one @Benchmark method per implementation (gort()/vthread(),
+                // sleep1000()/sleep1000VThread()).
                 String lm = method.toLowerCase(Locale.ROOT);
                 impl = lm.contains("vthread") ? "vthread" : lm.contains("platform") ? "platform" : "gort";
-                method = method.replaceAll("(?i)(vthread|platform)$", "");
+                method = method.replaceAll(IMPL_SUFFIX, "");
             }
-            long variants = methods.get(cls).stream().map(m -> m.replaceAll("(?i)(vthread|platform)$", "")).distinct().count();
+            long variants = methods.get(cls).stream().map(m -> m.replaceAll(IMPL_SUFFIX, "")).distinct().count();
             String workload = variants > 1 ? simple + "." + method : simple;
             // Parameters other than the implementation, P and strategy make separate workloads.
             for (Map.Entry<String, String> e : col.entrySet()) {
@@ -181,12 +192,18 @@ public final class Report {
             if (secondary == null && withSecondary.contains(b)) {
                 workload += "-time"; // the secondary result is the figure; the time is a by-product
             }
+            if (secondary != null && EXTRA.containsKey(secondary)) {
+                workload += " " + EXTRA.get(secondary);
+            }
             String pv = col.getOrDefault("Param: gomaxprocs", "");
             if (pv.isEmpty()) {
                 pv = col.getOrDefault("Param: procs", "");
             }
             int procs = pv.isEmpty() ? 0 : (int) num(pv);
             String preempt = col.get("Param: preempt");
+            if (preempt == null || preempt.isEmpty()) {
+                preempt = col.get("Param: strategy");
+            }
             String unit = secondary != null ? unitOf(secondary) : col.get("Unit");
             double score = num(col.get("Score"));
             int samples = (int) num(col.get("Samples"));
@@ -202,7 +219,7 @@ public final class Report {
     }
 
     static String unitOf(String secondary) {
-        return secondary.equals("bytesPerTask") ? "bytes/task" : secondary;
+        return secondary.equals("bytesPerTask") ? "bytes/task" : secondary.equals("gc.alloc.rate.norm") ? "B/op" : secondary;
     }
 
     static String family(String impl) {
@@ -222,8 +239,8 @@ public final class Report {
         String f = family(impl);
         String p = procs > 0 ? String.valueOf(procs) : "?";
         String s = switch (f) {
-            case "gort", "go" -> impl + " P=" + p;
-            case "vthread" -> impl + " C=" + p;
+            case "gort", "go" -> procs > 0 ? impl + " P=" + p : impl;
+            case "vthread" -> procs > 0 ? impl + " C=" + p : impl;
             case "serial" -> "serial (P=" + p + " fork)";
             default -> impl.isEmpty() ? "-" : impl;
         };
@@ -300,7 +317,10 @@ public final class Report {
 
     static List<String> workloads(List<Row> rows) {
         List<String> ws = new ArrayList<>(rows.stream().map(Row::workload).distinct().toList());
-        ws.sort(Comparator.comparingInt((String w) -> ORDER.contains(w) ? ORDER.indexOf(w) : ORDER.size()).thenComparing(w -> w));
+        ws.sort(Comparator.comparingInt((String w) -> {
+            String base = w.endsWith(" alloc") ? w.substring(0, w.length() - 6) : w;
+            return ORDER.contains(base) ? ORDER.indexOf(base) : ORDER.size();
+        }).thenComparing(w -> w));
         return ws;
     }
 
@@ -373,6 +393,9 @@ public final class Report {
         return rows.stream().filter(r -> r.workload().equals(w) && r.label().startsWith(prefix)).findFirst().orElse(null);
     }
 
+    /** Summary lines benchmarks print themselves (e.g. PreemptLatency's "# backedge TOTAL ..."). */
+    static List<String> printed = List.of();
+
     static String markdown(List<Row> rows, Map<String, String> machine, String svgName) {
         StringBuilder sb = new StringBuilder();
         sb.append("# gort benchmarks: gort vs virtual threads vs Go\n\n");
@@ -419,7 +442,7 @@ public final class Report {
         sb.append("\n## Targets (issue 7)\n\n");
         sb.append("\"Go (issue)\" and \"VT (issue)\" are the figures quoted in the issue (another run, same kind of machine); "
                 + "the other columns are this run. The rule is checked at P=1 and at P=2 (or at the P the target names).\n\n");
-        sb.append("| target | Go (issue) | VT (issue) | rule | Go here | VT here (C=2) | gort here | met? |\n|---|---:|---:|---|---|---:|---|---|\n");
+        sb.append("| target | Go (issue) | VT (issue) | rule | Go here | VT here (C=2, or the target's P) | gort here | met? |\n|---|---:|---:|---|---|---:|---|---|\n");
         for (Target t : TARGETS) {
             sb.append("| ").append(t.what()).append(" | ").append(fmt(t.goIssue())).append(" | ").append(fmt(t.vtIssue()))
                     .append(" | ").append(t.rule()).append(" | ");
@@ -446,9 +469,15 @@ public final class Report {
                 gortCells.add("P=" + p + ": " + cell(gort));
                 verdicts.add("P=" + p + ": " + verdict(t, gort, go));
             }
-            Row vt = t.workload().equals("parked") ? findPrefix(rows, "parked", "vthread-park") : find(rows, t.workload(), "vthread C=2");
+            Row vt = t.workload().equals("parked") ? findPrefix(rows, "parked", "vthread-park") : find(rows, t.workload(), "vthread C=" + (t.procs() != 0 ? t.procs() : 2));
             sb.append(String.join("<br>", goCells)).append(" | ").append(cell(vt)).append(" | ")
                     .append(String.join("<br>", gortCells)).append(" | ").append(String.join("<br>", verdicts)).append(" |\n");
+        }
+
+        if (!printed.isEmpty()) {
+            sb.append("\n## Figures printed by benchmarks (from run.log)\n\n```\n");
+            printed.forEach(l -> sb.append(l).append('\n'));
+            sb.append("```\n");
         }
 
         sb.append("\n## Every figure\n");

@@ -160,7 +160,7 @@ final class Facts {
     /**
      * The time slices used by the goroutines in gs: a slice begins with a run that did not inherit
      * a slice and goes on through every run that did; it ends with the last stop before the next
-     * fresh start (preempted if that stop was a preemption).
+     * fresh start (preempted if one of its runs ended in a preemption).
      */
     static List<Slice> slices(Trace t, Set<Long> gs) {
         List<Slice> r = new java.util.ArrayList<>();
@@ -186,7 +186,8 @@ final class Facts {
                 runs++;
             } else if (c == Ev.GO_STOP && start >= 0) {
                 end = t.ts(i);
-                pre = t.small(i) == Ev.S_PREEMPT;
+                // A preempted goroutine's partner may still be in runnext and finish the slice.
+                pre |= t.small(i) == Ev.S_PREEMPT;
             }
         }
         if (start >= 0) {

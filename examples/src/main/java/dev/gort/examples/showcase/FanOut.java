@@ -105,6 +105,11 @@ final class FanOut extends Scenario {
         }
         out.printf("    runnext: %d goroutines kicked from runnext to the local queue by a newer `go`%n", kicks);
         out.printf("    steals: %d goroutines moved in %d steals%n", st.gs(), st.ops());
+        Set<Long> mainAndWorkers = new LinkedHashSet<>(workers);
+        mainAndWorkers.add(r.value());
+        int preempted = Facts.stops(t, mainAndWorkers, Ev.S_PREEMPT);
+        out.printf("    preemptions: %d (only a goroutine that keeps its P 10 ms is preempted: none should here,%n"
+                + "      unless the machine is so busy that a 1 ms piece of work takes 10 ms of wall time)%n", preempted);
         long wall = lastExit - firstCreate;
         out.printf("    wall time: %s for %d ms of CPU work on %d Ps (ideal %.1f ms)%n", Facts.ms(wall), n * o.workMs,
                 v.gomaxprocs(), (double) n * o.workMs / v.gomaxprocs());
@@ -116,7 +121,8 @@ final class FanOut extends Scenario {
         } else {
             out.printf("  => %s%n", busyPs == 1 && ranOn.containsKey(0)
                     ? "no stealing: P0 ran all " + workers.size() + " goroutines alone while the other Ps stayed idle"
-                    : "goroutines ran on " + busyPs + " Ps without stealing (from the global queue)");
+                    : "no stealing, but " + preempted + " preemptions sent goroutines to the global queue, where the"
+                            + " other Ps found them: " + busyPs + " Ps ran goroutines");
         }
         return Showcase.writeTimeline(t, v, o, out);
     }

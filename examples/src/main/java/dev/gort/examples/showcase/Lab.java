@@ -2,6 +2,7 @@ package dev.gort.examples.showcase;
 
 import dev.gort.Go;
 import dev.gort.runtime.Config;
+import dev.gort.runtime.PreemptStats;
 import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.trace.Trace;
 import dev.gort.runtime.trace.Tracer;
@@ -24,7 +25,7 @@ final class Lab {
 
     /** What one run produced. */
     record Outcome<T>(T value, Trace trace, List<String> sched, long threads, long steals, long stolenGs,
-                      long handoffs, long preemptRequests, long preemptions, long wallNanos) {}
+                      long handoffs, long preemptRequests, long preemptions, long wallNanos, PreemptStats preempt) {}
 
     /**
      * Runs {@code body} as the main goroutine of a runtime built from {@code cfg}, with schedtrace
@@ -38,7 +39,7 @@ final class Lab {
         SchedCapture capture = new SchedCapture(realErr);
         PrintStream tee = new PrintStream(capture, true, StandardCharsets.UTF_8);
         System.setErr(tee);
-        Object[] box = new Object[2];
+        Object[] box = new Object[3];
         long[] counters = new long[7];
         try {
             Go.run(cfg, () -> {
@@ -60,6 +61,7 @@ final class Lab {
                 counters[5] = s.stats.preemptions.get() - p0;
                 box[0] = v;
                 box[1] = s.trace.stop();
+                box[2] = s.preempt.snapshot();
             });
         } finally {
             System.setErr(realErr);
@@ -73,12 +75,17 @@ final class Lab {
         @SuppressWarnings("unchecked")
         T value = (T) box[0];
         return new Outcome<>(value, (Trace) box[1], capture.lines(), counters[0], counters[1], counters[2],
-                counters[3], counters[4], counters[5], counters[6]);
+                counters[3], counters[4], counters[5], counters[6], (PreemptStats) box[2]);
     }
 
-    /** Runs {@code body} as main on a runtime from {@code cfg}: no trace, no schedtrace (warming up). */
+    /** Runs {@code body} as main on a runtime from {@code cfg}, traced, and throws the trace away (warming up). */
     static void warm(Config cfg, Runnable body) {
-        Go.run(cfg, body);
+        Go.run(cfg, () -> {
+            Scheduler s = Go.current();
+            s.trace.start();
+            body.run();
+            s.trace.stop();
+        });
     }
 
     /**

@@ -122,11 +122,12 @@ final class PingPong extends Scenario {
         Set<Long> pair = Set.of(seen.ping(), seen.pong());
         List<Facts.Slice> slices = Facts.slices(t, pair);
         int preempted = Facts.stops(t, pair, Ev.S_PREEMPT);
-        int requests = Facts.count(t, Ev.PREEMPT_REQ, pair);
         long bystanderWait = seen.bystanderAt() - seen.start();
         out.println("  figures:");
-        out.printf("    the pair: %d hops in %s; %d time slices; preempted %d times (%d requests from sysmon)%n",
-                seen.hops(), Facts.ms(seen.end() - seen.start()), slices.size(), preempted, requests);
+        out.printf("    the pair: %d hops in %s; %d time slices; preempted %d times%n",
+                seen.hops(), Facts.ms(seen.end() - seen.start()), slices.size(), preempted);
+        out.printf("    sysmon: %d preemption requests; %d honoured at a yield point, %d never reached one%n",
+                r.preempt().requested(), r.preempt().honoured(), r.preempt().unhonoured());
         int shown = 0;
         for (Facts.Slice sl : slices) {
             if (shown++ == 4) {
@@ -134,7 +135,7 @@ final class PingPong extends Scenario {
                 break;
             }
             out.printf("      slice %d: %s, %d runs back to back through runnext%s%n", shown, Facts.ms(sl.length()), sl.runs(),
-                    sl.preempted() ? ", ended by preemption" : "");
+                    sl.preempted() ? ", ended by a preemption" : "");
         }
         out.printf("    bystander started %s after the game began%n", Facts.ms(bystanderWait));
         Facts.Slice first = slices.stream().filter(Facts.Slice::preempted).findFirst().orElse(null);
@@ -146,7 +147,7 @@ final class PingPong extends Scenario {
         } else if (v.preempt().equals("none")) {
             out.printf("  => no yield points: the pair was never preempted and the bystander waited for the whole game%n");
         } else {
-            out.printf("  => the pair was not preempted (is the agent active? see the first lines of the showcase)%n");
+            out.printf("  => the pair was not preempted: %s%n", Showcase.agentActive() ? "sysmon did not get to it in time" : Showcase.agentLine());
         }
         return Showcase.writeTimeline(t, v, o, out);
     }

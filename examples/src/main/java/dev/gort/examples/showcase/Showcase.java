@@ -10,9 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import dev.gort.runtime.InstrumentationStats;
+import dev.gort.runtime.PreemptStrategy;
 
 /**
  * {@code ./gort showcase}: the four scenarios of the Go scheduler simulator (reference 004), run on
@@ -118,19 +119,32 @@ public final class Showcase {
 
     private static void banner(PrintStream out) {
         out.println("gort showcase: Go's scheduler (G/M/P, runtime/proc.go) on JDK continuations, for real.");
-        out.printf("JDK %s, %d CPUs; this JVM's preemption strategy: %s.%n", System.getProperty("java.version"),
+        out.printf("JDK %s, %d CPUs; this JVM's preemption strategy: %s;%n", System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors(), jvmPreempt());
+        out.println(agentLine() + ".");
         out.println("SCHED lines: gomaxprocs, idle Ps, threads (Ms, sysmon included), spinning Ms, idle Ms, global");
         out.println("queue length, [ each P's local queue length ] and schedticks=[ each P's scheduling count ].");
     }
 
     /** The preemption strategy of this JVM: -Dgort.preempt, else GORT_PREEMPT, else backedge. */
     static String jvmPreempt() {
-        String v = System.getProperty("gort.preempt");
-        if (v == null || v.isBlank()) {
-            v = System.getenv("GORT_PREEMPT");
+        return PreemptStrategy.fromEnvironment().id();
+    }
+
+    /** Whether the java agent has put yield points into this JVM's classes (the showcase's own loops among them). */
+    static boolean agentActive() {
+        return InstrumentationStats.classesTransformed.get() > 0;
+    }
+
+    /** One line on the agent, for the banner. */
+    static String agentLine() {
+        if (!agentActive()) {
+            return "the preemption agent is NOT active in this JVM (no class was instrumented): loops cannot be"
+                    + " preempted; run the showcase through the jar (./gort showcase or java -jar gort-examples.jar)";
         }
-        return v == null || v.isBlank() ? "backedge" : v.trim().toLowerCase(Locale.ROOT);
+        return "the preemption agent is active: " + InstrumentationStats.classesTransformed.get() + " classes instrumented, "
+                + InstrumentationStats.backedgePolls.get() + " back-edge polls, " + InstrumentationStats.entryPolls.get()
+                + " entry polls so far";
     }
 
     /** Prints the captured SCHED lines (at most 12: the first 6 and the last 6). */

@@ -65,6 +65,11 @@ final class TightLoop extends Scenario {
 
     /** The workload, as main runs it. */
     static Seen play(long loopNanos) {
+        // A fresh runtime's P has schedtick 0, and schedule() looks at the global queue first
+        // whenever schedtick % 61 == 0: the preempted loop (it goes to the global queue) would get
+        // its second slice at once. A real program has scheduled other goroutines by then; one
+        // Gosched (main goes to the global queue and comes back: a fresh slice) does the same here.
+        Go.gosched();
         WaitGroup wg = new WaitGroup();
         long[] shortStart = new long[SHORTS];
         long[] loop = new long[3];
@@ -98,7 +103,6 @@ final class TightLoop extends Scenario {
         Seen seen = r.value();
         Showcase.printSched(out, r.sched(), o, o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace());
         Set<Long> loopG = Set.of(seen.loopGoid());
-        int requests = Facts.count(t, Ev.PREEMPT_REQ, loopG);
         int preempted = Facts.stops(t, loopG, Ev.S_PREEMPT);
         long maxLat = 0;
         long minLat = Long.MAX_VALUE;
@@ -111,8 +115,10 @@ final class TightLoop extends Scenario {
         }
         out.println("  figures:");
         out.printf("    short goroutines started %s after the loop began%n", lats);
-        out.printf("    loop: %s of spinning, %d preemption requests from sysmon, preempted %d times%n",
-                Facts.ms(seen.loopEnd() - seen.loopStart()), requests, preempted);
+        out.printf("    loop: %s of spinning, preempted %d times%n", Facts.ms(seen.loopEnd() - seen.loopStart()), preempted);
+        out.printf("    sysmon: %d preemption requests; %d honoured at a yield point, %d never reached one%s%n",
+                r.preempt().requested(), r.preempt().honoured(), r.preempt().unhonoured(),
+                r.preempt().honoured() == 0 ? "" : "; request to yield p50 " + Facts.ms(r.preempt().requestToYield().p50()));
         if (v.gomaxprocs() > 1) {
             out.printf("  => with %d Ps the short goroutines did not need to wait: another P stole them%n", v.gomaxprocs());
         } else if (preempted > 0) {
@@ -120,9 +126,9 @@ final class TightLoop extends Scenario {
                     Facts.ms(maxLat));
         } else if (v.preempt().equals("none")) {
             out.printf("  => no yield points: sysmon asked %d times in vain and the short goroutines waited for the whole loop (%s)%n",
-                    requests, Facts.ms(minLat));
+                    r.preempt().requested(), Facts.ms(minLat));
         } else {
-            out.printf("  => the loop was not preempted (is the agent active? see the first lines of the showcase)%n");
+            out.printf("  => the loop was not preempted: %s%n", Showcase.agentActive() ? "sysmon did not get to it in time" : Showcase.agentLine());
         }
         return Showcase.writeTimeline(t, v, o, out);
     }

@@ -42,6 +42,9 @@ public interface SchedulerMXBean {
     /** The goroutine dump (Go's format) and the wait-for graph. */
     String dumpGoroutines();
 
+    /** The goroutine dump as JSON (shaped like jcmd Thread.dump_to_file -format=json). */
+    String dumpGoroutinesJson();
+
     /** One schedtrace (with scheddetail when {@code detailed}). */
     String schedtrace(boolean detailed);
 }

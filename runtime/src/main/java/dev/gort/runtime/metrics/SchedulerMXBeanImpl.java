@@ -139,6 +139,11 @@ public final class SchedulerMXBeanImpl implements SchedulerMXBean {
     }
 
     @Override
+    public String dumpGoroutinesJson() {
+        return Traceback.dumpJson(s);
+    }
+
+    @Override
     public String schedtrace(boolean detailed) {
         return SchedTrace.format(s, s.schedtrace.elapsedMs(System.nanoTime()), detailed);
     }

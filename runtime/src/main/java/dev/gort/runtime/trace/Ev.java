@@ -56,7 +56,7 @@ public final class Ev {
     public static final int SYSCALL_EXIT = 18;
     /** p is taken from m a (blocked in a syscall) and handed off (sysmon retake or blocking entersyscall). */
     public static final int HANDOFF = 19;
-    /** A timer fired on (p, m); a = the timer's when; g = the goroutine it readied, if any. */
+    /** A timer fires on (p, m); g = the goroutine it will ready (a sleep), if known. */
     public static final int TIMER_FIRE = 20;
     /** GOMAXPROCS is now a. */
     public static final int GOMAXPROCS = 21;

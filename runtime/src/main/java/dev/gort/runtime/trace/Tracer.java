@@ -596,11 +596,11 @@ public final class Tracer {
         }
     }
 
-    /** A timer fired on (pp, mp); {@code readied} is the G it made runnable, if any. */
-    public void timerFire(M mp, P pp, long when, G readied) {
-        TraceBuf b = buf(mp);
+    /** A timer fires on (pp, mp); {@code readied} is the G it will make runnable (a sleep), if known. */
+    public void timerFire(M mp, P pp, G readied) {
+        TraceBuf b = buf(mp != null && mp.scheduler() == sched ? mp : null);
         if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.TIMER_FIRE, 0, pp, mp), goid(readied), when, 0);
+            b.emit(System.nanoTime(), hdr(Ev.TIMER_FIRE, 0, pp, mp), goid(readied), 0, 0);
         }
     }
 

@@ -102,6 +102,37 @@ class TraceOutputsTest {
         return n;
     }
 
+    /** Sleeping goroutines: their timers fire on an M (TimerFire names the sleeper) and the trace validates. */
+    @Test
+    void timerFiresAreTraced() {
+        for (int procs = 1; procs <= 2; procs++) {
+            Scheduler s = new Scheduler(Workloads.config(procs, true));
+            s.trace.start(new Tracer.Options().workload("sleepers"));
+            s.run(() -> {
+                Workloads.Sema done = new Workloads.Sema("done", 0);
+                for (int i = 0; i < 3; i++) {
+                    Scheduler.current().newproc(() -> {
+                        dev.gort.runtime.Timer.timeSleep(2_000_000L);
+                        done.release();
+                    });
+                }
+                for (int i = 0; i < 3; i++) {
+                    done.acquire();
+                }
+            });
+            Trace t = s.trace.stop();
+            TraceValidator.Result res = TraceValidator.validate(t, true, java.util.Map.of());
+            assertTrue(res.ok(), res::toString);
+            int fires = 0;
+            for (int i = 0; i < t.size(); i++) {
+                if (t.code(i) == Ev.TIMER_FIRE && t.g(i) > 1) {
+                    fires++;
+                }
+            }
+            assertTrue(fires >= 3, "timer fires naming the sleeper: " + fires);
+        }
+    }
+
     /** Flight-recorder mode keeps a bounded window; a windowed trace starts mid-run and still validates. */
     @Test
     void flightRecorderWindowBoundsTheTrace() {
