@@ -146,10 +146,10 @@ class SysmonPreemptTest {
             assertTrue(r.starts[k] >= r.hogEnd, "short G ran inside an unpreemptible loop");
             assertTrue(r.progressAtStart[k] >= 40 * MS);
         }
+        // Nobody answers sysmon's requests (it normally asks once, counted as unhonoured; not asserted:
+        // on a CPU-throttled machine sysmon may not get two looks at the slice 10 ms apart).
         assertEquals(0, r.stats.honoured());
-        // sysmon still noticed the overrun and asked; nobody answered.
-        assertTrue(r.stats.requested() >= 1, r.stats.toString());
-        assertTrue(r.stats.unhonoured() >= 1, r.stats.toString());
+        assertEquals(r.stats.requested(), r.stats.unhonoured(), r.stats.toString());
     }
 
     /**
@@ -292,22 +292,21 @@ class SysmonPreemptTest {
         s.timers = new FarTimer(); // a pending timer: all Ps idle is not a deadlock
         TestSupport.Sema gate = new TestSupport.Sema(0);
         java.util.concurrent.CountDownLatch parked = new java.util.concurrent.CountDownLatch(1);
-        long[] preemptedAfter = new long[1];
+        AtomicLong progress = new AtomicLong();
+        long[] progressAtProbe = {-1};
         Thread runner = new Thread(() -> s.run(() -> {
             Scheduler rt = Scheduler.current();
             rt.newproc(parked::countDown);
             gate.acquire(); // every P idle now: sysmon deep-sleeps
             // woken by a non-gort thread; now a hog: sysmon must be awake to preempt it
             TestSupport.Sema done = new TestSupport.Sema(0);
-            long[] t0 = new long[1];
             rt.newproc(() -> {
                 Scheduler.gosched();
-                t0[0] = System.nanoTime();
                 rt.newproc(() -> {
-                    preemptedAfter[0] = System.nanoTime() - t0[0];
+                    progressAtProbe[0] = progress.get();
                     done.release();
                 });
-                spinUntil(t0[0] + 200 * MS, true);
+                spinCpu(200 * MS, true, progress);
                 done.release();
             });
             done.acquire();
@@ -322,7 +321,8 @@ class SysmonPreemptTest {
         assertTrue(s.sysmon.deepSleeps() >= 1, "sysmon never deep-slept with every P idle");
         gate.release();
         runner.join(10_000);
-        assertTrue(preemptedAfter[0] > 0 && preemptedAfter[0] < 150 * MS,
-                "hog after a deep sleep not preempted in time: " + preemptedAfter[0] / 1e6 + " ms");
+        assertTrue(progressAtProbe[0] >= 0 && progressAtProbe[0] < 150 * MS,
+                "hog after a deep sleep not preempted before the end of its loop: loop CPU "
+                        + progressAtProbe[0] / 1e6 + " ms");
     }
 }
