@@ -340,6 +340,11 @@ public final class Scheduler {
      * <p>Go: proc.go newproc, newproc1
      */
     public G newproc(Runnable fn) {
+        // A pending preemption request is honoured here, as Go honours it in newproc's prologue
+        // (its stack check): without this, goroutines that only respawn each other through runnext
+        // share one time slice forever and starve the global queue even though sysmon asks them to
+        // stop (nothing else in their code polls unless the agent instrumented it).
+        Poll.poll();
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
         G newg = newG(fn, parent == null ? 0 : parent.goid, RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null);
