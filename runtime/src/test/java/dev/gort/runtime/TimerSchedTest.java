@@ -226,12 +226,18 @@ class TimerSchedTest {
             while (Scheduler.nanotime() < until) {
                 Thread.onSpinWait(); // busy: the sleeper's timer becomes overdue meanwhile
             }
+            // main has overrun its slice: newproc would honour sysmon's request (Go: newproc's
+            // prologue). Hold the M (Go: acquirem, m.locks++) so that the order under test is not
+            // mixed with a preemption.
+            M mp = M.current();
+            mp.locks++;
             for (String name : new String[] {"x1", "x2"}) {
                 rt.newproc(() -> {
                     order.add(name);
                     done.release();
                 });
             }
+            mp.locks--;
             // runq: [x1], runnext: x2. Parking runs findRunnable: the timer readies the sleeper into
             // runnext (x2 kicked to the tail), so: sleeper, x1, x2.
             for (int i = 0; i < 3; i++) {
