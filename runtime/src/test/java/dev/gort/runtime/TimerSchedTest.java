@@ -222,22 +222,26 @@ class TimerSchedTest {
                 done.release();
             });
             started.acquire(); // the sleeper (runnext) runs and parks in Sleep
-            long until = Scheduler.nanotime() + 30 * MS;
-            while (Scheduler.nanotime() < until) {
-                Thread.onSpinWait(); // busy: the sleeper's timer becomes overdue meanwhile
-            }
-            // main has overrun its slice: newproc would honour sysmon's request (Go: newproc's
-            // prologue). Hold the M (Go: acquirem, m.locks++) so that the order under test is not
-            // mixed with a preemption.
+            // Busy for 30 ms: the sleeper's timer becomes overdue meanwhile. m.locks keeps this
+            // section unpreemptible (sysmon asks after 10 ms and newproc honours the request; the
+            // preempted main could then come back from the global queue on a 61st tick, ahead of
+            // the runnext the timer filled: legal, but not what this test is about).
             M mp = M.current();
             mp.locks++;
-            for (String name : new String[] {"x1", "x2"}) {
-                rt.newproc(() -> {
-                    order.add(name);
-                    done.release();
-                });
+            try {
+                long until = Scheduler.nanotime() + 30 * MS;
+                while (Scheduler.nanotime() < until) {
+                    Thread.onSpinWait();
+                }
+                for (String name : new String[] {"x1", "x2"}) {
+                    rt.newproc(() -> {
+                        order.add(name);
+                        done.release();
+                    });
+                }
+            } finally {
+                mp.locks--;
             }
-            mp.locks--;
             // runq: [x1], runnext: x2. Parking runs findRunnable: the timer readies the sleeper into
             // runnext (x2 kicked to the tail), so: sleeper, x1, x2.
             for (int i = 0; i < 3; i++) {
