@@ -335,9 +335,15 @@ public final class Report {
         };
     }
 
+    static int strategyRank(String label) {
+        int i = label.indexOf("preempt=");
+        return i < 0 ? 0 : List.of("none", "default", "entry", "backedge", "budget").indexOf(label.substring(i + 8));
+    }
+
     static List<Row> sorted(List<Row> rs) {
         List<Row> l = new ArrayList<>(rs);
-        l.sort(Comparator.comparingInt((Row r) -> familyRank(r.family())).thenComparingInt(Row::procs).thenComparing(Row::label));
+        l.sort(Comparator.comparingInt((Row r) -> familyRank(r.family())).thenComparingInt(Row::procs)
+                .thenComparingInt(r -> strategyRank(r.label())).thenComparing(Row::label));
         return l;
     }
 
