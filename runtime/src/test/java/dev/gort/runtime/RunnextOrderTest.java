@@ -1,6 +1,7 @@
 package dev.gort.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,6 +25,8 @@ class RunnextOrderTest {
                 done.acquire();
             }
         });
+        // A stall of more than sysmon's 10 ms slice lets sysmon preempt main at a go statement.
+        assumeTrue(s.stats.preemptions.get() == 0, "sysmon preempted main (stalled machine)");
         assertEquals(List.of("c", "a", "b"), order);
     }
 }
