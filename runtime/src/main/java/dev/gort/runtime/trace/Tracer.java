@@ -83,6 +83,16 @@ public final class Tracer {
     public static final class Options {
         long windowMs;
         String workload = "";
+        int level = 2;
+
+        /**
+         * 2 (default): everything. 1: without the M-level events (spinning start/stop, M park/unpark),
+         * which an idle spinning M emits in bursts; the G and queue events the validator needs stay.
+         */
+        public Options level(int level) {
+            this.level = level;
+            return this;
+        }
 
         /** Flight-recorder mode: keep roughly the last {@code ms} milliseconds of every buffer (0: everything). */
         public Options window(long ms) {
@@ -108,6 +118,7 @@ public final class Tracer {
         // rough bound that is enough for "the last few hundred ms" (Go's flight recorder is also approximate).
         int maxChunks = o.windowMs <= 0 ? 0 : (int) Math.max(2, o.windowMs / 3);
         Session s = new Session(this, maxChunks, true, o.workload);
+        s.level = o.level;
         session = s;
         s.recordInitialState(sched);
         on = true;
@@ -158,7 +169,8 @@ public final class Tracer {
     /** Called by the runtime just before main starts: {@code -Dgort.trace} starts recording here. */
     public void onStart() {
         if (exitFile != null && session == null) {
-            start(new Options().window(GoDebugProps.traceWindowMs()).workload(GoDebugProps.traceWorkload()));
+            start(new Options().window(GoDebugProps.traceWindowMs()).workload(GoDebugProps.traceWorkload())
+                    .level(GoDebugProps.traceLevel()));
         }
     }
 
@@ -211,6 +223,8 @@ public final class Tracer {
         final Map<Long, String> objects = new ConcurrentHashMap<>();
         final AtomicLong droppedChunks = new AtomicLong();
         int initialProcs;
+        /** Options.level; written before the session is published. */
+        int level = 2;
 
         Session(Tracer tracer, int maxChunks, boolean record, String workload) {
             this.tracer = tracer;
@@ -531,7 +545,7 @@ public final class Tracer {
 
     private void simple(M mp, int code, P pp) {
         TraceBuf b = buf(mp);
-        if (b.session.record) {
+        if (b.session.record && b.session.level >= 2) {
             b.emit(System.nanoTime(), hdr(code, 0, pp, mp), 0, 0, 0);
         }
     }
