@@ -54,6 +54,8 @@ public final class Tracer {
     volatile boolean jfr;
     /** File to write at exit (-Dgort.trace), or null. */
     private final String exitFile;
+    /** The loopback debug server started by -Dgort.debug.http=<port>, closed at exit; or null. */
+    private DebugServer debugServer;
     /** The MXBean registered by -Dgort.jmx=true, unregistered at exit; or null. */
     private javax.management.ObjectName mxbean;
     /** A JFR-only pseudo session: per-M state without recording. */
@@ -75,6 +77,15 @@ public final class Tracer {
             dev.gort.runtime.DumpSignal.register(sched);
             mxbean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto()
                     ? dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(sched) : null;
+            String http = System.getProperty("gort.debug.http");
+            if (http != null && !http.isBlank()) {
+                try {
+                    debugServer = DebugServer.start(sched, Integer.parseInt(http.trim()));
+                    System.err.println("gort: debug endpoints on http://127.0.0.1:" + debugServer.port() + "/debug/");
+                } catch (IOException | NumberFormatException e) {
+                    System.err.println("gort: no debug endpoints (-Dgort.debug.http=" + http + "): " + e);
+                }
+            }
 
         }
     }
@@ -179,6 +190,10 @@ public final class Tracer {
         if (mxbean != null) {
             dev.gort.runtime.metrics.SchedulerMXBeanImpl.unregister(mxbean);
             mxbean = null;
+        }
+        if (debugServer != null) {
+            debugServer.close();
+            debugServer = null;
         }
         if (exitFile == null) {
             return;
