@@ -214,6 +214,12 @@ public final class Scheduler {
             throw gp;
         }
         if (cause instanceof GortFatalError fe) {
+            if (!Fatal.THROW) {
+                // The M that reported the error halts with status 2 right after the dump; do not let
+                // this thread win the race with an uncaught exception (JVM status 1).
+                System.err.flush();
+                Runtime.getRuntime().halt(2);
+            }
             throw fe;
         }
     }
