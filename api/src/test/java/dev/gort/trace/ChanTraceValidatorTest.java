@@ -51,7 +51,11 @@ class ChanTraceValidatorTest {
                 Go.go(() -> {
                     for (int k = 0; k < 2; k++) {
                         spin(300_000);
-                        dev.gort.Syscall.block(() -> Thread.sleep(3));
+                        try {
+                            dev.gort.Syscall.block(() -> Thread.sleep(3));
+                        } catch (InterruptedException e) {
+                            throw new AssertionError(e);
+                        }
                     }
                     wg.done();
                 });
