@@ -431,13 +431,11 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         mysg.isSelect = false;
         mysg.success = false;
         mysg.c = this;
-        parker.setParam(gp, null);
         sendq.enqueue(mysg);
         parker.park(gp, CHAN_PARK_COMMIT, this, WaitReason.CHAN_SEND, this);
 
         // Someone woke us up.
         boolean wasClosed = !mysg.success;
-        parker.setParam(gp, null);
         mysg.release();
         if (wasClosed) {
             if (closedAcquire() == 0) {
@@ -555,14 +553,12 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         mysg.isSelect = false;
         mysg.success = false;
         mysg.c = this;
-        parker.setParam(gp, null);
         recvq.enqueue(mysg);
         parker.park(gp, CHAN_PARK_COMMIT, this, WaitReason.CHAN_RECEIVE, this);
 
         // Someone woke us up.
         boolean success = mysg.success;
         Object v = mysg.elem;
-        parker.setParam(gp, null);
         mysg.release();
         return success ? v : CLOSED_EMPTY;
     }

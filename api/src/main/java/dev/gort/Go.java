@@ -3,6 +3,7 @@ package dev.gort;
 import dev.gort.runtime.Config;
 import dev.gort.runtime.G;
 import dev.gort.runtime.Scheduler;
+import dev.gort.runtime.ThreadLock;
 
 /**
  * What a Go program calls: {@code go}, {@code runtime.Gosched}, {@code runtime.GOMAXPROCS},
@@ -76,6 +77,29 @@ public final class Go {
     /** {@code runtime.Goexit()}: ends the calling goroutine (deferred finally blocks run). */
     public static void goexit() {
         Runtimes.goexit();
+    }
+
+    /**
+     * {@code runtime.LockOSThread()}: wires the calling goroutine to its carrier thread; it runs
+     * only there, and nothing else runs there, until as many {@link #unlockOSThread} calls have
+     * been made. A goroutine that ends while locked ends its thread too.
+     */
+    public static void lockOSThread() {
+        ThreadLock.LockOSThread();
+    }
+
+    /** {@code runtime.UnlockOSThread()}: undoes one {@link #lockOSThread}; a no-op without one. */
+    public static void unlockOSThread() {
+        ThreadLock.UnlockOSThread();
+    }
+
+    /**
+     * {@code debug.SetMaxThreads(n)}: the most carrier threads (Ms, sysmon included) the runtime
+     * may create; going over is fatal ({@code fatal error: thread exhaustion}). Returns the
+     * previous limit.
+     */
+    public static int setMaxThreads(int n) {
+        return current().setMaxThreads(n);
     }
 
     /** The goroutine id of the caller ({@code 0} outside gort). */

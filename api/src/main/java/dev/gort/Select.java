@@ -26,14 +26,14 @@ import java.util.function.Consumer;
  * }</pre>
  *
  * <p><b>Reusable, allocation-free</b> (for hot loops; one goroutine at a time): register the cases
- * once, then select repeatedly; the chosen case's index is returned, and the sudogs and order arrays
+ * once, then {@link #await()} repeatedly; the chosen case's index is returned, and the sudogs and order arrays
  * are reused.
  * <pre>{@code
  * Select s = new Select();
  * int rIn = s.addRecv(in), wOut = s.addSend(out, null);
  * for (;;) {
  *     s.setValue(wOut, next);
- *     int i = s.select();                 // s.selectNow() returns -1 instead of blocking (default)
+ *     int i = s.await();                  // s.poll() returns -1 instead of blocking (default)
  *     if (i == rIn) { Object v = s.value(); boolean ok = s.ok(); ... }
  * }
  * }</pre>
@@ -119,13 +119,16 @@ public final class Select implements WaitTarget {
         return ncases;
     }
 
-    /** Blocks until one case can proceed, performs it, and returns its index. */
-    public int select() {
+    /**
+     * Runs the select: blocks until one case can proceed, performs it, and returns its index.
+     * (Named {@code await} so that {@code Select.select()} stays the static {@code select {}}.)
+     */
+    public int await() {
         return selectgo(true);
     }
 
-    /** As {@link #select()} with a {@code default} case: returns -1 if no case is ready. */
-    public int selectNow() {
+    /** As {@link #await()} with a {@code default} case: returns -1 at once if no case is ready. */
+    public int poll() {
         return selectgo(false);
     }
 
@@ -518,6 +521,8 @@ public final class Select implements WaitTarget {
             } else {
                 chans[k].recvq.dequeueSudoG(sg);
             }
+            sg.isSelect = false;
+            sg.waitlink = null;
             sg.release();
             sg = next;
         }

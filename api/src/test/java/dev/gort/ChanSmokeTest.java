@@ -45,7 +45,7 @@ class ChanSmokeTest {
             int ra = s.addRecv(a), rb = s.addRecv(b);
             int open = 2;
             while (open > 0) {
-                int i = s.select();
+                int i = s.await();
                 if (!s.ok()) { s.setChan(i, null); open--; continue; }
                 n[i == ra ? 0 : 1]++;
             }

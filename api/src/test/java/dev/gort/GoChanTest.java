@@ -125,9 +125,9 @@ class GoChanTest {
                     int sendOut = o.addSend(out, null);
                     o.addRecv(done);
                     for (;;) {
-                        in.select();
+                        in.await();
                         o.setValue(sendOut, in.value());
-                        if (o.select() != sendOut) {
+                        if (o.await() != sendOut) {
                             return;
                         }
                     }

@@ -1,6 +1,7 @@
 package dev.gort.context;
 
 import dev.gort.Chan;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -59,6 +60,25 @@ public interface Context {
      */
     static CancelContext withCancel(Context parent) {
         return Contexts.withCancel(parent);
+    }
+
+    /**
+     * A copy of parent whose done channel closes at deadline {@code d} (with err
+     * DEADLINE_EXCEEDED), on cancel, or when the parent's closes, whichever happens first. If the
+     * parent's deadline is already earlier, it is withCancel(parent). Must be called from a
+     * goroutine (the deadline is a gort timer: Time.afterFunc).
+     *
+     * <p>Go: context.WithDeadline
+     */
+    static CancelContext withDeadline(Context parent, Instant d) {
+        return Contexts.withDeadline(parent, d, -1);
+    }
+
+    /**
+     * withDeadline(parent, now + timeout), timed on the monotonic clock. Go: context.WithTimeout.
+     */
+    static CancelContext withTimeout(Context parent, Duration timeout) {
+        return Contexts.withDeadline(parent, Instant.now().plus(timeout), Contexts.nanos(timeout));
     }
 
     /** A copy of parent in which key maps to val. Go: context.WithValue. */

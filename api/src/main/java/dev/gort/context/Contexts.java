@@ -3,7 +3,10 @@ package dev.gort.context;
 import dev.gort.Chan;
 import dev.gort.Go;
 import dev.gort.Select;
+import dev.gort.Time;
+import dev.gort.Timer;
 import dev.gort.sync.Mutex;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashSet;
 import java.util.Optional;
@@ -68,6 +71,43 @@ final class Contexts {
         CancelCtx c = new CancelCtx(parent);
         c.propagateCancel(parent, c);
         return c;
+    }
+
+    /** Go: context.WithDeadline / WithDeadlineCause; timeoutNanos is the monotonic wait (or -1: from the wall clock). */
+    static CancelContext withDeadline(Context parent, Instant d, long timeoutNanos) {
+        if (parent == null) {
+            throw new IllegalArgumentException("cannot create context from nil parent");
+        }
+        Optional<Instant> cur = parent.deadline();
+        if (cur.isPresent() && cur.get().isBefore(d)) {
+            // The current deadline is already sooner than the new one.
+            return withCancel(parent);
+        }
+        TimerCtx c = new TimerCtx(parent, d);
+        c.propagateCancel(parent, c);
+        long dur = timeoutNanos >= 0 ? timeoutNanos : Duration.between(Instant.now(), d).toNanos();
+        if (dur <= 0) {
+            c.cancel(true, Context.DEADLINE_EXCEEDED, null); // deadline has already passed
+            return c;
+        }
+        c.mu.lock();
+        try {
+            if (c.err == null) {
+                c.timer = Time.afterFunc(dur, () -> c.cancel(true, Context.DEADLINE_EXCEEDED, null));
+            }
+        } finally {
+            c.mu.unlock();
+        }
+        return c;
+    }
+
+    /** A Duration as non-negative nanoseconds, saturating. */
+    static long nanos(Duration d) {
+        try {
+            return Math.max(0, d.toNanos());
+        } catch (ArithmeticException e) {
+            return d.isNegative() ? 0 : Long.MAX_VALUE;
+        }
     }
 
     static Context withValue(Context parent, Object key, Object val) {
@@ -285,6 +325,46 @@ final class Contexts {
         @Override
         public String toString() {
             return parent + ".WithCancel";
+        }
+    }
+
+    /** A cancelCtx with a deadline, canceled by a timer. Go: timerCtx. */
+    static final class TimerCtx extends CancelCtx {
+        final Instant deadline;
+        /** Under mu. */
+        Timer timer;
+
+        TimerCtx(Context parent, Instant deadline) {
+            super(parent);
+            this.deadline = deadline;
+        }
+
+        @Override
+        public Optional<Instant> deadline() {
+            return Optional.of(deadline);
+        }
+
+        @Override
+        public void cancel(boolean removeFromParent, ContextError err, Throwable cause) {
+            super.cancel(false, err, cause);
+            if (removeFromParent) {
+                // Remove this timerCtx from its parent cancelCtx's children.
+                removeChild(parent, this);
+            }
+            mu.lock();
+            try {
+                if (timer != null) {
+                    timer.stop();
+                    timer = null;
+                }
+            } finally {
+                mu.unlock();
+            }
+        }
+
+        @Override
+        public String toString() {
+            return parent + ".WithDeadline(" + deadline + " [" + Duration.between(Instant.now(), deadline) + "])";
         }
     }
 

@@ -30,18 +30,14 @@ public final class Sudog {
     /** select: the case this sudog stands for. */
     public int caseIndex;
 
-    /** Clears everything before the sudog is reused. Go: releaseSudog. */
+    /**
+     * Drops the references a finished wait left (Go: releaseSudog). The links are already null: a
+     * dequeue clears next/prev, select's pass 3 clears waitlink, closechan clears glink; flags and
+     * the ticket are set by the next user.
+     */
     public void release() {
         g = null;
-        next = null;
-        prev = null;
         elem = null;
         c = null;
-        waitlink = null;
-        glink = null;
-        isSelect = false;
-        success = false;
-        ticket = 0;
-        caseIndex = 0;
     }
 }

@@ -203,7 +203,7 @@ class ShowcaseIT {
         assertTrue(schedLines(be, 1) >= 1, be);
         double loop = msAfter(be, "loop: ([0-9.]+) ms of spinning");
         assertTrue(loop >= 99.5, be);
-        assertTrue(intAfter(be, "preempted (\\d+) times") >= 1, "the loop was not preempted:\n" + be);
+        assertTrue(intAfter(be, "preempted (\\d+) time") >= 1, "the loop was not preempted:\n" + be);
         List<Double> lat = shortLatencies(be);
         assertEquals(3, lat.size(), be);
         for (double l : lat) {
@@ -214,7 +214,7 @@ class ShowcaseIT {
 
         String none = r.section("tight-loop", "none");
         assertTrue(none.contains("preemption none (in a child JVM started with -Dgort.preempt=none)"), none);
-        assertEquals(0, intAfter(none, "preempted (\\d+) times"), none);
+        assertEquals(0, intAfter(none, "preempted (\\d+) time"), none);
         double loopNone = msAfter(none, "loop: ([0-9.]+) ms of spinning");
         for (double l : shortLatencies(none)) {
             assertTrue(l >= loopNone - 0.2, "a short goroutine ran before the loop ended without preemption:\n" + none);
@@ -233,7 +233,7 @@ class ShowcaseIT {
 
         String be = r.section("ping-pong", "backedge");
         assertTrue(schedLines(be, 1) >= 1, be);
-        assertTrue(intAfter(be, "preempted (\\d+) times") >= 1, "the pair was not preempted:\n" + be);
+        assertTrue(intAfter(be, "preempted (\\d+) time") >= 1, "the pair was not preempted:\n" + be);
         double game = msAfter(be, "hops in ([0-9.]+) ms");
         double waited = msAfter(be, "bystander started ([0-9.]+) ms after the game began");
         assertTrue(waited >= 9.0 && waited < game, "the bystander waited " + waited + " ms of a " + game + " ms game:\n" + be);
@@ -243,7 +243,7 @@ class ShowcaseIT {
         assertTrue(Integer.parseInt(m.group(2)) >= 2, "the slice was not handed on through runnext:\n" + be);
 
         String none = r.section("ping-pong", "none");
-        assertEquals(0, intAfter(none, "preempted (\\d+) times"), none);
+        assertEquals(0, intAfter(none, "preempted (\\d+) time"), none);
         double gameNone = msAfter(none, "hops in ([0-9.]+) ms");
         assertTrue(msAfter(none, "bystander started ([0-9.]+) ms after the game began") >= gameNone - 0.2, none);
         assertTrue(none.contains("=> no yield points: the pair was never preempted"), none);

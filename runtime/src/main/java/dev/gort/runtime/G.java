@@ -22,6 +22,12 @@ public final class G {
     public static final int _Gwaiting = 4;
     public static final int _Gdead = 6;
     public static final int _Gpreempted = 9;
+    /**
+     * {@code _Gscan | _Grunning}: sysmon holds it for a few instructions while it decides whether
+     * to retake the P of a carrier blocked in user code (Retake.retakeBlocked); every other status
+     * change of that G waits for it to clear (casgstatus spins, as for a dump's scan bit).
+     */
+    public static final int _Gscanrunning = 0x1000 | _Grunning;
 
     /** One scope for every goroutine of every runtime in this JVM. */
     public static final ContinuationScope SCOPE = new ContinuationScope("gort");
@@ -110,7 +116,19 @@ public final class G {
 
     /** Locked to an M (LockOSThread). Written by the G's own M, plain. Go: g.lockedm. */
     M lockedm;
+    /**
+     * LockOSThread nesting: {@code lockedExt} counts the user's calls (Go.lockOSThread), {@code
+     * lockedInt} the runtime's own (a pinned G waiting for a P on its carrier). Go keeps both on the
+     * M; a locked G and its M are 1:1, so here they live on the G. Own G/M only, plain.
+     */
     int lockedExt, lockedInt;
+
+    /**
+     * The carrier this G is blocked on while parked "in place" (it could not yield: pinned, or
+     * holding a Java monitor); null otherwise. Written by the parking G before its release CAS to
+     * _Gwaiting, read by the waker after its CAS to _Grunnable, cleared by the G when it wakes.
+     */
+    volatile M parkedOn;
 
     /** Java-monitor depth maintained by instrumented code (preemption must not happen inside). Plain, own G. */
     public int monitorDepth;
@@ -195,6 +213,28 @@ public final class G {
         }
     }
 
+    /**
+     * The status, waiting out sysmon's scan bit: what code running on this G's carrier uses to
+     * decide whether its M still holds a P ({@code _Grunning}) or not ({@code _Gsyscall}).
+     */
+    int readgstatusNoScan() {
+        int s = atomicstatus;
+        for (int i = 0; (s & _Gscan) != 0; i++) {
+            if (i < 64) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+            s = atomicstatus;
+        }
+        return s;
+    }
+
+    /** Store-release of a status only its current holder may change (scan bit owner, syscall exit). */
+    void setgstatusRelease(int newval) {
+        STATUS.setRelease(this, newval);
+    }
+
     /** Non-failing CAS, for the places Go also tries (e.g. syscall retake). */
     boolean tryCasgstatus(int oldval, int newval) {
         return STATUS.compareAndSet(this, oldval, newval);
@@ -276,6 +316,7 @@ public final class G {
             case _Gwaiting -> "waiting";
             case _Gdead -> "dead";
             case _Gpreempted -> "preempted";
+            case _Gscanrunning -> "scanrunning";
             default -> "unknown(" + s + ")";
         };
     }

@@ -147,10 +147,14 @@ public final class M {
     volatile G lockedg;
     /** Go: m.locks (critical runtime sections: no preemption). Owner only. */
     int locks;
-    /** Blocked in a note (for scheddetail). */
+    /** Blocked in a note, or parked in place with its pinned G (for scheddetail). */
     volatile boolean blocked;
-    /** Go: m.syscalltick. Owner only. */
+    /** Go: m.syscalltick. Owner only (sysmon writes it once, for a carrier it found blocked). */
     int syscalltick;
+    /** A G locked to this M ended: the thread ends too (Go: mexit). Owner only, plain. */
+    boolean exitThread;
+    /** Syscall exits that kept the old P / took an idle P (Syscalls.exitsyscallfast). Owner only, plain. */
+    long syscallFastOldP, syscallFastIdleP;
 
     /** This M's trace buffer ({@link dev.gort.runtime.trace.Tracer}); written and read by this M only, plain. */
     public Object traceBuf;
@@ -253,21 +257,35 @@ public final class M {
 
     /**
      * One round of scheduling, forever: find a runnable goroutine and execute it. Returns only
-     * when the runtime shuts down.
+     * when the runtime shuts down, or when a goroutine ended while locked to this M (the thread
+     * then ends with it, as in Go).
      *
      * <p>Go: proc.go schedule
      */
     void schedule() {
         for (;;) {
-            if (sched.exiting) {
+            if (sched.exiting || exitThread) {
                 return;
             }
             if (locks != 0) {
                 throw Fatal.fatal(sched, "schedule: holding locks");
             }
+            G lg = lockedg;
+            if (lg != null) {
+                // This M is locked to a G that just yielded (parked, Gosched, preempted): it runs
+                // nothing else. Hand the P away and wait until that G is runnable again.
+                if (!stoplockedm()) {
+                    return; // exiting
+                }
+                execute(lg, false);
+                continue;
+            }
             P pp = p;
             if (pp == null) {
-                throw Fatal.fatal(sched, "schedule: no p");
+                // The M lost its P: a syscall's exitsyscall0 found no idle P, or sysmon retook the P
+                // while the carrier was blocked and the G then left. Wait for work like any idle M.
+                stopm();
+                continue;
             }
             pp.preempt = false;
             // Safety check: if we are spinning, the run queue should be empty.
@@ -284,79 +302,136 @@ public final class M {
             if (spinning) {
                 resetspinning();
             }
+            if (gp.lockedm != null) {
+                // Hands off own p to the locked m, then blocks waiting for a new p.
+                startlockedm(gp);
+                continue;
+            }
             execute(gp, inherit);
         }
     }
 
     /**
-     * Runs gp on this M until it yields, then handles why it yielded. A park whose unlock function
-     * returns false runs the same G again at once with its slice (Go's park_m calling execute).
+     * Runs gp on this M, then whatever its departure hands straight back (a syscall exit that
+     * found a P, a locked G woken again); returns when this M must look for work.
      *
-     * <p>Go: proc.go execute, then the mcall targets park_m, gosched_m, gopreempt_m, goexit0
+     * <p>Go: proc.go execute (the loop replaces Go's "never returns" tail calls into execute)
      */
     void execute(G gp, boolean inheritTime) {
-        P pp = p;
-        curg = gp;
-        gp.m = this;
-        gp.casgstatus(G._Grunnable, G._Grunning);
-        gp.waitsince = 0;
-        gp.setPreempt(false);
-        if (!inheritTime) {
-            pp.incSchedtick();
-            thread.budget = sched.preempt.budgetQuantum; // a new slice: a new budget (Poll.budget)
-            // A request still pending here was for a slice whose Gs all left the carrier without
-            // reaching a poll (parked, ended, yielded): never honoured. A new slice starts clean; an
-            // inherited slice (runnext) keeps the request (see MThread.preemptTick).
-            if (thread.clearPreemptIfSet()) {
-                sched.preempt.unhonoured.incrementAndGet();
+        while (gp != null) {
+            P pp = p;
+            curg = gp;
+            gp.m = this;
+            gp.casgstatus(G._Grunnable, G._Grunning);
+            gp.waitsince = 0;
+            gp.setPreempt(false);
+            if (!inheritTime) {
+                pp.incSchedtick();
+                thread.budget = sched.preempt.budgetQuantum; // a new slice: a new budget (Poll.budget)
+                // A request still pending here was for a slice whose Gs all left the carrier without
+                // reaching a poll (parked, ended, yielded): never honoured. A new slice starts clean; an
+                // inherited slice (runnext) keeps the request (see MThread.preemptTick).
+                if (thread.clearPreemptIfSet()) {
+                    sched.preempt.unhonoured.incrementAndGet();
+                }
             }
+            pp.gsRun++;
+            if (trace.on) trace.goStart(this, pp, gp, inheritTime && from == Ev.F_LOCAL ? Ev.F_RUNNEXT : from, fromVictim, inheritTime);
+            gp = run(gp);
+            inheritTime = false;
         }
-        pp.gsRun++;
-        if (trace.on) trace.goStart(this, pp, gp, inheritTime && from == Ev.F_LOCAL ? Ev.F_RUNNEXT : from, fromVictim, inheritTime);
+    }
+
+    /**
+     * Mounts gp until it yields, then handles why (on this M's own stack, Go's g0). A park whose
+     * unlock function returns false runs the same G again at once with its slice (Go's park_m
+     * calling execute(gp, true)). Returns a G to execute next with a new slice, or null.
+     *
+     * <p>Go: the mcall targets park_m, gosched_m, gopreempt_m, goyield_m, goexit0, exitsyscall0
+     */
+    private G run(G gp) {
         for (;;) {
             gp.yieldReason = G.YIELD_NONE;
             gp.cont.run();
+            int st = G._Grunning;
+            if (gp.readgstatusNoScan() == G._Gsyscall && gp.yieldReason != G.YIELD_SYSCALL) {
+                // sysmon retook this M's P while the carrier was blocked in user code, and the G
+                // left (ended or yielded) without a gort call noticing: finish that "syscall" here.
+                st = exitsyscallM(gp);
+            }
             if (gp.cont.isDone()) {
                 if (trace.on) trace.goStop(this, p, gp, Ev.S_EXIT);
-                goexit0(gp);
-                return;
+                goexit0(gp, st);
+                return null;
             }
             switch (gp.yieldReason) {
                 case G.YIELD_PARK -> {
                     if (trace.on) trace.goStop(this, p, gp, Ev.S_PARK);
-                    if (park_m(gp)) {
+                    if (park_m(gp, st)) {
                         if (trace.on) trace.goStart(this, p, gp, Ev.F_RESUME, 0, true);
                         continue; // unlockf said no: run it again, same slice
                     }
-                    return;
+                    return null;
                 }
                 case G.YIELD_GOSCHED -> {
                     if (trace.on) trace.goStop(this, p, gp, Ev.S_GOSCHED);
-                    goschedImpl(gp, false);
+                    goschedImpl(gp, false, st);
                 }
                 case G.YIELD_PREEMPT -> {
                     if (trace.on) trace.goStop(this, p, gp, Ev.S_PREEMPT);
-                    goschedImpl(gp, true);
+                    goschedImpl(gp, true, st);
                 }
                 case G.YIELD_GOYIELD -> {
                     if (trace.on) trace.goStop(this, p, gp, Ev.S_YIELD);
-                    goyield_m(gp);
+                    if (st == G._Gsyscall) {
+                        goschedImpl(gp, false, st); // no P of our own: the global queue
+                    } else {
+                        goyield_m(gp);
+                    }
                 }
-                default -> throw Fatal.fatal(sched, "execute: continuation yielded without a reason");
+                case G.YIELD_SYSCALL -> {
+                    return exitsyscall0(gp);
+                }
+                default -> {
+                    System.err.println("runtime: goroutine " + gp.goid + " yieldReason=" + gp.yieldReason + " status="
+                            + G.gstatusName(gp.readgstatus()) + " pinned=" + gp.cont.pinnedReason);
+                    throw Fatal.fatal(sched, "execute: continuation yielded without a reason");
+                }
             }
-            return;
+            return null;
         }
+    }
+
+    /**
+     * The G left its carrier in _Gsyscall (sysmon retook the P while it was blocked): try to get
+     * a P back as exitsyscall would. Returns the status to leave from: _Grunning with a P, else
+     * _Gsyscall (this M has no P; the departure handlers then queue the G globally).
+     */
+    private int exitsyscallM(G gp) {
+        P op = oldp;
+        oldp = null;
+        if (Syscalls.exitsyscallfast(this, op)) {
+            p.incSyscalltick();
+            gp.casgstatus(G._Gsyscall, G._Grunning);
+            if (trace.on) trace.syscallExit(this, p, gp, Ev.X_OTHER_P);
+            return G._Grunning;
+        }
+        // No P: the G leaves its carrier from the syscall. The trace shows it running on no P for
+        // the instant it takes to stop (X_OTHER_P with no P), so that the stop event below fits.
+        if (trace.on) trace.syscallExit(this, null, gp, Ev.X_OTHER_P);
+        return G._Gsyscall;
     }
 
     /**
      * The G has yielded to park: now (and only now, with its continuation unmounted) it becomes
      * waiting and the unlock function runs, so a racing goready on another M can never resume a
-     * continuation that is still mounted here. Returns true if the park was cancelled.
+     * continuation that is still mounted here. Returns true if the park was cancelled and the G
+     * runs again at once. {@code from} is _Grunning, or _Gsyscall when this M has no P.
      *
      * <p>Go: proc.go park_m
      */
-    private boolean park_m(G gp) {
-        gp.casgstatus(G._Grunning, G._Gwaiting);
+    private boolean park_m(G gp, int from) {
+        gp.casgstatus(from, G._Gwaiting);
         G.ParkUnlock<Object> fn = gp.parkUnlockf;
         Object lock = gp.parkLock;
         gp.parkUnlockf = null;
@@ -367,6 +442,13 @@ public final class M {
         dropg();
         if (fn != null && !fn.unlock(gp, lock)) {
             gp.casgstatus(G._Gwaiting, G._Grunnable);
+            if (p == null) {
+                // No P to run it on: queue it, as exitsyscall0 does.
+                synchronized (sched.sched.lock) {
+                    sched.sched.runq.globrunqput(gp);
+                }
+                return false;
+            }
             curg = gp;
             gp.m = this;
             gp.casgstatus(G._Grunnable, G._Grunning);
@@ -375,9 +457,12 @@ public final class M {
         return false;
     }
 
-    /** Go: proc.go goschedImpl (Gosched and slice preemption both go to the global tail). */
-    private void goschedImpl(G gp, boolean preempted) {
-        gp.casgstatus(G._Grunning, G._Grunnable);
+    /**
+     * Go: proc.go goschedImpl (Gosched and slice preemption both go to the global tail).
+     * {@code from} is _Grunning, or _Gsyscall when this M has no P.
+     */
+    private void goschedImpl(G gp, boolean preempted, int from) {
+        gp.casgstatus(from, G._Grunnable);
         dropg();
         if (preempted) {
             sched.stats.preemptions.incrementAndGet();
@@ -385,7 +470,9 @@ public final class M {
         synchronized (sched.sched.lock) {
             sched.sched.runq.globrunqput(gp);
         }
-        sched.wakep();
+        if (p != null) {
+            sched.wakep();
+        }
     }
 
     /** Go: proc.go goyield_m: like Gosched, but to this P's local tail (a new slice when it runs). */
@@ -407,11 +494,134 @@ public final class M {
         return mp != null ? mp.rand.nextn(n) : java.util.concurrent.ThreadLocalRandom.current().nextInt(n);
     }
 
-    /** Go: proc.go goexit0/gdestroy. */
-    private void goexit0(G gp) {
-        gp.casgstatus(G._Grunning, G._Gdead);
+    /**
+     * The goroutine ended. If it was locked to this M (LockOSThread without a matching unlock),
+     * the thread ends with it, as in Go: the goroutine may have left the thread in a state other
+     * goroutines must not see (thread-locals, a thread-bound native resource). Its P is handed off
+     * by {@link Scheduler#mexit}.
+     *
+     * <p>Go: proc.go goexit0/gdestroy
+     */
+    private void goexit0(G gp, int from) {
+        gp.casgstatus(from, G._Gdead);
+        boolean locked = gp.lockedm != null;
+        if (locked) {
+            if (gp.lockedInt != 0) {
+                System.err.println("invalid m->lockedInt = " + gp.lockedInt);
+                throw Fatal.fatal(sched, "internal lockOSThread error");
+            }
+            gp.lockedm = null;
+            gp.lockedExt = 0;
+            lockedg = null;
+        }
         dropg();
         sched.gdestroy(gp);
+        if (locked) {
+            exitThread = true;
+        }
+    }
+
+    /**
+     * A syscall ended and exitsyscallfast found no P; the G has yielded to this M (G is still
+     * _Gsyscall). Returns the G to execute at once if a P turned up, else null with this M
+     * parked and woken with a P (or the locked G's M handed one).
+     *
+     * <p>Go: proc.go exitsyscall0
+     */
+    private G exitsyscall0(G gp) {
+        gp.casgstatus(G._Gsyscall, G._Grunnable);
+        if (trace.on) trace.syscallExit(this, null, gp, Ev.X_NO_P); // the trace has it in global now
+        dropg();
+        P pp;
+        boolean locked = false;
+        synchronized (sched.sched.lock) {
+            pp = sched.pidleget(0);
+            if (pp == null) {
+                sched.sched.runq.globrunqput(gp);
+                // Below, we stoplockedm if gp is locked. globrunqput releases ownership of gp, so
+                // we must check if gp is locked prior to committing the release by unlocking
+                // sched.lock, otherwise we could race with another M transitioning gp from
+                // unlocked to locked.
+                locked = gp.lockedm != null;
+            }
+        }
+        if (pp != null) {
+            acquirep(pp);
+            sched.syscallStats.slowIdleP.incrementAndGet();
+            from = Ev.F_GLOBAL;
+            fromVictim = 0;
+            return gp; // execute(gp, false)
+        }
+        if (locked) {
+            // Wait until another thread schedules gp and so m again.
+            // N.B. lockedm must be this M, as this g was running on this M before entersyscall.
+            sched.syscallStats.slowLocked.incrementAndGet();
+            return stoplockedm() ? gp : null;
+        }
+        sched.syscallStats.slowGlobal.incrementAndGet();
+        stopm();
+        return null; // schedule()
+    }
+
+    /**
+     * Stops execution of this M, which is locked to a G, until the G is runnable again: the P goes
+     * to another M, and whoever schedules the G hands this M a P (startlockedm). Returns with the P
+     * acquired, or false if the runtime is exiting.
+     *
+     * <p>Go: proc.go stoplockedm
+     */
+    boolean stoplockedm() {
+        G lg = lockedg;
+        if (lg == null || lg.lockedm != this) {
+            throw Fatal.fatal(sched, "stoplockedm: inconsistent locking");
+        }
+        if (p != null) {
+            // Schedule another M to run this p.
+            P pp = releasep();
+            sched.handoffp(pp);
+        }
+        sched.incidlelocked(1);
+        // Wait until another thread schedules lockedg again.
+        blocked = true;
+        park.notesleep();
+        park.noteclear();
+        blocked = false;
+        if (sched.exiting) {
+            return false;
+        }
+        int status = lg.readgstatus();
+        if (status != G._Grunnable) {
+            System.err.println("runtime:stoplockedm: lockedg (atomicstatus=" + status + ") is not Grunnable");
+            throw Fatal.fatal(sched, "stoplockedm: not runnable");
+        }
+        P np = nextp;
+        nextp = null;
+        acquirep(np);
+        return true;
+    }
+
+    /**
+     * Schedules the locked M to run the locked gp: hands it this M's P directly, then waits for
+     * work like any idle M.
+     *
+     * <p>Go: proc.go startlockedm
+     */
+    void startlockedm(G gp) {
+        M mp = gp.lockedm;
+        if (mp == this) {
+            throw Fatal.fatal(sched, "startlockedm: locked to me");
+        }
+        if (mp.nextp != null) {
+            throw Fatal.fatal(sched, "startlockedm: m has p");
+        }
+        // directly handoff current P to the locked m
+        sched.incidlelocked(-1);
+        P pp = releasep();
+        mp.from = from; // where the G was found, for the locked M's trace (published by the note)
+        mp.fromVictim = fromVictim;
+        mp.nextp = pp;
+        mp.park.notewakeup();
+        stopm();
     }
 
     /** Go: proc.go dropg. */

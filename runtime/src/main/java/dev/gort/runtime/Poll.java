@@ -158,6 +158,12 @@ public final class Poll {
         if (gp == null) {
             return;
         }
+        if (gp.readgstatusNoScan() == G._Gsyscall) {
+            // Raised by Retake.retakeBlocked: sysmon took this carrier's P while it was blocked in
+            // user code. Exit that "syscall" (get a P back, maybe on another M) and carry on.
+            Syscalls.exitsyscall();
+            return;
+        }
         Preempt pr = mp.sched.preempt;
         P pp = mp.p;
         if (pp == null || pp.schedtick() != tick) {

@@ -92,6 +92,8 @@ public final class Scheduler {
     final Config config;
     final Sched sched = new Sched();
     public final Stats stats = new Stats();
+    /** Syscall, locked-thread and blocked-carrier figures (Syscalls, Retake). */
+    public final SyscallStats syscallStats = new SyscallStats();
     /** Preemption settings and figures (PreemptStats via preempt.snapshot()). */
     public final Preempt preempt = new Preempt();
     /** The system monitor thread: started with the runtime, stopped at shutdown. */
@@ -212,6 +214,12 @@ public final class Scheduler {
             throw gp;
         }
         if (cause instanceof GortFatalError fe) {
+            if (!Fatal.THROW) {
+                // The M that reported the error halts with status 2 right after the dump; do not let
+                // this thread win the race with an uncaught exception (JVM status 1).
+                System.err.flush();
+                Runtime.getRuntime().halt(2);
+            }
             throw fe;
         }
     }
@@ -350,11 +358,17 @@ public final class Scheduler {
         G newg = newG(fn, parent == null ? 0 : parent.goid, RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null);
         newg.casgstatus(G._Gidle, G._Grunnable);
         newg.runnableSince = 0;
-        P pp;
-        if (mp != null && mp.sched == this && (pp = mp.p) != null) {
-            if (trace.on) trace.goCreate(mp, pp, newg, parent, Ev.W_RUNNEXT);
-            pp.runq.runqput(newg, true);
-        } else {
+        P pp = null;
+        if (mp != null && mp.sched == this) {
+            mp.locks++; // no retake of our P while we use it (Retake.retakeBlocked)
+            pp = Syscalls.pForRuntime(mp);
+            if (pp != null) {
+                if (trace.on) trace.goCreate(mp, pp, newg, parent, Ev.W_RUNNEXT);
+                pp.runq.runqput(newg, true);
+            }
+            mp.locks--;
+        }
+        if (pp == null) {
             if (trace.on) trace.goCreate(null, null, newg, null, Ev.W_GLOBAL);
             synchronized (sched.lock) {
                 sched.runq.globrunqput(newg);
@@ -428,17 +442,33 @@ public final class Scheduler {
         if (gp == null) {
             throw new IllegalStateException("gort: gopark called outside a goroutine");
         }
+        if (gp.readgstatusNoScan() == G._Gsyscall) {
+            // A gort call inside a syscall section (or after sysmon retook the P from this blocked
+            // carrier): the syscall is over; get a P back first (this may move the G to another M).
+            Syscalls.exitsyscall();
+        }
+        M mp = gp.m;
         gp.waitreason = reason;
         gp.waitingOn = waitingOn;
-        gp.parkUnlockf = (G.ParkUnlock<Object>) (G.ParkUnlock<?>) unlockf;
+        G.ParkUnlock<Object> fn = (G.ParkUnlock<Object>) (G.ParkUnlock<?>) unlockf;
+        if (gp.monitorDepth != 0) {
+            // Holding a Java monitor: a yield would let another G on this carrier enter it (or hang
+            // on it). Block the carrier instead, with the G mounted, and hand the P off.
+            Syscalls.parkInPlace(mp, gp, fn, lock);
+            gp.waitreason = WaitReason.ZERO;
+            gp.waitingOn = null;
+            return;
+        }
+        gp.parkUnlockf = fn;
         gp.parkLock = lock;
         gp.yieldReason = G.YIELD_PARK;
         if (!Continuation.yield(G.SCOPE)) {
+            // Pinned (native frame, critical section, legacy-locked monitor): same as above.
             gp.yieldReason = G.YIELD_NONE;
             gp.parkUnlockf = null;
             gp.parkLock = null;
-            throw new IllegalStateException("gort: goroutine " + gp.goid + " cannot park while pinned ("
-                    + gp.cont.pinnedReason + "): it holds a Java monitor or has native frames on its stack");
+            mp.sched.syscallStats.pinnedRefused.incrementAndGet();
+            Syscalls.parkInPlace(mp, gp, fn, lock);
         }
         // resumed by goready (or the park was cancelled): back on some M.
         gp.waitreason = WaitReason.ZERO;
@@ -454,18 +484,46 @@ public final class Scheduler {
     public void ready(G gp, boolean next) {
         // Mark runnable.
         gp.casgstatus(G._Gwaiting, G._Grunnable);
+        M pm = gp.parkedOn;
+        if (pm != null) {
+            // Parked in place (pinned, or holding a Java monitor): it can run only on that carrier,
+            // which finds itself a P (Syscalls.parkInPlace). Do as startlockedm does for its count.
+            if (trace.on) trace.goUnblock(M.current(), null, gp, Ev.W_GLOBAL);
+            incidlelocked(-1);
+            java.util.concurrent.locks.LockSupport.unpark(pm.thread);
+            return;
+        }
         M mp = M.current();
-        P pp;
-        if (mp != null && mp.sched == this && (pp = mp.p) != null) {
-            if (trace.on) trace.goUnblock(mp, pp, gp, next ? Ev.W_RUNNEXT : Ev.W_LOCAL);
-            pp.runq.runqput(gp, next);
-        } else {
+        P pp = null;
+        if (mp != null && mp.sched == this) {
+            mp.locks++; // no retake of our P while we use it (Retake.retakeBlocked)
+            pp = Syscalls.pForRuntime(mp);
+            if (pp != null) {
+                if (trace.on) trace.goUnblock(mp, pp, gp, next ? Ev.W_RUNNEXT : Ev.W_LOCAL);
+                pp.runq.runqput(gp, next);
+            }
+            mp.locks--;
+        }
+        if (pp == null) {
             if (trace.on) trace.goUnblock(null, null, gp, Ev.W_GLOBAL);
             synchronized (sched.lock) {
                 sched.runq.globrunqput(gp);
             }
         }
         wakep();
+    }
+
+    /**
+     * Adjusts the count of Ms waiting for their locked G (or parked in place with it), then checks
+     * for deadlock when it grows. Go: proc.go incidlelocked.
+     */
+    void incidlelocked(int v) {
+        synchronized (sched.lock) {
+            sched.nmidlelocked += v;
+            if (v > 0) {
+                checkdead();
+            }
+        }
     }
 
     /** Go: runtime.Goexit: unwinds the current goroutine (finally blocks run) and ends it. */
@@ -482,6 +540,12 @@ public final class Scheduler {
         if (gp == null) {
             Thread.yield();
             return;
+        }
+        if (gp.readgstatusNoScan() == G._Gsyscall) {
+            Syscalls.exitsyscall(); // see gopark
+        }
+        if (gp.monitorDepth != 0) {
+            return; // a hint: never yield inside a Java monitor (jdk25-continuations.md §5)
         }
         gp.yieldReason = G.YIELD_GOSCHED;
         if (!Continuation.yield(G.SCOPE)) {
@@ -519,6 +583,14 @@ public final class Scheduler {
         G gp = getg();
         if (gp == null) {
             return false;
+        }
+        if (gp.readgstatusNoScan() == G._Gsyscall) {
+            // The poll was raised by Retake.retakeBlocked after it retook this carrier's P: get
+            // one back (this may move the G to another M).
+            boolean moved = Syscalls.exitsyscall();
+            if (!gp.preemptRequested()) {
+                return moved;
+            }
         }
         M mp = gp.m;
         Scheduler s = gp.sched;
@@ -681,8 +753,17 @@ public final class Scheduler {
 
     /** An M's thread ends (runtime exit). */
     void mexit(M mp) {
+        if (mp.exitThread && mp.p != null && !exiting) {
+            // A G locked to this M ended: the thread exits with it. Release our P (Go: mexit).
+            handoffp(mp.releasep());
+        }
         synchronized (sched.lock) {
             sched.nmfreed++;
+            if (mp.exitThread) {
+                allm.remove(mp);
+                syscallStats.retire(mp);
+                checkdead();
+            }
         }
     }
 

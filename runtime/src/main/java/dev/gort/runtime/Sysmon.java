@@ -275,10 +275,28 @@ public final class Sysmon {
                     }
                     // In case of syscall, preemptone() doesn't work, because there is no M wired to P.
                     sysretake = true;
+                    if (st == P._Psyscall) {
+                        // If the G's exit beats our retake CAS (short syscalls in a loop), its exit
+                        // sees this and yields (Syscalls.exitsyscall): the slice survives syscalls.
+                        // Re-check the tick after the store: a new slice must not inherit the mark
+                        // (it can only see it in the few instructions between).
+                        pp.preempt = true;
+                        if (pp.schedtick() != t) {
+                            pp.preempt = false;
+                        }
+                    }
                 }
             }
-            if (st == P._Psyscall && retakeSyscall(pp, st, now, sysretake)) {
-                n++;
+            if (st == P._Psyscall) {
+                pp.sysmonBlockedG = null;
+                if (retakeSyscall(pp, st, now, sysretake)) {
+                    n++;
+                }
+            } else if (st == P._Prunning) {
+                // gort's own branch: a carrier blocked in user code nobody wrapped in a syscall.
+                if (Retake.retakeBlocked(s, pp, now)) {
+                    n++;
+                }
             }
         }
         if (n != 0) {
@@ -319,6 +337,7 @@ public final class Sysmon {
             if (pp.casStatus(st, P._Pidle)) {
                 taken = true;
                 pp.incSyscalltick();
+                s.syscallStats.retakes.incrementAndGet();
                 if (s.trace.on) s.trace.handoff(pp, pp.m());
                 s.handoffp(pp);
             }

@@ -196,6 +196,11 @@ final class Facts {
         return r;
     }
 
+    /** "1 steal", "2 steals". */
+    static String n(long n, String what) {
+        return n + " " + what + (n == 1 ? "" : "s");
+    }
+
     static String ms(long nanos) {
         return String.format("%.1f ms", nanos / 1e6);
     }

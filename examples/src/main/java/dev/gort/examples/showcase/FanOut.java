@@ -99,12 +99,12 @@ final class FanOut extends Scenario {
         for (int p = 0; p < v.gomaxprocs(); p++) {
             int ran = ranOn.getOrDefault(p, Set.of()).size();
             int stole = st.gsByThief().getOrDefault(p, 0);
-            out.printf("    P%d: ran %2d of %d goroutines (%5.1f ms of CPU)   stole %2d in %d steals%s%n", p, ran, workers.size(),
-                    busy.getOrDefault(p, 0L) / 1e6, stole, st.opsByThief().getOrDefault(p, 0),
+            out.printf("    P%d: ran %2d of %d goroutines (%5.1f ms of CPU)   stole %2d in %s%s%n", p, ran, workers.size(),
+                    busy.getOrDefault(p, 0L) / 1e6, stole, Facts.n(st.opsByThief().getOrDefault(p, 0), "steal"),
                     stole == 0 ? "" : " from " + victims(st.victims().get(p)));
         }
         out.printf("    runnext: %d goroutines kicked from runnext to the local queue by a newer `go`%n", kicks);
-        out.printf("    steals: %d goroutines moved in %d steals%n", st.gs(), st.ops());
+        out.printf("    steals: %d goroutines moved in %s%n", st.gs(), Facts.n(st.ops(), "steal"));
         Set<Long> mainAndWorkers = new LinkedHashSet<>(workers);
         mainAndWorkers.add(r.value());
         int preempted = Facts.stops(t, mainAndWorkers, Ev.S_PREEMPT);

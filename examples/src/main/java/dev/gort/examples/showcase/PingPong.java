@@ -72,34 +72,49 @@ final class PingPong extends Scenario {
         // Spawn order pong, bystander, ping: ping lands in runnext and serves first;
         // pong waits ahead of the bystander in the local queue, takes the ball from the
         // blocked ping and from then on the pair wakes each other through runnext.
-        wg.go(() -> {                           // pong: returns the ball until told to stop
-            ids[1] = Go.goid();
-            for (;;) {
-                int ball = toPong.recv();
-                if (ball < 0) {
-                    return;
+        wg.add(1); // pong: returns the ball until told to stop
+        Go.go(() -> {
+            try {
+                ids[1] = Go.goid();
+                for (;;) {
+                    int ball = toPong.recv();
+                    if (ball < 0) {
+                        return;
+                    }
+                    Lab.spin(hopNanos);
+                    toPing.send(ball + 1);
                 }
-                Lab.spin(hopNanos);
-                toPing.send(ball + 1);
+            } finally {
+                wg.done();
             }
         });
-        wg.go(() -> {                           // the bystander: waits in the local queue
-            ids[2] = Go.goid();
-            at[1] = Time.nanotime();
-        });
-        wg.go(() -> {                           // ping: serves until the game is over
-            ids[0] = Go.goid();
-            at[0] = Time.nanotime();
-            long end = at[0] + pairNanos;
-            int ball = 0;
-            while (Time.nanotime() < end) {
-                Lab.spin(hopNanos);
-                toPong.send(ball);
-                ball = toPing.recv();
-                hops[0] += 2;
+        wg.add(1); // the bystander: waits in the local queue
+        Go.go(() -> {
+            try {
+                ids[2] = Go.goid();
+                at[1] = Time.nanotime();
+            } finally {
+                wg.done();
             }
-            toPong.send(-1);
-            at[2] = Time.nanotime();
+        });
+        wg.add(1); // ping: serves until the game is over
+        Go.go(() -> {
+            try {
+                ids[0] = Go.goid();
+                at[0] = Time.nanotime();
+                long end = at[0] + pairNanos;
+                int ball = 0;
+                while (Time.nanotime() < end) {
+                    Lab.spin(hopNanos);
+                    toPong.send(ball);
+                    ball = toPing.recv();
+                    hops[0] += 2;
+                }
+                toPong.send(-1);
+                at[2] = Time.nanotime();
+            } finally {
+                wg.done();
+            }
         });
         wg.await();
         return new Seen(ids[0], ids[1], ids[2], at[0], at[1], at[2], hops[0]);
@@ -124,17 +139,17 @@ final class PingPong extends Scenario {
         int preempted = Facts.stops(t, pair, Ev.S_PREEMPT);
         long bystanderWait = seen.bystanderAt() - seen.start();
         out.println("  figures:");
-        out.printf("    the pair: %d hops in %s; %d time slices; preempted %d times%n",
-                seen.hops(), Facts.ms(seen.end() - seen.start()), slices.size(), preempted);
-        out.printf("    sysmon: %d preemption requests; %d honoured at a yield point, %d never reached one%n",
-                r.preempt().requested(), r.preempt().honoured(), r.preempt().unhonoured());
+        out.printf("    the pair: %d hops in %s; %s; preempted %s%n",
+                seen.hops(), Facts.ms(seen.end() - seen.start()), Facts.n(slices.size(), "time slice"), Facts.n(preempted, "time"));
+        out.printf("    sysmon: %s; %d honoured at a yield point, %d never reached one%n",
+                Facts.n(r.preempt().requested(), "preemption request"), r.preempt().honoured(), r.preempt().unhonoured());
         int shown = 0;
         for (Facts.Slice sl : slices) {
             if (shown++ == 4) {
                 out.printf("      ... %d more slices%n", slices.size() - 4);
                 break;
             }
-            out.printf("      slice %d: %s, %d runs back to back through runnext%s%n", shown, Facts.ms(sl.length()), sl.runs(),
+            out.printf("      slice %d: %s, %s back to back through runnext%s%n", shown, Facts.ms(sl.length()), Facts.n(sl.runs(), "run"),
                     sl.preempted() ? ", ended by a preemption" : "");
         }
         out.printf("    bystander started %s after the game began%n", Facts.ms(bystanderWait));

@@ -77,13 +77,25 @@ final class TightLoop extends Scenario {
         // first, the short ones wait behind it in the local queue.
         for (int k = 0; k < SHORTS; k++) {
             int i = k;
-            wg.go(() -> shortStart[i] = Time.nanotime());
+            wg.add(1);
+            Go.go(() -> {
+                try {
+                    shortStart[i] = Time.nanotime();
+                } finally {
+                    wg.done();
+                }
+            });
         }
-        wg.go(() -> {
-            loop[0] = Go.goid();
-            loop[1] = Time.nanotime();
-            Lab.spin(loopNanos);
-            loop[2] = Time.nanotime();
+        wg.add(1);
+        Go.go(() -> {
+            try {
+                loop[0] = Go.goid();
+                loop[1] = Time.nanotime();
+                Lab.spin(loopNanos);
+                loop[2] = Time.nanotime();
+            } finally {
+                wg.done();
+            }
         });
         wg.await();
         return new Seen(loop[0], loop[1], loop[2], shortStart);
@@ -115,9 +127,9 @@ final class TightLoop extends Scenario {
         }
         out.println("  figures:");
         out.printf("    short goroutines started %s after the loop began%n", lats);
-        out.printf("    loop: %s of spinning, preempted %d times%n", Facts.ms(seen.loopEnd() - seen.loopStart()), preempted);
-        out.printf("    sysmon: %d preemption requests; %d honoured at a yield point, %d never reached one%s%n",
-                r.preempt().requested(), r.preempt().honoured(), r.preempt().unhonoured(),
+        out.printf("    loop: %s of spinning, preempted %s%n", Facts.ms(seen.loopEnd() - seen.loopStart()), Facts.n(preempted, "time"));
+        out.printf("    sysmon: %s; %d honoured at a yield point, %d never reached one%s%n",
+                Facts.n(r.preempt().requested(), "preemption request"), r.preempt().honoured(), r.preempt().unhonoured(),
                 r.preempt().honoured() == 0 ? "" : "; request to yield p50 " + Facts.ms(r.preempt().requestToYield().p50()));
         if (v.gomaxprocs() > 1) {
             out.printf("  => with %d Ps the short goroutines did not need to wait: another P stole them%n", v.gomaxprocs());
@@ -125,8 +137,8 @@ final class TightLoop extends Scenario {
             out.printf("  => sysmon preempted the loop after %s: the short goroutines waited one time slice, not the whole loop%n",
                     Facts.ms(maxLat));
         } else if (v.preempt().equals("none")) {
-            out.printf("  => no yield points: sysmon asked %d times in vain and the short goroutines waited for the whole loop (%s)%n",
-                    r.preempt().requested(), Facts.ms(minLat));
+            out.printf("  => no yield points: sysmon asked %s in vain and the short goroutines waited for the whole loop (%s)%n",
+                    Facts.n(r.preempt().requested(), "time"), Facts.ms(minLat));
         } else {
             out.printf("  => the loop was not preempted: %s%n", Showcase.agentActive() ? "sysmon did not get to it in time" : Showcase.agentLine());
         }

@@ -584,6 +584,18 @@ public final class Tracer {
         }
     }
 
+    /**
+     * sysmon found {@code blocked}'s carrier blocked in user code running gp, and entered a syscall
+     * on its behalf before taking pp (Retake.retakeBlocked). Written to the caller's (sysmon's)
+     * buffer, attributed to {@code blocked}: the same record as {@link #syscallEnter}, small = 1.
+     */
+    public void syscallEnterBlocked(M blocked, P pp, G gp) {
+        TraceBuf b = buf(self());
+        if (b.session.record) {
+            b.emit(System.nanoTime(), hdr(Ev.SYSCALL_ENTER, 1, pp, blocked), gp.goid, 0, 0);
+        }
+    }
+
     /** pp was taken from {@code fromM} (in a syscall) and handed off; called by whoever took it. */
     public void handoff(P pp, M fromM) {
         M mp = self();

@@ -133,6 +133,56 @@ class TraceOutputsTest {
         }
     }
 
+    /**
+     * The syscall events the syscall layer will emit (entersyscall/exitsyscall call these hooks):
+     * emitted here by hand around a 1 ms busy section, to check the validator's and the exporters'
+     * handling (G in a syscall on its M, back on its P) until that layer lands.
+     */
+    @Test
+    void syscallEventsReplayAndExport() throws Exception {
+        Scheduler s = new Scheduler(Workloads.config(2, true));
+        s.trace.start(new Tracer.Options().workload("syscall hooks"));
+        s.run(() -> {
+            Workloads.Sema done = new Workloads.Sema("done", 0);
+            Scheduler.current().newproc(() -> {
+                dev.gort.runtime.M mp = dev.gort.runtime.M.current();
+                dev.gort.runtime.G gp = Scheduler.currentG();
+                Tracer tr = Scheduler.current().trace;
+                tr.syscallEnter(mp, mp.p(), gp);
+                Workloads.spin(1_000_000);
+                tr.syscallExit(mp, mp.p(), gp, Ev.X_SAME_P);
+                done.release();
+            });
+            done.acquire();
+        });
+        Trace t = s.trace.stop();
+        TraceValidator.Result res = TraceValidator.validate(t, true, java.util.Map.of());
+        assertTrue(res.ok(), res::toString);
+        assertEquals(1, t.count(Ev.SYSCALL_ENTER));
+        StringWriter w = new StringWriter();
+        ChromeTraceWriter.write(t, w);
+        String json = w.toString();
+        assertTrue(json.contains("{\"ph\":\"b\",\"name\":\"G2 syscall (M"), json);
+        assertTrue(json.contains("{\"ph\":\"e\",\"name\":\"G2 syscall (M"), json);
+        // the run is split in two slices around the syscall: 2 starts' worth of G2 slices + 1 after exit
+        Matcher x = Pattern.compile("\\{\"ph\":\"X\",\"name\":\"G2 ").matcher(json);
+        int g2 = 0;
+        while (x.find()) {
+            g2++;
+        }
+        assertEquals(2, g2, "G2 runs before and after its syscall");
+        // a G entering a syscall twice without leaving is caught
+        int enter = -1;
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == Ev.SYSCALL_EXIT) {
+                t.code[i] = Ev.SYSCALL_ENTER;
+                enter = i;
+            }
+        }
+        assertTrue(enter > 0);
+        assertFalse(TraceValidator.validate(t).ok());
+    }
+
     /** Flight-recorder mode keeps a bounded window; a windowed trace starts mid-run and still validates. */
     @Test
     void flightRecorderWindowBoundsTheTrace() {

@@ -1,0 +1,91 @@
+package dev.gort;
+
+import dev.gort.runtime.Syscalls;
+
+/**
+ * Blocking calls made from a goroutine: tell the scheduler, so that the goroutine's P can run other
+ * goroutines while the call blocks its carrier thread (Go's {@code entersyscall}/{@code
+ * exitsyscall}, 1.25 model).
+ *
+ * <pre>{@code
+ * byte[] data = Syscall.block(() -> Files.readAllBytes(path));   // IOException propagates
+ * }</pre>
+ *
+ * <p>{@link #block} keeps the P reserved for the caller (state {@code _Psyscall}) and lets sysmon
+ * hand it to another thread once the call has lasted at least one sysmon tick (20 µs or more) and
+ * there is other work; a short call gets its P back cheaply and keeps its time slice.
+ * {@link #blockHandoff} is for calls known to block for long: the P is handed off at once.
+ *
+ * <p>Semantics worth knowing:
+ * <ul>
+ *   <li>The call runs on the goroutine's current carrier; the goroutine may continue on another
+ *       carrier afterwards (if no P was free when the call returned).
+ *   <li>A gort operation inside the call (a channel send, {@code Go.go}, a park) ends the syscall
+ *       section early: the goroutine takes a P back first.
+ *   <li>Outside a goroutine the call simply runs.
+ *   <li>Blocking calls nobody wraps are detected by sysmon when the carrier's thread state shows
+ *       it blocked (sleep, park, wait, monitor); native I/O stays RUNNABLE and is not detected:
+ *       wrap it.
+ * </ul>
+ */
+public final class Syscall {
+    private Syscall() {}
+
+    /** A call that returns a value and may throw {@code E}. */
+    @FunctionalInterface
+    public interface Call<T, E extends Throwable> {
+        T call() throws E;
+    }
+
+    /** A call without a value that may throw {@code E}. */
+    @FunctionalInterface
+    public interface Run<E extends Throwable> {
+        void run() throws E;
+    }
+
+    /**
+     * Runs {@code call} as a syscall and returns its value; its exception propagates unchanged.
+     * Go: syscall.Syscall's entersyscall/exitsyscall.
+     */
+    public static <T, E extends Throwable> T block(Call<T, E> call) throws E {
+        Syscalls.entersyscall();
+        try {
+            return call.call();
+        } finally {
+            Syscalls.exitsyscall();
+        }
+    }
+
+    /** {@link #block(Call)} for a call without a value. */
+    public static <E extends Throwable> void block(Run<E> run) throws E {
+        Syscalls.entersyscall();
+        try {
+            run.run();
+        } finally {
+            Syscalls.exitsyscall();
+        }
+    }
+
+    /**
+     * Runs {@code call} as a syscall known to block: the P is handed off at once instead of when
+     * sysmon notices. Go: entersyscallblock (used for calls such as a blocking notesleep).
+     */
+    public static <T, E extends Throwable> T blockHandoff(Call<T, E> call) throws E {
+        Syscalls.entersyscallblock();
+        try {
+            return call.call();
+        } finally {
+            Syscalls.exitsyscall();
+        }
+    }
+
+    /** {@link #blockHandoff(Call)} for a call without a value. */
+    public static <E extends Throwable> void blockHandoff(Run<E> run) throws E {
+        Syscalls.entersyscallblock();
+        try {
+            run.run();
+        } finally {
+            Syscalls.exitsyscall();
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package dev.gort;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Go's crash tests for channels, select and sync (crash_test.go TestSimpleDeadlock and friends):
+ * each program runs in a child JVM the way a user runs gort (no -Dgort.fatal=throw), and its
+ * output and exit status are checked. Also checks gort's wait-for graph in the deadlock dump.
+ */
+class ChanCrashTest {
+    record Result(int status, String output) { }
+
+    static Result run(String name, String gomaxprocs) throws IOException, InterruptedException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = new ArrayList<>(List.of(java,
+                "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED",
+                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+                "-Dgort.gomaxprocs=" + gomaxprocs,
+                "-cp", System.getProperty("java.class.path"),
+                "dev.gort.testprog.ChanProg", name));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError(name + " did not exit; output:\n" + new String(out, StandardCharsets.UTF_8));
+        }
+        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+
+    static final String DEADLOCK = "fatal error: all goroutines are asleep - deadlock!\n";
+
+    /** Go: TestSimpleDeadlock (select {} with nothing else alive). */
+    @ParameterizedTest(name = "GOMAXPROCS={0}")
+    @ValueSource(strings = {"1", "2", "4"})
+    void selectNoCasesDeadlock(String procs) throws Exception {
+        Result r = run("SelectNoCases", procs);
+        assertTrue(r.output().startsWith(DEADLOCK), r.output());
+        assertTrue(r.output().contains("goroutine 1 [select (no cases)]:\n"), r.output());
+        assertEquals(2, r.status(), r.output());
+    }
+
+    @ParameterizedTest(name = "GOMAXPROCS={0}")
+    @ValueSource(strings = {"1", "2", "4"})
+    void chanRecvDeadlock(String procs) throws Exception {
+        Result r = run("ChanRecvDeadlock", procs);
+        assertTrue(r.output().startsWith(DEADLOCK), r.output());
+        assertTrue(r.output().contains("goroutine 1 [chan receive]:\n"), r.output());
+        // the wait-for graph names the channel, its state and its queues
+        assertTrue(Pattern.compile("\nwait-for graph:\n  G1 \\[chan receive\\] waits on chan#\\d+ \\(len 0/cap 0; receivers waiting: G1; senders waiting: none\\)\n")
+                .matcher(r.output()).find(), r.output());
+        assertEquals(2, r.status(), r.output());
+    }
+
+    @Test
+    void nilChanDeadlock() throws Exception {
+        Result r = run("NilChanSend", "2");
+        assertTrue(r.output().startsWith(DEADLOCK), r.output());
+        assertTrue(r.output().contains("goroutine 1 [chan send (nil chan)]:\n"), r.output());
+        assertEquals(2, r.status(), r.output());
+    }
+
+    /** gort beyond Go: the dump follows G3 -> mutex -> G2 (its holder) -> the channel G2 is stuck on. */
+    @ParameterizedTest(name = "GOMAXPROCS={0}")
+    @ValueSource(strings = {"1", "2"})
+    void mutexChainDeadlockShowsTheWaitForChain(String procs) throws Exception {
+        Result r = run("MutexChain", procs);
+        String out = r.output();
+        assertTrue(out.startsWith(DEADLOCK), out);
+        assertTrue(out.contains("goroutine 1 [sync.WaitGroup.Wait]:\n"), out);
+        assertTrue(out.contains("goroutine 2 [chan send]:\n"), out);
+        assertTrue(out.contains("goroutine 3 [sync.Mutex.Lock]:\n"), out);
+        assertTrue(Pattern.compile("  G1 \\[sync.WaitGroup.Wait\\] waits on sync.WaitGroup@\\p{XDigit}+ \\(counter 2, waiters 1: G1\\)\n").matcher(out).find(), out);
+        assertTrue(Pattern.compile("  G2 \\[chan send\\] waits on chan#\\d+ \\(len 0/cap 0; receivers waiting: none; senders waiting: G2\\)\n").matcher(out).find(), out);
+        assertTrue(Pattern.compile("  G3 \\[sync.Mutex.Lock\\] waits on sync.Mutex@\\p{XDigit}+ \\(locked; waiters: G3\\) held by G2\n").matcher(out).find(), out);
+        assertTrue(Pattern.compile("  chain: G3 -> sync.Mutex@\\p{XDigit}+ -> G2 -> chan#\\d+\n").matcher(out).find(), out);
+        assertEquals(2, r.status(), out);
+    }
+
+    @Test
+    void sendOnClosedChannelPanics() throws Exception {
+        Result r = run("SendOnClosed", "2");
+        assertTrue(r.output().startsWith("panic: send on closed channel\n\ngoroutine 2 [running]:\n"), r.output());
+        assertEquals(2, r.status(), r.output());
+    }
+
+    @Test
+    void unlockOfUnlockedMutexIsFatal() throws Exception {
+        Result r = run("UnlockUnlocked", "1");
+        assertTrue(r.output().startsWith("fatal error: sync: unlock of unlocked mutex\n"), r.output());
+        assertEquals(2, r.status(), r.output());
+    }
+}

@@ -1,0 +1,169 @@
+package dev.gort.runtime;
+
+/**
+ * sysmon's retake of Ps whose carrier is blocked in user code that nobody wrapped in a syscall
+ * (Go's retake has the time-slice and {@code _Psyscall} branches, in {@link Sysmon#retake}; this is
+ * gort's third branch, called from there for each {@code _Prunning} P). Runs on the sysmon thread
+ * only (the {@code P.sysmonBlocked*} fields are sysmon's, plain).
+ *
+ * <h2>Blocked carriers (no Go equivalent: Go knows every blocking call)</h2>
+ * A goroutine calling {@code Thread.sleep}, {@code LockSupport.park}, {@code Object.wait}, a
+ * {@code BlockingQueue.take}, {@code Future.get} or entering a contended {@code synchronized} blocks
+ * its carrier while its P still looks {@code _Prunning}. sysmon notices that the carrier's
+ * {@link Thread#getState()} is BLOCKED, WAITING or TIMED_WAITING (a volatile read, a few ns) with the
+ * same G on it and the P's schedtick unchanged, at two sysmon ticks in a row, and then retakes the P
+ * as if the G had entered a syscall at the start of its block:
+ * <ol>
+ *   <li>CAS the G {@code _Grunning -> _Gscanrunning}. From now on the G's own carrier cannot change
+ *       its status (every transition waits for the scan bit, {@code casgstatus}), and runtime code
+ *       on that carrier that uses the P ({@code ready}, {@code newproc}) first reads the status,
+ *       also waiting for the bit ({@link Syscalls#pForRuntime}).
+ *   <li>Re-check, after that CAS (a full fence): same M on the P, same G, same schedtick,
+ *       {@code m.locks == 0} (the carrier is not blocked inside runtime code that holds the P, e.g.
+ *       on {@code sched.lock} in runqputslow), and the carrier still blocked. If the carrier woke up
+ *       meanwhile its state is RUNNABLE again and we let go ({@code _Grunning}).
+ *       Why this is enough: a carrier that returns from a JVM block writes its RUNNABLE state and
+ *       then passes a full fence before it runs Java code again, and its next status read comes
+ *       after that; so either we see RUNNABLE and let go, or it sees our scan bit and waits.
+ *   <li>Do what {@code entersyscall} would have done (m.p = nil, m.oldp = nil, p.m = nil), put the
+ *       P {@code _Pidle} (nobody else writes a running P's status), bump its syscalltick, publish
+ *       the G as {@code _Gsyscall} (release), raise the carrier's preemption flag (its next poll
+ *       notices), and {@code handoffp}.
+ * </ol>
+ * The goroutine notices at its next gort call ({@code gopark}, {@code Gosched}, a preemption poll, a
+ * {@code Syscall.block}: they call {@code exitsyscall}), or when it leaves its carrier (the M loop
+ * calls exitsyscall for it); {@code ready}/{@code newproc} from such a G use the global queue.
+ *
+ * <p>Before the CAS, the carrier's stack is sampled (once per ms at most): if the innermost
+ * non-JDK frame is gort's own code (a channel's lock, {@code sched.lock}, a timer heap), the block
+ * is the runtime's, short by construction, and the P stays, as Go's M keeps its P while it waits
+ * for a runtime lock. {@code m.locks != 0} (held by runtime code that uses the P) also vetoes.
+ *
+ * <p><b>Not detected</b>: blocking that leaves the thread RUNNABLE: socket and file I/O in native
+ * code (java.io / NIO blocking reads and writes, {@code FileChannel}), JNI calls, busy-waiting, and a
+ * GC pause. Wrap such calls in {@code Syscall.block}.
+ *
+ * <p>Go: proc.go retake
+ */
+public final class Retake {
+    /** As for a syscall: the 10 ms after which the P is retaken even with nothing else to run. */
+    static final long SYSCALL_RETAKE_NS = 10_000_000L;
+
+    private Retake() {}
+
+    /**
+     * The blocked-carrier branch for one P seen {@code _Prunning}: see the class comment. Returns
+     * true if the P was retaken.
+     */
+    public static boolean retakeBlocked(Scheduler s, P pp, long now) {
+        M mp = pp.m();
+        G gp = mp == null ? null : mp.curg;
+        if (gp == null || gp.m != mp || mp.locks != 0 || gp.readgstatus() != G._Grunning
+                || !carrierBlocked(mp)) {
+            pp.sysmonBlockedG = null;
+            return false;
+        }
+        int tick = pp.schedtick();
+        if (pp.sysmonBlockedG != gp || pp.sysmonBlockedTick != tick) {
+            // First sighting: a block must last at least one sysmon tick to count.
+            pp.sysmonBlockedG = gp;
+            pp.sysmonBlockedTick = tick;
+            pp.sysmonBlockedWhen = now;
+            pp.sysmonBlockedChecked = 0;
+            return false;
+        }
+        // As for a syscall, leave it if there is nothing else to do and capacity exists elsewhere,
+        // for up to 10 ms; never while the world is being stopped (the P would never stop).
+        if (!s.sched.gcwaiting && pp.runq.runqempty() && s.sched.nmspinning.get() + s.sched.npidle.get() > 0
+                && pp.sysmonBlockedWhen + SYSCALL_RETAKE_NS > now) {
+            return false;
+        }
+        // Blocked inside gort itself (a channel's or the scheduler's lock)? Go's M would keep its P
+        // there: such waits are short. Sample the stack (a handshake: tens of µs) at most every ms.
+        if (pp.sysmonBlockedChecked == 0 || now - pp.sysmonBlockedChecked >= STACK_RECHECK_NS) {
+            pp.sysmonBlockedChecked = now;
+            pp.sysmonBlockedInRuntime = blockedInRuntime(mp);
+        }
+        if (pp.sysmonBlockedInRuntime) {
+            return false;
+        }
+        if (!gp.tryCasgstatus(G._Grunning, G._Gscanrunning)) {
+            return false;
+        }
+        // The scan bit is ours: the carrier cannot change the G's status now. Re-check everything.
+        if (mp.curg != gp || pp.m() != mp || mp.p != pp || pp.status() != P._Prunning || mp.locks != 0
+                || pp.schedtick() != tick || !carrierBlocked(mp)) {
+            gp.setgstatusRelease(G._Grunning);
+            s.syscallStats.blockedAborts.incrementAndGet();
+            pp.sysmonBlockedG = null;
+            return false;
+        }
+        // Enter a syscall on the M's behalf (Go: reentersyscall), and retake its P at once.
+        if (s.trace.on) {
+            s.trace.syscallEnterBlocked(mp, pp, gp);
+            s.trace.handoff(pp, mp);
+        }
+        mp.syscalltick = pp.syscalltick();
+        mp.oldp = null;
+        mp.p = null;
+        pp.setM(null);
+        pp.setStatus(P._Pidle);
+        pp.incSyscalltick();
+        pp.sysmonBlockedG = null;
+        gp.setgstatusRelease(G._Gsyscall);
+        mp.thread.requestPreempt(tick); // its next poll (if instrumented) notices: Poll.slow
+        s.syscallStats.blockedRetakes.incrementAndGet();
+        s.handoffp(pp);
+        return true;
+    }
+
+    /** How often retakeBlocked re-samples the stack of a carrier found blocked inside gort. */
+    static final long STACK_RECHECK_NS = 1_000_000L;
+
+    /**
+     * Is the carrier blocked inside gort's own code? The innermost frame that is not the JDK's
+     * decides: gort (runtime or api) means yes; anything else (user code, a library) means the
+     * user blocked. JDK frames are those of named {@code java.*}/{@code jdk.*} modules.
+     */
+    static boolean blockedInRuntime(M mp) {
+        for (StackTraceElement e : mp.thread.getStackTrace()) {
+            String mod = e.getModuleName();
+            if (mod != null && (mod.startsWith("java.") || mod.startsWith("jdk."))) {
+                continue;
+            }
+            return isGortCode(e.getClassName());
+        }
+        return false;
+    }
+
+    private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> GORT_CODE =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * gort's own classes: packages {@code dev.gort} and below, except the examples and benchmarks
+     * and except classes loaded from a {@code test-classes} directory (gort's own tests play the
+     * user). Cached per class name.
+     */
+    static boolean isGortCode(String className) {
+        if (!className.startsWith("dev.gort.") || className.startsWith("dev.gort.examples.")
+                || className.startsWith("dev.gort.bench.")) {
+            return false;
+        }
+        return GORT_CODE.computeIfAbsent(className, cn -> {
+            try {
+                Class<?> c = Class.forName(cn, false, Retake.class.getClassLoader());
+                java.security.CodeSource src = c.getProtectionDomain().getCodeSource();
+                return src == null || src.getLocation() == null
+                        || !src.getLocation().getPath().endsWith("test-classes/");
+            } catch (ClassNotFoundException | LinkageError | SecurityException e) {
+                return false;
+            }
+        });
+    }
+
+    /** The carrier is parked or blocked in the JVM (cheap: a volatile read of the thread status). */
+    static boolean carrierBlocked(M mp) {
+        Thread.State st = mp.thread.getState();
+        return st == Thread.State.BLOCKED || st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING;
+    }
+}

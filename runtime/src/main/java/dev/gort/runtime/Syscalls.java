@@ -1,0 +1,373 @@
+package dev.gort.runtime;
+
+import dev.gort.runtime.trace.Ev;
+import java.util.concurrent.locks.LockSupport;
+import jdk.internal.vm.Continuation;
+
+/**
+ * Syscalls: a goroutine about to block its carrier thread tells the scheduler, which lets its P go
+ * to other goroutines for as long as the call lasts, and gets a P back afterwards.
+ *
+ * <h2>What is a syscall in gort</h2>
+ * Any Java call that may block the carrier: file or socket I/O, JNI, a JDK blocking call. The user
+ * marks it with {@code Syscall.block(() -> ...)} ({@link #entersyscall} / {@link #exitsyscall}, Go
+ * 1.25's {@code _Psyscall} model) or {@code Syscall.blockHandoff} ({@link #entersyscallblock}: the P
+ * is handed off at once). Carriers that block in user code without saying so are found by sysmon
+ * ({@link Retake#retakeBlocked}) and put into the same state after the fact.
+ *
+ * <h2>State machine (Go 1.25)</h2>
+ * <pre>
+ *   entersyscall:  G _Grunning -> _Gsyscall; m.oldp = p; m.p = nil; p.m = nil; P -> _Psyscall
+ *   sysmon retake: P _Psyscall -> _Pidle (CAS), syscalltick++, handoffp(P)      [Retake]
+ *   exitsyscall:   fast: CAS old P _Psyscall -> _Prunning (schedtick kept: the slice goes on)
+ *                        or any idle P;  G _Gsyscall -> _Grunning
+ *                  slow: the G yields (YIELD_SYSCALL); its M, on its own stack, runs exitsyscall0:
+ *                        G -> _Grunnable; idle P ? execute it : global queue + stopm
+ * </pre>
+ * The P's status word is the only arbiter between the syscall's M and sysmon (or stopTheWorld): a
+ * P in {@code _Psyscall} belongs to whoever wins the CAS out of it.
+ *
+ * <h2>Goroutines that cannot leave their carrier</h2>
+ * The slow exit yields the continuation so that the G can run on any M. A G that cannot yield
+ * (pinned: native frames, {@code Continuation.pin}, a legacy-locked monitor; or holding a Java
+ * monitor, {@code monitorDepth > 0}; or locked to its thread) instead waits for a P on its own
+ * carrier ({@link #waitForP}): the G goes to the global queue locked to this M (internally, Go's
+ * {@code lockOSThread}), and whichever M dequeues it hands this M its P ({@code startlockedm}).
+ * {@link #parkInPlace} is the same idea for {@code gopark}: the carrier blocks with the G mounted,
+ * the P is handed off at once, and {@code goready} wakes that carrier instead of queueing the G.
+ *
+ * <p>Go: proc.go entersyscall, reentersyscall, entersyscall_gcwait, entersyscallblock, exitsyscall,
+ * exitsyscallfast, exitsyscallfast_reacquired, exitsyscallfast_pidle (exitsyscall0 is in {@link M})
+ */
+public final class Syscalls {
+    private Syscalls() {}
+
+    /**
+     * The calling goroutine is about to make a call that may block its carrier: its P goes to
+     * {@code _Psyscall}, where sysmon may retake it. Returns false outside a goroutine (then the
+     * caller just makes the call). Calling it again inside a syscall does nothing.
+     *
+     * <p>Go: proc.go entersyscall
+     */
+    public static boolean entersyscall() {
+        M mp = M.current();
+        G gp;
+        if (mp == null || (gp = mp.curg) == null) {
+            return false;
+        }
+        reentersyscall(mp, gp);
+        return true;
+    }
+
+    /** Go: proc.go reentersyscall. */
+    static void reentersyscall(M mp, G gp) {
+        if (!gp.tryCasgstatus(G._Grunning, G._Gsyscall) && !casToSyscallSlow(mp, gp)) {
+            return; // already in a syscall: nested, or sysmon retook the P from this blocked carrier
+        }
+        P pp = mp.p;
+        Scheduler s = mp.sched;
+        if (s.trace.on) s.trace.syscallEnter(mp, pp, gp);
+        mp.syscalltick = pp.syscalltick();
+        pp.setM(null);
+        mp.oldp = pp;
+        mp.p = null;
+        // Volatile store: a StoreLoad before the gcwaiting read below (Dekker with stopTheWorld,
+        // which sets gcwaiting and then looks for _Psyscall Ps).
+        pp.setStatus(P._Psyscall);
+        if (s.sched.sysmonwait) {
+            s.sysmonwake(); // Go: entersyscall_sysmon (a racy read first, as Go's atomic load)
+        }
+        if (s.sched.gcwaiting) {
+            entersyscall_gcwait(s, pp);
+        }
+    }
+
+    /** The G is not plainly _Grunning: wait out sysmon's scan bit; false if already _Gsyscall. */
+    private static boolean casToSyscallSlow(M mp, G gp) {
+        for (;;) {
+            int st = gp.readgstatusNoScan();
+            if (st == G._Gsyscall) {
+                return false;
+            }
+            if (st != G._Grunning) {
+                throw Fatal.fatal(mp.sched, "entersyscall: bad g status " + G.gstatusName(st));
+            }
+            if (gp.tryCasgstatus(G._Grunning, G._Gsyscall)) {
+                return true;
+            }
+        }
+    }
+
+    /** A stop-the-world is under way: give it our P now rather than at exit. Go: entersyscall_gcwait. */
+    private static void entersyscall_gcwait(Scheduler s, P pp) {
+        synchronized (s.sched.lock) {
+            if (s.sched.stopwait > 0 && pp.casStatus(P._Psyscall, P._Pgcstop)) {
+                pp.incSyscalltick();
+                if (--s.sched.stopwait == 0) {
+                    s.sched.stopnote.notewakeup();
+                }
+            }
+        }
+    }
+
+    /**
+     * The same as {@link #entersyscall}, for a call known to block for a while: the P is handed
+     * off at once instead of waiting for sysmon.
+     *
+     * <p>Go: proc.go entersyscallblock, entersyscallblock_handoff
+     */
+    public static boolean entersyscallblock() {
+        M mp = M.current();
+        G gp;
+        if (mp == null || (gp = mp.curg) == null) {
+            return false;
+        }
+        if (!gp.tryCasgstatus(G._Grunning, G._Gsyscall) && !casToSyscallSlow(mp, gp)) {
+            return true;
+        }
+        P pp = mp.p;
+        Scheduler s = mp.sched;
+        if (s.trace.on) s.trace.syscallEnter(mp, pp, gp);
+        mp.syscalltick = pp.syscalltick();
+        pp.incSyscalltick();
+        mp.oldp = null;
+        s.syscallStats.handoffAtEntry.incrementAndGet();
+        s.handoffp(mp.releasep());
+        return true;
+    }
+
+    /**
+     * The goroutine's blocking call returned: get a P to run on. Keeps the old P if sysmon did not
+     * take it (and with it the time slice: schedtick does not move), else any idle P; else the G
+     * yields and its M queues it globally and parks ({@code exitsyscall0}). Does nothing if the
+     * caller is not in a syscall. Returns true if the goroutine moved (it may now be on another
+     * M: re-read {@code M.current()}).
+     *
+     * <p>Go: proc.go exitsyscall
+     */
+    public static boolean exitsyscall() {
+        M mp = M.current();
+        G gp;
+        if (mp == null || (gp = mp.curg) == null || gp.readgstatusNoScan() != G._Gsyscall) {
+            return false;
+        }
+        P oldp = mp.oldp;
+        mp.oldp = null;
+        if (exitsyscallfast(mp, oldp)) {
+            // There's a cpu for us, so we can run.
+            P pp = mp.p;
+            pp.incSyscalltick();
+            gp.casgstatus(G._Gsyscall, G._Grunning);
+            if (mp.trace.on) mp.trace.syscallExit(mp, pp, gp, pp == oldp ? Ev.X_SAME_P : Ev.X_OTHER_P);
+            if (gp.preemptRequested() || (pp == oldp && pp.preempt)) {
+                // sysmon asked for the slice: preemptone (G.preempt) before the call, or, during
+                // it, Sysmon.retake's mark on the P (it cannot reach a G in a syscall).
+                return preemptAtExit(mp, gp);
+            }
+            return false;
+        }
+        return exitsyscallSlow(mp, gp);
+    }
+
+    /**
+     * sysmon asked for this G's slice before or during the call: honour it now, at a point where
+     * yielding is safe (Go re-arms stackPreempt so that the next function prologue preempts). This
+     * makes a G that loops on syscalls preemptible without instrumented polls.
+     */
+    private static boolean preemptAtExit(M mp, G gp) {
+        M.MThread mt = mp.thread;
+        long requestedAt = mt.preemptRequestedAt;
+        long sliceWhen = mt.preemptSliceWhen;
+        mt.clearPreemptIfSet(); // the carrier's flag was for this slice: answered here
+        long at = System.nanoTime();
+        if (Scheduler.gopreempt()) {
+            mp.sched.preempt.recordYield(requestedAt, sliceWhen, at, "exitsyscall");
+            return true;
+        }
+        return false; // monitor held or pinned: G.preempt stays set (Go: the same)
+    }
+
+    /**
+     * Takes the old P back if it is still in {@code _Psyscall}, else any idle P. On success this M
+     * holds a {@code _Prunning} P.
+     *
+     * <p>Go: proc.go exitsyscallfast, exitsyscallfast_reacquired, exitsyscallfast_pidle
+     */
+    static boolean exitsyscallfast(M mp, P oldp) {
+        // Try to re-acquire the last P.
+        if (oldp != null && oldp.status() == P._Psyscall && oldp.casStatus(P._Psyscall, P._Prunning)) {
+            // There's a cpu for us, so we can run (wirep).
+            oldp.setM(mp);
+            mp.p = oldp;
+            if (mp.syscalltick != oldp.syscalltick()) {
+                // The p was retaken and then entered a syscall again (since m.syscalltick has
+                // changed): we are taking it from that syscall.
+                oldp.incSyscalltick();
+                if (mp.trace.on) {
+                    mp.trace.handoff(oldp, null); // Go's trace: ProcSteal
+                    mp.trace.procStart(mp, oldp);
+                }
+            }
+            mp.syscallFastOldP++;
+            return true;
+        }
+        // Try to get any other idle P.
+        Scheduler s = mp.sched;
+        if (s.sched.npidle.get() > 0) {
+            P pp;
+            synchronized (s.sched.lock) {
+                pp = s.pidleget(0);
+            }
+            if (pp != null) {
+                mp.acquirep(pp);
+                mp.syscallFastIdleP++;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** No P at hand: yield to the M (exitsyscall0), or, if the G cannot leave its carrier, wait here. */
+    private static boolean exitsyscallSlow(M mp, G gp) {
+        if (gp.lockedm == null && gp.monitorDepth == 0) {
+            gp.yieldReason = G.YIELD_SYSCALL;
+            if (Continuation.yield(G.SCOPE)) {
+                M.current().p.incSyscalltick();
+                return true;
+            }
+            gp.yieldReason = G.YIELD_NONE; // pinned: wait on this carrier
+        }
+        Scheduler s = mp.sched;
+        (gp.lockedm != null && gp.lockedInt == 0 ? s.syscallStats.slowLocked : s.syscallStats.slowInPlace)
+                .incrementAndGet();
+        gp.casgstatus(G._Gsyscall, G._Grunnable);
+        waitForP(mp, gp, true);
+        mp.p.incSyscalltick();
+        return false;
+    }
+
+    /**
+     * exitsyscall0 for a G that stays mounted on its carrier (pinned, monitor held, or locked):
+     * G is {@code _Grunnable} and this M has no P. Takes an idle P, or queues the G globally, locked
+     * to this M for the moment, and sleeps until the M that dequeues it hands over its P
+     * (startlockedm). Returns with a P and the G {@code _Grunning} on a new slice.
+     * {@code fromSyscall}: the G leaves a syscall (else a park in place; only the trace differs).
+     *
+     * <p>Go: proc.go exitsyscall0 + stoplockedm, run on the G's own stack
+     */
+    static void waitForP(M mp, G gp, boolean fromSyscall) {
+        Scheduler s = mp.sched;
+        P pp;
+        boolean temp = false;
+        synchronized (s.sched.lock) {
+            pp = s.pidleget(0);
+            if (pp == null) {
+                if (gp.lockedm == null) {
+                    // Only this carrier can run it: lock it here until it runs (Go: lockOSThread).
+                    temp = true;
+                    gp.lockedInt++;
+                    ThreadLock.dolockOSThread(mp, gp);
+                } else if (gp.lockedm != mp) {
+                    throw Fatal.fatal(s, "waitForP: g locked to another m");
+                }
+                s.sched.runq.globrunqput(gp);
+            }
+        }
+        if (pp != null) {
+            mp.acquirep(pp);
+            if (s.trace.on) {
+                if (fromSyscall) {
+                    s.trace.syscallExit(mp, pp, gp, Ev.X_OTHER_P);
+                } else {
+                    s.trace.goStart(mp, pp, gp, Ev.F_GLOBAL, 0, false); // ready put it "in global"
+                }
+            }
+        } else {
+            if (s.trace.on && fromSyscall) {
+                s.trace.syscallExit(mp, null, gp, Ev.X_NO_P);
+            }
+            // Wait until another thread schedules gp and so m again (Go: stoplockedm).
+            s.incidlelocked(1);
+            mp.blocked = true;
+            P np;
+            do {
+                mp.park.notesleep();
+                mp.park.noteclear();
+                np = mp.nextp;
+            } while (np == null); // shutdown also wakes us: with a G mounted there is no way out
+            mp.nextp = null;
+            mp.blocked = false;
+            int st = gp.readgstatus();
+            if (st != G._Grunnable) {
+                System.err.println("runtime:stoplockedm: lockedg (atomicstatus=" + st + ") is not Grunnable");
+                throw Fatal.fatal(s, "stoplockedm: not runnable");
+            }
+            pp = np;
+            if (temp) {
+                gp.lockedInt--;
+                ThreadLock.dounlockOSThread(mp, gp);
+            }
+            mp.acquirep(pp);
+            if (s.trace.on) s.trace.goStart(mp, pp, gp, mp.from, mp.fromVictim, false); // from: startlockedm
+        }
+        // execute(gp, false): a new slice.
+        gp.casgstatus(G._Grunnable, G._Grunning);
+        gp.waitsince = 0;
+        gp.setPreempt(false);
+        pp.incSchedtick();
+        mp.thread.budget = s.preempt.budgetQuantum;
+        if (mp.thread.clearPreemptIfSet()) {
+            s.preempt.unhonoured.incrementAndGet();
+        }
+        pp.gsRun++;
+    }
+
+    /**
+     * gopark for a G that must not leave its carrier (pinned, or holding a Java monitor): the G
+     * becomes waiting with its continuation still mounted, the unlock function runs here, the P is
+     * handed off at once (Go: entersyscallblock), and the carrier sleeps until {@code goready}
+     * wakes it ({@link G#parkedOn}); then it finds a P as a syscall exit would ({@link #waitForP}).
+     * While it sleeps the M counts as idle-locked, so checkdead still sees a deadlock.
+     */
+    static void parkInPlace(M mp, G gp, G.ParkUnlock<Object> unlockf, Object lock) {
+        Scheduler s = mp.sched;
+        gp.parkedOn = mp; // before the release CAS: a waker reads it after its CAS
+        gp.casgstatus(G._Grunning, G._Gwaiting);
+        if (gp.waitsince == 0) {
+            gp.waitsince = System.nanoTime();
+        }
+        if (unlockf != null && !unlockf.unlock(gp, lock)) {
+            // Cancelled: unlockf guarantees nobody can ready it. Run on (Go: execute(gp, true)).
+            gp.parkedOn = null;
+            gp.casgstatus(G._Gwaiting, G._Grunning);
+            gp.waitsince = 0;
+            return;
+        }
+        s.syscallStats.pinnedParks.incrementAndGet();
+        if (s.trace.on) s.trace.goStop(mp, mp.p, gp, Ev.S_PARK);
+        s.handoffp(mp.releasep());
+        s.incidlelocked(1);
+        mp.blocked = true;
+        while (gp.readgstatus() == G._Gwaiting) {
+            LockSupport.park(gp); // goready: CAS to _Grunnable, then unpark this thread
+        }
+        mp.blocked = false;
+        gp.parkedOn = null;
+        // The waker did incidlelocked(-1). Now a P, as for a syscall exit without its P.
+        waitForP(mp, gp, false);
+    }
+
+    /**
+     * The P that code running on {@code mp} may use as "its" P: null if the M has none, or if its
+     * goroutine is in a syscall (explicit, or sysmon retook the P while the carrier was blocked).
+     * Callers hold {@code mp.locks} across their use of the P, so that sysmon never retakes it in
+     * the middle ({@link Retake#retakeBlocked} backs off when it sees locks != 0).
+     */
+    static P pForRuntime(M mp) {
+        G cur = mp.curg;
+        if (cur != null && cur.readgstatusNoScan() != G._Grunning) {
+            return null;
+        }
+        return mp.p;
+    }
+}

@@ -1,0 +1,165 @@
+package dev.gort.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Blocking calls nobody wrapped in a syscall: with GOMAXPROCS=1, a goroutine that blocks its
+ * carrier in the JVM must not stop the other goroutines, because sysmon sees the carrier blocked
+ * (thread state + schedtick) and retakes the P. Each test lets G2 prove it ran while G1 was still
+ * blocked, by timestamps taken on both sides.
+ */
+@Timeout(30)
+class BlockedCarrierTest {
+
+    /** Runs blocker as G1 and a probe G2 on 1 P; returns {G2 ran at, G1 woke at}. */
+    private long[] race(Runnable blocker, Runnable afterProbe) throws Exception {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        AtomicLong probeAt = new AtomicLong();
+        AtomicLong wokeAt = new AtomicLong();
+        s.run(() -> {
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            // The last go'd G runs first (runnext): G2 is created first so that G1 blocks first.
+            s.newproc(() -> {
+                probeAt.set(System.nanoTime());
+                afterProbe.run();
+                done.release();
+            });
+            s.newproc(() -> {
+                blocker.run();
+                wokeAt.set(System.nanoTime());
+                done.release(); // a gort call: the G notices it lost its P and gets one back
+                done.release();
+            });
+            done.acquire();
+            done.acquire();
+            done.acquire();
+        });
+        SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
+        assertTrue(st.blockedRetakes() >= 1, "sysmon retook the blocked carrier's P: " + st);
+        return new long[] {probeAt.get(), wokeAt.get()};
+    }
+
+    private static void assertProbeFirst(long[] t) {
+        assertTrue(t[0] != 0 && t[1] != 0);
+        assertTrue(t[0] < t[1], "G2 ran while G1 was blocked (G2 at " + t[0] + ", G1 woke at " + t[1] + ")");
+    }
+
+    @Test
+    void threadSleepDoesNotStallTheP() throws Exception {
+        long[] t = race(() -> {
+            try {
+                Thread.sleep(50); // TIMED_WAITING
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }, () -> { });
+        assertProbeFirst(t);
+    }
+
+    @Test
+    void lockSupportParkDoesNotStallTheP() throws Exception {
+        CountDownLatch g2ran = new CountDownLatch(1);
+        long[] t = race(() -> {
+            try {
+                assertTrue(g2ran.await(10, TimeUnit.SECONDS)); // WAITING, opened only by G2
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }, g2ran::countDown);
+        assertProbeFirst(t);
+    }
+
+    @Test
+    void contendedMonitorDoesNotStallTheP() throws Exception {
+        Object monitor = new Object();
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch g2ran = new CountDownLatch(1);
+        // An outside thread holds the monitor until G2 has run: G1 is BLOCKED on it meanwhile.
+        Thread holder = new Thread(() -> {
+            synchronized (monitor) {
+                held.countDown();
+                try {
+                    g2ran.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            }
+        });
+        holder.start();
+        held.await();
+        long[] t = race(() -> {
+            synchronized (monitor) {
+                LockSupport.parkNanos(1); // something inside
+            }
+        }, g2ran::countDown);
+        holder.join();
+        assertProbeFirst(t);
+    }
+
+    @Test
+    void blockingQueueTakeDoesNotStallTheP() throws Exception {
+        BlockingQueue<Integer> q = new ArrayBlockingQueue<>(1);
+        long[] t = race(() -> {
+            try {
+                assertEquals(42, q.take()); // fed by G2 only
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }, () -> assertTrue(q.offer(42)));
+        assertProbeFirst(t);
+    }
+
+    /**
+     * The carrier blocked twice in a row: the G noticed the first retake at its gort call (a
+     * gosched), got a P back, blocked again and was retaken again; the G never ran on two Ms.
+     */
+    @Test
+    void aGNoticesTheRetakeAndCanBeRetakenAgain() throws Exception {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        AtomicLong probes = new AtomicLong();
+        s.run(() -> {
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            CountDownLatch first = new CountDownLatch(1);
+            CountDownLatch second = new CountDownLatch(1);
+            s.newproc(() -> {
+                probes.incrementAndGet();
+                first.countDown();
+                done.release();
+            });
+            s.newproc(() -> {
+                try {
+                    assertTrue(first.await(10, TimeUnit.SECONDS));
+                    Scheduler.gosched(); // notices: exitsyscall, then yields
+                    assertEquals(G._Grunning, Scheduler.currentG().readgstatus());
+                    done.release();
+                    // Blocks again: main can only start G3 once the P is retaken a second time.
+                    assertTrue(second.await(10, TimeUnit.SECONDS));
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                done.release();
+            });
+            done.acquire();
+            done.acquire();
+            s.newproc(() -> {
+                probes.incrementAndGet();
+                second.countDown();
+                done.release();
+            });
+            done.acquire();
+            done.acquire();
+        });
+        assertEquals(2, probes.get());
+        assertTrue(s.syscallStats.snapshot(s).blockedRetakes() >= 2);
+    }
+}

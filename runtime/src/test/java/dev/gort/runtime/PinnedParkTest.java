@@ -1,0 +1,147 @@
+package dev.gort.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import jdk.internal.vm.Continuation;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A goroutine that must park while it cannot leave its carrier (pinned, or holding a Java
+ * monitor) blocks that carrier with the G mounted, hands its P off, and is woken on that same
+ * carrier by goready (jdk25-continuations.md §5 rule 2). GOMAXPROCS=1 throughout: the goroutine
+ * that wakes it can only run if the P really was handed off.
+ */
+@Timeout(30)
+class PinnedParkTest {
+
+    @Test
+    void pinnedGoroutineParksOnItsCarrier() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        AtomicReference<Thread> before = new AtomicReference<>();
+        AtomicReference<Thread> after = new AtomicReference<>();
+        AtomicReference<Thread> waker = new AtomicReference<>();
+        s.run(() -> {
+            TestSupport.Sema sema = new TestSupport.Sema(0);
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            s.newproc(() -> { // G2: runs second, on another carrier
+                waker.set(Thread.currentThread());
+                sema.release();
+                done.release();
+            });
+            s.newproc(() -> { // G1: runs first
+                Continuation.pin();
+                try {
+                    before.set(Thread.currentThread());
+                    sema.acquire(); // the yield is refused: CRITICAL_SECTION
+                    after.set(Thread.currentThread());
+                } finally {
+                    Continuation.unpin();
+                }
+                done.release();
+            });
+            done.acquire();
+            done.acquire();
+        });
+        assertSame(before.get(), after.get(), "a pinned G resumes on its own carrier");
+        assertNotSame(before.get(), waker.get(), "G2 ran on another carrier while G1's was blocked");
+        SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
+        assertEquals(1, st.pinnedParks());
+        assertEquals(1, st.pinnedRefused());
+    }
+
+    /**
+     * G1 parks inside {@code synchronized (mon)} with monitorDepth set (as the agent keeps it):
+     * it must not yield, so no other goroutine can ever run on its carrier and enter the monitor
+     * it holds. G2 contends for the monitor on another carrier (blocking it: sysmon retakes that
+     * P), G3 wakes G1, G1 leaves the monitor, and only then does G2 get in.
+     */
+    @Test
+    void parkWhileHoldingAMonitorBlocksTheCarrier() throws Exception {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        Object mon = new Object();
+        List<String> order = new CopyOnWriteArrayList<>();
+        AtomicReference<Thread> g1Carrier = new AtomicReference<>();
+        AtomicReference<Thread> g2Carrier = new AtomicReference<>();
+        s.run(() -> {
+            TestSupport.Sema sema = new TestSupport.Sema(0);
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            // Go order: the last go'd G runs first (runnext), then the ring in order.
+            s.newproc(() -> { // G2: runs second
+                g2Carrier.set(Thread.currentThread());
+                order.add("G2 tries the monitor");
+                synchronized (mon) {
+                    order.add("G2 in the monitor");
+                }
+                done.release();
+            });
+            s.newproc(() -> { // G3: runs third, wakes G1
+                order.add("G3 wakes G1");
+                sema.release();
+                done.release();
+            });
+            s.newproc(() -> { // G1: runs first
+                G me = Scheduler.currentG();
+                synchronized (mon) {
+                    me.monitorDepth++;
+                    g1Carrier.set(Thread.currentThread());
+                    order.add("G1 in the monitor");
+                    sema.acquire();
+                    assertSame(g1Carrier.get(), Thread.currentThread());
+                    order.add("G1 leaves the monitor");
+                    me.monitorDepth--;
+                }
+                done.release();
+            });
+            for (int i = 0; i < 3; i++) {
+                done.acquire();
+            }
+        });
+        assertEquals(List.of("G1 in the monitor", "G2 tries the monitor", "G3 wakes G1", "G1 leaves the monitor",
+                "G2 in the monitor"), order);
+        assertNotSame(g1Carrier.get(), g2Carrier.get());
+        SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
+        assertEquals(1, st.pinnedParks());
+        assertEquals(0, st.pinnedRefused(), "monitorDepth decided it, not a refused yield");
+        assertTrue(st.blockedRetakes() >= 1, "G2's carrier blocked on the monitor and lost its P");
+    }
+
+    /** The park is cancelled by its unlock function: the G runs on, P kept, nothing handed off. */
+    @Test
+    void cancelledPinnedParkRunsOn() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        s.run(() -> {
+            TestSupport.Sema sema = new TestSupport.Sema(1); // available: unlockf cancels
+            G me = Scheduler.currentG();
+            P p = M.current().p;
+            me.monitorDepth++;
+            Scheduler.gopark((G gp, Object x) -> false, null, WaitReason.SEMACQUIRE, null);
+            me.monitorDepth--;
+            sema.acquire();
+            assertSame(p, M.current().p);
+        });
+        assertEquals(0, s.syscallStats.snapshot(s).pinnedParks());
+    }
+
+    /** A pinned G that waits for nobody is part of a deadlock, like any parked G. */
+    @Test
+    void pinnedParkForeverIsADeadlock() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        GortFatalError e = assertThrows(GortFatalError.class, () -> s.run(() -> {
+            Continuation.pin();
+            try {
+                new TestSupport.Sema(0).acquire();
+            } finally {
+                Continuation.unpin();
+            }
+        }));
+        assertEquals("all goroutines are asleep - deadlock!", e.getMessage());
+    }
+}
