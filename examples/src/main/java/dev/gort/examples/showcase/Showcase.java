@@ -28,7 +28,7 @@ import dev.gort.runtime.PreemptStrategy;
 public final class Showcase {
     private Showcase() {}
 
-    static final List<Scenario> ALL = List.of(new FanOut(), new TightLoop(), new PingPong());
+    static final List<Scenario> ALL = List.of(new FanOut(), new Syscalls(), new TightLoop(), new PingPong());
 
     public static void main(String[] args) {
         System.exit(main0(args));
