@@ -190,6 +190,24 @@ class ShowcaseIT {
     }
 
     @Test
+    void blockingSyscallsMakeTheThreadCountClimbPastGomaxprocs(@TempDir Path dir) throws Exception {
+        Result r = run("showcase", "syscalls", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out());
+        for (String mode : List.of("wrapped", "unwrapped")) {
+            String s = r.section("syscalls", mode);
+            assertTrue(s.contains("GOMAXPROCS=2"), s);
+            assertTrue(schedLines(s, 2) >= 1, s);
+            int threads = intAfter(s, "threads: (\\d+) at most");
+            // 6 goroutines blocked at once, each holding its thread, plus sysmon: well past 2 Ps
+            assertTrue(threads > 2 + 1, "threads did not climb past GOMAXPROCS:\n" + s);
+            assertTrue(intAfter(s, "handoffs: (\\d+) Ps taken") >= 1, s);
+            assertTrue(s.contains("=> the thread count climbed past GOMAXPROCS=2 to " + threads), s);
+            assertTrue(Files.size(dir.resolve("syscalls-" + mode + ".html")) > 10_000, mode);
+        }
+        assertTrue(r.section("syscalls", "wrapped").contains("syscall exits (which P the goroutine came back on): "), r.out());
+    }
+
+    @Test
     void tightLoopIsPreemptedWithBackEdgePollsAndNotWithout(@TempDir Path dir) throws Exception {
         // A 100 ms loop rather than 40: sysmon sleeps up to 10 ms between looks and a loaded CI
         // machine delays it further; the claim (preempted, the short goroutines ran before the
