@@ -50,8 +50,7 @@ class DebugServerTest {
             });
         }
         String[] r = got.get();
-        // goroutine 1 is blocked in the HTTP client (its carrier WAITING): once sysmon has seen that
-        // for two ticks it retakes the P (Retake.retakeBlocked) and the G shows as in a syscall.
+        // main is in a blocking HTTP call: running, or a syscall once sysmon saw its carrier blocked
         assertTrue(r[0].startsWith("goroutine 1 [running]:") || r[0].startsWith("goroutine 1 [syscall]:"), r[0]);
         assertTrue(r[0].contains("[semacquire]:"), r[0]);
         assertTrue(r[1].startsWith("goroutine profile: total 4\n"), r[1]);
