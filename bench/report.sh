@@ -4,7 +4,7 @@
 # installed). Writes bench/results/latest.md (table + machine description), latest.svg (plot) and
 # the raw CSVs under bench/results/raw/. Run it as `./gort bench` (which builds the jar first).
 #
-#   bench/report.sh            the short budget: 1 fork, 2 x 500 ms warm-up, 3 x 500 ms measurement
+#   bench/report.sh            the short budget: 1 fork, 1 x 500 ms warm-up, 3 x 500 ms measurement
 #   BENCH_INCLUDE=regex        only JMH benchmarks matching regex (default: the whole suite)
 #   BENCH_PROCS="1 2"          GOMAXPROCS values (default: 1, 2 and the machine's cores)
 #   BENCH_JMH="..."            JMH options replacing the short-budget ones
@@ -22,6 +22,9 @@ jar="$here/target/benchmarks.jar"
 
 results="$here/results"
 raw="$results/raw"
+# the commit measured (bench/results itself, rewritten below, does not make it dirty)
+commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
+git -C "$root" diff --quiet HEAD -- . ':(exclude)bench/results' 2>/dev/null || commit="$commit (dirty)"
 rm -rf "$raw"
 mkdir -p "$raw"
 log="$raw/run.log"
@@ -32,7 +35,7 @@ procs="${BENCH_PROCS:-1 2}"
 if [ -z "${BENCH_PROCS:-}" ] && [ "$cores" -ne 1 ] && [ "$cores" -ne 2 ]; then procs="$procs $cores"; fi
 include="${BENCH_INCLUDE:-dev.gort.bench.}"
 parked="${BENCH_PARKED:-1000000}"
-read -r -a jmh <<< "${BENCH_JMH:--f 1 -wi 2 -w 500ms -i 3 -r 500ms}"
+read -r -a jmh <<< "${BENCH_JMH:--f 1 -wi 1 -w 500ms -i 3 -r 500ms}"
 jmh+=(-to 2min -foe false)
 base_jvm="-XX:+UseG1GC --add-exports java.base/jdk.internal.vm=ALL-UNNAMED -Duser.language=en"
 
@@ -47,7 +50,7 @@ gobin="$("$here/go/run.sh" --version 2>/dev/null || true)"
 start=$(date +%s)
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
-  echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$root" diff --quiet 2>/dev/null || echo ' (dirty)')"
+  echo "commit: $commit"
   echo "command: ./gort bench${*:+ $*}"
   echo "CPU: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n1)$(lscpu 2>/dev/null | grep -q '^Hypervisor vendor' && echo " (virtual machine: $(lscpu | sed -n 's/^Hypervisor vendor: *//p'))")"
   echo "cores: $cores"
@@ -57,7 +60,8 @@ start=$(date +%s)
   echo "JVM flags (every fork): $base_jvm"
   echo "GC and loop polls: $("$JAVA" -XX:+UseG1GC -XX:+PrintFlagsFinal -version 2>/dev/null | awk '$2 ~ /^(UseG1GC|LoopStripMiningIter|UseCountedLoopSafepoints)$/ {printf "%s=%s ", $2, $4}')"
   echo "Go: ${gobin:-not installed (Go twin skipped)}"
-  echo "gort preemption agent: ${agent:+${agent#$root/}}${agent:-not built (tight loop runs without polls: preempt=default)}"
+  if [ -n "$agent" ]; then echo "gort preemption agent: ${agent#$root/} (tight-loop passes only)";
+  else echo "gort preemption agent: not built (tight loop runs without polls: preempt=default)"; fi
   echo "JMH options: ${jmh[*]}"
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$raw/machine.txt"
@@ -73,9 +77,11 @@ bench() { # bench <csv name> <jvm args> <jmh args...>; JMH_OPTS (an array) overr
     || echo "   (JMH exited with $?; see $log)"
 }
 
-# Budget cuts (BENCH_FULL=1 lifts them): TimerLatency at one delay only.
+# Budget cuts (BENCH_FULL=1 lifts them): TimerLatency at one delay only; the preemption-overhead
+# kernels outside gort only (PreemptOverheadInGort runs the same kernels inside goroutines).
 cuts=(-p delayUs=1000)
-[ -n "${BENCH_FULL:-}" ] && cuts=()
+preempt_classes='dev.gort.bench.Preempt(Overhead|Latency)[.]'
+if [ -n "${BENCH_FULL:-}" ]; then cuts=(); preempt_classes='dev.gort.bench.Preempt'; fi
 
 # 1. Every workload at each GOMAXPROCS value; virtual threads get as many carriers.
 #    (TightLoop, Parked and the P-independent Preempt* classes have passes of their own.)
@@ -88,7 +94,7 @@ done
 
 # 1b. Preemption overhead and latency per strategy (instrumented in-process; no P parameter).
 if [[ "dev.gort.bench.PreemptOverhead" =~ $include ]] && [ -f "$here/src/main/java/dev/gort/bench/PreemptOverhead.java" ]; then
-  bench "preempt" "$base_jvm" 'dev.gort.bench.Preempt'
+  bench "preempt" "$base_jvm" "$preempt_classes"
 fi
 
 # 2. Tight loop on one P / one carrier: gort per preemption strategy, then virtual threads.
@@ -114,7 +120,7 @@ fi
 
 # 4. The Go twin (skips itself when no Go toolchain is installed).
 echo "== Go twin" | tee -a "$log"
-"$here/go/run.sh" "$raw/go.csv" -procs "$(echo $procs | tr ' ' ',')" -reps 5 -parked "$parked" 2>> "$log" || echo "   (Go twin failed; see $log)"
+"$here/go/run.sh" "$raw/go.csv" -procs "$(echo $procs | tr ' ' ',')" -reps 3 -parked "$parked" 2>> "$log" || echo "   (Go twin failed; see $log)"
 
 {
   echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

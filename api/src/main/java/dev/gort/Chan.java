@@ -110,6 +110,11 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
     private int recvx;
     /** 0 or 1: written once under the lock (setRelease), read racily with getAcquire. Go: c.closed. */
     private int closed;
+    /**
+     * The timer of a timer channel ({@link Time#newTimer}, {@link Time#newTicker}), else null. Written
+     * once right after make, before the channel is handed out; then immutable. Go: c.timer.
+     */
+    dev.gort.runtime.Timer timer;
     /** Blocked receivers and senders (at most one of them is non-empty, except with self-selects). */
     final WaitQ recvq = new WaitQ();
     final WaitQ sendq = new WaitQ();
@@ -249,6 +254,10 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         if (dataqsiz == 0) {
             return sendq.isEmptyRacy();
         }
+        // A timer channel's value may be due but not yet sent (Go 1.23: sent lazily on receive).
+        if (timer != null) {
+            timer.maybeRunChan();
+        }
         return qcountAcquire() == 0;
     }
 
@@ -304,14 +313,39 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         closechan();
     }
 
-    /** {@code len(c)}: elements queued in the buffer (racy, as in Go). Go: chan.go chanlen. */
+    /**
+     * {@code len(c)}: elements queued in the buffer (racy, as in Go); 0 for a timer channel, which
+     * is synchronous as of Go 1.23. Go: chan.go chanlen.
+     */
     public int len() {
-        return isNil ? 0 : qcountAcquire();
+        if (isNil || timer != null) {
+            return 0;
+        }
+        return qcountAcquire();
     }
 
-    /** {@code cap(c)}. Go: chan.go chancap. */
+    /** {@code cap(c)}; 0 for a timer channel (Go 1.23). Go: chan.go chancap. */
     public int cap() {
-        return dataqsiz;
+        return timer != null ? 0 : dataqsiz;
+    }
+
+    /**
+     * Empties a timer channel's buffer (Stop/Reset must leave no stale value); true if it held one.
+     * Called with the timer's sendLock held, so it must not use {@link #empty()} (which may run the
+     * timer). Go: chan.go timerchandrain.
+     */
+    boolean timerchandrain() {
+        if (qcountAcquire() == 0) {
+            return false;
+        }
+        lock();
+        boolean any = false;
+        while (qcount > 0) {
+            any = true;
+            bufrecv();
+        }
+        unlock();
+        return any;
     }
 
     /**
@@ -500,6 +534,10 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             parkForever(WaitReason.CHAN_RECEIVE_NIL_CHAN);
         }
 
+        if (timer != null) {
+            timer.maybeRunChan();
+        }
+
         // Fast path: a failed non-blocking receive without the lock.
         if (!block && empty()) {
             // Not ready, then not closed: at the moment of the first observation the channel was
@@ -554,7 +592,13 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         mysg.success = false;
         mysg.c = this;
         recvq.enqueue(mysg);
+        if (timer != null) {
+            timer.blockTimerChan(); // a timer channel is in a heap only while someone waits on it
+        }
         parker.park(gp, CHAN_PARK_COMMIT, this, WaitReason.CHAN_RECEIVE, this);
+        if (timer != null) {
+            timer.unblockTimerChan();
+        }
 
         // Someone woke us up.
         boolean success = mysg.success;

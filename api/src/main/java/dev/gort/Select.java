@@ -349,6 +349,9 @@ public final class Select implements WaitTarget {
             } else if (c.parker != parker) {
                 throw new IllegalArgumentException("select over channels of different runtimes/parkers");
             }
+            if (c.timer != null) {
+                c.timer.maybeRunChan(); // a due timer channel value is sent lazily (Go 1.23)
+            }
             int j = parker.cheaprandn(norder + 1);
             pollorder[norder] = pollorder[j];
             pollorder[j] = i;
@@ -491,6 +494,9 @@ public final class Select implements WaitTarget {
             } else {
                 c.recvq.enqueue(sg);
             }
+            if (c.timer != null) {
+                c.timer.blockTimerChan();
+            }
         }
 
         // wait for someone to wake us up
@@ -511,6 +517,9 @@ public final class Select implements WaitTarget {
         for (Sudog sg = head; sg != null;) {
             Sudog next = sg.waitlink;
             int k = sg.caseIndex;
+            if (chans[k].timer != null) {
+                chans[k].timer.unblockTimerChan();
+            }
             if (sg == param) {
                 // sg has already been dequeued by the goroutine that woke us up.
                 casi = k;

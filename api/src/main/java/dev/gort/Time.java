@@ -2,10 +2,11 @@ package dev.gort;
 
 import dev.gort.runtime.Scheduler;
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * Go's package {@code time} for goroutines: {@code Sleep}, {@code AfterFunc}, {@code NewTimer},
- * {@code After}, {@code NewTicker}, {@code Tick}. Durations are {@link Duration}s or, as Go's
+ * {@code After}, {@code NewTicker}, {@code Tick}; channels carry the {@link Instant} the timer fired. Durations are {@link Duration}s or, as Go's
  * {@code time.Duration}, {@code long} nanoseconds ({@code Time.sleep(10 * Time.MILLISECOND)}).
  *
  * <p>Timers live in per-P 4-ary heaps and are run by the scheduling Ms (no timer thread): a sleeping
@@ -61,6 +62,79 @@ public final class Time {
             throw new NullPointerException("f");
         }
         return Timer.afterFunc(Go.current(), nanos, f);
+    }
+
+    /**
+     * A timer that sends the current time on its channel {@link Timer#c()} after at least {@code d}.
+     * Go 1.23 semantics: the channel is synchronous ({@code len} and {@code cap} report 0), the timer
+     * is in a heap only while a goroutine waits on the channel, and after {@link Timer#stop()} or
+     * {@link Timer#reset} return no stale value can be received.
+     *
+     * <p>Go: time.NewTimer
+     */
+    public static Timer newTimer(Duration d) {
+        return newTimer(nanos(d));
+    }
+
+    /** {@link #newTimer(Duration)} with a nanosecond duration. */
+    public static Timer newTimer(long nanos) {
+        return Timer.newTimer(Go.current(), nanos);
+    }
+
+    /**
+     * Waits for {@code d}, then sends the current time on the returned channel: {@code
+     * newTimer(d).c()}. Since Go 1.23 an unreferenced timer is simply garbage.
+     *
+     * <p>Go: time.After
+     */
+    public static Chan<Instant> after(Duration d) {
+        return newTimer(d).c();
+    }
+
+    /** {@link #after(Duration)} with a nanosecond duration. */
+    public static Chan<Instant> after(long nanos) {
+        return newTimer(nanos).c();
+    }
+
+    /**
+     * A ticker sending the time on {@link Ticker#c()} every {@code d}, dropping ticks for slow
+     * receivers. {@code d <= 0} panics. Go: time.NewTicker.
+     */
+    public static Ticker newTicker(Duration d) {
+        return newTicker(nanos(d));
+    }
+
+    /** {@link #newTicker(Duration)} with a nanosecond duration. */
+    public static Ticker newTicker(long nanos) {
+        return Ticker.newTicker(Go.current(), nanos);
+    }
+
+    /**
+     * The channel of a new ticker ({@code newTicker(d).c()}); {@code d <= 0} returns the nil channel.
+     * Go: time.Tick.
+     */
+    public static Chan<Instant> tick(Duration d) {
+        return tick(nanos(d));
+    }
+
+    /** {@link #tick(Duration)} with a nanosecond duration. */
+    public static Chan<Instant> tick(long nanos) {
+        if (nanos <= 0) {
+            return Chan.nil();
+        }
+        return newTicker(nanos).c();
+    }
+
+    /**
+     * The timer function of channel timers: a non-blocking send of the time at which the timer was
+     * due ({@code delay} ns ago: the value may be sent lazily, when a receiver looks). Runs on the
+     * M that runs the timer, or in the receiving goroutine.
+     *
+     * <p>Go: time/sleep.go sendTime
+     */
+    @SuppressWarnings("unchecked")
+    static void sendTime(Object c, long seq, long delay) {
+        ((Chan<Instant>) c).trySend(Instant.now().minusNanos(delay));
     }
 
     /** The runtime's monotonic clock in nanoseconds (Go's {@code runtimeNano}). */

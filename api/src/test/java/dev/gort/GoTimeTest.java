@@ -4,6 +4,9 @@ import static dev.gort.Time.MILLISECOND;
 import static dev.gort.Time.SECOND;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -11,9 +14,11 @@ import dev.gort.TimeTestSupport.Sema;
 import dev.gort.runtime.M;
 import dev.gort.runtime.Scheduler;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Tag;
@@ -260,21 +265,21 @@ class GoTimeTest {
     @Test
     void testSleepZeroDeadlock() {
         TimeTestSupport.run(4, () -> {
-            Sema c = new Sema(0);
+            Chan<Boolean> c = Chan.make();
             Go.go(() -> {
                 for (int i = 0; i < 100; i++) {
                     Go.gomaxprocs(i % 2 == 0 ? 3 : 4);
                 }
                 Go.gomaxprocs(4);
-                c.release();
+                c.send(true);
             });
             for (int i = 0; i < 100; i++) {
                 Time.sleep(0);
-                Sema tmp = new Sema(0);
-                tmp.release();
-                tmp.acquire();
+                Chan<Boolean> tmp = Chan.make(1);
+                tmp.send(true);
+                tmp.recv();
             }
-            c.acquire();
+            c.recv();
         });
     }
 
@@ -338,6 +343,220 @@ class GoTimeTest {
             assertFalse(t.reset(Duration.ofHours(1)), "reset after it fired");
             assertTrue(t.reset(Duration.ofHours(2)), "reset of a pending timer");
             assertTrue(t.stop());
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Channel timers (Go 1.23 semantics).
+
+    /**
+     * TestAfterStress: 100 ticks received from a 1 ns ticker while another goroutine keeps sleeping
+     * 1 ns (Go's loop also runs runtime.GC(); gort has none: the busy goroutine stays).
+     */
+    @Test
+    void testAfterStress() {
+        TimeTestSupport.run(Runtime.getRuntime().availableProcessors(), () -> {
+            AtomicBoolean stop = new AtomicBoolean();
+            Go.go(() -> {
+                while (!stop.get()) {
+                    Time.sleep(Time.NANOSECOND);
+                }
+            });
+            Ticker ticker = Time.newTicker(1);
+            for (int i = 0; i < 100; i++) {
+                assertNotNull(ticker.c().recv());
+            }
+            ticker.stop();
+            stop.set(true);
+        });
+    }
+
+    /** TestAfterQueuing with After (the channel form): Go's retry loop, delta = 20 + 50i ms. */
+    @Test
+    void testAfterQueuing() {
+        TimeTestSupport.run(Runtime.getRuntime().availableProcessors(), () -> {
+            final int attempts = 5;
+            String err = "!=nil";
+            for (int i = 0; i < attempts && err != null; i++) {
+                long delta = (20 + i * 50L) * MILLISECOND;
+                err = afterQueuing(delta);
+                if (err != null) {
+                    System.out.println("attempt " + i + " failed: " + err);
+                }
+            }
+            if (err != null) {
+                fail(err);
+            }
+        });
+    }
+
+    private record AfterResult(int slot, Instant t) { }
+
+    private static String afterQueuing(long delta) {
+        // buffered, so as not to depend on channel queuing semantics (as Go's test says)
+        Chan<AfterResult> result = Chan.make(SLOTS.length);
+        Instant t0 = Instant.now();
+        for (int slot : SLOTS) {
+            Chan<Instant> ac = Time.after(slot * delta);
+            Go.go(() -> result.send(new AfterResult(slot, ac.recv()))); // Go: await
+        }
+        List<long[]> results = new ArrayList<>();
+        long t0n = 0;
+        for (int k = 0; k < SLOTS.length; k++) {
+            AfterResult r = result.recv();
+            results.add(new long[] {r.slot(), Duration.between(t0, r.t()).toNanos()});
+        }
+        return checkQueuing(results, t0n, delta);
+    }
+
+    /** TestReset, channel form: Go's doubling retry from 1 ms up to 10 s. */
+    @Test
+    void testReset() {
+        TimeTestSupport.run(Runtime.getRuntime().availableProcessors(), () -> {
+            long d = 1 * MILLISECOND;
+            final long maxDuration = 10 * SECOND;
+            for (;;) {
+                String err = reset(d);
+                if (err == null) {
+                    break;
+                }
+                d *= 2;
+                if (d > maxDuration) {
+                    fail(err);
+                }
+                System.out.println(err + "; trying duration " + d / MILLISECOND + "ms");
+            }
+        });
+    }
+
+    private static String reset(long d) {
+        Timer t0 = Time.newTimer(2 * d);
+        Time.sleep(d);
+        if (!t0.reset(3 * d)) {
+            return "resetting unfired timer returned false";
+        }
+        Time.sleep(2 * d);
+        if (t0.c().tryRecv() != null) {
+            return "timer fired early";
+        }
+        Time.sleep(2 * d);
+        if (t0.c().tryRecv() == null) {
+            return "reset timer did not fire";
+        }
+        if (t0.reset(50 * MILLISECOND)) {
+            return "resetting expired timer returned true";
+        }
+        return null;
+    }
+
+    /** Go 1.23: a timer channel reports len = cap = 0, even with the value waiting inside. */
+    @Test
+    void timerChannelLenAndCapAreZero() {
+        TimeTestSupport.run(1, () -> {
+            Timer t = Time.newTimer(0);
+            Time.sleep(5 * MILLISECOND); // due, (lazily) ready to receive
+            assertEquals(0, t.c().len());
+            assertEquals(0, t.c().cap());
+            Ticker tk = Time.newTicker(Time.HOUR);
+            assertEquals(0, tk.c().len());
+            assertEquals(0, tk.c().cap());
+            assertNotNull(t.c().tryRecv(), "the due value is received");
+            tk.stop();
+        });
+    }
+
+    /**
+     * Go 1.23: after Stop or Reset returns, no value sent for the old configuration can be received,
+     * even if the timer expired before (Go &lt; 1.23 needed "if !t.Stop() { &lt;-t.C }").
+     */
+    @Test
+    void noStaleValueAfterStopOrReset() {
+        TimeTestSupport.run(2, () -> {
+            Timer t = Time.newTimer(1 * MILLISECOND);
+            Time.sleep(20 * MILLISECOND); // expired, nobody received
+            assertTrue(t.stop(), "Stop of an expired, unreceived channel timer reports it stopped the send");
+            assertNull(t.c().tryRecv(), "stale value after Stop");
+
+            Timer u = Time.newTimer(1 * MILLISECOND);
+            Time.sleep(20 * MILLISECOND);
+            u.reset(Time.HOUR);
+            assertNull(u.c().tryRecv(), "stale value after Reset");
+            assertTrue(u.stop());
+
+            // A receiver blocked on the channel (so the timer is heaped and sends eagerly).
+            Timer v = Time.newTimer(5 * MILLISECOND);
+            Instant got = v.c().recv();
+            assertNotNull(got);
+            assertFalse(v.stop(), "Stop after the value was received");
+            assertNull(v.c().tryRecv());
+        });
+    }
+
+    /** Stop/Reset results for a channel timer: Go's booleans. */
+    @Test
+    void channelTimerStopAndResetResults() {
+        TimeTestSupport.run(1, () -> {
+            Timer t = Time.newTimer(Time.HOUR);
+            assertTrue(t.stop());
+            assertFalse(t.stop());
+            assertFalse(t.reset(1 * MILLISECOND), "reset of a stopped timer");
+            assertNotNull(t.c().recv(), "fires after the reset");
+            assertFalse(t.reset(Time.HOUR), "reset after it fired and was received");
+            assertTrue(t.reset(2 * Time.HOUR));
+            assertTrue(t.stop());
+        });
+    }
+
+    /** select with a timeout: the After case is chosen when nothing else is ready. */
+    @Test
+    void selectWithAfterTimeout() {
+        TimeTestSupport.run(2, () -> {
+            Chan<Integer> never = Chan.make();
+            AtomicReference<String> chosen = new AtomicReference<>();
+            long start = Time.nanotime();
+            Select.select(
+                    Select.recv(never, v -> chosen.set("never")),
+                    Select.recv(Time.after(20 * MILLISECOND), v -> chosen.set("timeout")));
+            assertEquals("timeout", chosen.get());
+            assertTrue(Time.since(start) >= 20 * MILLISECOND);
+            // and a ready case wins over a pending timer
+            Chan<Integer> ready = Chan.make(1);
+            ready.send(1);
+            Select.select(
+                    Select.recv(ready, v -> chosen.set("ready")),
+                    Select.recv(Time.after(Time.HOUR), v -> chosen.set("timeout")));
+            assertEquals("ready", chosen.get());
+        });
+    }
+
+    /** A ticker keeps one tick for a slow receiver and drops the rest; Tick(d <= 0) is nil; bad periods panic. */
+    @Test
+    void tickerDropsTicksAndRejectsBadPeriods() {
+        TimeTestSupport.run(2, () -> {
+            Ticker tk = Time.newTicker(100 * MILLISECOND);
+            Time.sleep(550 * MILLISECOND); // 5 ticks due by now; the next one is due at 600 ms
+            assertNotNull(tk.c().tryRecv(), "one tick is kept for a slow receiver");
+            assertNull(tk.c().tryRecv(), "the other missed ticks are dropped, not queued");
+            assertNotNull(tk.c().recv(), "and ticking goes on");
+            tk.reset(Time.HOUR);
+            assertNull(tk.c().tryRecv(), "no stale tick after Reset");
+            tk.stop();
+            assertTrue(Time.tick(0).isNil());
+            assertEquals("non-positive interval for NewTicker",
+                    assertThrows(PanicError.class, () -> Time.newTicker(0)).getMessage());
+            Ticker t2 = Time.newTicker(Time.SECOND);
+            assertEquals("non-positive interval for Ticker.Reset",
+                    assertThrows(PanicError.class, () -> t2.reset(-1)).getMessage());
+            t2.stop();
+        });
+    }
+
+    /** A goroutine blocked on a timer channel is not a deadlock (the channel's timer is heaped while it waits). */
+    @Test
+    void blockedOnTimerChannelIsNotDeadlock() {
+        TimeTestSupport.run(1, () -> {
+            Chan<Instant> c = Time.after(20 * MILLISECOND);
+            assertNotNull(c.recv());
         });
     }
 }

@@ -113,7 +113,7 @@ class AgentPreemptionTest {
             assertTrue(r.starts[k] >= r.hogEnd && r.progressAtStart[k] >= 40 * MS);
         }
         assertEquals(0, r.stats.honoured());
-        assertTrue(r.stats.unhonoured() >= 1, r.stats.toString());
+        assertTrue(r.stats.requested() - r.stats.unhonoured() <= 1, r.stats.toString()); // one may be pending at exit
     }
 
     /** Go 1.2-1.13: a call-free loop is not preemptible at method entries. */
@@ -166,7 +166,8 @@ class AgentPreemptionTest {
     /** A loop inside synchronized is not preempted; the request is re-armed at the exit and honoured. */
     @Test
     void noPreemptionInsideAMonitorAndTheRequestIsRearmedAtExit() throws Exception {
-        Method spin = method(PreemptStrategy.BACKEDGE, "Spinners", "spinLocked", Object.class, long.class);
+        Method spin = method(PreemptStrategy.BACKEDGE, "Spinners", "spinLocked", Object.class, long.class,
+                AtomicLong.class);
         Scheduler s = newScheduler(1);
         AtomicLong shortStart = new AtomicLong();
         AtomicLong unlockedAt = new AtomicLong();
@@ -175,13 +176,11 @@ class AgentPreemptionTest {
             Scheduler rt = Scheduler.current();
             rt.newproc(() -> {
                 Scheduler.gosched();
-                long deadline = System.nanoTime() + 40 * MS;
-                unlockedAt.set(deadline);
                 rt.newproc(() -> {
                     shortStart.set(System.nanoTime());
                     done.release();
                 });
-                call(spin, null, new Object(), deadline);
+                call(spin, null, new Object(), 40 * MS, unlockedAt);
                 done.release();
             });
             done.acquire();

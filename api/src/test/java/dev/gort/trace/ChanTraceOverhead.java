@@ -43,7 +43,7 @@ public final class ChanTraceOverhead {
     static double once(int procs, int rounds, boolean trace) {
         Scheduler s = new Scheduler(Config.fromEnvironment().withGomaxprocs(procs).withPanicExits(false));
         if (trace) {
-            s.trace.start();
+            s.trace.start(new dev.gort.runtime.trace.Tracer.Options().level(Integer.getInteger("gort.trace.level", 2)));
         }
         long[] ns = new long[1];
         s.run(() -> {

@@ -36,6 +36,55 @@ class ChanTraceValidatorTest {
         assertTrue(r.count(6) == r.goroutines.size(), () -> t.workload + ": not every goroutine ended: " + r.goroutines);
     }
 
+    /**
+     * The simulator's blocking-syscalls workload: six goroutines each block their carrier twice
+     * (Syscall.block around a 3 ms sleep) between bits of work; sysmon hands the Ps of blocked
+     * carriers to other Ms, so threads climb past GOMAXPROCS.
+     */
+    @ParameterizedTest(name = "syscalls GOMAXPROCS={0} stealing={1}")
+    @CsvSource({"1,true", "2,true", "3,true", "4,true", "1,false", "2,false", "3,false", "4,false"})
+    void syscallWorkload(int procs, boolean stealing) {
+        Trace t = traced(procs, stealing, "blocking syscalls", () -> {
+            WaitGroup wg = new WaitGroup();
+            for (int g = 0; g < 6; g++) {
+                wg.add(1);
+                Go.go(() -> {
+                    for (int k = 0; k < 2; k++) {
+                        spin(300_000);
+                        try {
+                            dev.gort.Syscall.block(() -> Thread.sleep(3));
+                        } catch (InterruptedException e) {
+                            throw new AssertionError(e);
+                        }
+                    }
+                    wg.done();
+                });
+            }
+            wg.await();
+        });
+        check(t);
+        assertTrue(t.count(Ev.SYSCALL_ENTER) >= 12, () -> "syscall enters: " + t.count(Ev.SYSCALL_ENTER));
+        assertTrue(t.count(Ev.SYSCALL_EXIT) >= 12);
+        if (procs == 1) {
+            // one P, six carriers blocked in turn: sysmon must have handed the P on, on new threads
+            assertTrue(t.count(Ev.HANDOFF) >= 1, "no handoff");
+            java.util.Set<Long> ms = new java.util.HashSet<>();
+            for (int i = 0; i < t.size(); i++) {
+                if (t.m(i) >= 0) {
+                    ms.add(t.m(i));
+                }
+            }
+            assertTrue(ms.size() > procs, "threads did not climb past GOMAXPROCS: " + ms);
+        }
+    }
+
+    static void spin(long ns) {
+        long end = System.nanoTime() + ns;
+        while (System.nanoTime() - end < 0) {
+            Thread.onSpinWait();
+        }
+    }
+
     @ParameterizedTest(name = "GOMAXPROCS={0} stealing={1}")
     @CsvSource({"1,true", "2,true", "3,true", "4,true", "1,false", "2,false", "3,false", "4,false"})
     void channelWorkloads(int procs, boolean stealing) {

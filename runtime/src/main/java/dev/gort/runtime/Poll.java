@@ -10,7 +10,7 @@ import jdk.internal.vm.Continuation;
  * carrier thread ({@link M.MThread#requestPreempt}) and the running G looks for it here.
  *
  * <p><b>Fast path</b> ({@link #poll}): one opaque load of a JVM-wide count of carriers with a
- * pending request, and a branch: 9 bytes of bytecode, far under {@code MaxInlineSize = 35}, so C2
+ * pending request, and a branch: 13 bytes of bytecode, far under {@code MaxInlineSize = 35}, so C2
  * inlines it into the loop and compiles the never-taken call to {@link #slow} as an uncommon
  * trap. The load is opaque, never plain: a plain read may be hoisted out of the loop (JLS 17.3)
  * and the G would never stop.

@@ -34,8 +34,9 @@ public final class Preempt {
     /**
      * Immutable: polls (back-edges + entries) a G may pass in one slice under the budget strategy
      * before it yields to waiting work ({@code -Dgort.preempt.budget}, {@code GORT_PREEMPT_BUDGET}).
-     * The default, 4 Mi polls, is about 10 ms of an instrumented call-free loop on the reference
-     * 2-core machine (the W1 workload measured 2.3-4 ns per iteration).
+     * The default, 4 Mi polls, is meant as a few ms of an instrumented tight loop (about 1-3 ns per
+     * iteration once compiled); it is not calibrated: on a loaded machine sysmon's 10 ms slice often
+     * comes first, which is why sysmon stays the backstop.
      */
     final int budgetQuantum;
     /** Immutable: record the class/method of each preemption ({@code -Dgort.preempt.sites}, default on). */

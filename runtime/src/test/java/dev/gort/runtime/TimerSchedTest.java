@@ -222,15 +222,25 @@ class TimerSchedTest {
                 done.release();
             });
             started.acquire(); // the sleeper (runnext) runs and parks in Sleep
-            long until = Scheduler.nanotime() + 30 * MS;
-            while (Scheduler.nanotime() < until) {
-                Thread.onSpinWait(); // busy: the sleeper's timer becomes overdue meanwhile
-            }
-            for (String name : new String[] {"x1", "x2"}) {
-                rt.newproc(() -> {
-                    order.add(name);
-                    done.release();
-                });
+            // Busy for 30 ms: the sleeper's timer becomes overdue meanwhile. m.locks keeps this
+            // section unpreemptible (sysmon asks after 10 ms and newproc honours the request; the
+            // preempted main could then come back from the global queue on a 61st tick, ahead of
+            // the runnext the timer filled: legal, but not what this test is about).
+            M mp = M.current();
+            mp.locks++;
+            try {
+                long until = Scheduler.nanotime() + 30 * MS;
+                while (Scheduler.nanotime() < until) {
+                    Thread.onSpinWait();
+                }
+                for (String name : new String[] {"x1", "x2"}) {
+                    rt.newproc(() -> {
+                        order.add(name);
+                        done.release();
+                    });
+                }
+            } finally {
+                mp.locks--;
             }
             // runq: [x1], runnext: x2. Parking runs findRunnable: the timer readies the sleeper into
             // runnext (x2 kicked to the tail), so: sleeper, x1, x2.

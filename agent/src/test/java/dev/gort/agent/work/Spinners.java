@@ -35,15 +35,17 @@ public final class Spinners {
         }
     }
 
-    /** Spins inside a monitor until {@code deadline}: polls there must be refused. */
-    public static long spinLocked(Object lock, long deadline) {
+    /**
+     * Spins inside a monitor for {@code cpuNanos} of CPU (so the stay lasts at least that long in
+     * wall time, however loaded the machine): polls there must be refused. Records when it left the
+     * monitor in {@code unlockedAt}.
+     */
+    public static long spinLocked(Object lock, long cpuNanos, AtomicLong unlockedAt) {
         long x = 0;
         synchronized (lock) {
-            while (System.nanoTime() < deadline) {
-                for (int i = 0; i < 1000; i++) {
-                    x += i;
-                }
-            }
+            AtomicLong used = new AtomicLong();
+            x = spinCpu(cpuNanos, used);
+            unlockedAt.set(System.nanoTime());
         }
         // outside the monitor: a re-armed request is honoured at the next back-edge
         for (int k = 0; k < 1_000_000; k++) {

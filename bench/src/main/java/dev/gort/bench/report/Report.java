@@ -245,7 +245,7 @@ public final class Report {
             default -> impl.isEmpty() ? "-" : impl;
         };
         if (preempt != null && !preempt.isEmpty() && !preempt.equals("N/A") && f.equals("gort")) {
-            s += " preempt=" + preempt;
+            s = impl + " preempt=" + preempt; // strategy workloads run on one P (or need none)
         }
         return s;
     }
@@ -335,9 +335,15 @@ public final class Report {
         };
     }
 
+    static int strategyRank(String label) {
+        int i = label.indexOf("preempt=");
+        return i < 0 ? 0 : List.of("none", "default", "entry", "backedge", "budget").indexOf(label.substring(i + 8));
+    }
+
     static List<Row> sorted(List<Row> rs) {
         List<Row> l = new ArrayList<>(rs);
-        l.sort(Comparator.comparingInt((Row r) -> familyRank(r.family())).thenComparingInt(Row::procs).thenComparing(Row::label));
+        l.sort(Comparator.comparingInt((Row r) -> familyRank(r.family())).thenComparingInt(Row::procs)
+                .thenComparingInt(r -> strategyRank(r.label())).thenComparing(Row::label));
         return l;
     }
 
@@ -428,7 +434,8 @@ public final class Report {
         cols.forEach(c -> sb.append("---:|"));
         sb.append('\n');
         for (String w : workloads(rows)) {
-            if (w.equals("tightloop") || w.equals("parked") || w.endsWith("-time")) {
+            if (w.equals("tightloop") || w.equals("parked") || w.endsWith("-time")
+                    || cols.stream().noneMatch(c -> find(rows, w, c) != null)) {
                 continue;
             }
             Row any = rows.stream().filter(r -> r.workload().equals(w)).findFirst().orElseThrow();
@@ -437,6 +444,37 @@ public final class Report {
                 sb.append(' ').append(cell(find(rows, w, c))).append(" |");
             }
             sb.append('\n');
+        }
+
+        // Workloads measured per preemption strategy: one column per strategy (and VT / Go).
+        List<String> pws = workloads(rows).stream()
+                .filter(w -> rows.stream().anyMatch(r -> r.workload().equals(w) && r.label().contains("preempt="))).toList();
+        if (!pws.isEmpty()) {
+            List<String> pcols = new ArrayList<>();
+            for (Row r : sorted(rows)) {
+                if (pws.contains(r.workload()) && !pcols.contains(r.label())) {
+                    pcols.add(r.label());
+                }
+            }
+            List<String> strategies = List.of("none", "default", "entry", "backedge", "budget");
+            pcols.sort(Comparator.comparingInt((String c) -> c.startsWith("gort") ? 0 : c.startsWith("vthread") ? 1 : 2)
+                    .thenComparingInt(c -> c.contains("preempt=") ? strategies.indexOf(c.substring(c.indexOf("preempt=") + 8)) : 0)
+                    .thenComparing(c -> c));
+            sb.append("\n## Preemption strategies\n\ntightloop: latency of a short task behind a 40 ms call-free loop on one P "
+                    + "(one carrier); Go with and without async preemption. preemptoverhead: the preempt work's kernels per "
+                    + "strategy (cost of the polls when nobody asks to yield).\n\n| workload | unit |");
+            pcols.forEach(c -> sb.append(' ').append(c).append(" |"));
+            sb.append("\n|---|---|");
+            pcols.forEach(c -> sb.append("---:|"));
+            sb.append('\n');
+            for (String w : pws) {
+                Row any = rows.stream().filter(r -> r.workload().equals(w)).findFirst().orElseThrow();
+                sb.append("| ").append(w).append(" | ").append(any.unit()).append(" |");
+                for (String c : pcols) {
+                    sb.append(' ').append(cell(find(rows, w, c))).append(" |");
+                }
+                sb.append('\n');
+            }
         }
 
         sb.append("\n## Targets (issue 7)\n\n");

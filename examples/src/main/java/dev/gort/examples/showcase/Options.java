@@ -22,6 +22,7 @@ final class Options {
                             steal half of P0's queue at a time. Runs with stealing on, then off.
               syscalls      goroutines blocked in system calls keep their threads; sysmon hands
                             their Ps to new threads, so the thread count climbs past GOMAXPROCS.
+                            Runs with the calls wrapped in Syscall.block, then unwrapped.
               tight-loop    a 40 ms loop without calls and 3 short goroutines on one P: preempted
                             after 10 ms with back-edge polls; with preemption off they wait for
                             the whole loop. Runs with --preempt backedge, then none.
@@ -39,6 +40,9 @@ final class Options {
                                  started with -Dgort.preempt=S.
               --goroutines N     fan-out: goroutines to start (default 48)
               --work-ms N        fan-out: CPU milliseconds per goroutine (default 1)
+              --syscall M        syscalls: wrapped (Syscall.block around the call: entersyscall, then
+                                 sysmon retakes the P) or unwrapped (a plain Thread.sleep: sysmon
+                                 sees the blocked carrier and hands its P off); default: both
               --syscalls N       syscalls: goroutines blocked in a system call (default 6)
               --syscall-ms N     syscalls: how long each call blocks (default 30)
               --loop-ms N        tight-loop: length of the loop (default 40)
@@ -65,6 +69,7 @@ final class Options {
     String preempt;
     int goroutines = 48;
     int workMs = 1;
+    String syscall;
     int syscalls = 6;
     int syscallMs = 30;
     int loopMs = 40;
@@ -106,6 +111,13 @@ final class Options {
                 }
                 case "--goroutines" -> o.goroutines = positive(a, val != null ? val : next(args, ++i, a));
                 case "--work-ms" -> o.workMs = positive(a, val != null ? val : next(args, ++i, a));
+                case "--syscall" -> {
+                    String m = (val != null ? val : next(args, ++i, a)).toLowerCase(Locale.ROOT);
+                    if (!m.equals("wrapped") && !m.equals("unwrapped")) {
+                        throw new IllegalArgumentException("--syscall: want wrapped or unwrapped, not '" + m + "'");
+                    }
+                    o.syscall = m;
+                }
                 case "--syscalls" -> o.syscalls = positive(a, val != null ? val : next(args, ++i, a));
                 case "--syscall-ms" -> o.syscallMs = positive(a, val != null ? val : next(args, ++i, a));
                 case "--loop-ms" -> o.loopMs = positive(a, val != null ? val : next(args, ++i, a));
@@ -166,6 +178,9 @@ final class Options {
         a.add("--preempt=" + strategy);
         a.add("--goroutines=" + goroutines);
         a.add("--work-ms=" + workMs);
+        if (syscall != null) {
+            a.add("--syscall=" + syscall);
+        }
         a.add("--syscalls=" + syscalls);
         a.add("--syscall-ms=" + syscallMs);
         a.add("--loop-ms=" + loopMs);

@@ -8,7 +8,12 @@ import java.util.List;
 /** One of the simulator's scenarios, run for real. */
 abstract class Scenario {
     /** One run of a scenario with its toggles. */
-    record Variant(String scenario, String id, String label, int gomaxprocs, boolean stealing, boolean spinning, String preempt) {
+    record Variant(String scenario, String id, String label, int gomaxprocs, boolean stealing, boolean spinning, String preempt,
+                   String mode) {
+        Variant(String scenario, String id, String label, int gomaxprocs, boolean stealing, boolean spinning, String preempt) {
+            this(scenario, id, label, gomaxprocs, stealing, spinning, preempt, null);
+        }
+
         Config config() {
             return Config.fromEnvironment().withGomaxprocs(gomaxprocs).withStealing(stealing).withSpinning(spinning);
         }

@@ -1,5 +1,7 @@
 package dev.gort.examples.showcase;
 
+import dev.gort.runtime.InstrumentationStats;
+import dev.gort.runtime.PreemptStrategy;
 import dev.gort.runtime.trace.Trace;
 import dev.gort.runtime.trace.TraceFiles;
 import java.io.File;
@@ -12,8 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import dev.gort.runtime.InstrumentationStats;
-import dev.gort.runtime.PreemptStrategy;
 
 /**
  * {@code ./gort showcase}: the four scenarios of the Go scheduler simulator (reference 004), run on
@@ -28,7 +28,7 @@ import dev.gort.runtime.PreemptStrategy;
 public final class Showcase {
     private Showcase() {}
 
-    static final List<Scenario> ALL = List.of(new FanOut(), new TightLoop(), new PingPong());
+    static final List<Scenario> ALL = List.of(new FanOut(), new Syscalls(), new TightLoop(), new PingPong());
 
     public static void main(String[] args) {
         System.exit(main0(args));
@@ -138,6 +138,9 @@ public final class Showcase {
 
     /** One line on the agent, for the banner. */
     static String agentLine() {
+        if (jvmPreempt().equals("none")) {
+            return "with strategy none the agent puts no yield points: a loop runs to its end (Go before 1.14)";
+        }
         if (!agentActive()) {
             return "the preemption agent is NOT active in this JVM (no class was instrumented): loops cannot be"
                     + " preempted; run the showcase through the jar (./gort showcase or java -jar gort-examples.jar)";

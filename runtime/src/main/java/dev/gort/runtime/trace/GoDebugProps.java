@@ -19,6 +19,15 @@ final class GoDebugProps {
         }
     }
 
+    /** {@code -Dgort.trace.level=1|2}: see {@link Tracer.Options#level}. */
+    static int traceLevel() {
+        try {
+            return Integer.parseInt(System.getProperty("gort.trace.level", "2").trim());
+        } catch (NumberFormatException e) {
+            return 2;
+        }
+    }
+
     /** {@code -Dgort.trace.workload=<name>}: shown in the trace header. */
     static String traceWorkload() {
         return System.getProperty("gort.trace.workload", "");

@@ -54,6 +54,8 @@ public final class Tracer {
     volatile boolean jfr;
     /** File to write at exit (-Dgort.trace), or null. */
     private final String exitFile;
+    /** The loopback debug server started by -Dgort.debug.http=<port>, closed at exit; or null. */
+    private DebugServer debugServer;
     /** The MXBean registered by -Dgort.jmx=true, unregistered at exit; or null. */
     private javax.management.ObjectName mxbean;
     /** A JFR-only pseudo session: per-M state without recording. */
@@ -75,6 +77,15 @@ public final class Tracer {
             dev.gort.runtime.DumpSignal.register(sched);
             mxbean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto()
                     ? dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(sched) : null;
+            String http = System.getProperty("gort.debug.http");
+            if (http != null && !http.isBlank()) {
+                try {
+                    debugServer = DebugServer.start(sched, Integer.parseInt(http.trim()));
+                    System.err.println("gort: debug endpoints on http://127.0.0.1:" + debugServer.port() + "/debug/");
+                } catch (IOException | NumberFormatException e) {
+                    System.err.println("gort: no debug endpoints (-Dgort.debug.http=" + http + "): " + e);
+                }
+            }
 
         }
     }
@@ -83,6 +94,16 @@ public final class Tracer {
     public static final class Options {
         long windowMs;
         String workload = "";
+        int level = 2;
+
+        /**
+         * 2 (default): everything. 1: without the M-level events (spinning start/stop, M park/unpark),
+         * which an idle spinning M emits in bursts; the G and queue events the validator needs stay.
+         */
+        public Options level(int level) {
+            this.level = level;
+            return this;
+        }
 
         /** Flight-recorder mode: keep roughly the last {@code ms} milliseconds of every buffer (0: everything). */
         public Options window(long ms) {
@@ -108,6 +129,7 @@ public final class Tracer {
         // rough bound that is enough for "the last few hundred ms" (Go's flight recorder is also approximate).
         int maxChunks = o.windowMs <= 0 ? 0 : (int) Math.max(2, o.windowMs / 3);
         Session s = new Session(this, maxChunks, true, o.workload);
+        s.level = o.level;
         session = s;
         s.recordInitialState(sched);
         on = true;
@@ -158,7 +180,8 @@ public final class Tracer {
     /** Called by the runtime just before main starts: {@code -Dgort.trace} starts recording here. */
     public void onStart() {
         if (exitFile != null && session == null) {
-            start(new Options().window(GoDebugProps.traceWindowMs()).workload(GoDebugProps.traceWorkload()));
+            start(new Options().window(GoDebugProps.traceWindowMs()).workload(GoDebugProps.traceWorkload())
+                    .level(GoDebugProps.traceLevel()));
         }
     }
 
@@ -167,6 +190,10 @@ public final class Tracer {
         if (mxbean != null) {
             dev.gort.runtime.metrics.SchedulerMXBeanImpl.unregister(mxbean);
             mxbean = null;
+        }
+        if (debugServer != null) {
+            debugServer.close();
+            debugServer = null;
         }
         if (exitFile == null) {
             return;
@@ -211,6 +238,8 @@ public final class Tracer {
         final Map<Long, String> objects = new ConcurrentHashMap<>();
         final AtomicLong droppedChunks = new AtomicLong();
         int initialProcs;
+        /** Options.level; written before the session is published. */
+        int level = 2;
 
         Session(Tracer tracer, int maxChunks, boolean record, String workload) {
             this.tracer = tracer;
@@ -531,7 +560,7 @@ public final class Tracer {
 
     private void simple(M mp, int code, P pp) {
         TraceBuf b = buf(mp);
-        if (b.session.record) {
+        if (b.session.record && b.session.level >= 2) {
             b.emit(System.nanoTime(), hdr(code, 0, pp, mp), 0, 0, 0);
         }
     }

@@ -148,7 +148,9 @@ public final class Workloads {
         return traced(cfg, "tight-loop", work, () -> {
             Sema done = new Sema("done", 0);
             Scheduler rt = Scheduler.current();
+            java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
             G loop = rt.newproc(() -> {
+                started.set(true);
                 long spun = 0;
                 long last = System.nanoTime();
                 while (spun < loopNs) {
@@ -163,7 +165,11 @@ public final class Workloads {
                 done.release();
             });
             work.put(loop.goid, loopNs);
-            Scheduler.gosched(); // let the loop start first
+            // Let the loop start first. On one P, main runs again only once sysmon has preempted
+            // the loop, so the short goroutines below queue up behind a running loop.
+            while (!started.get()) {
+                Scheduler.gosched();
+            }
             for (int i = 0; i < 3; i++) {
                 G g = rt.newproc(() -> {
                     spin(shortNs);

@@ -1,0 +1,159 @@
+package dev.gort.runtime.trace;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.gort.runtime.SchedTrace;
+import dev.gort.runtime.Scheduler;
+import dev.gort.runtime.Traceback;
+import dev.gort.runtime.metrics.Metrics;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Loopback-only HTTP endpoints for a running program, mirroring net/http/pprof:
+ * <ul>
+ *   <li>{@code /debug/pprof/goroutine?debug=2}: the full goroutine dump (Go's format) and the wait-for
+ *       graph; {@code debug=1}: identical stacks grouped ({@code goroutine profile: total N}, then
+ *       {@code <count> @ ...} and {@code #\t<func>\t<file>:<line>} lines);
+ *   <li>{@code /debug/sched?detail=1}: one schedtrace;
+ *   <li>{@code /debug/metrics}: every runtime/metrics value, one {@code name value} per line;
+ *   <li>{@code /debug/trace?seconds=5&format=html|json}: traces for that long (at most 60 s) and
+ *       returns the HTML timeline or the Perfetto JSON.
+ * </ul>
+ * Bound to 127.0.0.1 only. Start with {@link #start} (port 0 picks one).
+ */
+public final class DebugServer implements AutoCloseable {
+    private final HttpServer server;
+    private final Scheduler s;
+
+    private DebugServer(Scheduler s, HttpServer server) {
+        this.s = s;
+        this.server = server;
+    }
+
+    public static DebugServer start(Scheduler s, int port) throws IOException {
+        HttpServer hs = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+        DebugServer d = new DebugServer(s, hs);
+        hs.createContext("/debug/pprof/goroutine", d::goroutine);
+        hs.createContext("/debug/sched", d::sched);
+        hs.createContext("/debug/metrics", d::metrics);
+        hs.createContext("/debug/trace", d::trace);
+        hs.start();
+        return d;
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+
+    private static Map<String, String> query(URI u) {
+        Map<String, String> m = new HashMap<>();
+        String q = u.getRawQuery();
+        if (q != null) {
+            for (String kv : q.split("&")) {
+                int eq = kv.indexOf('=');
+                if (eq > 0) {
+                    m.put(kv.substring(0, eq), kv.substring(eq + 1));
+                }
+            }
+        }
+        return m;
+    }
+
+    private static void reply(HttpExchange ex, int code, String type, String body) throws IOException {
+        byte[] b = body.getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", type);
+        ex.sendResponseHeaders(code, b.length);
+        try (OutputStream os = ex.getResponseBody()) {
+            os.write(b);
+        }
+    }
+
+    private void goroutine(HttpExchange ex) throws IOException {
+        String debug = query(ex.getRequestURI()).getOrDefault("debug", "2");
+        if (!debug.equals("1")) {
+            reply(ex, 200, "text/plain; charset=utf-8", Traceback.dumpAll(s) + Traceback.waitForGraph(s));
+            return;
+        }
+        // debug=1: group goroutines with identical stacks (Go's goroutine profile text)
+        Map<String, Integer> groups = new LinkedHashMap<>();
+        String all = Traceback.dumpAll(s);
+        for (String entry : all.split("\n\n")) {
+            int nl = entry.indexOf('\n');
+            if (!entry.startsWith("goroutine ") || nl < 0) {
+                continue;
+            }
+            StringBuilder frames = new StringBuilder();
+            String[] lines = entry.substring(nl + 1).split("\n");
+            for (int i = 0; i + 1 < lines.length; i += 2) {
+                if (lines[i].startsWith("created by") || lines[i].startsWith("waiting on")) {
+                    break;
+                }
+                frames.append("#\t").append(lines[i].replace("(...)", "")).append('\t').append(lines[i + 1].strip()).append('\n');
+            }
+            groups.merge(frames.toString(), 1, Integer::sum);
+        }
+        StringBuilder sb = new StringBuilder("goroutine profile: total ").append(s.numGoroutine()).append('\n');
+        for (Map.Entry<String, Integer> g : groups.entrySet()) {
+            sb.append(g.getValue()).append(" @\n").append(g.getKey()).append('\n');
+        }
+        reply(ex, 200, "text/plain; charset=utf-8", sb.toString());
+    }
+
+    private void sched(HttpExchange ex) throws IOException {
+        boolean detail = "1".equals(query(ex.getRequestURI()).get("detail"));
+        reply(ex, 200, "text/plain; charset=utf-8", SchedTrace.format(s, s.schedtrace.elapsedMs(System.nanoTime()), detail));
+    }
+
+    private void metrics(HttpExchange ex) throws IOException {
+        Metrics m = new Metrics(s);
+        StringBuilder sb = new StringBuilder();
+        for (Metrics.Description d : Metrics.all()) {
+            sb.append(d.name()).append(' ').append(m.value(d.name())).append('\n');
+        }
+        reply(ex, 200, "text/plain; charset=utf-8", sb.toString());
+    }
+
+    private void trace(HttpExchange ex) throws IOException {
+        Map<String, String> q = query(ex.getRequestURI());
+        double secs;
+        try {
+            secs = Math.min(60, Math.max(0.001, Double.parseDouble(q.getOrDefault("seconds", "1"))));
+        } catch (NumberFormatException e) {
+            reply(ex, 400, "text/plain", "bad seconds\n");
+            return;
+        }
+        if (s.trace.recording()) {
+            reply(ex, 409, "text/plain", "a trace is already being recorded\n");
+            return;
+        }
+        s.trace.start(new Tracer.Options().workload("debug/trace " + secs + "s"));
+        try {
+            Thread.sleep((long) (secs * 1000));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Trace t = s.trace.stop();
+        StringWriter w = new StringWriter();
+        if ("json".equals(q.get("format"))) {
+            ChromeTraceWriter.write(t, w);
+            reply(ex, 200, "application/json", w.toString());
+        } else {
+            HtmlTimeline.write(t, w);
+            reply(ex, 200, "text/html; charset=utf-8", w.toString());
+        }
+    }
+}
