@@ -1,5 +1,6 @@
 package dev.gort;
 
+import dev.gort.runtime.G;
 import dev.gort.runtime.Syscalls;
 
 /**
@@ -48,21 +49,21 @@ public final class Syscall {
      * Go: syscall.Syscall's entersyscall/exitsyscall.
      */
     public static <T, E extends Throwable> T block(Call<T, E> call) throws E {
-        Syscalls.entersyscall();
+        G g = Syscalls.entersyscall();
         try {
             return call.call();
         } finally {
-            Syscalls.exitsyscall();
+            Syscalls.exitsyscall(g);
         }
     }
 
     /** {@link #block(Call)} for a call without a value. */
     public static <E extends Throwable> void block(Run<E> run) throws E {
-        Syscalls.entersyscall();
+        G g = Syscalls.entersyscall();
         try {
             run.run();
         } finally {
-            Syscalls.exitsyscall();
+            Syscalls.exitsyscall(g);
         }
     }
 
@@ -71,21 +72,21 @@ public final class Syscall {
      * sysmon notices. Go: entersyscallblock (used for calls such as a blocking notesleep).
      */
     public static <T, E extends Throwable> T blockHandoff(Call<T, E> call) throws E {
-        Syscalls.entersyscallblock();
+        G g = Syscalls.entersyscallblock();
         try {
             return call.call();
         } finally {
-            Syscalls.exitsyscall();
+            Syscalls.exitsyscall(g);
         }
     }
 
     /** {@link #blockHandoff(Call)} for a call without a value. */
     public static <E extends Throwable> void blockHandoff(Run<E> run) throws E {
-        Syscalls.entersyscallblock();
+        G g = Syscalls.entersyscallblock();
         try {
             run.run();
         } finally {
-            Syscalls.exitsyscall();
+            Syscalls.exitsyscall(g);
         }
     }
 }

@@ -52,15 +52,15 @@ public class TimerBench {
     @Param({"2"})
     public int procs;
 
-    private TimerHost host;
+    private GortHost host;
     private final List<Timer> garbage = new ArrayList<>();
     private ScheduledExecutorService jdkTimer;
 
     @Setup(Level.Trial)
     public void setup() {
-        host = new TimerHost(procs);
+        host = new GortHost(procs);
         host.run(() -> {
-            TimerHost.GSema wg = new TimerHost.GSema(0);
+            GLatch wg = new GLatch(procs);
             List<List<Timer>> all = new ArrayList<>();
             for (int i = 0; i < procs; i++) {
                 List<Timer> mine = new ArrayList<>(1 << 15);
@@ -69,17 +69,17 @@ public class TimerBench {
                     for (int j = 0; j < 1 << 15; j++) {
                         mine.add(Time.afterFunc(Time.HOUR, () -> { }));
                     }
-                    wg.release();
+                    wg.countDown();
                 });
             }
-            wg.acquire(procs);
+            wg.await();
             all.forEach(garbage::addAll);
         });
         jdkTimer = Executors.newSingleThreadScheduledExecutor();
     }
 
     @TearDown(Level.Trial)
-    public void tearDown() throws InterruptedException {
+    public void tearDown() {
         host.run(() -> garbage.forEach(Timer::stop));
         host.close();
         jdkTimer.shutdownNow();
@@ -87,16 +87,16 @@ public class TimerBench {
 
     private void parallel(Runnable body) {
         host.run(() -> {
-            TimerHost.GSema wg = new TimerHost.GSema(0);
+            GLatch wg = new GLatch(procs);
             for (int p = 0; p < procs; p++) {
                 Go.go(() -> {
                     for (int k = 0; k < K; k++) {
                         body.run();
                     }
-                    wg.release();
+                    wg.countDown();
                 });
             }
-            wg.acquire(procs);
+            wg.await();
         });
     }
 
@@ -106,17 +106,17 @@ public class TimerBench {
     public void afterFunc1000() {
         parallel(() -> {
             AtomicInteger n = new AtomicInteger(1000);
-            TimerHost.GSema c = new TimerHost.GSema(0);
+            GLatch c = new GLatch(1);
             Runnable[] f = new Runnable[1];
             f[0] = () -> {
                 if (n.decrementAndGet() >= 0) {
                     Time.afterFunc(0, f[0]);
                 } else {
-                    c.release();
+                    c.countDown();
                 }
             };
             Time.afterFunc(0, f[0]);
-            c.acquire();
+            c.await();
         });
     }
 
@@ -126,14 +126,14 @@ public class TimerBench {
     public void sleep1000() {
         parallel(() -> {
             final int n = 1000;
-            TimerHost.GSema wg = new TimerHost.GSema(0);
+            GLatch wg = new GLatch(n);
             for (int i = 0; i < n; i++) {
                 Go.go(() -> {
                     Time.sleep(Time.NANOSECOND);
-                    wg.release();
+                    wg.countDown();
                 });
             }
-            wg.acquire(n);
+            wg.await();
         });
     }
 

@@ -52,18 +52,18 @@ public class TimerLatency {
     @Param({"2"})
     public int procs;
 
-    private TimerHost host;
+    private GortHost host;
     private final ConcurrentHistogram late = new ConcurrentHistogram(3_600_000_000_000L, 3);
 
     @Setup(Level.Trial)
     public void setup() {
         if (impl.equals("gort")) {
-            host = new TimerHost(procs);
+            host = new GortHost(procs);
         }
     }
 
     @TearDown(Level.Trial)
-    public void tearDown() throws InterruptedException {
+    public void tearDown() {
         if (host != null) {
             host.close();
         }
@@ -85,7 +85,7 @@ public class TimerLatency {
         final int n = sleepers;
         if (host != null) {
             host.run(() -> {
-                TimerHost.GSema wg = new TimerHost.GSema(0);
+                GLatch wg = new GLatch(n);
                 for (int i = 0; i < n; i++) {
                     Go.go(() -> {
                         for (int r = 0; r < R; r++) {
@@ -93,10 +93,10 @@ public class TimerLatency {
                             Time.sleep(d);
                             late.recordValue(Math.max(0, Time.since(t0) - d));
                         }
-                        wg.release();
+                        wg.countDown();
                     });
                 }
-                wg.acquire(n);
+                wg.await();
             });
         } else {
             CountDownLatch wg = new CountDownLatch(n);

@@ -198,12 +198,23 @@ public final class M {
     @SuppressWarnings("FieldMayBeFinal")
     private static MethodHandle CARRIER;
 
+    private static final VarHandle P_FIELD;
+
     static {
         try {
             CARRIER = MethodHandles.lookup().findStatic(M.class, "onCarrier", MethodType.methodType(M.class));
+            P_FIELD = MethodHandles.lookup().findVarHandle(M.class, "p", P.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
+    }
+
+    /**
+     * m.p with a release store instead of a volatile one: the syscall fast paths (Syscalls) change
+     * it on every call, and the P's status word, not m.p, is what other threads synchronise on.
+     */
+    void setPRelease(P pp) {
+        P_FIELD.setRelease(this, pp);
     }
 
     /**

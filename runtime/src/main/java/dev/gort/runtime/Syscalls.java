@@ -44,19 +44,20 @@ public final class Syscalls {
 
     /**
      * The calling goroutine is about to make a call that may block its carrier: its P goes to
-     * {@code _Psyscall}, where sysmon may retake it. Returns false outside a goroutine (then the
-     * caller just makes the call). Calling it again inside a syscall does nothing.
+     * {@code _Psyscall}, where sysmon may retake it. Returns the goroutine, to be passed to
+     * {@link #exitsyscall(G)}, or null outside a goroutine (then the caller just makes the call).
+     * Calling it again inside a syscall does nothing.
      *
      * <p>Go: proc.go entersyscall
      */
-    public static boolean entersyscall() {
+    public static G entersyscall() {
         M mp = M.current();
         G gp;
         if (mp == null || (gp = mp.curg) == null) {
-            return false;
+            return null;
         }
         reentersyscall(mp, gp);
-        return true;
+        return gp;
     }
 
     /** Go: proc.go reentersyscall. */
@@ -70,7 +71,7 @@ public final class Syscalls {
         mp.syscalltick = pp.syscalltick();
         pp.setM(null);
         mp.oldp = pp;
-        mp.p = null;
+        mp.setPRelease(null);
         // Volatile store: a StoreLoad before the gcwaiting read below (Dekker with stopTheWorld,
         // which sets gcwaiting and then looks for _Psyscall Ps).
         pp.setStatus(P._Psyscall);
@@ -112,18 +113,18 @@ public final class Syscalls {
 
     /**
      * The same as {@link #entersyscall}, for a call known to block for a while: the P is handed
-     * off at once instead of waiting for sysmon.
+     * off at once instead of waiting for sysmon. Returns the goroutine for {@link #exitsyscall(G)}.
      *
      * <p>Go: proc.go entersyscallblock, entersyscallblock_handoff
      */
-    public static boolean entersyscallblock() {
+    public static G entersyscallblock() {
         M mp = M.current();
         G gp;
         if (mp == null || (gp = mp.curg) == null) {
-            return false;
+            return null;
         }
         if (!gp.tryCasgstatus(G._Grunning, G._Gsyscall) && !casToSyscallSlow(mp, gp)) {
-            return true;
+            return gp;
         }
         P pp = mp.p;
         Scheduler s = mp.sched;
@@ -133,7 +134,7 @@ public final class Syscalls {
         mp.oldp = null;
         s.syscallStats.handoffAtEntry.incrementAndGet();
         s.handoffp(mp.releasep());
-        return true;
+        return gp;
     }
 
     /**
@@ -147,17 +148,28 @@ public final class Syscalls {
      */
     public static boolean exitsyscall() {
         M mp = M.current();
-        G gp;
-        if (mp == null || (gp = mp.curg) == null || gp.readgstatusNoScan() != G._Gsyscall) {
+        G gp = mp == null ? null : mp.curg;
+        return gp != null && exitsyscall(gp);
+    }
+
+    /**
+     * {@link #exitsyscall()} for the goroutine {@link #entersyscall()} returned (null: nothing to
+     * do). Saves looking the carrier up again: a G's M is {@code gp.m} while it runs.
+     */
+    public static boolean exitsyscall(G gp) {
+        if (gp == null || gp.readgstatusNoScan() != G._Gsyscall) {
             return false;
         }
+        M mp = gp.m;
         P oldp = mp.oldp;
         mp.oldp = null;
         if (exitsyscallfast(mp, oldp)) {
             // There's a cpu for us, so we can run.
             P pp = mp.p;
             pp.incSyscalltick();
-            gp.casgstatus(G._Gsyscall, G._Grunning);
+            // Nobody else changes a _Gsyscall G's status (sysmon's scan bit is for _Grunning, a
+            // dump's for parked Gs): a release store, not a CAS.
+            gp.setgstatusRelease(G._Grunning);
             if (mp.trace.on) mp.trace.syscallExit(mp, pp, gp, pp == oldp ? Ev.X_SAME_P : Ev.X_OTHER_P);
             if (gp.preemptRequested() || (pp == oldp && pp.preempt)) {
                 // sysmon asked for the slice: preemptone (G.preempt) before the call, or, during
@@ -198,7 +210,7 @@ public final class Syscalls {
         if (oldp != null && oldp.status() == P._Psyscall && oldp.casStatus(P._Psyscall, P._Prunning)) {
             // There's a cpu for us, so we can run (wirep).
             oldp.setM(mp);
-            mp.p = oldp;
+            mp.setPRelease(oldp);
             if (mp.syscalltick != oldp.syscalltick()) {
                 // The p was retaken and then entered a syscall again (since m.syscalltick has
                 // changed): we are taking it from that syscall.
