@@ -22,6 +22,9 @@ jar="$here/target/benchmarks.jar"
 
 results="$here/results"
 raw="$results/raw"
+# the commit measured (bench/results itself, rewritten below, does not make it dirty)
+commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
+git -C "$root" diff --quiet HEAD -- . ':(exclude)bench/results' 2>/dev/null || commit="$commit (dirty)"
 rm -rf "$raw"
 mkdir -p "$raw"
 log="$raw/run.log"
@@ -47,7 +50,7 @@ gobin="$("$here/go/run.sh" --version 2>/dev/null || true)"
 start=$(date +%s)
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
-  echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$root" diff --quiet 2>/dev/null || echo ' (dirty)')"
+  echo "commit: $commit"
   echo "command: ./gort bench${*:+ $*}"
   echo "CPU: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n1)$(lscpu 2>/dev/null | grep -q '^Hypervisor vendor' && echo " (virtual machine: $(lscpu | sed -n 's/^Hypervisor vendor: *//p'))")"
   echo "cores: $cores"
