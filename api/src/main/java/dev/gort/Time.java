@@ -134,7 +134,17 @@ public final class Time {
      */
     @SuppressWarnings("unchecked")
     static void sendTime(Object c, long seq, long delay) {
-        ((Chan<Instant>) c).trySend(Instant.now().minusNanos(delay));
+        Chan<Instant> ch = (Chan<Instant>) c;
+        if (ch.isClosed()) {
+            // Closed by user code: a misuse Go's receive-only <-chan Time rules out at compile time.
+            // Java cannot, so the tick is dropped rather than panicking on the M that runs timers.
+            return;
+        }
+        try {
+            ch.trySend(Instant.now().minusNanos(delay));
+        } catch (PanicError closedMeanwhile) {
+            // The same misuse, racing with this send: drop the tick (see above).
+        }
     }
 
     /** The runtime's monotonic clock in nanoseconds (Go's {@code runtimeNano}). */

@@ -551,6 +551,20 @@ class GoTimeTest {
         });
     }
 
+    /** Closing a ticker's channel (impossible in Go, possible in Java) only stops the ticks. */
+    @Test
+    void closedTimerChannelDropsTicks() {
+        TimeTestSupport.run(2, () -> {
+            Ticker tk = Time.newTicker(1 * MILLISECOND);
+            tk.c().close();
+            Time.sleep(10 * MILLISECOND);
+            Chan.Received<Instant> r = tk.c().tryRecv();
+            assertNotNull(r);
+            assertFalse(r.ok(), "closed and empty");
+            tk.stop();
+        });
+    }
+
     /** A goroutine blocked on a timer channel is not a deadlock (the channel's timer is heaped while it waits). */
     @Test
     void blockedOnTimerChannelIsNotDeadlock() {

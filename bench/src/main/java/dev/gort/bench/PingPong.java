@@ -27,6 +27,16 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Targets (issue 3; Go 1.19 on the same 2-core machine: 216 ns at GOMAXPROCS=1, 309 ns at 2;
  * virtual threads 551 ns; Jox 867 ns): gort &le; 216 ns at P=1, &le; 310 ns at P=2.
+ *
+ * <p>Results, 2026-11-29, 2-vCPU AMD EPYC VM shared with other jobs (load average 15-20, so wall
+ * times are mostly queueing: read them with the CPU column of {@link ChanCpuTime}):
+ * <pre>
+ * JMH (-f 1 -wi 3 -i 5)     gort P=1 1540 +- 2034   gort P=2 987 +- 1707   vthread 1139 / 1038 ns
+ * ChanCpuTime process CPU   gort P=1  380-440       gort P=2 730 (spinning Ms included)   vthread 770 ns
+ * same machine, same load:  raw Continuation run+yield 80 ns CPU; gort core park/ready round trip
+ *                           (no channel) 300 ns CPU; so a round trip is 2 x 80 switch + ~140 scheduler
+ *                           + ~100 channel layer (4 channel ops: lock, queue, sudog, hand-off)
+ * </pre>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -25,6 +25,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * buffer is full or empty. Virtual threads: ArrayBlockingQueue(128).
  *
  * <p>Target (issue 3; Go 39 ns, virtual threads 92 ns, Jox 106 ns): gort &le; 50 ns.
+ *
+ * <p>Results, 2026-11-29, 2-vCPU AMD EPYC VM shared with other jobs (load average 15-20):
+ * <pre>
+ * JMH (-f 1 -wi 3 -i 5)     gort P=1 119 +- 279   gort P=2 42 +- 68   vthread 100 / 179 ns
+ * ChanCpuTime process CPU   gort P=1 19-20        gort P=2 30         vthread 63 ns
+ * </pre>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -29,6 +29,8 @@ public final class Main {
             new Example("Pipeline", "a pipeline with fan-out/fan-in, cancelled by a context", Pipeline::main),
             new Example("WorkerPool", "a bounded pool of workers fed by a jobs channel", WorkerPool::main),
             new Example("WebCrawler", "the Go tour's crawler: fake fetcher, mutex-protected cache", WebCrawler::main),
+            new Example("RateLimit", "rate limiting with a ticker (and a bursty limiter)", RateLimit::main),
+            new Example("Timeouts", "timeouts with select and Time.after", Timeouts::main),
             new Example("MergeSort", "a parallel merge sort: fork-join with goroutines", MergeSort::main),
             new Example("ProducerConsumer", "producers and consumers on a buffered channel", ProducerConsumer::main));
 

@@ -143,6 +143,43 @@ class ExamplesTest {
     }
 
     @Test
+    void rateLimitServesOneRequestPerTickAndBurstsOfThree() {
+        Run<RateLimit.Result> r = capture(out -> RateLimit.run(out, "5", "15"));
+        RateLimit.Result rl = r.result();
+        long d = rl.intervalNanos();
+        assertEquals(5, rl.steady().size());
+        for (int k = 1; k <= 5; k++) {
+            RateLimit.Served s = rl.steady().get(k - 1);
+            assertEquals(k, s.request());
+            // the k-th tick fires k intervals after the ticker started, never earlier
+            assertTrue(s.atNanos() >= k * d, "request " + k + " at " + s.atNanos() + " ns, before tick " + k);
+        }
+        assertEquals(5, rl.bursty().size());
+        for (int k = 1; k <= 5; k++) {
+            RateLimit.Served s = rl.bursty().get(k - 1);
+            assertEquals(k <= 3 ? "burst" : "tick", s.token(), "request " + k);
+            if (k > 3) {
+                assertTrue(s.atNanos() >= (k - 3) * d, "request " + k + " before its tick");
+            }
+        }
+        assertEquals("one request per 15 ms tick:", r.lines().get(0));
+        assertTrue(r.lines().get(7).startsWith("  request 1 served at +") && r.lines().get(7).endsWith("(burst token)"), r.text());
+        assertTrue(r.lines().get(11).endsWith("(tick token)"), r.text());
+    }
+
+    @Test
+    void timeoutsGiveUpOnTheSlowCallAndWaitForTheOtherOne() {
+        Run<List<String>> r = capture(out -> Timeouts.run(out));
+        assertEquals("timeout 1", r.lines().get(0));
+        assertEquals("result 2", r.lines().get(1));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("context deadline exceeded after (\\d) of 5 steps").matcher(r.lines().get(2));
+        assertTrue(m.matches(), r.text());
+        // 10 ms steps one after the other: at most 3 fit before a 35 ms deadline
+        assertTrue(Integer.parseInt(m.group(1)) <= 3, r.text());
+        assertEquals(3, r.lines().size(), r.text());
+    }
+
+    @Test
     void mainFindsExamplesByAnySpelling() {
         assertEquals("PrimeSieve", Main.find("prime-sieve").name());
         assertEquals("PrimeSieve", Main.find("PRIMESIEVE").name());

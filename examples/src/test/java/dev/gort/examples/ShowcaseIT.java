@@ -128,9 +128,12 @@ class ShowcaseIT {
         java.util.Map<Integer, Integer> ranOn = ran(on);
         assertEquals(48, ranOn.values().stream().mapToInt(Integer::intValue).sum(), on);
         assertTrue(ranOn.values().stream().filter(n -> n > 0).count() >= 2, "only one P ran goroutines with stealing on:\n" + on);
-        assertTrue(intAfter(on, "steals: (\\d+) goroutines moved") > 0, on);
-        assertTrue(intAfter(on, "runnext: (\\d+) goroutines kicked") >= 40, on);
-        assertTrue(on.contains("=> the idle Ps stole P0's goroutines"), on);
+        if (intAfter(on, "preemptions: (\\d+)") == 0) {
+            // main spawned all 48 on P0 without being preempted: the other Ps got theirs by stealing
+            assertTrue(intAfter(on, "steals: (\\d+) goroutines moved") > 0, on);
+            assertTrue(intAfter(on, "runnext: (\\d+) goroutines kicked") >= 40, on);
+            assertTrue(on.contains("=> the idle Ps stole P0's goroutines"), on);
+        }
 
         String off = r.section("fan-out", "stealing-off");
         assertTrue(off.contains("GOMAXPROCS=4, stealing off"), off);
@@ -224,9 +227,12 @@ class ShowcaseIT {
         assertTrue(intAfter(be, "preempted (\\d+) time") >= 1, "the loop was not preempted:\n" + be);
         List<Double> lat = shortLatencies(be);
         assertEquals(3, lat.size(), be);
+        double inherited = msAfter(be, "the slice began ([0-9.]+) ms before the loop");
         for (double l : lat) {
-            // preempted: the short goroutines ran before the loop ended (~10 ms, sysmon's slice)
-            assertTrue(l >= 9.0 && l < loop, "latency " + l + " ms with a " + loop + " ms loop:\n" + be);
+            // preempted: the short goroutines ran before the loop ended, after one whole 10 ms slice
+            // (which began when main's did: the loop inherited it through runnext)
+            assertTrue(l < loop, "latency " + l + " ms with a " + loop + " ms loop:\n" + be);
+            assertTrue(l + inherited >= 9.5, "the loop was preempted before its slice was used up:\n" + be);
         }
         assertTrue(be.contains("=> sysmon preempted the loop after"), be);
 

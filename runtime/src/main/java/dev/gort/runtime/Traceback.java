@@ -122,6 +122,11 @@ public final class Traceback {
             if (gp.readgstatus() == G._Grunning && m != null) {
                 return goFrames(m.thread.getStackTrace(), m == M.current());
             }
+            if (m != null && m.curg == gp) {
+                // Parked or waiting for a P with its continuation still mounted (Syscalls.parkInPlace,
+                // waitForP: pinned, monitor held, locked): its frames are on its carrier's stack.
+                return goFrames(m.thread.getStackTrace(), m == M.current());
+            }
             if (gp.castogscanstatus()) {
                 try {
                     return goFrames(gp.stackTrace(), false);

@@ -113,6 +113,37 @@ class PinnedParkTest {
         assertTrue(st.blockedRetakes() >= 1, "G2's carrier blocked on the monitor and lost its P");
     }
 
+    /** A goroutine parked in place shows its own frames in a dump (read from its carrier's stack). */
+    @Test
+    void dumpOfAPinnedParkShowsItsFrames() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        AtomicReference<String> dump = new AtomicReference<>();
+        s.run(() -> {
+            TestSupport.Sema sema = new TestSupport.Sema(0);
+            TestSupport.Sema done = new TestSupport.Sema(0);
+            G[] g1 = new G[1];
+            s.newproc(() -> { // G2: dumps G1 while it is parked in place, then wakes it
+                dump.set(Traceback.dump(g1[0], System.nanoTime()));
+                sema.release();
+                done.release();
+            });
+            g1[0] = s.newproc(() -> {
+                Continuation.pin();
+                try {
+                    sema.acquire();
+                } finally {
+                    Continuation.unpin();
+                }
+                done.release();
+            });
+            done.acquire();
+            done.acquire();
+        });
+        String d = dump.get();
+        assertTrue(d.startsWith("goroutine ") && d.contains("[semacquire"), d);
+        assertTrue(d.contains("TestSupport$Sema.acquire") && d.contains("PinnedParkTest"), d);
+    }
+
     /** The park is cancelled by its unlock function: the G runs on, P kept, nothing handed off. */
     @Test
     void cancelledPinnedParkRunsOn() {

@@ -115,9 +115,12 @@ final class FanOut extends Scenario {
                 v.gomaxprocs(), (double) n * o.workMs / v.gomaxprocs());
         int busyPs = ranOn.size();
         if (v.stealing()) {
-            out.printf("  => %s%n", busyPs > 1
+            out.printf("  => %s%n", st.gs() > 0 && busyPs > 1
                     ? "the idle Ps stole P0's goroutines: " + busyPs + " Ps shared the work"
-                    : "no P stole anything this time (the machine may be too busy to wake the idle Ps)");
+                    : busyPs > 1
+                            ? "no steal this time: " + preempted + " preemptions sent goroutines (main among them) to the"
+                                    + " global queue, and " + busyPs + " Ps took them from there"
+                            : "no P stole anything this time (the machine may be too busy to wake the idle Ps)");
         } else {
             out.printf("  => %s%n", busyPs == 1 && ranOn.containsKey(0)
                     ? "no stealing: P0 ran all " + workers.size() + " goroutines alone while the other Ps stayed idle"

@@ -61,7 +61,7 @@ final class TightLoop extends Scenario {
     }
 
     /** What the workload measured: when the loop started and ended, when each short goroutine started. */
-    record Seen(long loopGoid, long loopStart, long loopEnd, long[] shortStart) {}
+    record Seen(long loopGoid, long sliceStart, long loopStart, long loopEnd, long[] shortStart) {}
 
     /** The workload, as main runs it. */
     static Seen play(long loopNanos) {
@@ -70,6 +70,7 @@ final class TightLoop extends Scenario {
         // its second slice at once. A real program has scheduled other goroutines by then; one
         // Gosched (main goes to the global queue and comes back: a fresh slice) does the same here.
         Go.gosched();
+        long sliceStart = Time.nanotime(); // main's fresh slice, which the loop will inherit through runnext
         WaitGroup wg = new WaitGroup();
         long[] shortStart = new long[SHORTS];
         long[] loop = new long[3];
@@ -98,7 +99,7 @@ final class TightLoop extends Scenario {
             }
         });
         wg.await();
-        return new Seen(loop[0], loop[1], loop[2], shortStart);
+        return new Seen(loop[0], sliceStart, loop[1], loop[2], shortStart);
     }
 
     @Override
@@ -128,6 +129,8 @@ final class TightLoop extends Scenario {
         out.println("  figures:");
         out.printf("    short goroutines started %s after the loop began%n", lats);
         out.printf("    loop: %s of spinning, preempted %s%n", Facts.ms(seen.loopEnd() - seen.loopStart()), Facts.n(preempted, "time"));
+        out.printf("    the loop took over main's time slice through runnext: the slice began %s before the loop%n",
+                Facts.ms(Math.max(0, seen.loopStart() - seen.sliceStart())));
         out.printf("    sysmon: %s; %d honoured at a yield point, %d never reached one%s%n",
                 Facts.n(r.preempt().requested(), "preemption request"), r.preempt().honoured(), r.preempt().unhonoured(),
                 r.preempt().honoured() == 0 ? "" : "; request to yield p50 " + Facts.ms(r.preempt().requestToYield().p50()));
