@@ -88,13 +88,20 @@ if [ -n "${BENCH_FULL:-}" ]; then cuts=(); preempt_classes='dev.gort.bench.Preem
 for p in $procs; do
   # -prof gc: bytes allocated per operation (all threads), a figure the machine's load does not blur
   bench "p$p" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=$p" "$include" \
-    -e 'dev.gort.bench.TightLoop|dev.gort.bench.Parked[.]|dev.gort.bench.Preempt' \
+    -e 'dev.gort.bench.TightLoop|dev.gort.bench.Parked[.]|dev.gort.bench.Preempt|dev.gort.bench.WakeupParallelSyscall' \
     -p gomaxprocs="$p" -p procs="$p" "${cuts[@]}" -prof gc
 done
 
 # 1b. Preemption overhead and latency per strategy (instrumented in-process; no P parameter).
 if [[ "dev.gort.bench.PreemptOverhead" =~ $include ]] && [ -f "$here/src/main/java/dev/gort/bench/PreemptOverhead.java" ]; then
   bench "preempt" "$base_jvm" "$preempt_classes"
+fi
+
+# 1c. Go's BenchmarkWakeupParallelSyscall shape (needs 2 Ps or more): the smallest and largest delay.
+if [[ "dev.gort.bench.WakeupParallelSyscall" =~ $include ]] && [ -f "$here/src/main/java/dev/gort/bench/WakeupParallelSyscall.java" ] && [ "$cores" -ge 2 ]; then
+  wdelays=(-p delayUs=0,10)
+  [ -n "${BENCH_FULL:-}" ] && wdelays=()
+  bench "syscall" "$base_jvm" 'dev.gort.bench.WakeupParallelSyscall' -p gomaxprocs=2 "${wdelays[@]}"
 fi
 
 # 2. Tight loop on one P / one carrier: gort per preemption strategy, then virtual threads.

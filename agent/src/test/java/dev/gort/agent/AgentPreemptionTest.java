@@ -2,6 +2,7 @@ package dev.gort.agent;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gort.runtime.Config;
@@ -112,8 +113,9 @@ class AgentPreemptionTest {
         for (int k = 0; k < 3; k++) {
             assertTrue(r.starts[k] >= r.hogEnd && r.progressAtStart[k] >= 40 * MS);
         }
-        assertEquals(0, r.stats.honoured());
-        assertTrue(r.stats.requested() - r.stats.unhonoured() <= 1, r.stats.toString()); // one may be pending at exit
+        // No yield point in the call-free loop. (A request that arrives while the hog is still in
+        // newproc is honoured there, as at a Go <1.14 prologue: that is not the loop.)
+        assertFalse(r.stats.sites().containsKey(WORK + "Spinners.spinCpu"), r.stats.sites().toString());
     }
 
     /** Go 1.2-1.13: a call-free loop is not preemptible at method entries. */

@@ -148,6 +148,31 @@ class HtmlTimelineChromiumTest {
         assertTrue(Files.size(png) > 10_000, "screenshot too small");
     }
 
+    /** A page of >100k events still loads and scrubs (no argument-spreading of big arrays, checkpoints). */
+    @Test
+    void largeTraceLoadsAndScrubs() throws Exception {
+        Assumptions.assumeTrue(chromium != null,
+                "Chromium not installed (apt-get install chromium, or .ci/install-chromium.sh): HTML test skipped");
+        Workloads.Run r = Workloads.pingPong(Workloads.config(2, true), 20_000);
+        Trace t = r.trace();
+        assertTrue(t.size() > 100_000, "events: " + t.size());
+        Files.createDirectories(OUT);
+        Path html = OUT.resolve("ping-pong.html");
+        TraceFiles.writeHtml(t, html);
+        int idx = t.size() / 2;
+        List<String> cmd = chromiumCmd(Files.createTempDirectory("gort-chromium"));
+        cmd.add("--dump-dom");
+        cmd.add(html.toAbsolutePath().toUri() + "#e=" + idx);
+        String dom = run(cmd, OUT.resolve("chromium-big.log"));
+        assertTrue(dom.contains("data-ready=\"1\""), "the page's script did not finish on " + t.size() + " events");
+        // the cursor sits on the last event with the same timestamp as event idx
+        int last = idx;
+        while (last + 1 < t.size() && t.ts(last + 1) == t.ts(idx)) {
+            last++;
+        }
+        assertTrue(dom.contains("data-idx=\"" + last + "\""), "scrubbed to event " + last);
+    }
+
     private static String card(String dom, int p) {
         int at = dom.indexOf("id=\"p" + p + "\"");
         int end = dom.indexOf("class=\"pcard", at + 1);
