@@ -27,7 +27,12 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Target (issue 3; Go about 105 ns per message, Jox 2.3-2.6 us): gort &le; 150 ns.
  *
- * <p>Results, 2026-11-29, 2-vCPU AMD EPYC VM shared with other jobs (load average 15-20):
+ * <p>Results, 2026-11-30 00:29, 2-vCPU AMD EPYC VM (Temurin 25), load average 2.5 (other jobs):
+ * <pre>
+ * JMH -f 1 -wi 3 -i 5       gort P=1 157 +- 7   gort P=2 95 +- 40   vthread 156 +- 8 / 159 +- 12 ns
+ * </pre>
+ *
+ * <p>Earlier, 2026-11-29, 2-vCPU AMD EPYC VM shared with other jobs (load average 15-20):
  * <pre>
  * JMH (-f 1 -wi 3 -i 5)     gort P=1 700 +- 868   gort P=2 494 +- 304   vthread 433 / 399 ns
  * ChanCpuTime process CPU   gort P=1 190-200      gort P=2 180-209      vthread 200-232 ns

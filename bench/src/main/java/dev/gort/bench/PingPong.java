@@ -28,7 +28,17 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Targets (issue 3; Go 1.19 on the same 2-core machine: 216 ns at GOMAXPROCS=1, 309 ns at 2;
  * virtual threads 551 ns; Jox 867 ns): gort &le; 216 ns at P=1, &le; 310 ns at P=2.
  *
- * <p>Results, 2026-11-29, 2-vCPU AMD EPYC VM shared with other jobs (load average 15-20, so wall
+ * <p>Results, 2026-11-30 00:28, 2-vCPU AMD EPYC VM (Temurin 25), load average 3.3 (other jobs):
+ * <pre>
+ * JMH -f 1 -wi 3 -i 5       gort P=1 328 +- 44   gort P=2 471 +- 59   vthread 152 +- 21 / 153 +- 15 ns
+ * same machine, same time:  raw Continuation run+yield 81 ns; gort core park/ready round trip (no
+ *                           channel, CorePP-style) 250 ns; so a round trip is 2 x 81 switch + ~90
+ *                           scheduler + ~65 channel layer (4 channel ops: lock, queue, sudog, hand-off)
+ * (vthread: SynchronousQueue spins before parking, so with two carriers the pair hands off without
+ * ever parking, on two busy cores)
+ * </pre>
+ *
+ * <p>Earlier, 2026-11-29, 2-vCPU AMD EPYC VM shared with other jobs (load average 15-20, so wall
  * times are mostly queueing: read them with the CPU column of {@link ChanCpuTime}):
  * <pre>
  * JMH (-f 1 -wi 3 -i 5)     gort P=1 1540 +- 2034   gort P=2 987 +- 1707   vthread 1139 / 1038 ns

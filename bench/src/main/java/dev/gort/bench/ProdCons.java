@@ -26,7 +26,12 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Target (issue 3; Go 39 ns, virtual threads 92 ns, Jox 106 ns): gort &le; 50 ns.
  *
- * <p>Results, 2026-11-29, 2-vCPU AMD EPYC VM shared with other jobs (load average 15-20):
+ * <p>Results, 2026-11-30 00:28, 2-vCPU AMD EPYC VM (Temurin 25), load average 3.3 (other jobs):
+ * <pre>
+ * JMH -f 1 -wi 3 -i 5       gort P=1 15.2 +- 0.4   gort P=2 25.4 +- 3.0   vthread 144 +- 18 / 137 +- 19 ns
+ * </pre>
+ *
+ * <p>Earlier, 2026-11-29, 2-vCPU AMD EPYC VM shared with other jobs (load average 15-20):
  * <pre>
  * JMH (-f 1 -wi 3 -i 5)     gort P=1 119 +- 279   gort P=2 42 +- 68   vthread 100 / 179 ns
  * ChanCpuTime process CPU   gort P=1 19-20        gort P=2 30         vthread 63 ns
