@@ -132,6 +132,13 @@ public final class Scheduler {
     /** Hook for the layers above: called at fatal errors (e.g. to print the goroutine dump). */
     public volatile java.util.function.Consumer<String> fatalHook;
 
+    /**
+     * sysmon's reading of System.nanoTime(), refreshed every sysmon round (20 us to 10 ms apart);
+     * 0 while sysmon deep-sleeps or does not run. For approximate stamps on hot paths (a parked
+     * G's waitsince). Written by sysmon (volatile), read by any M.
+     */
+    volatile long coarseNanotime;
+
     /** nanotime at boot. */
     final long startNanos = System.nanoTime();
 

@@ -162,6 +162,7 @@ public final class Sysmon {
             // information at the right time. It should also not enter deep sleep if there are any
             // active P's so that it can retake P's from syscalls and preempt long running G's.
             long now = System.nanoTime();
+            s.coarseNanotime = now;
             if (schedtraceNanos <= 0 && (sc.gcwaiting || sc.npidle.get() == s.gomaxprocs)) {
                 long sleep = 0;
                 synchronized (sc.lock) {
@@ -170,6 +171,7 @@ public final class Sysmon {
                         long tnow = Scheduler.nanotime(); // timers' clock (not System.nanoTime's origin)
                         if (next > tnow) {
                             sc.sysmonwait = true;
+                            s.coarseNanotime = 0; // stale while we sleep: parks read the real clock
                             // Make wake-up period small enough for the sampling to be correct.
                             sleep = DEEP_SLEEP_MAX_NS;
                             if (next - tnow < sleep) {

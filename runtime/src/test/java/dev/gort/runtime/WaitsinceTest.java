@@ -1,0 +1,39 @@
+package dev.gort.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A parked G's waitsince is stamped from sysmon's coarse clock (no System.nanoTime() per park); it
+ * must still be a plausible "blocked since" for dumps: set, not in the future, not far in the past.
+ */
+class WaitsinceTest {
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void parkedGoroutineHasARecentWaitsince(int procs) {
+        long[] stamps = new long[3];
+        Scheduler s = new Scheduler(TestSupport.config(procs));
+        s.run(() -> {
+            TestSupport.Sema sema = new TestSupport.Sema(0);
+            TestSupport.Sema parked = new TestSupport.Sema(0);
+            G g = Scheduler.current().newproc(() -> {
+                parked.release();
+                sema.acquire();
+            });
+            parked.acquire();
+            while (g.readgstatus() != G._Gwaiting) {
+                Scheduler.gosched();
+            }
+            stamps[0] = g.waitsince;
+            stamps[1] = System.nanoTime();
+            sema.release();
+        });
+        long waitsince = stamps[0];
+        long now = stamps[1];
+        assertTrue(waitsince != 0, "waitsince not set");
+        assertTrue(waitsince <= now, "waitsince in the future");
+        assertTrue(now - waitsince < 5_000_000_000L, "waitsince " + (now - waitsince) + " ns old");
+    }
+}
