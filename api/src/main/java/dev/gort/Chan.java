@@ -3,6 +3,7 @@ package dev.gort;
 import dev.gort.internal.GoParker;
 import dev.gort.internal.ParkCommit;
 import dev.gort.internal.Parker;
+import dev.gort.internal.SpinLock;
 import dev.gort.internal.Sudog;
 import dev.gort.internal.WaitQ;
 import dev.gort.runtime.Fatal;
@@ -184,29 +185,23 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
     // ------------------------------------------------------------------------------------------
     // The lock.
 
-    void lock() {
-        if (!LOCK.compareAndSet(this, 0, 1)) {
-            lockSlow();
-        }
+    /** A sudog for a plain (non-select) blocking send or receive on this channel. */
+    private Sudog waiter(Object gp, Object elem) {
+        Sudog mysg = parker.acquireSudog(gp);
+        mysg.elem = elem;
+        mysg.g = gp;
+        mysg.isSelect = false;
+        mysg.success = false;
+        mysg.c = this;
+        return mysg;
     }
 
-    private void lockSlow() {
-        int spins = 0;
-        for (;;) {
-            if ((int) LOCK.getOpaque(this) == 0 && LOCK.compareAndSet(this, 0, 1)) {
-                return;
-            }
-            if (++spins < 100) {
-                Thread.onSpinWait();
-            } else {
-                // The holder may be a carrier the OS descheduled; let it run.
-                Thread.yield();
-            }
-        }
+    void lock() {
+        SpinLock.lock(LOCK, this);
     }
 
     void unlock() {
-        LOCK.setRelease(this, 0);
+        SpinLock.unlock(LOCK, this);
     }
 
     boolean lockHeld() {
@@ -459,12 +454,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             unlock();
             throw notInGoroutine("send on");
         }
-        Sudog mysg = parker.acquireSudog(gp);
-        mysg.elem = ep;
-        mysg.g = gp;
-        mysg.isSelect = false;
-        mysg.success = false;
-        mysg.c = this;
+        Sudog mysg = waiter(gp, ep);
         sendq.enqueue(mysg);
         parker.park(gp, CHAN_PARK_COMMIT, this, WaitReason.CHAN_SEND, this);
 
@@ -585,12 +575,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             unlock();
             throw notInGoroutine("receive from");
         }
-        Sudog mysg = parker.acquireSudog(gp);
-        mysg.elem = null;
-        mysg.g = gp;
-        mysg.isSelect = false;
-        mysg.success = false;
-        mysg.c = this;
+        Sudog mysg = waiter(gp, null);
         recvq.enqueue(mysg);
         if (timer != null) {
             timer.blockTimerChan(); // a timer channel is in a heap only while someone waits on it

@@ -89,23 +89,11 @@ public final class Sema {
     }
 
     private void lock() {
-        if (!LOCK.compareAndSet(this, 0, 1)) {
-            int spins = 0;
-            for (;;) {
-                if ((int) LOCK.getOpaque(this) == 0 && LOCK.compareAndSet(this, 0, 1)) {
-                    return;
-                }
-                if (++spins < 100) {
-                    Thread.onSpinWait();
-                } else {
-                    Thread.yield();
-                }
-            }
-        }
+        SpinLock.lock(LOCK, this);
     }
 
     private void unlock() {
-        LOCK.setRelease(this, 0);
+        SpinLock.unlock(LOCK, this);
     }
 
     private static final ParkCommit<Sema> SEMA_COMMIT = s -> {

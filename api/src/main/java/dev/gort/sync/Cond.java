@@ -3,6 +3,7 @@ package dev.gort.sync;
 import dev.gort.internal.GoParker;
 import dev.gort.internal.ParkCommit;
 import dev.gort.internal.Parker;
+import dev.gort.internal.SpinLock;
 import dev.gort.internal.Sudog;
 import dev.gort.runtime.WaitReason;
 import dev.gort.runtime.WaitTarget;
@@ -57,20 +58,11 @@ public class Cond implements WaitTarget {
     }
 
     private void lock() {
-        if (!LOCK.compareAndSet(this, 0, 1)) {
-            int spins = 0;
-            while (!((int) LOCK.getOpaque(this) == 0 && LOCK.compareAndSet(this, 0, 1))) {
-                if (++spins < 100) {
-                    Thread.onSpinWait();
-                } else {
-                    Thread.yield();
-                }
-            }
-        }
+        SpinLock.lock(LOCK, this);
     }
 
     private void unlock() {
-        LOCK.setRelease(this, 0);
+        SpinLock.unlock(LOCK, this);
     }
 
     private static final ParkCommit<Cond> COMMIT = c -> {
