@@ -32,11 +32,16 @@ public final class GortTransformer implements ClassFileTransformer {
 
     public GortTransformer(PreemptStrategy strategy) {
         this(strategy, Boolean.getBoolean("gort.agent.verify"), prefixes("gort.agent.exclude"),
-                prefixes("gort.agent.include"));
+                prefixes("gort.agent.include"), PreemptStrategy.strideFromEnvironment());
     }
 
     public GortTransformer(PreemptStrategy strategy, boolean verify, List<String> exclude, List<String> include) {
-        this.injector = new PollInjector(strategy, verify);
+        this(strategy, verify, exclude, include, PreemptStrategy.DEFAULT_STRIDE);
+    }
+
+    public GortTransformer(PreemptStrategy strategy, boolean verify, List<String> exclude, List<String> include,
+                           int stride) {
+        this.injector = new PollInjector(strategy, verify, stride);
         this.exclude = exclude;
         this.include = include;
     }

@@ -42,13 +42,19 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *       (it runs the hook and rethrows; the JVM releases the monitor itself).
  * </ul>
  *
+ * <p><b>Strip-mining</b> ({@code backedge} with a stride &gt; 0, the default 1024): javac's counted
+ * loops poll once per strip of {@code stride} iterations instead of at every back-edge, so C2 still
+ * unrolls and vectorises them; see {@link StripMiner} for the shape, the rewrite and its limits.
+ *
  * <p><b>Why frames stay valid without COMPUTE_FRAMES.</b> A call {@code ()V} pushes and pops nothing
  * and adds no branch target and no local, so every existing StackMapTable frame (they sit on labels)
  * still describes its offset, and max_stack is unchanged even with compare operands on the stack.
- * The one new frame, at the added handler, declares no locals (all TOP: a supertype of anything in
+ * The new frame at the added handler declares no locals (all TOP: a supertype of anything in
  * the range) and one {@code Throwable} on the stack, which holds for every instruction it covers;
  * the handler follows the method's last instruction, which can only be a return, throw or goto, so
- * nothing falls into it. max_stack is raised to 1 for it. The class is written with
+ * nothing falls into it. max_stack is raised to 1 for it. Strip-mining adds a local, a label and a
+ * frame per loop and edits the frames inside the loop explicitly (the class is read with
+ * {@code EXPAND_FRAMES}, so every frame is complete). The class is written with
  * {@code new ClassWriter(reader, 0)}: no frame or max computation, no class loading.
  *
  * <p><b>Never instrumented</b>: {@code <clinit>} (a yield in a class initializer is refused as
@@ -69,6 +75,7 @@ public final class PollInjector {
 
     private final PreemptStrategy strategy;
     private final boolean verify;
+    private final int stride;
 
     /**
      * @param strategy where to put polls ({@link PreemptStrategy#NONE}: the class is never changed)
@@ -76,8 +83,24 @@ public final class PollInjector {
      *                 done for synchronized methods, the only edit that adds a handler and a frame)
      */
     public PollInjector(PreemptStrategy strategy, boolean verify) {
+        this(strategy, verify, PreemptStrategy.DEFAULT_STRIDE);
+    }
+
+    /**
+     * @param stride {@code backedge} only: javac's counted loops are strip-mined to poll once per
+     *               {@code stride} iterations ({@link StripMiner}); 0 keeps a poll at every back-edge
+     */
+    public PollInjector(PreemptStrategy strategy, boolean verify, int stride) {
+        if (stride < 0) {
+            throw new IllegalArgumentException("gort: negative preemption stride " + stride);
+        }
         this.strategy = strategy;
         this.verify = verify;
+        this.stride = stride;
+    }
+
+    public int stride() {
+        return stride;
     }
 
     public PreemptStrategy strategy() {
@@ -95,7 +118,8 @@ public final class PollInjector {
         }
         ClassReader cr = new ClassReader(classfile);
         ClassNode cn = new ClassNode(Opcodes.ASM9);
-        cr.accept(cn, 0);
+        // Expanded frames: StripMiner edits them (every frame lists all its locals).
+        cr.accept(cn, ClassReader.EXPAND_FRAMES);
         if ((cn.access & Opcodes.ACC_MODULE) != 0 || cn.name.endsWith("package-info")) {
             return new Result(null, 0, 0, 0, 0, 0);
         }
@@ -153,6 +177,10 @@ public final class PollInjector {
         int entries = 0;
         int hooks = 0;
 
+        Set<AbstractInsnNode> mined = strategy == PreemptStrategy.BACKEDGE && stride > 0
+                ? StripMiner.stripMine(owner, mn, stride, frames) : Set.of();
+        // Each strip-mined loop polls once in its outer head.
+        backedges += mined.size() / 2;
         // One pass in code order: labels seen so far decide which branches go backwards.
         Set<LabelNode> seen = new HashSet<>();
         boolean sync = (mn.access & Opcodes.ACC_SYNCHRONIZED) != 0;
@@ -160,7 +188,7 @@ public final class PollInjector {
             AbstractInsnNode next = in.getNext();
             if (in instanceof LabelNode l) {
                 seen.add(l);
-            } else if (atBackedges && isBackward(in, seen)) {
+            } else if (atBackedges && isBackward(in, seen) && !mined.contains(in)) {
                 insns.insertBefore(in, call(pollName));
                 backedges++;
             } else {
@@ -190,7 +218,7 @@ public final class PollInjector {
             insns.add(end);
             insns.add(handler);
             if (frames) {
-                insns.add(new FrameNode(Opcodes.F_FULL, 0, new Object[0], 1, new Object[] {"java/lang/Throwable"}));
+                insns.add(new FrameNode(Opcodes.F_NEW, 0, new Object[0], 1, new Object[] {"java/lang/Throwable"}));
             }
             insns.add(call("monitorExit"));
             insns.add(new InsnNode(Opcodes.ATHROW));

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Preemption through the real transformer: the workloads in {@code dev.gort.agent.work} are loaded
@@ -32,6 +33,11 @@ class AgentPreemptionTest {
 
     static Scheduler newScheduler(int procs) {
         return new Scheduler(Config.fromEnvironment().withGomaxprocs(procs).withPanicExits(false));
+    }
+
+    static Method method(int stride, String cls, String name, Class<?>... params) throws Exception {
+        Class<?> c = Class.forName(WORK + cls, true, new InstrumentingLoader(WORK, PreemptStrategy.BACKEDGE, stride));
+        return c.getMethod(name, params);
     }
 
     static Method method(PreemptStrategy st, String cls, String name, Class<?>... params) throws Exception {
@@ -205,10 +211,25 @@ class AgentPreemptionTest {
     @EnumSource(PreemptStrategy.class)
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void loopShapesGiveIdenticalResults(PreemptStrategy st) throws Exception {
+        shapesUnderAStorm(st.id(), method(st, "LoopShapes", "all", int.class), st != PreemptStrategy.NONE
+                && st != PreemptStrategy.ENTRY);
+    }
+
+    /**
+     * The same with strip-mined back-edges of several lengths: 1 (a strip per iteration), odd
+     * lengths that end strips inside every loop, the default, and 0 (no strip-mining).
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 3, 7, 1024})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void stripMinedLoopShapesGiveIdenticalResults(int stride) throws Exception {
+        shapesUnderAStorm("backedge/stride=" + stride, method(stride, "LoopShapes", "all", int.class), true);
+    }
+
+    private void shapesUnderAStorm(String what, Method all, boolean polls) throws Exception {
         final int scale = 20_000;
         Class<?> plain = Class.forName(WORK + "LoopShapes");
         long[] expected = (long[]) plain.getMethod("all", int.class).invoke(null, scale);
-        Method all = method(st, "LoopShapes", "all", int.class);
         Scheduler s = newScheduler(1);
         long[][] got = new long[1][];
         AtomicInteger stop = new AtomicInteger();
@@ -225,16 +246,16 @@ class AgentPreemptionTest {
             try {
                 for (int rep = 0; rep < 5; rep++) {
                     got[0] = (long[]) call(all, null, scale);
-                    assertArrayEquals(expected, got[0], st.id() + " changed a result, round " + rep);
+                    assertArrayEquals(expected, got[0], what + " changed a result, round " + rep);
                 }
             } finally {
                 stop.set(1);
             }
         });
         PreemptStats ps = s.preempt.snapshot();
-        System.out.println("shapes[" + st.id() + "]: " + ps);
+        System.out.println("shapes[" + what + "]: " + ps);
         assertEquals(0, got[0][got[0].length - 1], "monitor depth not back to 0");
-        if (st == PreemptStrategy.BACKEDGE || st == PreemptStrategy.BUDGET) {
+        if (polls) {
             assertTrue(ps.honoured() >= 5, "the storm never preempted the shapes: " + ps);
             assertTrue(ps.refusedMonitor() >= 1, "no poll ever ran inside a monitor: " + ps);
         }

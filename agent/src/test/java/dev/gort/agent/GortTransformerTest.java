@@ -67,7 +67,7 @@ class GortTransformerTest {
     @Test
     void backedgePutsAPollBeforeEveryBackwardBranchOnly() throws Exception {
         byte[] orig = bytes("dev.gort.agent.work.LoopShapes");
-        PollInjector.Result r = new PollInjector(PreemptStrategy.BACKEDGE, true).instrument(orig);
+        PollInjector.Result r = new PollInjector(PreemptStrategy.BACKEDGE, true, 0).instrument(orig);
         assertTrue(r.changed());
         MethodNode nested = method(r.bytes(), "nested");
         // three nested loops: three back-edges, nothing at entry, no monitor hooks
@@ -80,6 +80,82 @@ class GortTransformerTest {
         }
         assertTrue(calls(method(r.bytes(), "<clinit>")).isEmpty(), "<clinit> must never be instrumented");
         assertEquals(1, calls(method(r.bytes(), "<init>")).size(), "the constructor's loop");
+    }
+
+    /**
+     * With a stride, javac's counted loops poll once per strip, right after the loop's own test,
+     * and neither of their back-edges polls; loops of another shape keep a poll at the back-edge.
+     */
+    @Test
+    void backedgeStripMinesCountedLoops() throws Exception {
+        byte[] orig = bytes("dev.gort.agent.work.LoopShapes");
+        PollInjector.Result r = new PollInjector(PreemptStrategy.BACKEDGE, true, 64).instrument(orig);
+        MethodNode nested = method(r.bytes(), "nested");
+        assertEquals(List.of("poll", "poll", "poll"), calls(nested));
+        assertEquals(3, stripHeads(nested), "each of the three counted loops polls after its test");
+        assertEquals(3, count(nested, Opcodes.IF_ICMPLT), "each gains an inner back-edge");
+        assertEquals(0, pollsBeforeBranches(nested));
+        // firstAbove: one counted loop with a return inside
+        MethodNode first = method(r.bytes(), "firstAbove");
+        assertEquals(1, stripHeads(first));
+        assertEquals(0, pollsBeforeBranches(first));
+        // stripShapes: every loop is in the shape (a call to this class's mixer is allowed)
+        MethodNode shapes = method(r.bytes(), "stripShapes");
+        assertEquals(0, pollsBeforeBranches(shapes));
+        assertEquals(9, stripHeads(shapes));
+        // enhancedFor: the array fill is mined; the loop calling List.add and the Iterator loop are not
+        MethodNode ef = method(r.bytes(), "enhancedFor");
+        assertEquals(1, stripHeads(ef));
+        assertEquals(2, pollsBeforeBranches(ef));
+        // longCounted (a long index) keeps its back-edge poll
+        MethodNode lc = method(r.bytes(), "longCounted");
+        assertEquals(0, stripHeads(lc));
+        assertEquals(1, pollsBeforeBranches(lc));
+        // and the counters say one poll per mined loop plus one per other back-edge
+        PollInjector.Result every = new PollInjector(PreemptStrategy.BACKEDGE, true, 0).instrument(orig);
+        assertTrue(r.backedgePolls() > 0 && r.backedgePolls() <= every.backedgePolls());
+    }
+
+    private static int stripHeads(MethodNode mn) {
+        int n = 0;
+        for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
+            if (isPoll(in) && previousReal(in).getOpcode() == Opcodes.IF_ICMPGE) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static int pollsBeforeBranches(MethodNode mn) {
+        int n = 0;
+        for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
+            if (isPoll(in) && in.getNext() instanceof JumpInsnNode) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static boolean isPoll(AbstractInsnNode in) {
+        return in instanceof MethodInsnNode m && m.owner.equals(PollInjector.POLL) && m.name.equals("poll");
+    }
+
+    private static AbstractInsnNode previousReal(AbstractInsnNode in) {
+        AbstractInsnNode p = in.getPrevious();
+        while (p != null && p.getOpcode() < 0) {
+            p = p.getPrevious();
+        }
+        return p;
+    }
+
+    private static int count(MethodNode mn, int opcode) {
+        int n = 0;
+        for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
+            if (in.getOpcode() == opcode) {
+                n++;
+            }
+        }
+        return n;
     }
 
     @Test

@@ -20,9 +20,14 @@ final class InstrumentingLoader extends ClassLoader {
     final AtomicInteger transformed = new AtomicInteger();
 
     InstrumentingLoader(String prefix, PreemptStrategy strategy) {
-        super("gort-" + strategy.id(), InstrumentingLoader.class.getClassLoader());
+        this(prefix, strategy, PreemptStrategy.DEFAULT_STRIDE);
+    }
+
+    /** {@code stride}: the back-edge strip length ({@link StripMiner}; 0 = a poll at every back-edge). */
+    InstrumentingLoader(String prefix, PreemptStrategy strategy, int stride) {
+        super("gort-" + strategy.id() + "-" + stride, InstrumentingLoader.class.getClassLoader());
         this.prefix = prefix;
-        this.transformer = new GortTransformer(strategy, true, java.util.List.of(), java.util.List.of());
+        this.transformer = new GortTransformer(strategy, true, java.util.List.of(), java.util.List.of(), stride);
     }
 
     @Override

@@ -38,7 +38,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"-XX:+UseG1GC", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"})
 public class PreemptOverhead {
-    @Param({"none", "entry", "backedge", "budget"})
+    /** {@code backedge}: strip-mined counted loops (default stride); {@code backedge:0}: a poll at every back-edge. */
+    @Param({"none", "entry", "backedge", "backedge:0", "budget"})
     public String strategy;
 
     static final int N = 16 * 1024;

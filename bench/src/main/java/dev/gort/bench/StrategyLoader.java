@@ -15,15 +15,22 @@ public final class StrategyLoader extends ClassLoader {
     private static final String PREFIX = "dev.gort.bench.kernels.";
     private final GortTransformer transformer;
 
-    public StrategyLoader(PreemptStrategy strategy) {
-        super("kernels-" + strategy.id(), StrategyLoader.class.getClassLoader());
-        this.transformer = new GortTransformer(strategy, false, List.of(), List.of());
+    public StrategyLoader(PreemptStrategy strategy, int stride) {
+        super("kernels-" + strategy.id() + "-" + stride, StrategyLoader.class.getClassLoader());
+        this.transformer = new GortTransformer(strategy, false, List.of(), List.of(), stride);
     }
 
-    /** A fresh instance of the kernels, instrumented for {@code strategy}. */
+    /**
+     * A fresh instance of the kernels, instrumented for {@code strategy}: a strategy name, or
+     * {@code backedge:N} for the back-edge strategy with strip length N (0: a poll at every
+     * back-edge; plain {@code backedge} uses the default stride).
+     */
     public static KernelApi kernels(String strategy) {
+        int colon = strategy.indexOf(':');
+        PreemptStrategy st = PreemptStrategy.parse(colon < 0 ? strategy : strategy.substring(0, colon));
+        int stride = colon < 0 ? PreemptStrategy.DEFAULT_STRIDE : Integer.parseInt(strategy.substring(colon + 1));
         try {
-            Class<?> c = Class.forName(PREFIX + "Kernels", true, new StrategyLoader(PreemptStrategy.parse(strategy)));
+            Class<?> c = Class.forName(PREFIX + "Kernels", true, new StrategyLoader(st, stride));
             return (KernelApi) c.getDeclaredConstructor().newInstance();
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);

@@ -24,6 +24,25 @@ public enum PreemptStrategy {
      */
     BUDGET;
 
+    /**
+     * Default strip length for {@link #BACKEDGE}: javac's counted loops poll once per this many
+     * iterations (the agent's StripMiner), other loops at every back-edge.
+     */
+    public static final int DEFAULT_STRIDE = 1024;
+
+    /**
+     * The {@link #BACKEDGE} strip length from {@code -Dgort.preempt.stride} /
+     * {@code GORT_PREEMPT_STRIDE} (default {@link #DEFAULT_STRIDE}); 0 polls at every back-edge
+     * (the plain back-edge strategy, for research).
+     */
+    public static int strideFromEnvironment() {
+        int s = Config.intSetting("gort.preempt.stride", "GORT_PREEMPT_STRIDE", DEFAULT_STRIDE);
+        if (s < 0) {
+            throw new IllegalArgumentException("gort: gort.preempt.stride must be >= 0, got " + s);
+        }
+        return s;
+    }
+
     /** The strategy named by {@code gort.preempt} / {@code GORT_PREEMPT}, default {@link #BACKEDGE}. */
     public static PreemptStrategy fromEnvironment() {
         String v = Config.setting("gort.preempt", "GORT_PREEMPT");

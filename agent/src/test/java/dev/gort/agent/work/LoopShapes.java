@@ -226,6 +226,73 @@ public final class LoopShapes {
         return s;
     }
 
+    /**
+     * Loops in the shape {@code StripMiner} rewrites, with what may go wrong around it: a limit
+     * that depends on the outer index, a constant limit, continue/break/return inside, a catch
+     * inside, a limit of Integer.MAX_VALUE reached by an early exit, a negative start, an empty
+     * range, a call to a method of this class, and a {@code while} loop with its {@code i++} last.
+     */
+    public static long stripShapes(int n) {
+        long s = 0;
+        int[] a = new int[n];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = i * 7 - n;
+        }
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < i; j++) { // triangular: the inner limit moves with the outer index
+                s += a[j] ^ i;
+            }
+        }
+        for (int i = 0; i < 5000; i++) { // constant limit
+            if ((i & 7) == 3) {
+                continue;
+            }
+            s = s * 31 + i;
+        }
+        for (int i = -n; i < n; i++) { // negative start, break out of the middle
+            if (i == n / 2) {
+                break;
+            }
+            s += mixer(i);
+        }
+        for (int i = Integer.MAX_VALUE - 3000; i < Integer.MAX_VALUE; i++) { // i + stride overflows an int
+            s += i & 15;
+            if (i == Integer.MAX_VALUE - 1) {
+                break;
+            }
+        }
+        for (int i = 5; i < 5; i++) {
+            s += 1_000_000;
+        }
+        for (int i = 0; i < n; i++) { // a catch inside the body
+            try {
+                s += 100 / (i % 50);
+            } catch (ArithmeticException e) {
+                s -= 1;
+            }
+        }
+        int i = 0;
+        while (i < a.length) { // while with the increment last
+            s += a[i] * 3L;
+            i++;
+        }
+        return s + firstAbove(a, n * 3);
+    }
+
+    private static int mixer(int x) {
+        x ^= x >>> 7;
+        return x * 0x9E3779B1;
+    }
+
+    private static long firstAbove(int[] a, int bound) {
+        for (int i = 0; i < a.length; i++) {
+            if (a[i] > bound) {
+                return i; // a return from inside a strip
+            }
+        }
+        return -1;
+    }
+
     /** Everything, in a fixed order; also reports the G's monitor depth at the end (must be 0). */
     public static long[] all(int scale) {
         LoopShapes o = new LoopShapes(scale);
@@ -239,7 +306,7 @@ public final class LoopShapes {
             STATIC_INIT, o.built, nested(scale / 10), labelled(scale / 10), switchInLoop(scale), doWhile(scale),
             longCounted(scale * 10L), tryFinallyInLoop(scale), lambdas(scale), enhancedFor(scale),
             o.syncBlock(scale), o.syncMethod(scale), thrown, o.syncBlockThrows(scale), infiniteWithBreak(scale),
-            monitorDepth()
+            stripShapes(scale / 10), monitorDepth()
         };
         return r;
     }
