@@ -14,6 +14,7 @@ import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.InsnNode;
 import org.objectweb.asm.tree.JumpInsnNode;
 import org.objectweb.asm.tree.LabelNode;
+import org.objectweb.asm.tree.LdcInsnNode;
 import org.objectweb.asm.tree.LookupSwitchInsnNode;
 import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
@@ -29,7 +30,9 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  * hooks that keep preemption out of Java monitors. Usable on its own (tests, benchmarks, an offline
  * build step) and by {@link GortTransformer}.
  *
- * <p><b>What is inserted</b> (all {@code INVOKESTATIC dev/gort/runtime/Poll.*()V}):
+ * <p><b>What is inserted</b> ({@code INVOKESTATIC dev/gort/runtime/Poll.*}; the yield points
+ * {@code poll}/{@code budget} take their site, {@code "class.method"}, pushed by an {@code ldc}
+ * just before them, so that a preemption is located without a stack walk):
  * <ul>
  *   <li>{@code backedge}: {@code poll()} before every backward branch: a jump or switch with a target
  *       label already seen in code order (HotSpot's rule; complete, since fall-through only goes
@@ -46,9 +49,11 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  * loops poll once per strip of {@code stride} iterations instead of at every back-edge, so C2 still
  * unrolls and vectorises them; see {@link StripMiner} for the shape, the rewrite and its limits.
  *
- * <p><b>Why frames stay valid without COMPUTE_FRAMES.</b> A call {@code ()V} pushes and pops nothing
- * and adds no branch target and no local, so every existing StackMapTable frame (they sit on labels)
- * still describes its offset, and max_stack is unchanged even with compare operands on the stack.
+ * <p><b>Why frames stay valid without COMPUTE_FRAMES.</b> A hook call {@code ()V} pushes and pops
+ * nothing, and a yield point's {@code ldc site; invokestatic (String)V} pops what it pushed; neither
+ * adds a branch target or a local, so every existing StackMapTable frame (they sit on labels) still
+ * describes its offset. max_stack grows by one for the site string (it may sit above a branch's
+ * compare operands).
  * The new frame at the added handler declares no locals (all TOP: a supertype of anything in
  * the range) and one {@code Throwable} on the stack, which holds for every instruction it covers;
  * the handler follows the method's last instruction, which can only be a return, throw or goto, so
@@ -167,6 +172,19 @@ public final class PollInjector {
         return new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, name, "()V", false);
     }
 
+    /** {@code ldc "class.method"; invokestatic Poll.<name>(String)}: a yield point that knows its site. */
+    static InsnList pollAt(String name, String site) {
+        InsnList l = new InsnList();
+        l.add(new LdcInsnNode(site));
+        l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, name, "(Ljava/lang/String;)V", false));
+        return l;
+    }
+
+    /** The site string of a method's polls: the class's binary name, a dot, the method's name. */
+    static String site(String owner, MethodNode mn) {
+        return owner.replace('/', '.') + "." + mn.name;
+    }
+
     /** Returns {backedge polls, entry polls, monitor hooks}. */
     private int[] instrumentMethod(String owner, MethodNode mn, boolean frames) {
         InsnList insns = mn.instructions;
@@ -178,7 +196,7 @@ public final class PollInjector {
         int hooks = 0;
 
         Set<AbstractInsnNode> mined = strategy == PreemptStrategy.BACKEDGE && stride > 0
-                ? StripMiner.stripMine(owner, mn, stride, frames) : Set.of();
+                ? StripMiner.stripMine(owner, mn, stride, frames, site(owner, mn)) : Set.of();
         // Each strip-mined loop polls once in its outer head.
         backedges += mined.size() / 2;
         // One pass in code order: labels seen so far decide which branches go backwards.
@@ -189,7 +207,7 @@ public final class PollInjector {
             if (in instanceof LabelNode l) {
                 seen.add(l);
             } else if (atBackedges && isBackward(in, seen) && !mined.contains(in)) {
-                insns.insertBefore(in, call(pollName));
+                insns.insertBefore(in, pollAt(pollName, site(owner, mn)));
                 backedges++;
             } else {
                 int op = in.getOpcode();
@@ -227,8 +245,12 @@ public final class PollInjector {
             hooks += 2;
         }
         if (atEntry) {
-            insns.insert(call(pollName)); // before everything, so loop headers at offset 0 stay after it
+            insns.insert(pollAt(pollName, site(owner, mn))); // first, so loop headers at offset 0 stay after it
             entries++;
+        }
+        if (backedges + entries > 0) {
+            // The site string is pushed right before each poll, maybe above a branch's operands.
+            mn.maxStack += 1;
         }
         if ((sync || verify) && backedges + entries + hooks > 0) {
             try {

@@ -45,7 +45,7 @@ import org.objectweb.asm.tree.VarInsnNode;
  * holds no monitor, and is entered only through H. It becomes:
  * <pre>
  *   H: [frame]  iload i; LIMIT; if_icmpge X
- *      Poll.poll()                                           (once per strip)
+ *      Poll.poll("class.method")                             (once per strip)
  *      lim = (int) Math.min((long) i + stride, (long) LIMIT)    (no overflow: done in long)
  *   I: [frame + lim:int]
  *      BODY                                                  (its frames gain lim:int)
@@ -68,8 +68,6 @@ import org.objectweb.asm.tree.VarInsnNode;
  * and Math.
  */
 final class StripMiner {
-    private static final String POLL = PollInjector.POLL;
-
     private StripMiner() {}
 
     /** One loop found by {@link #find}: everything the rewrite needs. */
@@ -81,12 +79,12 @@ final class StripMiner {
      * per-branch poll (each strip-mined loop's outer and inner back-edges). {@code frames}: the
      * class has StackMapTable frames (read expanded).
      */
-    static Set<AbstractInsnNode> stripMine(String owner, MethodNode mn, int stride, boolean frames) {
+    static Set<AbstractInsnNode> stripMine(String owner, MethodNode mn, int stride, boolean frames, String site) {
         List<Loop> loops = find(owner, mn, frames);
         Set<AbstractInsnNode> noPoll = new HashSet<>();
         for (Loop l : loops) {
             noPoll.add(l.backedge);
-            noPoll.add(rewrite(mn, l, stride, frames));
+            noPoll.add(rewrite(mn, l, stride, frames, site));
         }
         return noPoll;
     }
@@ -250,13 +248,13 @@ final class StripMiner {
     }
 
     /** Applies the rewrite; returns the new inner back-edge. */
-    private static JumpInsnNode rewrite(MethodNode mn, Loop l, int stride, boolean frames) {
+    private static JumpInsnNode rewrite(MethodNode mn, Loop l, int stride, boolean frames, String site) {
         InsnList insns = mn.instructions;
         int lim = mn.maxLocals;
         mn.maxLocals = lim + 1;
         // After the test: poll once per strip, then lim = (int) min((long) i + stride, (long) LIMIT).
         InsnList pre = new InsnList();
-        pre.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "poll", "()V", false));
+        pre.add(PollInjector.pollAt("poll", site));
         pre.add(new VarInsnNode(Opcodes.ILOAD, l.iv));
         pre.add(new InsnNode(Opcodes.I2L));
         pre.add(new LdcInsnNode((long) stride));

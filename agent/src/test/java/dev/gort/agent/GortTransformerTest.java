@@ -17,6 +17,7 @@ import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.ClassNode;
 import org.objectweb.asm.tree.JumpInsnNode;
+import org.objectweb.asm.tree.LdcInsnNode;
 import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
 
@@ -140,8 +141,11 @@ class GortTransformerTest {
         return in instanceof MethodInsnNode m && m.owner.equals(PollInjector.POLL) && m.name.equals("poll");
     }
 
+    /** The instruction before a poll's site {@code ldc}, skipping labels, lines and frames. */
     private static AbstractInsnNode previousReal(AbstractInsnNode in) {
         AbstractInsnNode p = in.getPrevious();
+        assertTrue(p instanceof LdcInsnNode, "a poll's site is pushed right before it");
+        p = p.getPrevious();
         while (p != null && p.getOpcode() < 0) {
             p = p.getPrevious();
         }
@@ -165,7 +169,10 @@ class GortTransformerTest {
         MethodNode nested = method(r.bytes(), "nested");
         assertEquals(List.of("poll"), calls(nested));
         AbstractInsnNode first = nested.instructions.getFirst();
-        assertTrue(first instanceof MethodInsnNode m && m.name.equals("poll"));
+        // ldc "class.method" then the poll: the site travels with the yield point
+        assertTrue(first instanceof LdcInsnNode l && l.cst.equals("dev.gort.agent.work.LoopShapes.nested"), "" + first);
+        assertTrue(first.getNext() instanceof MethodInsnNode m && m.name.equals("poll")
+                && m.desc.equals("(Ljava/lang/String;)V"));
     }
 
     @Test

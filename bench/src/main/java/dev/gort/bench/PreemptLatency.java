@@ -18,6 +18,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
 
 /**
  * Preemption latency per strategy: two CPU hogs ({@code Kernels.hogUntil}, instrumented for the
@@ -69,17 +71,18 @@ public class PreemptLatency {
     }
 
     @TearDown(Level.Iteration)
-    public void collect() {
+    public void collect(IterationParams ip) {
         PreemptStats st = host.scheduler().preempt.snapshot();
         host.close();
-        // warm-up iterations are collected too but reset below at the first measured one: keep it simple,
-        // collect all and print per-iteration lines plus the total
+        System.out.println();
+        System.out.println("# iteration: " + st);
+        if (ip.getType() != IterationType.MEASUREMENT) {
+            return; // the total covers measured iterations only (warm-up ones include JIT deopts)
+        }
         overrun.add(st.sliceOverrunHistogram());
         reqToYield.add(st.requestToYieldHistogram());
         honoured += st.honoured();
         budgetYields += st.budgetYields();
-        System.out.println();
-        System.out.println("# iteration: " + st);
     }
 
     @TearDown(Level.Trial)

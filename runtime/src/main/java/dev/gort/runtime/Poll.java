@@ -75,10 +75,23 @@ public final class Poll {
         return (int) ARMED.getVolatile();
     }
 
-    /** The back-edge / entry poll ({@code backedge}, {@code entry} strategies). */
+    /**
+     * The back-edge / entry poll ({@code backedge}, {@code entry} strategies) as the agent injects
+     * it: {@code site} is a constant {@code "class.method"} pushed with {@code ldc}, free on the
+     * fast path (a constant the JIT never reads unless the poll fires) and far cheaper than a stack
+     * walk when it does (a StackWalker walk from a rarely run, hence interpreted, slow path cost
+     * ~90 µs per preemption here).
+     */
+    public static void poll(String site) {
+        if ((int) ARMED.getOpaque() != 0) {
+            slow(site);
+        }
+    }
+
+    /** A poll without a known site (hand-written yield points); the site is found by a stack walk. */
     public static void poll() {
         if ((int) ARMED.getOpaque() != 0) {
-            slow();
+            slow(null);
         }
     }
 
@@ -92,19 +105,24 @@ public final class Poll {
      * refills the real carrier's); it cannot preempt the wrong G, because the yield decision is
      * taken in the slow path on the carrier found through {@link M#current()}.
      */
-    public static void budget() {
+    public static void budget(String site) {
         Thread t = Thread.currentThread();
         if (t instanceof M.MThread mt) {
             int b = mt.budget - 1;
             mt.budget = b;
             if (b <= 0) {
-                budgetSlow();
+                budgetSlow(site);
                 return;
             }
         }
         if ((int) ARMED.getOpaque() != 0) {
-            slow();
+            slow(site);
         }
+    }
+
+    /** {@link #budget(String)} without a known site. */
+    public static void budget() {
+        budget(null);
     }
 
     /** After MONITORENTER and at the entry of a synchronized method. */
@@ -140,7 +158,7 @@ public final class Poll {
     }
 
     /** The preemption slow path; never inlined into loops (it is big and cold). */
-    static void slow() {
+    static void slow(String site) {
         M mp = M.current();
         if (mp == null) {
             return; // instrumented code on a thread outside gort
@@ -172,17 +190,17 @@ public final class Poll {
             return;
         }
         gp.setPreempt(true); // a G inheriting the slice inherits its request (monitorExit re-arms it)
-        tryPreempt(mp, gp, pr, requestedAt, sliceWhen);
+        tryPreempt(mp, gp, pr, requestedAt, sliceWhen, site);
     }
 
-    private static void budgetSlow() {
+    private static void budgetSlow(String site) {
         M mp = M.current();
         if (mp == null) {
             return;
         }
         M.MThread mt = mp.thread;
         if (mt.preemptRequested()) {
-            slow();
+            slow(site);
             return;
         }
         G gp = mp.curg;
@@ -206,7 +224,7 @@ public final class Poll {
         }
     }
 
-    private static void tryPreempt(M mp, G gp, Preempt pr, long requestedAt, long sliceWhen) {
+    private static void tryPreempt(M mp, G gp, Preempt pr, long requestedAt, long sliceWhen, String knownSite) {
         if (gp.monitorDepth != 0) {
             // G.preempt stays set: monitorExit re-arms the request when the last monitor is released.
             pr.refusedMonitor.incrementAndGet();
@@ -216,7 +234,7 @@ public final class Poll {
             pr.refusedRuntimeLock.incrementAndGet();
             return;
         }
-        String site = pr.recordSites ? site() : null;
+        String site = !pr.recordSites ? null : knownSite != null ? knownSite : site();
         long yieldAt = System.nanoTime();
         if (Scheduler.gopreempt()) {
             pr.recordYield(requestedAt, sliceWhen, yieldAt, site);
@@ -227,14 +245,15 @@ public final class Poll {
         }
     }
 
-    private static final StackWalker WALKER = StackWalker.getInstance();
+    /** A small first batch: the site is a few frames up (tryPreempt, slow, poll, the caller). */
+    private static final StackWalker WALKER = StackWalker.getInstance(java.util.Set.of(), 6);
     private static final String POLL = Poll.class.getName();
 
     static {
         site(); // bootstrap the walker and its lambdas now, not inside the first preemption
     }
 
-    /** "class.method" of the poll's caller: where the instrumented code was preempted. */
+    /** "class.method" of the poll's caller, by a stack walk (polls that were not given their site). */
     private static String site() {
         return WALKER.walk(s -> s.filter(f -> !f.getClassName().equals(POLL))
                 .findFirst()

@@ -16,6 +16,10 @@ import java.util.function.LongConsumer;
  * under {@code sched.lock} in {@code pidleget}, which every transition out of "all Ps idle" passes,
  * and in startTheWorld; the syscall layer calls {@link Scheduler#sysmonwake()} too).
  *
+ * <p>Difference from Go: sysmon never sleeps past the end of the earliest running slice it has
+ * seen start (see the loop), so a slice ends within a wake-up's jitter of 10 ms instead of up to
+ * one back-off step later.
+ *
  * <p>Not ported: netpoll (gort has none), the forced GC, the scavenger, GOMAXPROCS updates. The
  * sleep uses {@code LockSupport.parkNanos}, as Go's {@code usleep} is subject to the kernel's
  * timer slack (about 50 µs on Linux), so the shortest real period is ~60-80 µs on both. No Agrona
@@ -47,6 +51,12 @@ public final class Sysmon {
     private volatile long schedtraceNanos;
     /** Called by sysmon under {@link #sysmonlock} every schedtrace period with nanotime. */
     private volatile LongConsumer schedtrace;
+
+    /**
+     * The earliest end (System.nanoTime) of a slice that the last retake saw running and not yet
+     * overdue, or 0. Written and read by sysmon only (plain).
+     */
+    private long nextSliceEnd;
 
     // ---- statistics (sysmon writes plain; racy reads by observers) ----
     volatile long rounds;
@@ -153,7 +163,19 @@ public final class Sysmon {
             if (delay > maxDelayUs) { // up to 10ms
                 delay = maxDelayUs;
             }
-            LockSupport.parkNanos(this, delay * 1000);
+            long sleepNs = delay * 1000;
+            // gort: wake no later than the end of the earliest running slice that retake has seen
+            // start, so that a slice is not stretched by the back-off step in progress (after
+            // 5.12 ms of doubling, Go's next sleep is 10 ms: a slice sighted just before it would
+            // run 15 ms). Never below 20 µs; overdue slices (request pending) do not count.
+            long sliceEnd = nextSliceEnd;
+            if (sliceEnd != 0) {
+                long until = sliceEnd - System.nanoTime();
+                if (until < sleepNs) {
+                    sleepNs = Math.max(until, 20_000L);
+                }
+            }
+            LockSupport.parkNanos(this, sleepNs);
             if (stopped) {
                 return;
             }
@@ -250,6 +272,7 @@ public final class Sysmon {
      */
     int retake(long now) {
         int n = 0;
+        long sliceEnd = 0;
         P[] allp = s.allp;
         for (P pp : allp) {
             if (pp == null) {
@@ -267,7 +290,16 @@ public final class Sysmon {
                 if (pp.sysmonSchedtick != t || pp.sysmonSchedwhen == 0) {
                     pp.sysmonSchedtick = t;
                     pp.sysmonSchedwhen = now;
-                } else if (pp.sysmonSchedwhen + Preempt.forcePreemptNS <= now) {
+                    long end = now + Preempt.forcePreemptNS;
+                    if (sliceEnd == 0 || end < sliceEnd) {
+                        sliceEnd = end;
+                    }
+                } else if (pp.sysmonSchedwhen + Preempt.forcePreemptNS > now) {
+                    long end = pp.sysmonSchedwhen + Preempt.forcePreemptNS;
+                    if (sliceEnd == 0 || end < sliceEnd) {
+                        sliceEnd = end;
+                    }
+                } else {
                     M mp = pp.m();
                     if (mp != null) {
                         mp.thread.preemptSliceWhen = pp.sysmonSchedwhen;
@@ -304,6 +336,7 @@ public final class Sysmon {
         if (n != 0) {
             syscallRetakes += n;
         }
+        nextSliceEnd = sliceEnd;
         return n;
     }
 
