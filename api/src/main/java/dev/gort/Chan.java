@@ -108,6 +108,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
     private int qcount;
     /** Under the lock, plain. Go: c.sendx, c.recvx. */
     private int sendx;
+
     private int recvx;
     /** 0 or 1: written once under the lock (setRelease), read racily with getAcquire. Go: c.closed. */
     private int closed;
@@ -118,6 +119,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
     dev.gort.runtime.Timer timer;
     /** Blocked receivers and senders (at most one of them is non-empty, except with self-selects). */
     final WaitQ recvq = new WaitQ();
+
     final WaitQ sendq = new WaitQ();
 
     Chan(int size, Parker parker) {
@@ -380,7 +382,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
     @Override
     @SuppressWarnings("unchecked")
     public void forEach(Consumer<? super T> action) {
-        for (;;) {
+        for (; ; ) {
             Object v = chanrecv(true);
             if (v == CLOSED_EMPTY) {
                 return;
@@ -645,7 +647,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
 
         Sudog glist = null;
         // release all readers
-        for (;;) {
+        for (; ; ) {
             Sudog sg = recvq.dequeue(parker);
             if (sg == null) {
                 break;
@@ -657,7 +659,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             glist = sg;
         }
         // release all writers (they will panic)
-        for (;;) {
+        for (; ; ) {
             Sudog sg = sendq.dequeue(parker);
             if (sg == null) {
                 break;
@@ -690,7 +692,8 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
     }
 
     private IllegalStateException notInGoroutine(String op) {
-        return new IllegalStateException("gort: a blocking " + op + " " + this + " needs a goroutine (use Go.run / Go.go)");
+        return new IllegalStateException(
+                "gort: a blocking " + op + " " + this + " needs a goroutine (use Go.run / Go.go)");
     }
 
     // ------------------------------------------------------------------------------------------
@@ -713,7 +716,11 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         if (isNil) {
             return "chan(nil) (nobody can ever send or receive on it)";
         }
-        StringBuilder sb = new StringBuilder(toString()).append(" (len ").append(len()).append("/cap ").append(dataqsiz);
+        StringBuilder sb = new StringBuilder(toString())
+                .append(" (len ")
+                .append(len())
+                .append("/cap ")
+                .append(dataqsiz);
         if (isClosed()) {
             sb.append(", closed");
         }

@@ -55,7 +55,8 @@ public final class Go {
      */
     public static String stack(boolean all) {
         dev.gort.runtime.Scheduler s = current();
-        return all ? dev.gort.runtime.Traceback.dumpAll(s)
+        return all
+                ? dev.gort.runtime.Traceback.dumpAll(s)
                 : dev.gort.runtime.Traceback.dump(dev.gort.runtime.Scheduler.currentG(), System.nanoTime());
     }
 

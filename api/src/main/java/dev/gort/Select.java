@@ -380,7 +380,7 @@ public final class Select implements WaitTarget {
             long key = chans[o].id;
             lockorder[i] = lockorder[0];
             int j = 0;
-            for (;;) {
+            for (; ; ) {
                 int k = j * 2 + 1;
                 if (k >= i) {
                     break;
@@ -514,7 +514,7 @@ public final class Select implements WaitTarget {
         int casi = -1;
         boolean caseSuccess = false;
         Object value = null;
-        for (Sudog sg = head; sg != null;) {
+        for (Sudog sg = head; sg != null; ) {
             Sudog next = sg.waitlink;
             int k = sg.caseIndex;
             if (chans[k].timer != null) {
@@ -573,7 +573,8 @@ public final class Select implements WaitTarget {
                 sb.append(", ");
             }
             first = false;
-            sb.append(c.describe().replaceFirst("^(chan#\\d+) \\(", "$1 (" + (kinds[i] == SEND ? "send" : "recv") + "; "));
+            sb.append(c.describe()
+                    .replaceFirst("^(chan#\\d+) \\(", "$1 (" + (kinds[i] == SEND ? "send" : "recv") + "; "));
         }
         if (first) {
             sb.append("nothing (only nil channels)");

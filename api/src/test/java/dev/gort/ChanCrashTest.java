@@ -19,16 +19,22 @@ import org.junit.jupiter.params.provider.ValueSource;
  * output and exit status are checked. Also checks gort's wait-for graph in the deadlock dump.
  */
 class ChanCrashTest {
-    record Result(int status, String output) { }
+    record Result(int status, String output) {}
 
     static Result run(String name, String gomaxprocs) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java,
-                "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED",
-                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+        List<String> cmd = new ArrayList<>(List.of(
+                java,
+                "--add-exports",
+                "java.base/jdk.internal.vm=ALL-UNNAMED",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Xshare:auto",
                 "-Dgort.gomaxprocs=" + gomaxprocs,
-                "-cp", System.getProperty("java.class.path"),
-                "dev.gort.testprog.ChanProg", name));
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.gort.testprog.ChanProg",
+                name));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         p.getOutputStream().close();
         byte[] out = p.getInputStream().readAllBytes();
@@ -58,8 +64,12 @@ class ChanCrashTest {
         assertTrue(r.output().startsWith(DEADLOCK), r.output());
         assertTrue(r.output().contains("goroutine 1 [chan receive]:\n"), r.output());
         // the wait-for graph names the channel, its state and its queues
-        assertTrue(Pattern.compile("\nwait-for graph:\n  G1 \\[chan receive\\] waits on chan#\\d+ \\(len 0/cap 0; receivers waiting: G1; senders waiting: none\\)\n")
-                .matcher(r.output()).find(), r.output());
+        assertTrue(
+                Pattern.compile(
+                                "\nwait-for graph:\n  G1 \\[chan receive\\] waits on chan#\\d+ \\(len 0/cap 0; receivers waiting: G1; senders waiting: none\\)\n")
+                        .matcher(r.output())
+                        .find(),
+                r.output());
         assertEquals(2, r.status(), r.output());
     }
 
@@ -81,10 +91,29 @@ class ChanCrashTest {
         assertTrue(out.contains("goroutine 1 [sync.WaitGroup.Wait]:\n"), out);
         assertTrue(out.contains("goroutine 2 [chan send]:\n"), out);
         assertTrue(out.contains("goroutine 3 [sync.Mutex.Lock]:\n"), out);
-        assertTrue(Pattern.compile("  G1 \\[sync.WaitGroup.Wait\\] waits on sync.WaitGroup@\\p{XDigit}+ \\(counter 2, waiters 1: G1\\)\n").matcher(out).find(), out);
-        assertTrue(Pattern.compile("  G2 \\[chan send\\] waits on chan#\\d+ \\(len 0/cap 0; receivers waiting: none; senders waiting: G2\\)\n").matcher(out).find(), out);
-        assertTrue(Pattern.compile("  G3 \\[sync.Mutex.Lock\\] waits on sync.Mutex@\\p{XDigit}+ \\(locked; waiters: G3\\) held by G2\n").matcher(out).find(), out);
-        assertTrue(Pattern.compile("  chain: G3 -> sync.Mutex@\\p{XDigit}+ -> G2 -> chan#\\d+\n").matcher(out).find(), out);
+        assertTrue(
+                Pattern.compile(
+                                "  G1 \\[sync.WaitGroup.Wait\\] waits on sync.WaitGroup@\\p{XDigit}+ \\(counter 2, waiters 1: G1\\)\n")
+                        .matcher(out)
+                        .find(),
+                out);
+        assertTrue(
+                Pattern.compile(
+                                "  G2 \\[chan send\\] waits on chan#\\d+ \\(len 0/cap 0; receivers waiting: none; senders waiting: G2\\)\n")
+                        .matcher(out)
+                        .find(),
+                out);
+        assertTrue(
+                Pattern.compile(
+                                "  G3 \\[sync.Mutex.Lock\\] waits on sync.Mutex@\\p{XDigit}+ \\(locked; waiters: G3\\) held by G2\n")
+                        .matcher(out)
+                        .find(),
+                out);
+        assertTrue(
+                Pattern.compile("  chain: G3 -> sync.Mutex@\\p{XDigit}+ -> G2 -> chan#\\d+\n")
+                        .matcher(out)
+                        .find(),
+                out);
         assertEquals(2, r.status(), out);
     }
 

@@ -100,7 +100,9 @@ class ChanLincheckTest {
                 join(s, k, r);
                 assertTrue(sent[0] ^ panicked[0], "exactly one of delivered/panicked");
                 if (sent[0]) {
-                    assertTrue(got[0].ok() && Integer.valueOf(7).equals(got[0].value()), "delivered value received: " + got[0]);
+                    assertTrue(
+                            got[0].ok() && Integer.valueOf(7).equals(got[0].value()),
+                            "delivered value received: " + got[0]);
                 } else {
                     assertTrue(!got[0].ok() && got[0].value() == null, "panicked send delivered nothing: " + got[0]);
                 }

@@ -79,13 +79,15 @@ public class ChanNonBlockingLincheckTest {
 
     @Test
     void modelCheck() {
-        LinChecker.check(ChanNonBlockingLincheckTest.class, new ModelCheckingOptions()
-                .iterations(Integer.getInteger("gort.lincheck.iterations", 20))
-                .invocationsPerIteration(500)
-                .threads(2)
-                .actorsPerThread(3)
-                .actorsBefore(1)
-                .actorsAfter(1)
-                .sequentialSpecification(Spec.class));
+        LinChecker.check(
+                ChanNonBlockingLincheckTest.class,
+                new ModelCheckingOptions()
+                        .iterations(Integer.getInteger("gort.lincheck.iterations", 20))
+                        .invocationsPerIteration(500)
+                        .threads(2)
+                        .actorsPerThread(3)
+                        .actorsBefore(1)
+                        .actorsAfter(1)
+                        .sequentialSpecification(Spec.class));
     }
 }

@@ -48,8 +48,9 @@ class ChanSemanticsTest {
                 }
                 Chan<String> res = Chan.make(2);
                 G g1 = Go.current().newproc(() -> res.send(String.valueOf(panicOf(() -> c.send(9)))));
-                G g2 = Go.current().newproc(() -> res.send(String.valueOf(panicOf(() -> Select.select(Select.send(c, 9, () -> { }),
-                        Select.recv(Chan.make(), () -> { }))))));
+                G g2 = Go.current()
+                        .newproc(() -> res.send(String.valueOf(panicOf(() ->
+                                Select.select(Select.send(c, 9, () -> {}), Select.recv(Chan.make(), () -> {}))))));
                 while (g1.readgstatus() != G._Gwaiting || g2.readgstatus() != G._Gwaiting) {
                     Go.gosched();
                 }
@@ -103,11 +104,13 @@ class ChanSemanticsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2})
     void uncaughtPanicEndsTheProgramLikeGo(int procs) {
-        GoPanic p = assertThrows(GoPanic.class, () -> Go.run(GortTesting.config(procs), () -> {
-            Chan<Integer> c = Chan.make();
-            c.close();
-            c.close();
-        }));
+        GoPanic p = assertThrows(
+                GoPanic.class,
+                () -> Go.run(GortTesting.config(procs), () -> {
+                    Chan<Integer> c = Chan.make();
+                    c.close();
+                    c.close();
+                }));
         assertTrue(p.goFormat().startsWith("panic: close of closed channel\n"), p.goFormat());
     }
 
@@ -130,7 +133,12 @@ class ChanSemanticsTest {
             }
             // each case ~1/3: 10,000 +- 10 sigma (sigma ~ 81.6)
             for (int k = 0; k < 3; k++) {
-                check(Math.abs(hits[k] - 10_000) < 820, "case %d chosen %d times of 30000 (%s)", k, hits[k], idx.length);
+                check(
+                        Math.abs(hits[k] - 10_000) < 820,
+                        "case %d chosen %d times of 30000 (%s)",
+                        k,
+                        hits[k],
+                        idx.length);
             }
         });
     }

@@ -38,15 +38,25 @@ class ChanSmokeTest {
         GortTesting.run(procs, () -> {
             Chan<Integer> a = Chan.make();
             Chan<Integer> b = Chan.make(3);
-            Go.go(() -> { for (int i = 0; i < 10000; i++) a.send(i); a.close(); });
-            Go.go(() -> { for (int i = 0; i < 10000; i++) b.send(i); b.close(); });
+            Go.go(() -> {
+                for (int i = 0; i < 10000; i++) a.send(i);
+                a.close();
+            });
+            Go.go(() -> {
+                for (int i = 0; i < 10000; i++) b.send(i);
+                b.close();
+            });
             int[] n = new int[2];
             Select s = new Select();
             int ra = s.addRecv(a), rb = s.addRecv(b);
             int open = 2;
             while (open > 0) {
                 int i = s.await();
-                if (!s.ok()) { s.setChan(i, null); open--; continue; }
+                if (!s.ok()) {
+                    s.setChan(i, null);
+                    open--;
+                    continue;
+                }
                 n[i == ra ? 0 : 1]++;
             }
             GortTesting.check(n[0] == 10000 && n[1] == 10000, "counts %d %d", n[0], n[1]);

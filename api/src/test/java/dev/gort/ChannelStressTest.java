@@ -70,7 +70,7 @@ class ChannelStressTest {
                             Select s = new Select();
                             int rc = s.addRecv(c);
                             s.addRecv(recvSide);
-                            for (;;) {
+                            for (; ; ) {
                                 check(s.await() == rc, "side channel chosen");
                                 if (!s.ok()) {
                                     return;

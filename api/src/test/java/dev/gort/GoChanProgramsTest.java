@@ -18,13 +18,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  * main returns.
  */
 class GoChanProgramsTest {
-    static final int[] PRIMES = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83,
-        89, 97};
+    static final int[] PRIMES = {
+        2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97
+    };
 
     // ---- test/chan/sieve1.go: a daisy chain of filter goroutines over unbuffered channels ----
 
     static void generate(Chan<Integer> ch) {
-        for (int i = 2;; i++) {
+        for (int i = 2; ; i++) {
             ch.send(i); // Send 'i' to channel 'ch'.
         }
     }
@@ -41,7 +42,7 @@ class GoChanProgramsTest {
         Chan<Integer> ch = Chan.make(); // Create a new channel.
         Chan<Integer> gen = ch;
         Go.go(() -> generate(gen)); // Start Generate() as a subprocess.
-        for (;;) {
+        for (; ; ) {
             // Note that ch is different on each iteration.
             int prime = ch.recv();
             primes.send(prime);
@@ -71,7 +72,7 @@ class GoChanProgramsTest {
     static Chan<Integer> odds() {
         Chan<Integer> out = Chan.make(50);
         Go.go(() -> {
-            for (int n = 5;; n += 2) {
+            for (int n = 5; ; n += 2) {
                 out.send(n);
             }
         });
@@ -82,7 +83,7 @@ class GoChanProgramsTest {
     static Chan<Integer> multiples(int p) {
         Chan<Integer> out = Chan.make(10);
         Go.go(() -> {
-            for (int n = p * p;; n += 2 * p) {
+            for (int n = p * p; ; n += 2 * p) {
                 out.send(n);
             }
         });
@@ -108,7 +109,7 @@ class GoChanProgramsTest {
         Chan<Integer> proxy = Chan.make(10);
         Go.go(() -> {
             ArrayDeque<Integer> buf = new ArrayDeque<>(16);
-            for (;;) {
+            for (; ; ) {
                 Chan<Integer> c = out;
                 Integer e = null;
                 if (buf.isEmpty()) {
@@ -118,8 +119,7 @@ class GoChanProgramsTest {
                     e = buf.peekFirst();
                 }
                 Select.select(
-                        Select.recv(proxy, (Consumer<Integer>) buf::addLast),
-                        Select.send(c, e, buf::removeFirst));
+                        Select.recv(proxy, (Consumer<Integer>) buf::addLast), Select.send(c, e, buf::removeFirst));
             }
         });
         return proxy;
@@ -140,7 +140,7 @@ class GoChanProgramsTest {
         Go.go(() -> {
             PriorityQueue<PeekCh> h = new PriorityQueue<>((a, b) -> Integer.compare(a.head, b.head));
             int min = 15;
-            for (;;) {
+            for (; ; ) {
                 Chan<Integer> m = multiples(primes.recv());
                 int head = m.recv();
                 while (min < head) {
@@ -167,7 +167,7 @@ class GoChanProgramsTest {
             Chan<Integer> primesProxy = sendproxy(primes);
             Chan<Integer> candidates = odds();
             int p = candidates.recv();
-            for (;;) {
+            for (; ; ) {
                 int c = composites.recv();
                 while (p < c) {
                     primesProxy.send(p);
@@ -300,12 +300,12 @@ class GoChanProgramsTest {
     }
 
     static void recv2(Chan<Integer> c) {
-        Select.select(Select.recv(c, () -> { }));
+        Select.select(Select.recv(c, () -> {}));
     }
 
     static void recv3(Chan<Integer> c) {
         Chan<Integer> c2 = Chan.make();
-        Select.select(Select.recv(c, () -> { }), Select.recv(c2, () -> { }));
+        Select.select(Select.recv(c, () -> {}), Select.recv(c2, () -> {}));
     }
 
     static void send1(Consumer<Chan<Integer>> recv) {
@@ -319,7 +319,7 @@ class GoChanProgramsTest {
         Chan<Integer> c = Chan.make();
         Go.go(() -> recv.accept(c));
         Go.gosched();
-        Select.select(Select.send(c, 1, () -> { }));
+        Select.select(Select.send(c, 1, () -> {}));
     }
 
     static void send3(Consumer<Chan<Integer>> recv) {
@@ -327,7 +327,7 @@ class GoChanProgramsTest {
         Go.go(() -> recv.accept(c));
         Go.gosched();
         Chan<Integer> c2 = Chan.make();
-        Select.select(Select.send(c, 1, () -> { }), Select.send(c2, 1, () -> { }));
+        Select.select(Select.send(c, 1, () -> {}), Select.send(c2, 1, () -> {}));
     }
 
     @ParameterizedTest

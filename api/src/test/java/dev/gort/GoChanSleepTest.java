@@ -43,10 +43,10 @@ class GoChanSleepTest {
                     // Ensure that non-blocking receive does not block.
                     Select.select(
                             Select.recv(c, () -> check(false, "chan[%d]: receive from empty chan", cc)),
-                            Select.defaultCase(() -> { }));
+                            Select.defaultCase(() -> {}));
                     Select.select(
                             Select.recv2(c, (v, ok) -> check(false, "chan[%d]: receive from empty chan", cc)),
-                            Select.defaultCase(() -> { }));
+                            Select.defaultCase(() -> {}));
                     c.send(0);
                     c.send(0);
                 }
@@ -66,7 +66,7 @@ class GoChanSleepTest {
                     // Ensure that non-blocking send does not block.
                     Select.select(
                             Select.send(c, 0, () -> check(false, "chan[%d]: send to full chan", cc)),
-                            Select.defaultCase(() -> { }));
+                            Select.defaultCase(() -> {}));
                     c.recv();
                 }
                 {
@@ -83,7 +83,12 @@ class GoChanSleepTest {
                     Integer v = c.recv();
                     check(v == null, "chan[%d]: received %s, expected the zero value", cc, v);
                     Chan.Received<Integer> r = c.recv2();
-                    check(r.value() == null && !r.ok(), "chan[%d]: received %s/%s, expected zero/false", cc, r.value(), r.ok());
+                    check(
+                            r.value() == null && !r.ok(),
+                            "chan[%d]: received %s/%s, expected zero/false",
+                            cc,
+                            r.value(),
+                            r.ok());
                 }
                 {
                     // Ensure that close unblocks receive.
@@ -125,13 +130,25 @@ class GoChanSleepTest {
                 {
                     // Test len/cap.
                     Chan<Integer> c = Chan.make(chanCap);
-                    check(c.len() == 0 && c.cap() == chanCap, "chan[%d]: bad len/cap, expect %d/%d, got %d/%d", cc, 0, cc,
-                            c.len(), c.cap());
+                    check(
+                            c.len() == 0 && c.cap() == chanCap,
+                            "chan[%d]: bad len/cap, expect %d/%d, got %d/%d",
+                            cc,
+                            0,
+                            cc,
+                            c.len(),
+                            c.cap());
                     for (int i = 0; i < chanCap; i++) {
                         c.send(i);
                     }
-                    check(c.len() == chanCap && c.cap() == chanCap, "chan[%d]: bad len/cap, expect %d/%d, got %d/%d", cc, cc,
-                            cc, c.len(), c.cap());
+                    check(
+                            c.len() == chanCap && c.cap() == chanCap,
+                            "chan[%d]: bad len/cap, expect %d/%d, got %d/%d",
+                            cc,
+                            cc,
+                            cc,
+                            c.len(),
+                            c.cap());
                 }
             }
         });
@@ -150,7 +167,7 @@ class GoChanSleepTest {
             Chan<Integer> e = Chan.make();
             // goroutine A
             Go.go(() -> {
-                Select.select(Select.recv(c, () -> { }), Select.recv(c, () -> { }), Select.recv(d, () -> { }));
+                Select.select(Select.recv(c, () -> {}), Select.recv(c, () -> {}), Select.recv(d, () -> {}));
                 e.send(9);
             });
             Time.sleep(MS); // make sure goroutine A gets queued first on c
@@ -209,18 +226,26 @@ class GoChanSleepTest {
             Chan<Integer> nilch = Chan.nil();
             Chan<Integer> closedch = Chan.make();
             closedch.close();
-            Runnable nothing = () -> { };
+            Runnable nothing = () -> {};
 
             // sending/receiving from a nil channel blocks
             testBlock(ALWAYS, () -> nilch.send(7));
             testBlock(ALWAYS, () -> nilch.recv());
 
             // sending/receiving from a nil channel inside a select is never selected
-            testPanic(NEVER, () -> Select.select(Select.send(nilch, 7, GoChanSleepTest::unreachable), Select.defaultCase(nothing)));
-            testPanic(NEVER, () -> Select.select(Select.recv(nilch, GoChanSleepTest::unreachable), Select.defaultCase(nothing)));
+            testPanic(
+                    NEVER,
+                    () -> Select.select(
+                            Select.send(nilch, 7, GoChanSleepTest::unreachable), Select.defaultCase(nothing)));
+            testPanic(
+                    NEVER,
+                    () -> Select.select(Select.recv(nilch, GoChanSleepTest::unreachable), Select.defaultCase(nothing)));
             // (a Java null channel reference is the same as nil in a select)
-            testPanic(NEVER, () -> Select.select(Select.recv((Chan<Integer>) null, GoChanSleepTest::unreachable),
-                    Select.defaultCase(nothing)));
+            testPanic(
+                    NEVER,
+                    () -> Select.select(
+                            Select.recv((Chan<Integer>) null, GoChanSleepTest::unreachable),
+                            Select.defaultCase(nothing)));
 
             // sending to an async channel with free buffer space never blocks
             testBlock(NEVER, () -> {
@@ -257,9 +282,11 @@ class GoChanSleepTest {
             // selects with only nil channels always block
             testBlock(ALWAYS, () -> Select.select(Select.recv(nilch, GoChanSleepTest::unreachable)));
             testBlock(ALWAYS, () -> Select.select(Select.send(nilch, 7, GoChanSleepTest::unreachable)));
-            testBlock(ALWAYS, () -> Select.select(
-                    Select.recv(nilch, GoChanSleepTest::unreachable),
-                    Select.send(nilch, 7, GoChanSleepTest::unreachable)));
+            testBlock(
+                    ALWAYS,
+                    () -> Select.select(
+                            Select.recv(nilch, GoChanSleepTest::unreachable),
+                            Select.send(nilch, 7, GoChanSleepTest::unreachable)));
 
             // selects with non-ready non-nil channels always block
             testBlock(ALWAYS, () -> {
@@ -269,8 +296,13 @@ class GoChanSleepTest {
 
             // selects with default cases don't block
             testBlock(NEVER, () -> Select.select(Select.defaultCase(nothing)));
-            testBlock(NEVER, () -> Select.select(Select.recv(nilch, GoChanSleepTest::unreachable), Select.defaultCase(nothing)));
-            testBlock(NEVER, () -> Select.select(Select.send(nilch, 7, GoChanSleepTest::unreachable), Select.defaultCase(nothing)));
+            testBlock(
+                    NEVER,
+                    () -> Select.select(Select.recv(nilch, GoChanSleepTest::unreachable), Select.defaultCase(nothing)));
+            testBlock(
+                    NEVER,
+                    () -> Select.select(
+                            Select.send(nilch, 7, GoChanSleepTest::unreachable), Select.defaultCase(nothing)));
 
             // selects with ready channels don't block
             testBlock(NEVER, () -> {
@@ -285,8 +317,8 @@ class GoChanSleepTest {
 
             // selects with closed channels behave like ordinary operations
             testBlock(NEVER, () -> Select.select(Select.recv(closedch, nothing)));
-            testBlock(NEVER, () -> Select.select(Select.recv(closedch, (Integer x) -> { })));
-            testBlock(NEVER, () -> Select.select(Select.recv2(closedch, (x, ok) -> { })));
+            testBlock(NEVER, () -> Select.select(Select.recv(closedch, (Integer x) -> {})));
+            testBlock(NEVER, () -> Select.select(Select.recv2(closedch, (x, ok) -> {})));
             testPanic(ALWAYS, () -> Select.select(Select.send(closedch, 7, nothing)));
             // ... even with a default case (Go: send on closed panics in a select with default too)
             testPanic(ALWAYS, () -> Select.select(Select.send(closedch, 7, nothing), Select.defaultCase(nothing)));

@@ -28,11 +28,9 @@ class GoChanTest {
             for (int i = 0; i < n; i++) {
                 Chan<Integer> c = Chan.make(1);
                 c.send(1);
-                Go.go(() -> Select.select(
-                        Select.recv(c, () -> { }),
-                        Select.defaultCase(() -> {
-                            throw new AssertionError("chan is not ready");
-                        })));
+                Go.go(() -> Select.select(Select.recv(c, () -> {}), Select.defaultCase(() -> {
+                    throw new AssertionError("chan is not ready");
+                })));
                 c.close();
                 c.recv();
             }
@@ -75,12 +73,16 @@ class GoChanTest {
                             for (int i = 0; i < 1000; i++) {
                                 if (pp == 0 || i % 2 == 0) {
                                     Select.select(
-                                            Select.send(c, pp, () -> { }),
-                                            Select.recv(c, (Integer v) -> check(!(chanCap == 0 && v == pp), "self receive")));
+                                            Select.send(c, pp, () -> {}),
+                                            Select.recv(
+                                                    c,
+                                                    (Integer v) -> check(!(chanCap == 0 && v == pp), "self receive")));
                                 } else {
                                     Select.select(
-                                            Select.recv(c, (Integer v) -> check(!(chanCap == 0 && v == pp), "self receive")),
-                                            Select.send(c, pp, () -> { }));
+                                            Select.recv(
+                                                    c,
+                                                    (Integer v) -> check(!(chanCap == 0 && v == pp), "self receive")),
+                                            Select.send(c, pp, () -> {}));
                                 }
                             }
                         } finally {
@@ -124,7 +126,7 @@ class GoChanTest {
                     Select o = new Select();
                     int sendOut = o.addSend(out, null);
                     o.addRecv(done);
-                    for (;;) {
+                    for (; ; ) {
                         in.await();
                         o.setValue(sendOut, in.value());
                         if (o.await() != sendOut) {
@@ -150,7 +152,12 @@ class GoChanTest {
             final double mean = trials * 0.5;
             final double variance = trials * 0.5 * (1 - 0.5);
             double stddev = Math.sqrt(variance);
-            check(Math.abs(cnt1 - mean) <= 10 * stddev, "unfair select: in %d trials, results were %d, %d", trials, cnt1, cnt2);
+            check(
+                    Math.abs(cnt1 - mean) <= 10 * stddev,
+                    "unfair select: in %d trials, results were %d, %d",
+                    trials,
+                    cnt1,
+                    cnt2);
             done.close();
             wg.await();
         });
@@ -179,7 +186,7 @@ class GoChanTest {
                     m.unlock();
                 });
                 for (int i = 0; i < n; i++) {
-                    Select.select(Select.send(c, 1, () -> { }), Select.send(c, 0, () -> { }));
+                    Select.select(Select.send(c, 1, () -> {}), Select.send(c, 0, () -> {}));
                 }
                 m.lock(); // wait
                 int n0 = 0;
@@ -188,7 +195,12 @@ class GoChanTest {
                     n0 += (i + 1) % 2;
                     n1 += i;
                 }
-                check(n0 > n / 10 && n1 > n / 10, "Want pseudorandom, got %d zeros and %d ones (chan cap %d)", n0, n1, chanCap);
+                check(
+                        n0 > n / 10 && n1 > n / 10,
+                        "Want pseudorandom, got %d zeros and %d ones (chan cap %d)",
+                        n0,
+                        n1,
+                        chanCap);
             }
         });
     }
@@ -245,7 +257,13 @@ class GoChanTest {
                 n++;
                 s += v;
             }
-            check(n == niter && s == expect[0], "Expected sum %d (got %d) from %d iter (saw %d)", expect[0], s, niter, n);
+            check(
+                    n == niter && s == expect[0],
+                    "Expected sum %d (got %d) from %d iter (saw %d)",
+                    expect[0],
+                    s,
+                    niter,
+                    n);
         });
     }
 

@@ -43,15 +43,18 @@ class GoSyscallTest {
             }
         });
         assertArrayEquals("hello".getBytes(StandardCharsets.UTF_8), got.get());
-        assertTrue(thrown.get() instanceof java.nio.file.NoSuchFileException, "the call's own exception: " + thrown.get());
+        assertTrue(
+                thrown.get() instanceof java.nio.file.NoSuchFileException, "the call's own exception: " + thrown.get());
     }
 
     @Test
     void blockOutsideAGoroutineJustRuns() throws Exception {
         assertEquals(42, Syscall.block(() -> 42));
-        assertThrows(IOException.class, () -> Syscall.blockHandoff(() -> {
-            throw new IOException("x");
-        }));
+        assertThrows(
+                IOException.class,
+                () -> Syscall.blockHandoff(() -> {
+                    throw new IOException("x");
+                }));
     }
 
     /** Go: proc_test.go TestBlockLocked. */
@@ -107,7 +110,8 @@ class GoSyscallTest {
         });
         assertEquals(1, carriers.size(), "the locked goroutine never left its thread: " + carriers);
         assertEquals(1, lockedExits.get(), "its thread ended with it");
-        assertTrue(!carriers.iterator().next().isAlive() || waitDead(carriers.iterator().next()));
+        assertTrue(!carriers.iterator().next().isAlive()
+                || waitDead(carriers.iterator().next()));
     }
 
     private static boolean waitDead(Thread t) {
@@ -130,23 +134,26 @@ class GoSyscallTest {
         AtomicLong otherRanAt = new AtomicLong();
         GortTesting.run(1, () -> {
             Chan<Boolean> done = Chan.make(2);
-            Go.go(() -> { // runs second, while the sleeper's carrier sleeps
-                otherRanAt.set(System.nanoTime());
-                done.send(true);
-            });
-            Go.go(() -> { // runs first (runnext)
-                try {
-                    Thread.sleep(50);
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-                sleptUntil.set(System.nanoTime());
-                done.send(true);
-            });
+            Go.go(
+                    () -> { // runs second, while the sleeper's carrier sleeps
+                        otherRanAt.set(System.nanoTime());
+                        done.send(true);
+                    });
+            Go.go(
+                    () -> { // runs first (runnext)
+                        try {
+                            Thread.sleep(50);
+                        } catch (InterruptedException e) {
+                            throw new AssertionError(e);
+                        }
+                        sleptUntil.set(System.nanoTime());
+                        done.send(true);
+                    });
             done.recv();
             done.recv();
         });
-        assertTrue(otherRanAt.get() != 0 && otherRanAt.get() < sleptUntil.get(),
+        assertTrue(
+                otherRanAt.get() != 0 && otherRanAt.get() < sleptUntil.get(),
                 "the other goroutine ran during the sleep");
     }
 
@@ -174,23 +181,23 @@ class GoSyscallTest {
                 Go.go(() -> {
                     try {
                         Syscall.block(() -> {
-                        first.compareAndSet(0, System.nanoTime());
-                        int k = inSyscall.incrementAndGet();
-                        maxInSyscall.accumulateAndGet(k, Math::max);
-                        maxThreads.accumulateAndGet(s.mcountPublic(), Math::max);
-                        if (k == procs) { // every P's goroutine is blocked (without handoff: all stuck)
-                            cpuWhenAllBlocked.compareAndSet(-1, cpuWork.get());
-                        }
-                        long t = System.nanoTime();
-                        Thread.sleep(50);
-                        blockNs.set(idx, System.nanoTime() - t);
-                        int left = inSyscall.decrementAndGet();
-                        if (left == procs - 1) {
-                            cpuAtLastExit.set(cpuWork.get());
-                        }
-                        if (left == 0) {
-                            last.set(System.nanoTime());
-                        }
+                            first.compareAndSet(0, System.nanoTime());
+                            int k = inSyscall.incrementAndGet();
+                            maxInSyscall.accumulateAndGet(k, Math::max);
+                            maxThreads.accumulateAndGet(s.mcountPublic(), Math::max);
+                            if (k == procs) { // every P's goroutine is blocked (without handoff: all stuck)
+                                cpuWhenAllBlocked.compareAndSet(-1, cpuWork.get());
+                            }
+                            long t = System.nanoTime();
+                            Thread.sleep(50);
+                            blockNs.set(idx, System.nanoTime() - t);
+                            int left = inSyscall.decrementAndGet();
+                            if (left == procs - 1) {
+                                cpuAtLastExit.set(cpuWork.get());
+                            }
+                            if (left == 0) {
+                                last.set(System.nanoTime());
+                            }
                         });
                     } catch (InterruptedException e) {
                         throw new AssertionError(e);
@@ -221,12 +228,19 @@ class GoSyscallTest {
             stats.set(s.syscallStats.snapshot(s));
         });
         long wallMs = (last.get() - first.get()) / 1_000_000;
-        System.out.printf("api syscall workload: wall %d ms, max in syscall %d, max threads %d, cpu %d -> %d, %s%n",
-                wallMs, maxInSyscall.get(), maxThreads.get(), cpuWhenAllBlocked.get(), cpuAtLastExit.get(), stats.get());
+        System.out.printf(
+                "api syscall workload: wall %d ms, max in syscall %d, max threads %d, cpu %d -> %d, %s%n",
+                wallMs,
+                maxInSyscall.get(),
+                maxThreads.get(),
+                cpuWhenAllBlocked.get(),
+                cpuAtLastExit.get(),
+                stats.get());
         // Normally all 8 overlap; on a loaded machine the ramp-up may be slower than one block.
         assertTrue(maxInSyscall.get() > procs, "more blocks overlapped than there are Ps: " + maxInSyscall.get());
         assertTrue(maxThreads.get() > procs, "threads exceed GOMAXPROCS: " + maxThreads.get());
-        assertTrue(cpuAtLastExit.get() > cpuWhenAllBlocked.get() && cpuWhenAllBlocked.get() >= 0,
+        assertTrue(
+                cpuAtLastExit.get() > cpuWhenAllBlocked.get() && cpuWhenAllBlocked.get() >= 0,
                 "CPU-bound goroutines kept running while at least GOMAXPROCS goroutines were blocked");
         // About one block: at most the longest block plus two typical ones; 2 Ps without handoff
         // would need four in a row (measured blocks: a loaded machine's oversleeping stretches it).

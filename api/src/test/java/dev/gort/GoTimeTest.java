@@ -18,8 +18,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -253,8 +253,9 @@ class GoTimeTest {
                 }
             }
         }
-        return late == 0 ? null : late + " of " + n + " timers were not stopped in time (unit "
-                + unit / MILLISECOND + "ms)";
+        return late == 0
+                ? null
+                : late + " of " + n + " timers were not stopped in time (unit " + unit / MILLISECOND + "ms)";
     }
 
     /**
@@ -293,7 +294,7 @@ class GoTimeTest {
         TimeTestSupport.run(Runtime.getRuntime().availableProcessors(), () -> {
             long d = 1 * MILLISECOND;
             final long maxDuration = 10 * SECOND;
-            for (;;) {
+            for (; ; ) {
                 String err = resetAfterFunc(d);
                 if (err == null) {
                     break;
@@ -390,7 +391,7 @@ class GoTimeTest {
         });
     }
 
-    private record AfterResult(int slot, Instant t) { }
+    private record AfterResult(int slot, Instant t) {}
 
     private static String afterQueuing(long delta) {
         // buffered, so as not to depend on channel queuing semantics (as Go's test says)
@@ -415,7 +416,7 @@ class GoTimeTest {
         TimeTestSupport.run(Runtime.getRuntime().availableProcessors(), () -> {
             long d = 1 * MILLISECOND;
             final long maxDuration = 10 * SECOND;
-            for (;;) {
+            for (; ; ) {
                 String err = reset(d);
                 if (err == null) {
                     break;
@@ -542,10 +543,12 @@ class GoTimeTest {
             assertNull(tk.c().tryRecv(), "no stale tick after Reset");
             tk.stop();
             assertTrue(Time.tick(0).isNil());
-            assertEquals("non-positive interval for NewTicker",
+            assertEquals(
+                    "non-positive interval for NewTicker",
                     assertThrows(PanicError.class, () -> Time.newTicker(0)).getMessage());
             Ticker t2 = Time.newTicker(Time.SECOND);
-            assertEquals("non-positive interval for Ticker.Reset",
+            assertEquals(
+                    "non-positive interval for Ticker.Reset",
                     assertThrows(PanicError.class, () -> t2.reset(-1)).getMessage());
             t2.stop();
         });

@@ -19,7 +19,9 @@ public final class GortTesting {
     }
 
     public static void run(int procs, Duration timeout, Runnable main) {
-        assertTimeoutPreemptively(timeout, () -> Go.run(config(procs), main),
+        assertTimeoutPreemptively(
+                timeout,
+                () -> Go.run(config(procs), main),
                 () -> "gort main did not return within " + timeout + " (GOMAXPROCS=" + procs + ")");
     }
 

@@ -24,10 +24,17 @@ class NumGoroutineTest {
     @Test
     void freshProgramHasOneGoroutine() throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = List.of(java, "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED",
+        List<String> cmd = List.of(
+                java,
+                "--add-exports",
+                "java.base/jdk.internal.vm=ALL-UNNAMED",
                 "-Dgort.godebug=schedtrace=1000", // sysmon busy printing must not count either
-                "-cp", System.getProperty("java.class.path"), Prog.class.getName());
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                "-cp",
+                System.getProperty("java.class.path"),
+                Prog.class.getName());
+        Process p = new ProcessBuilder(cmd)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();

@@ -45,22 +45,26 @@ final class TimeTestSupport {
         }
 
         void acquire() {
-            for (;;) {
+            for (; ; ) {
                 synchronized (lock) {
                     if (count > 0) {
                         count--;
                         return;
                     }
                 }
-                Scheduler.gopark((G gp, Sema s) -> {
-                    synchronized (s.lock) {
-                        if (s.count > 0) {
-                            return false; // cancel the park; retry
-                        }
-                        s.waiters.add(gp);
-                        return true;
-                    }
-                }, this, WaitReason.SEMACQUIRE, this);
+                Scheduler.gopark(
+                        (G gp, Sema s) -> {
+                            synchronized (s.lock) {
+                                if (s.count > 0) {
+                                    return false; // cancel the park; retry
+                                }
+                                s.waiters.add(gp);
+                                return true;
+                            }
+                        },
+                        this,
+                        WaitReason.SEMACQUIRE,
+                        this);
             }
         }
 

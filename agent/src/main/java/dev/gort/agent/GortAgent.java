@@ -40,9 +40,8 @@ public final class GortAgent {
     }
 
     private static void install(String args, Instrumentation inst) {
-        PreemptStrategy strategy = args != null && !args.isBlank()
-                ? PreemptStrategy.parse(args)
-                : PreemptStrategy.fromEnvironment();
+        PreemptStrategy strategy =
+                args != null && !args.isBlank() ? PreemptStrategy.parse(args) : PreemptStrategy.fromEnvironment();
         if (args != null && !args.isBlank()) {
             System.setProperty("gort.preempt", strategy.id()); // the runtime reports the same strategy
         }

@@ -31,16 +31,20 @@ public final class GortTransformer implements ClassFileTransformer {
     private final Set<String> reported = ConcurrentHashMap.newKeySet();
 
     public GortTransformer(PreemptStrategy strategy) {
-        this(strategy, Boolean.getBoolean("gort.agent.verify"), prefixes("gort.agent.exclude"),
-                prefixes("gort.agent.include"), PreemptStrategy.strideFromEnvironment());
+        this(
+                strategy,
+                Boolean.getBoolean("gort.agent.verify"),
+                prefixes("gort.agent.exclude"),
+                prefixes("gort.agent.include"),
+                PreemptStrategy.strideFromEnvironment());
     }
 
     public GortTransformer(PreemptStrategy strategy, boolean verify, List<String> exclude, List<String> include) {
         this(strategy, verify, exclude, include, PreemptStrategy.DEFAULT_STRIDE);
     }
 
-    public GortTransformer(PreemptStrategy strategy, boolean verify, List<String> exclude, List<String> include,
-                           int stride) {
+    public GortTransformer(
+            PreemptStrategy strategy, boolean verify, List<String> exclude, List<String> include, int stride) {
         this.injector = new PollInjector(strategy, verify, stride);
         this.exclude = exclude;
         this.include = include;
@@ -88,8 +92,12 @@ public final class GortTransformer implements ClassFileTransformer {
     }
 
     @Override
-    public byte[] transform(ClassLoader loader, String className, Class<?> classBeingRedefined,
-                            ProtectionDomain protectionDomain, byte[] classfileBuffer) {
+    public byte[] transform(
+            ClassLoader loader,
+            String className,
+            Class<?> classBeingRedefined,
+            ProtectionDomain protectionDomain,
+            byte[] classfileBuffer) {
         if (className == null) {
             return null; // hidden classes never reach transformers; be safe with odd ones
         }

@@ -71,8 +71,8 @@ public final class PollInjector {
     static final String POLL = "dev/gort/runtime/Poll";
 
     /** What one call did. */
-    public record Result(byte[] bytes, int methods, int backedgePolls, int entryPolls, int monitorHooks,
-                         int methodsSkipped) {
+    public record Result(
+            byte[] bytes, int methods, int backedgePolls, int entryPolls, int monitorHooks, int methodsSkipped) {
         public boolean changed() {
             return bytes != null;
         }
@@ -196,7 +196,8 @@ public final class PollInjector {
         int hooks = 0;
 
         Set<AbstractInsnNode> mined = strategy == PreemptStrategy.BACKEDGE && stride > 0
-                ? StripMiner.stripMine(owner, mn, stride, frames, site(owner, mn)) : Set.of();
+                ? StripMiner.stripMine(owner, mn, stride, frames, site(owner, mn))
+                : Set.of();
         // Each strip-mined loop polls once in its outer head.
         backedges += mined.size() / 2;
         // One pass in code order: labels seen so far decide which branches go backwards.

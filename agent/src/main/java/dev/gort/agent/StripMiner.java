@@ -71,8 +71,14 @@ final class StripMiner {
     private StripMiner() {}
 
     /** One loop found by {@link #find}: everything the rewrite needs. */
-    private record Loop(LabelNode head, FrameNode headFrame, int iv, List<AbstractInsnNode> limit,
-                        JumpInsnNode test, IincInsnNode step, JumpInsnNode backedge) {}
+    private record Loop(
+            LabelNode head,
+            FrameNode headFrame,
+            int iv,
+            List<AbstractInsnNode> limit,
+            JumpInsnNode test,
+            IincInsnNode step,
+            JumpInsnNode backedge) {}
 
     /**
      * Rewrites every matching loop of {@code mn} and returns the branches that must not get a
@@ -114,8 +120,8 @@ final class StripMiner {
     }
 
     /** The loop closed by back-edge {@code g}, if it has the shape; else null. */
-    private static Loop match(String owner, MethodNode mn, JumpInsnNode g, Map<AbstractInsnNode, Integer> index,
-                              boolean frames) {
+    private static Loop match(
+            String owner, MethodNode mn, JumpInsnNode g, Map<AbstractInsnNode, Integer> index, boolean frames) {
         if (!(real(g.getPrevious(), false) instanceof IincInsnNode step) || step.incr != 1) {
             return null;
         }
@@ -129,8 +135,10 @@ final class StripMiner {
             }
             p = p.getNext();
         }
-        if (frames && (headFrame == null || headFrame.type != Opcodes.F_NEW
-                || (headFrame.stack != null && !headFrame.stack.isEmpty()))) {
+        if (frames
+                && (headFrame == null
+                        || headFrame.type != Opcodes.F_NEW
+                        || (headFrame.stack != null && !headFrame.stack.isEmpty()))) {
             return null;
         }
         if (!(p instanceof VarInsnNode load) || load.getOpcode() != Opcodes.ILOAD || load.var != iv) {
@@ -143,8 +151,10 @@ final class StripMiner {
             limitVar = v.var;
             limit.add(q);
             q = q.getNext();
-        } else if (q instanceof VarInsnNode v && v.getOpcode() == Opcodes.ALOAD
-                && q.getNext() != null && q.getNext().getOpcode() == Opcodes.ARRAYLENGTH) {
+        } else if (q instanceof VarInsnNode v
+                && v.getOpcode() == Opcodes.ALOAD
+                && q.getNext() != null
+                && q.getNext().getOpcode() == Opcodes.ARRAYLENGTH) {
             limitVar = v.var;
             limit.add(q);
             limit.add(q.getNext());
@@ -172,19 +182,26 @@ final class StripMiner {
         }
         for (AbstractInsnNode in = test.getNext(); in != step; in = in.getNext()) {
             int op = in.getOpcode();
-            if (in instanceof VarInsnNode v && v.getOpcode() >= Opcodes.ISTORE && v.getOpcode() <= Opcodes.ASTORE
+            if (in instanceof VarInsnNode v
+                    && v.getOpcode() >= Opcodes.ISTORE
+                    && v.getOpcode() <= Opcodes.ASTORE
                     && (v.var == iv || v.var == limitVar)) {
                 return null;
             }
             if (in instanceof IincInsnNode inc && (inc.var == iv || inc.var == limitVar)) {
                 return null;
             }
-            if (op == Opcodes.MONITORENTER || op == Opcodes.MONITOREXIT || op == Opcodes.INVOKEDYNAMIC
-                    || op == Opcodes.JSR || op == Opcodes.RET) {
+            if (op == Opcodes.MONITORENTER
+                    || op == Opcodes.MONITOREXIT
+                    || op == Opcodes.INVOKEDYNAMIC
+                    || op == Opcodes.JSR
+                    || op == Opcodes.RET) {
                 return null;
             }
-            if (in instanceof MethodInsnNode m && !m.owner.equals(owner)
-                    && !m.owner.equals("java/lang/Math") && !m.owner.equals("java/lang/StrictMath")) {
+            if (in instanceof MethodInsnNode m
+                    && !m.owner.equals(owner)
+                    && !m.owner.equals("java/lang/Math")
+                    && !m.owner.equals("java/lang/StrictMath")) {
                 return null;
             }
         }
@@ -235,7 +252,9 @@ final class StripMiner {
 
     private static boolean isIntConstant(AbstractInsnNode in) {
         int op = in.getOpcode();
-        return (op >= Opcodes.ICONST_M1 && op <= Opcodes.ICONST_5) || op == Opcodes.BIPUSH || op == Opcodes.SIPUSH
+        return (op >= Opcodes.ICONST_M1 && op <= Opcodes.ICONST_5)
+                || op == Opcodes.BIPUSH
+                || op == Opcodes.SIPUSH
                 || (op == Opcodes.LDC && ((LdcInsnNode) in).cst instanceof Integer);
     }
 
@@ -275,8 +294,8 @@ final class StripMiner {
                     f.local = withInt(f.local, lim);
                 }
             }
-            pre.add(new FrameNode(Opcodes.F_NEW, l.headFrame.local.size(), l.headFrame.local.toArray(), 0,
-                    new Object[0]));
+            pre.add(new FrameNode(
+                    Opcodes.F_NEW, l.headFrame.local.size(), l.headFrame.local.toArray(), 0, new Object[0]));
             FrameNode innerFrame = (FrameNode) pre.getLast();
             innerFrame.local = withInt(innerFrame.local, lim);
         }

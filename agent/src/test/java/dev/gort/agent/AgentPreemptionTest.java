@@ -55,7 +55,7 @@ class AgentPreemptionTest {
         }
     }
 
-    private record TightLoop(long hogEnd, long[] starts, long[] progressAtStart, PreemptStats stats) { }
+    private record TightLoop(long hogEnd, long[] starts, long[] progressAtStart, PreemptStats stats) {}
 
     /** The simulator's tight-loop workload: a 40 ms call-free loop + three short goroutines. */
     private static TightLoop tightLoop(PreemptStrategy st) throws Exception {
@@ -95,9 +95,18 @@ class AgentPreemptionTest {
             prog[k] = progressAt.get(k);
         }
         TightLoop r = new TightLoop(hogEnd.get() - t0.get(), rel, prog, s.preempt.snapshot());
-        System.out.printf("%s: short Gs started at %.1f %.1f %.1f ms (loop CPU %.1f %.1f %.1f ms); loop ended at"
-                + " %.1f ms; %s%n", st.id(), rel[0] / 1e6, rel[1] / 1e6, rel[2] / 1e6, prog[0] / 1e6,
-                prog[1] / 1e6, prog[2] / 1e6, r.hogEnd / 1e6, r.stats);
+        System.out.printf(
+                "%s: short Gs started at %.1f %.1f %.1f ms (loop CPU %.1f %.1f %.1f ms); loop ended at"
+                        + " %.1f ms; %s%n",
+                st.id(),
+                rel[0] / 1e6,
+                rel[1] / 1e6,
+                rel[2] / 1e6,
+                prog[0] / 1e6,
+                prog[1] / 1e6,
+                prog[2] / 1e6,
+                r.hogEnd / 1e6,
+                r.stats);
         return r;
     }
 
@@ -106,11 +115,14 @@ class AgentPreemptionTest {
         TightLoop r = tightLoop(PreemptStrategy.BACKEDGE);
         for (int k = 0; k < 3; k++) {
             assertTrue(r.starts[k] >= 9 * MS, "started inside the 10 ms slice: " + r.starts[k] / 1e6);
-            assertTrue(r.progressAtStart[k] < 30 * MS && r.starts[k] < r.hogEnd,
+            assertTrue(
+                    r.progressAtStart[k] < 30 * MS && r.starts[k] < r.hogEnd,
                     "short G waited for the loop: loop CPU " + r.progressAtStart[k] / 1e6 + " ms");
         }
         assertTrue(r.stats.honoured() >= 1);
-        assertTrue(r.stats.sites().containsKey(WORK + "Spinners.spinCpu"), r.stats.sites().toString());
+        assertTrue(
+                r.stats.sites().containsKey(WORK + "Spinners.spinCpu"),
+                r.stats.sites().toString());
     }
 
     @Test
@@ -121,7 +133,9 @@ class AgentPreemptionTest {
         }
         // No yield point in the call-free loop. (A request that arrives while the hog is still in
         // newproc is honoured there, as at a Go <1.14 prologue: that is not the loop.)
-        assertFalse(r.stats.sites().containsKey(WORK + "Spinners.spinCpu"), r.stats.sites().toString());
+        assertFalse(
+                r.stats.sites().containsKey(WORK + "Spinners.spinCpu"),
+                r.stats.sites().toString());
     }
 
     /** Go 1.2-1.13: a call-free loop is not preemptible at method entries. */
@@ -137,7 +151,8 @@ class AgentPreemptionTest {
     void tightLoopBudgetYieldsWhenTheBudgetIsSpent() throws Exception {
         TightLoop r = tightLoop(PreemptStrategy.BUDGET);
         for (int k = 0; k < 3; k++) {
-            assertTrue(r.progressAtStart[k] < 30 * MS && r.starts[k] < r.hogEnd,
+            assertTrue(
+                    r.progressAtStart[k] < 30 * MS && r.starts[k] < r.hogEnd,
                     "short G waited for the loop: loop CPU " + r.progressAtStart[k] / 1e6 + " ms");
         }
         assertTrue(r.stats.budgetYields() + r.stats.honoured() >= 1, r.stats.toString());
@@ -145,7 +160,9 @@ class AgentPreemptionTest {
 
     /** Go's TestPreemption (proc_test.go), N = 5, on GOMAXPROCS=1 so parallelism cannot hide it. */
     @ParameterizedTest
-    @EnumSource(value = PreemptStrategy.class, names = {"BACKEDGE", "ENTRY", "BUDGET"})
+    @EnumSource(
+            value = PreemptStrategy.class,
+            names = {"BACKEDGE", "ENTRY", "BUDGET"})
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void testPreemption(PreemptStrategy st) throws Exception {
         Method body = method(st, "Spinners", "preemptionBody", int.class, int.class, AtomicInteger.class);
@@ -174,8 +191,8 @@ class AgentPreemptionTest {
     /** A loop inside synchronized is not preempted; the request is re-armed at the exit and honoured. */
     @Test
     void noPreemptionInsideAMonitorAndTheRequestIsRearmedAtExit() throws Exception {
-        Method spin = method(PreemptStrategy.BACKEDGE, "Spinners", "spinLocked", Object.class, long.class,
-                AtomicLong.class);
+        Method spin =
+                method(PreemptStrategy.BACKEDGE, "Spinners", "spinLocked", Object.class, long.class, AtomicLong.class);
         Scheduler s = newScheduler(1);
         AtomicLong shortStart = new AtomicLong();
         AtomicLong unlockedAt = new AtomicLong();
@@ -211,8 +228,10 @@ class AgentPreemptionTest {
     @EnumSource(PreemptStrategy.class)
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void loopShapesGiveIdenticalResults(PreemptStrategy st) throws Exception {
-        shapesUnderAStorm(st.id(), method(st, "LoopShapes", "all", int.class), st != PreemptStrategy.NONE
-                && st != PreemptStrategy.ENTRY);
+        shapesUnderAStorm(
+                st.id(),
+                method(st, "LoopShapes", "all", int.class),
+                st != PreemptStrategy.NONE && st != PreemptStrategy.ENTRY);
     }
 
     /**

@@ -12,22 +12,26 @@ final class GSema {
     private final ArrayDeque<G> waiters = new ArrayDeque<>();
 
     void acquire() {
-        for (;;) {
+        for (; ; ) {
             synchronized (lock) {
                 if (count > 0) {
                     count--;
                     return;
                 }
             }
-            Scheduler.gopark((G gp, GSema s) -> {
-                synchronized (s.lock) {
-                    if (s.count > 0) {
-                        return false;
-                    }
-                    s.waiters.add(gp);
-                    return true;
-                }
-            }, this, WaitReason.SEMACQUIRE, this);
+            Scheduler.gopark(
+                    (G gp, GSema s) -> {
+                        synchronized (s.lock) {
+                            if (s.count > 0) {
+                                return false;
+                            }
+                            s.waiters.add(gp);
+                            return true;
+                        }
+                    },
+                    this,
+                    WaitReason.SEMACQUIRE,
+                    this);
         }
     }
 

@@ -23,8 +23,8 @@ import org.objectweb.asm.tree.MethodNode;
 
 class GortTransformerTest {
     private static byte[] bytes(String cls) throws Exception {
-        try (InputStream in = GortTransformerTest.class.getClassLoader()
-                .getResourceAsStream(cls.replace('.', '/') + ".class")) {
+        try (InputStream in =
+                GortTransformerTest.class.getClassLoader().getResourceAsStream(cls.replace('.', '/') + ".class")) {
             return in.readAllBytes();
         }
     }
@@ -117,20 +117,20 @@ class GortTransformerTest {
         assertTrue(r.backedgePolls() > 0 && r.backedgePolls() <= every.backedgePolls());
     }
 
+    /** Polls right after a loop's own test: the once-per-strip polls of mined loops. */
     private static int stripHeads(MethodNode mn) {
-        int n = 0;
-        for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
-            if (isPoll(in) && previousReal(in).getOpcode() == Opcodes.IF_ICMPGE) {
-                n++;
-            }
-        }
-        return n;
+        return countIf(mn, in -> isPoll(in) && previousReal(in).getOpcode() == Opcodes.IF_ICMPGE);
     }
 
+    /** Polls right before a branch: per-back-edge polls. */
     private static int pollsBeforeBranches(MethodNode mn) {
+        return countIf(mn, in -> isPoll(in) && in.getNext() instanceof JumpInsnNode);
+    }
+
+    private static int countIf(MethodNode mn, java.util.function.Predicate<AbstractInsnNode> p) {
         int n = 0;
         for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
-            if (isPoll(in) && in.getNext() instanceof JumpInsnNode) {
+            if (p.test(in)) {
                 n++;
             }
         }
@@ -153,39 +153,34 @@ class GortTransformerTest {
     }
 
     private static int count(MethodNode mn, int opcode) {
-        int n = 0;
-        for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
-            if (in.getOpcode() == opcode) {
-                n++;
-            }
-        }
-        return n;
+        return countIf(mn, in -> in.getOpcode() == opcode);
     }
 
     @Test
     void entryPutsOnePollFirstInEveryMethod() throws Exception {
-        PollInjector.Result r = new PollInjector(PreemptStrategy.ENTRY, true)
-                .instrument(bytes("dev.gort.agent.work.LoopShapes"));
+        PollInjector.Result r =
+                new PollInjector(PreemptStrategy.ENTRY, true).instrument(bytes("dev.gort.agent.work.LoopShapes"));
         MethodNode nested = method(r.bytes(), "nested");
         assertEquals(List.of("poll"), calls(nested));
         AbstractInsnNode first = nested.instructions.getFirst();
         // ldc "class.method" then the poll: the site travels with the yield point
         assertTrue(first instanceof LdcInsnNode l && l.cst.equals("dev.gort.agent.work.LoopShapes.nested"), "" + first);
-        assertTrue(first.getNext() instanceof MethodInsnNode m && m.name.equals("poll")
+        assertTrue(first.getNext() instanceof MethodInsnNode m
+                && m.name.equals("poll")
                 && m.desc.equals("(Ljava/lang/String;)V"));
     }
 
     @Test
     void budgetChargesEntriesAndBackEdges() throws Exception {
-        PollInjector.Result r = new PollInjector(PreemptStrategy.BUDGET, true)
-                .instrument(bytes("dev.gort.agent.work.LoopShapes"));
+        PollInjector.Result r =
+                new PollInjector(PreemptStrategy.BUDGET, true).instrument(bytes("dev.gort.agent.work.LoopShapes"));
         assertEquals(List.of("budget", "budget", "budget", "budget"), calls(method(r.bytes(), "nested")));
     }
 
     @Test
     void monitorHooksPairEveryEnterWithEveryExitPath() throws Exception {
-        PollInjector.Result r = new PollInjector(PreemptStrategy.BACKEDGE, true)
-                .instrument(bytes("dev.gort.agent.work.LoopShapes"));
+        PollInjector.Result r =
+                new PollInjector(PreemptStrategy.BACKEDGE, true).instrument(bytes("dev.gort.agent.work.LoopShapes"));
         List<String> block = calls(method(r.bytes(), "syncBlock"));
         assertEquals(1, block.stream().filter("monitorEnter"::equals).count());
         // javac: a normal exit and the exception handler's exit
@@ -201,9 +196,12 @@ class GortTransformerTest {
 
     @Test
     void noneChangesNothingAndNeitherDoesAClassWithoutLoops() throws Exception {
-        assertNull(new PollInjector(PreemptStrategy.NONE, true).instrument(bytes("dev.gort.agent.GSema")).bytes());
+        assertNull(new PollInjector(PreemptStrategy.NONE, true)
+                .instrument(bytes("dev.gort.agent.GSema"))
+                .bytes());
         assertNull(new PollInjector(PreemptStrategy.BACKEDGE, true)
-                .instrument(bytes("dev.gort.agent.work.NoLoops")).bytes());
+                .instrument(bytes("dev.gort.agent.work.NoLoops"))
+                .bytes());
     }
 
     @Test

@@ -85,7 +85,9 @@ final class Contexts {
         }
         TimerCtx c = new TimerCtx(parent, d);
         c.propagateCancel(parent, c);
-        long dur = timeoutNanos >= 0 ? timeoutNanos : Duration.between(Instant.now(), d).toNanos();
+        long dur = timeoutNanos >= 0
+                ? timeoutNanos
+                : Duration.between(Instant.now(), d).toNanos();
         if (dur <= 0) {
             c.cancel(true, Context.DEADLINE_EXCEEDED, null); // deadline has already passed
             return c;
@@ -277,7 +279,7 @@ final class Contexts {
             // A foreign Context implementation: watch it from a goroutine.
             Go.go(() -> Select.select(
                     Select.recv(pdone, () -> child.cancel(false, parent.err(), Context.cause(parent))),
-                    Select.recv(child.done(), () -> { })));
+                    Select.recv(child.done(), () -> {})));
         }
 
         /**

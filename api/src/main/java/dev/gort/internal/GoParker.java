@@ -99,6 +99,7 @@ public final class GoParker implements Parker {
 
     /** Go: proc.go active_spin. */
     static final int ACTIVE_SPIN = 4;
+
     static final int NCPU = Runtime.getRuntime().availableProcessors();
 
     @Override

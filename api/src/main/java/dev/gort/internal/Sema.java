@@ -49,6 +49,7 @@ public final class Sema {
     private int lockWord;
     /** The waiters, FIFO (LIFO inserts at the head); under the lock, plain. */
     private Sudog head;
+
     private Sudog tail;
 
     /** Immutable. */
@@ -67,7 +68,7 @@ public final class Sema {
 
     /** Go: sema.go cansemacquire. */
     public boolean cansemacquire() {
-        for (;;) {
+        for (; ; ) {
             int v = count;
             if (v == 0) {
                 return false;
@@ -115,13 +116,14 @@ public final class Sema {
         // releaser handed us the unit (ticket) or we race for it again.
         Object gp = parker.current();
         if (gp == null) {
-            throw new IllegalStateException("gort: " + reason.go() + " would block outside a goroutine (use Go.run / Go.go)");
+            throw new IllegalStateException(
+                    "gort: " + reason.go() + " would block outside a goroutine (use Go.run / Go.go)");
         }
         Sudog s = parker.acquireSudog(gp);
         s.g = gp;
         s.c = this;
         s.elem = null;
-        for (;;) {
+        for (; ; ) {
             lock();
             // Add ourselves to nwait to disable the "easy case" in semrelease.
             NWAIT.getAndAdd(this, 1);

@@ -23,7 +23,7 @@ public final class SpinLock {
 
     private static void lockSlow(VarHandle word, Object owner) {
         int spins = 0;
-        for (;;) {
+        for (; ; ) {
             if ((int) word.getOpaque(owner) == 0 && word.compareAndSet(owner, 0, 1)) {
                 return;
             }

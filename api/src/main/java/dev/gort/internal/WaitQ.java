@@ -63,7 +63,7 @@ public final class WaitQ {
      * <p>Go: (*waitq).dequeue
      */
     public Sudog dequeue(Parker parker) {
-        for (;;) {
+        for (; ; ) {
             Sudog sgp = first;
             if (sgp == null) {
                 return null;

@@ -35,6 +35,7 @@ public class Cond implements WaitTarget {
 
     /** L is held while observing or changing the condition. Go: c.L. */
     public final Locker l;
+
     private final Parker parker;
 
     /** Ticket of the next waiter: any goroutine, getAndAdd. Go: notifyList.wait. */
@@ -46,6 +47,7 @@ public class Cond implements WaitTarget {
     private int lockWord;
     /** The waiters, under the lock. */
     private Sudog head;
+
     private Sudog tail;
 
     public Cond(Locker l) {

@@ -109,13 +109,15 @@ public class Mutex implements Locker, WaitTarget {
         boolean awoke = false;
         int iter = 0;
         int old = state;
-        for (;;) {
+        for (; ; ) {
             // Don't spin in starvation mode: ownership is handed off to waiters, so we won't be able
             // to acquire the mutex anyway.
             if ((old & (MUTEX_LOCKED | MUTEX_STARVING)) == MUTEX_LOCKED && parker.canSpin(iter)) {
                 // Active spinning makes sense. Try to set the woken flag so that Unlock does not
                 // wake other blocked goroutines.
-                if (!awoke && (old & MUTEX_WOKEN) == 0 && (old >>> MUTEX_WAITER_SHIFT) != 0
+                if (!awoke
+                        && (old & MUTEX_WOKEN) == 0
+                        && (old >>> MUTEX_WAITER_SHIFT) != 0
                         && STATE.compareAndSet(this, old, old | MUTEX_WOKEN)) {
                     awoke = true;
                 }
@@ -210,7 +212,7 @@ public class Mutex implements Locker, WaitTarget {
         }
         if ((nw & MUTEX_STARVING) == 0) {
             int old = nw;
-            for (;;) {
+            for (; ; ) {
                 // If there are no waiters, or a goroutine has already been woken or grabbed the lock,
                 // no need to wake anyone. In starvation mode ownership is handed off directly from
                 // the unlocking goroutine to the next waiter; we are not part of that chain, since

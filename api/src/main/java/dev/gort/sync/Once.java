@@ -12,6 +12,7 @@ import dev.gort.internal.Parker;
 public class Once {
     /** 0 until f has returned: written under m (volatile), read volatile on the fast path. */
     private volatile int done;
+
     private final Mutex m;
 
     public Once() {

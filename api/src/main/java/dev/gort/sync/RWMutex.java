@@ -74,7 +74,7 @@ public class RWMutex implements Locker, WaitTarget {
 
     /** Go: (*RWMutex).TryRLock. */
     public boolean tryRLock() {
-        for (;;) {
+        for (; ; ) {
             int c = readerCount;
             if (c < 0) {
                 return false;

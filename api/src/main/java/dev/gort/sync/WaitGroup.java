@@ -87,7 +87,7 @@ public class WaitGroup implements WaitTarget {
      * <p>Go: (*WaitGroup).Wait
      */
     public void await() {
-        for (;;) {
+        for (; ; ) {
             long st = state;
             int v = (int) (st >> 32);
             if (v == 0) {

@@ -82,9 +82,7 @@ class ContextTest {
             check(ctx.deadline().isPresent(), "deadline set");
             int[] chosen = {0};
             Chan<Integer> never = Chan.make();
-            Select.select(
-                    Select.recv(ctx.done(), () -> chosen[0] = 1),
-                    Select.recv(never, () -> chosen[0] = 2));
+            Select.select(Select.recv(ctx.done(), () -> chosen[0] = 1), Select.recv(never, () -> chosen[0] = 2));
             long waited = Time.since(start);
             check(chosen[0] == 1, "done fired");
             check(ctx.err() == Context.DEADLINE_EXCEEDED && ctx.err().timeout(), "err %s", ctx.err());
@@ -110,7 +108,8 @@ class ContextTest {
     @ValueSource(ints = {1, 2})
     void pastDeadlineAndEarlierParentDeadline(int procs) {
         GortTesting.run(procs, () -> {
-            CancelContext past = Context.withDeadline(Context.background(), Instant.now().minusSeconds(1));
+            CancelContext past =
+                    Context.withDeadline(Context.background(), Instant.now().minusSeconds(1));
             check(past.err() == Context.DEADLINE_EXCEEDED, "already expired");
             check(past.done().tryRecv() != null, "done closed");
             CancelContext soon = Context.withTimeout(Context.background(), Duration.ofMillis(10));

@@ -19,6 +19,7 @@ public final class ThreadParker implements Parker {
         final Thread thread = Thread.currentThread();
         /** The permit: set by ready, consumed by park. */
         volatile boolean readied;
+
         volatile Object param;
         final AtomicInteger selectDone = new AtomicInteger();
 
@@ -42,7 +43,7 @@ public final class ThreadParker implements Parker {
     public <L> void park(Object w, ParkCommit<L> commit, L lock, WaitReason reason, Object waitingOn) {
         Waiter me = (Waiter) w;
         if (commit == null) {
-            for (;;) {
+            for (; ; ) {
                 LockSupport.park(waitingOn); // forever: nil channel, select {}
             }
         }

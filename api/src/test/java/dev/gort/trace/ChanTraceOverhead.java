@@ -24,7 +24,8 @@ public final class ChanTraceOverhead {
             bestOff = Math.min(bestOff, once(procs, rounds, false));
             bestOn = Math.min(bestOn, once(procs, rounds, true));
         }
-        System.out.printf("chan ping-pong GOMAXPROCS=%d rounds=%d best of %d: off %.1f cpu-ns/round, on %.1f cpu-ns/round, overhead %+.1f%%%n",
+        System.out.printf(
+                "chan ping-pong GOMAXPROCS=%d rounds=%d best of %d: off %.1f cpu-ns/round, on %.1f cpu-ns/round, overhead %+.1f%%%n",
                 procs, rounds, reps, bestOff, bestOn, 100 * (bestOn - bestOff) / bestOff);
     }
 
@@ -41,7 +42,8 @@ public final class ChanTraceOverhead {
     }
 
     static double once(int procs, int rounds, boolean trace) {
-        Scheduler s = new Scheduler(Config.fromEnvironment().withGomaxprocs(procs).withPanicExits(false));
+        Scheduler s =
+                new Scheduler(Config.fromEnvironment().withGomaxprocs(procs).withPanicExits(false));
         if (trace) {
             s.trace.start(new dev.gort.runtime.trace.Tracer.Options().level(Integer.getInteger("gort.trace.level", 2)));
         }

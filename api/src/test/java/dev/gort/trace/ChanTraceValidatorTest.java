@@ -24,7 +24,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class ChanTraceValidatorTest {
     static Trace traced(int procs, boolean stealing, String name, Runnable main) {
-        Scheduler s = new Scheduler(Config.fromEnvironment().withGomaxprocs(procs).withStealing(stealing).withPanicExits(false));
+        Scheduler s = new Scheduler(Config.fromEnvironment()
+                .withGomaxprocs(procs)
+                .withStealing(stealing)
+                .withPanicExits(false));
         s.trace.start(new Tracer.Options().workload(name));
         s.run(main);
         return s.trace.stop();
@@ -33,7 +36,8 @@ class ChanTraceValidatorTest {
     static void check(Trace t) {
         TraceValidator.Result r = TraceValidator.validate(t, true, Map.of());
         assertTrue(r.ok(), () -> t.workload + ": " + r);
-        assertTrue(r.count(6) == r.goroutines.size(), () -> t.workload + ": not every goroutine ended: " + r.goroutines);
+        assertTrue(
+                r.count(6) == r.goroutines.size(), () -> t.workload + ": not every goroutine ended: " + r.goroutines);
     }
 
     /**

@@ -11,12 +11,11 @@ public final class Bench {
      * JVM flags every fork gets: G1 pinned (so {@code LoopStripMiningIter} is 1000 whatever the
      * machine's ergonomics pick) and the export of {@code jdk.internal.vm} gort needs.
      */
-    public static final String[] JVM_ARGS = {
-        "-XX:+UseG1GC", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"
-    };
+    public static final String[] JVM_ARGS = {"-XX:+UseG1GC", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"};
 
     /** Implementation names used by {@code @Param impl}. */
     public static final String GORT = "gort";
+
     public static final String VTHREAD = "vthread";
     public static final String PLATFORM = "platform";
 
@@ -40,6 +39,7 @@ public final class Bench {
                 return;
             }
         }
-        throw new IllegalArgumentException("unknown impl '" + impl + "' (expected one of " + String.join(", ", allowed) + ")");
+        throw new IllegalArgumentException(
+                "unknown impl '" + impl + "' (expected one of " + String.join(", ", allowed) + ")");
     }
 }

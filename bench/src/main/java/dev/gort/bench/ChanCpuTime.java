@@ -19,7 +19,8 @@ public final class ChanCpuTime {
     private ChanCpuTime() {}
 
     static long cpu() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     interface Body {
@@ -49,19 +50,25 @@ public final class ChanCpuTime {
                 opsSum += ops;
             }
         }
-        System.out.printf("%-22s wall: best %10.1f mean %10.1f | process cpu: mean %10.1f   (ns per op)%n",
+        System.out.printf(
+                "%-22s wall: best %10.1f mean %10.1f | process cpu: mean %10.1f   (ns per op)%n",
                 name, bestWall, wallSum / (double) opsSum, cpuSum / (double) opsSum);
     }
 
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 20;
-        System.out.println("load average before: " + ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        System.out.println("load average before: "
+                + ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         for (int procs : new int[] {1, 2}) {
             GortHost host = new GortHost(procs);
             try {
                 measure("pingpong gort P=" + procs, PingPong.N, rounds, () -> host.run(PingPong::gortRoundTrips));
                 measure("prodcons gort P=" + procs, ProdCons.N, rounds, () -> host.run(ProdCons::gortBuffered));
-                measure("manypairs gort P=" + procs, ManyPairs.PAIRS * ManyPairs.MSGS, rounds, () -> host.run(ManyPairs::gortPairs));
+                measure(
+                        "manypairs gort P=" + procs,
+                        ManyPairs.PAIRS * ManyPairs.MSGS,
+                        rounds,
+                        () -> host.run(ManyPairs::gortPairs));
             } finally {
                 host.close();
             }
@@ -76,6 +83,7 @@ public final class ChanCpuTime {
         measure("manypairs vthread", ManyPairs.PAIRS * ManyPairs.MSGS, rounds, mp::vthread);
         Sieve sv = new Sieve();
         measure("sieve vthread", 1, Math.max(4, rounds / 3), sv::vthread);
-        System.out.println("load average after: " + ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        System.out.println("load average after: "
+                + ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
 }

@@ -58,7 +58,8 @@ public final class CpuPerOp {
         long[] c = Arrays.copyOfRange(cpu, from, reps);
         Arrays.sort(w);
         Arrays.sort(c);
-        System.out.printf("%s impl=%s procs=%d: wall median %d ns/op (min %d), cpu median %d ns/op (min %d), load %.1f%n",
+        System.out.printf(
+                "%s impl=%s procs=%d: wall median %d ns/op (min %d), cpu median %d ns/op (min %d), load %.1f%n",
                 what, impl, procs, w[w.length / 2], w[0], c[c.length / 2], c[0], os.getSystemLoadAverage());
     }
 }

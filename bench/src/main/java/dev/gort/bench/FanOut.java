@@ -32,7 +32,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"-XX:+UseG1GC", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-XX:+UseG1GC", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"})
 public class FanOut {
     public static final int TASKS = 48;
     public static final long UNIT_NANOS = 1_000_000;
@@ -68,17 +70,18 @@ public class FanOut {
         long[] r = results;
         long n = iterations;
         switch (impl) {
-            case Bench.GORT -> host.run(() -> {
-                GLatch done = new GLatch(TASKS);
-                for (int i = 0; i < TASKS; i++) {
-                    int k = i;
-                    Go.go(() -> {
-                        r[k] = Work.spin(n, k);
-                        done.countDown();
-                    });
-                }
-                done.await();
-            });
+            case Bench.GORT ->
+                host.run(() -> {
+                    GLatch done = new GLatch(TASKS);
+                    for (int i = 0; i < TASKS; i++) {
+                        int k = i;
+                        Go.go(() -> {
+                            r[k] = Work.spin(n, k);
+                            done.countDown();
+                        });
+                    }
+                    done.await();
+                });
             case Bench.VTHREAD -> {
                 Thread starter = Thread.startVirtualThread(() -> {
                     Thread[] ts = new Thread[TASKS];

@@ -47,23 +47,26 @@ public final class GortHost implements AutoCloseable {
     private volatile Thread caller;
     /** Set by the server when the current job has returned; cleared by the submitter. */
     private volatile boolean done;
+
     private volatile Throwable failure;
     private volatile Throwable runtimeFailure;
 
     /** Boots a runtime with {@code gomaxprocs} Ps whose goroutine 1 waits for jobs. */
     public GortHost(int gomaxprocs) {
-        thread = new Thread(() -> {
-            try {
-                Go.run(Bench.config(gomaxprocs), this::serve);
-            } catch (Throwable t) {
-                runtimeFailure = t;
-                Thread c = caller;
-                done = true;
-                if (c != null) {
-                    LockSupport.unpark(c);
-                }
-            }
-        }, "gort-host-" + gomaxprocs);
+        thread = new Thread(
+                () -> {
+                    try {
+                        Go.run(Bench.config(gomaxprocs), this::serve);
+                    } catch (Throwable t) {
+                        runtimeFailure = t;
+                        Thread c = caller;
+                        done = true;
+                        if (c != null) {
+                            LockSupport.unpark(c);
+                        }
+                    }
+                },
+                "gort-host-" + gomaxprocs);
         thread.setDaemon(true);
         thread.start();
         try {
@@ -110,7 +113,7 @@ public final class GortHost implements AutoCloseable {
         // The benchmark thread (outside the runtime) wakes goroutine 1: not a deadlock.
         sched.externalWakers.incrementAndGet();
         started.countDown();
-        for (;;) {
+        for (; ; ) {
             Runnable j;
             while ((j = job) == null) {
                 Scheduler.gopark(GortHost::parkUnlock, this, WaitReason.CHAN_RECEIVE, this);

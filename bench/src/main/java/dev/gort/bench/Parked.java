@@ -60,8 +60,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 1)
 @Measurement(iterations = 3)
-@Fork(value = 1, jvmArgsAppend = {"-XX:+UseG1GC", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED",
-        "-Xmx6g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-XX:+UseG1GC", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED", "-Xmx6g"})
 public class Parked {
     @Param({"gort", "gort-chan", "vthread-park", "vthread-lock"})
     public String impl;
@@ -257,7 +258,8 @@ public class Parked {
             grew.sort(Map.Entry.<String, Long>comparingByValue().reversed());
             StringBuilder sb = new StringBuilder("\n[parked histogram] " + what + ", bytes per task by class:\n");
             for (Map.Entry<String, Long> e : grew.subList(0, Math.min(12, grew.size()))) {
-                sb.append(String.format(java.util.Locale.ROOT, "  %8.1f  %s%n", (double) e.getValue() / tasks, e.getKey()));
+                sb.append(String.format(
+                        java.util.Locale.ROOT, "  %8.1f  %s%n", (double) e.getValue() / tasks, e.getKey()));
             }
             System.out.print(sb);
         }
@@ -265,8 +267,11 @@ public class Parked {
         private static Map<String, long[]> histogram() {
             try {
                 javax.management.MBeanServer s = ManagementFactory.getPlatformMBeanServer();
-                String text = (String) s.invoke(new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"),
-                        "gcClassHistogram", new Object[] {new String[0]}, new String[] {String[].class.getName()});
+                String text = (String) s.invoke(
+                        new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"),
+                        "gcClassHistogram",
+                        new Object[] {new String[0]},
+                        new String[] {String[].class.getName()});
                 Map<String, long[]> m = new HashMap<>();
                 for (String line : text.split("\n")) {
                     String[] f = line.trim().split("\\s+");

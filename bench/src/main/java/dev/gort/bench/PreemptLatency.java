@@ -43,7 +43,9 @@ import org.openjdk.jmh.runner.IterationType;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 3, batchSize = 1)
 @Measurement(iterations = 5, batchSize = 1)
-@Fork(value = 1, jvmArgsAppend = {"-XX:+UseG1GC", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-XX:+UseG1GC", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"})
 public class PreemptLatency {
     static final long RUN_MS = 500;
 
@@ -88,11 +90,18 @@ public class PreemptLatency {
     @TearDown(Level.Trial)
     public void report() {
         System.out.println();
-        System.out.printf("# %s TOTAL honoured=%d budgetYields=%d overrun p50=%.3fms p99=%.3fms max=%.3fms;"
-                        + " request->yield p50=%.3fms p99=%.3fms max=%.3fms%n", strategy, honoured, budgetYields,
-                overrun.getValueAtPercentile(50) / 1e6, overrun.getValueAtPercentile(99) / 1e6,
-                overrun.getMaxValue() / 1e6, reqToYield.getValueAtPercentile(50) / 1e6,
-                reqToYield.getValueAtPercentile(99) / 1e6, reqToYield.getMaxValue() / 1e6);
+        System.out.printf(
+                "# %s TOTAL honoured=%d budgetYields=%d overrun p50=%.3fms p99=%.3fms max=%.3fms;"
+                        + " request->yield p50=%.3fms p99=%.3fms max=%.3fms%n",
+                strategy,
+                honoured,
+                budgetYields,
+                overrun.getValueAtPercentile(50) / 1e6,
+                overrun.getValueAtPercentile(99) / 1e6,
+                overrun.getMaxValue() / 1e6,
+                reqToYield.getValueAtPercentile(50) / 1e6,
+                reqToYield.getValueAtPercentile(99) / 1e6,
+                reqToYield.getMaxValue() / 1e6);
     }
 
     @Benchmark

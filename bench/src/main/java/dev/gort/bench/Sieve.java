@@ -44,7 +44,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED", "-XX:+UseG1GC"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED", "-XX:+UseG1GC"})
 public class Sieve {
     static final int PRIMES = 2000;
 
@@ -65,7 +67,7 @@ public class Sieve {
         Chan<Integer> ch = Chan.make();
         Chan<Integer> gen = ch;
         Go.go(() -> {
-            for (int i = 2;; i++) {
+            for (int i = 2; ; i++) {
                 gen.send(i);
             }
         });
@@ -107,7 +109,7 @@ public class Sieve {
             SynchronousQueue<Integer> gen = ch;
             all.add(Thread.ofVirtual().start(() -> {
                 try {
-                    for (int i = 2;; i++) {
+                    for (int i = 2; ; i++) {
                         gen.put(i);
                     }
                 } catch (InterruptedException e) {
@@ -123,7 +125,7 @@ public class Sieve {
                     int p = prime;
                     all.add(Thread.ofVirtual().start(() -> {
                         try {
-                            for (;;) {
+                            for (; ; ) {
                                 int i = in.take();
                                 if (i % p != 0) {
                                     out.put(i);

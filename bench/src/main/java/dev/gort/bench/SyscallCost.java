@@ -57,7 +57,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @OperationsPerInvocation(SyscallCost.CALLS)
 @State(Scope.Benchmark)
-@Fork(value = 1, jvmArgsAppend = {"-XX:+UseG1GC", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-XX:+UseG1GC", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class SyscallCost {
@@ -92,7 +94,8 @@ public class SyscallCost {
     @TearDown(Level.Iteration)
     public void printCpu() {
         if (calls > 0) {
-            System.out.printf("%n[SyscallCost mode=%s gomaxprocs=%d] cpu %.1f ns/call over %d calls%n",
+            System.out.printf(
+                    "%n[SyscallCost mode=%s gomaxprocs=%d] cpu %.1f ns/call over %d calls%n",
                     mode, gomaxprocs, (double) cpuNs / calls, calls);
         }
         cpuNs = 0;

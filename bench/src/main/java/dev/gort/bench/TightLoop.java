@@ -38,8 +38,14 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"-XX:+UseG1GC", "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED",
-        "-Djdk.virtualThreadScheduler.parallelism=1"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {
+            "-XX:+UseG1GC",
+            "--add-exports",
+            "java.base/jdk.internal.vm=ALL-UNNAMED",
+            "-Djdk.virtualThreadScheduler.parallelism=1"
+        })
 public class TightLoop {
     public static final long HOG_MILLIS = 40;
 
@@ -60,6 +66,7 @@ public class TightLoop {
 
     /** Set by the hog when it starts / ends; reset by the setup. */
     private volatile boolean hogRunning;
+
     private volatile boolean hogDone;
     private volatile boolean shortRan;
     private volatile long sink;
@@ -86,8 +93,7 @@ public class TightLoop {
         if (impl.equals(Bench.GORT) && !prop.equals(preempt)) {
             throw new IllegalStateException("preempt=" + preempt + " but this fork runs -Dgort.preempt=" + prop);
         }
-        if (impl.equals(Bench.VTHREAD)
-                && !"1".equals(System.getProperty("jdk.virtualThreadScheduler.parallelism"))) {
+        if (impl.equals(Bench.VTHREAD) && !"1".equals(System.getProperty("jdk.virtualThreadScheduler.parallelism"))) {
             throw new IllegalStateException("vthread needs -Djdk.virtualThreadScheduler.parallelism=1 (one carrier)");
         }
         hogIterations = Work.calibrate(TimeUnit.MILLISECONDS.toNanos(HOG_MILLIS));

@@ -44,7 +44,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"})
 public class TimerBench {
     /** Bodies per goroutine per invocation. */
     static final int K = 8;
@@ -67,7 +69,7 @@ public class TimerBench {
                 all.add(mine);
                 Go.go(() -> {
                     for (int j = 0; j < 1 << 15; j++) {
-                        mine.add(Time.afterFunc(Time.HOUR, () -> { }));
+                        mine.add(Time.afterFunc(Time.HOUR, () -> {}));
                     }
                     wg.countDown();
                 });

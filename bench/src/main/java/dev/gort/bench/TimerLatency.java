@@ -35,7 +35,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"})
 public class TimerLatency {
     /** Sleeps per task per invocation. */
     static final int R = 20;
@@ -71,9 +73,16 @@ public class TimerLatency {
 
     @TearDown(Level.Iteration)
     public void report() {
-        System.out.printf("%n  late[%s delay=%dus sleepers=%d]: p50=%.1f p90=%.1f p99=%.1f max=%.1f mean=%.1f us (n=%d)%n",
-                impl, delayUs, sleepers, late.getValueAtPercentile(50) / 1e3, late.getValueAtPercentile(90) / 1e3,
-                late.getValueAtPercentile(99) / 1e3, late.getMaxValue() / 1e3, late.getMean() / 1e3,
+        System.out.printf(
+                "%n  late[%s delay=%dus sleepers=%d]: p50=%.1f p90=%.1f p99=%.1f max=%.1f mean=%.1f us (n=%d)%n",
+                impl,
+                delayUs,
+                sleepers,
+                late.getValueAtPercentile(50) / 1e3,
+                late.getValueAtPercentile(90) / 1e3,
+                late.getValueAtPercentile(99) / 1e3,
+                late.getMaxValue() / 1e3,
+                late.getMean() / 1e3,
                 late.getTotalCount());
         late.reset();
     }

@@ -21,7 +21,14 @@ public final class MergeSort {
     private MergeSort() {}
 
     /** What a run did. */
-    public record Result(int n, boolean sorted, boolean sameAsArraysSort, int goroutines, long parallelNanos, long sequentialNanos, int gomaxprocs) {}
+    public record Result(
+            int n,
+            boolean sorted,
+            boolean sameAsArraysSort,
+            int goroutines,
+            long parallelNanos,
+            long sequentialNanos,
+            int gomaxprocs) {}
 
     public static void main(String[] args) {
         run(System.out, args);
@@ -54,13 +61,24 @@ public final class MergeSort {
                     break;
                 }
             }
-            res[0] = new Result(n, sorted, Arrays.equals(a, expected) && Arrays.equals(s, expected), spawned.get(),
-                    par, seq, Go.gomaxprocs());
+            res[0] = new Result(
+                    n,
+                    sorted,
+                    Arrays.equals(a, expected) && Arrays.equals(s, expected),
+                    spawned.get(),
+                    par,
+                    seq,
+                    Go.gomaxprocs());
         });
         Result r = res[0];
-        out.printf("sorted %,d ints with %d goroutines on GOMAXPROCS=%d: %s%n", r.n(), r.goroutines(), r.gomaxprocs(),
+        out.printf(
+                "sorted %,d ints with %d goroutines on GOMAXPROCS=%d: %s%n",
+                r.n(),
+                r.goroutines(),
+                r.gomaxprocs(),
                 r.sorted() && r.sameAsArraysSort() ? "ok (same as Arrays.sort)" : "WRONG");
-        out.printf("fork-join merge sort %.1f ms; the same merge sort in one goroutine %.1f ms (x%.2f)%n",
+        out.printf(
+                "fork-join merge sort %.1f ms; the same merge sort in one goroutine %.1f ms (x%.2f)%n",
                 r.parallelNanos() / 1e6, r.sequentialNanos() / 1e6, (double) r.sequentialNanos() / r.parallelNanos());
         return r;
     }
@@ -80,12 +98,13 @@ public final class MergeSort {
         }
         Chan<Boolean> done = Chan.make(1);
         spawned.incrementAndGet();
-        Go.go(() -> {                                  // go sort(left half)
-            sort(a, tmp, lo, mid, cutoff, spawned, true);
-            done.send(true);
-        });
-        sort(a, tmp, mid, hi, cutoff, spawned, true);  // the right half here
-        done.recv();                                   // join
+        Go.go(
+                () -> { // go sort(left half)
+                    sort(a, tmp, lo, mid, cutoff, spawned, true);
+                    done.send(true);
+                });
+        sort(a, tmp, mid, hi, cutoff, spawned, true); // the right half here
+        done.recv(); // join
         merge(a, tmp, lo, mid, hi);
     }
 

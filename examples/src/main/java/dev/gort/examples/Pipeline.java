@@ -47,7 +47,7 @@ public final class Pipeline {
             Chan<Integer> in = gen(ctx, numbers, all, started, stopped);
             List<Chan<Integer>> outs = new ArrayList<>();
             for (int w = 0; w < workers; w++) {
-                outs.add(sq(ctx, in, all, started, stopped));     // fan-out: every sq reads `in`
+                outs.add(sq(ctx, in, all, started, stopped)); // fan-out: every sq reads `in`
             }
             Chan<Integer> merged = merge(ctx, outs, all, started, stopped); // fan-in
 
@@ -59,8 +59,8 @@ public final class Pipeline {
                 }
                 taken.add(r.value());
             }
-            ctx.cancel();          // tell every stage to stop: done() is closed
-            all.await();           // ... and wait until they all have
+            ctx.cancel(); // tell every stage to stop: done() is closed
+            all.await(); // ... and wait until they all have
             // Done() runs just before a stage's goroutine ends: let the last ones finish exiting.
             for (int i = 0; i < 10_000 && Go.numGoroutine() > 1; i++) {
                 Go.gosched();
@@ -68,8 +68,12 @@ public final class Pipeline {
             res[0] = new Result(taken, started.get(), stopped.get(), Go.numGoroutine(), String.valueOf(ctx.err()));
         });
         Result r = res[0];
-        out.printf("took the first %d of %d squares from %d workers: %s%n", r.taken().size(), numbers, workers, r.taken());
-        out.printf("then cancelled (%s): %d of %d pipeline goroutines returned%n", r.err(), r.stagesStopped(), r.stagesStarted());
+        out.printf(
+                "took the first %d of %d squares from %d workers: %s%n",
+                r.taken().size(), numbers, workers, r.taken());
+        out.printf(
+                "then cancelled (%s): %d of %d pipeline goroutines returned%n",
+                r.err(), r.stagesStopped(), r.stagesStarted());
         out.printf("goroutines left: %d (main)%n", r.goroutinesLeft());
         return r;
     }
@@ -92,7 +96,8 @@ public final class Pipeline {
     }
 
     /** Squares what arrives on in, until in is closed or done. */
-    static Chan<Integer> sq(Context ctx, Chan<Integer> in, WaitGroup all, AtomicInteger started, AtomicInteger stopped) {
+    static Chan<Integer> sq(
+            Context ctx, Chan<Integer> in, WaitGroup all, AtomicInteger started, AtomicInteger stopped) {
         Chan<Integer> out = Chan.make();
         stage(all, started, stopped, () -> {
             try {
@@ -109,7 +114,8 @@ public final class Pipeline {
     }
 
     /** Copies every input channel to one output channel, closed when all inputs are. */
-    static Chan<Integer> merge(Context ctx, List<Chan<Integer>> ins, WaitGroup all, AtomicInteger started, AtomicInteger stopped) {
+    static Chan<Integer> merge(
+            Context ctx, List<Chan<Integer>> ins, WaitGroup all, AtomicInteger started, AtomicInteger stopped) {
         Chan<Integer> out = Chan.make();
         WaitGroup wg = new WaitGroup();
         for (Chan<Integer> c : ins) {
@@ -136,9 +142,7 @@ public final class Pipeline {
     /** {@code select { case out <- v: return true; case <-ctx.Done(): return false }}. */
     static boolean sendOrDone(Context ctx, Chan<Integer> out, int v) {
         boolean[] sent = new boolean[1];
-        Select.select(
-                Select.send(out, v, () -> sent[0] = true),
-                Select.recv(ctx.done(), () -> sent[0] = false));
+        Select.select(Select.send(out, v, () -> sent[0] = true), Select.recv(ctx.done(), () -> sent[0] = false));
         return sent[0];
     }
 

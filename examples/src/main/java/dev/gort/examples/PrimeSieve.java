@@ -30,20 +30,20 @@ public final class PrimeSieve {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 25;
         List<Integer> primes = new ArrayList<>();
         Go.run(() -> {
-            Chan<Integer> ch = Chan.make();           // ch := make(chan int)
-            Go.go(() -> generate(ch));                // go generate(ch)
+            Chan<Integer> ch = Chan.make(); // ch := make(chan int)
+            Go.go(() -> generate(ch)); // go generate(ch)
             Chan<Integer> in = ch;
             for (int i = 0; i < n; i++) {
-                int prime = in.recv();                // prime := <-ch
+                int prime = in.recv(); // prime := <-ch
                 primes.add(prime);
                 out.println(prime);
                 Chan<Integer> next = Chan.make();
                 Chan<Integer> src = in;
                 Go.go(() -> filter(src, next, prime)); // go filter(ch, ch1, prime)
-                in = next;                             // ch = ch1
+                in = next; // ch = ch1
             }
-            out.println("(" + n + " primes, " + (n + 1) + " goroutines in the chain: "
-                    + "1 generator + " + n + " filters)");
+            out.println("(" + n + " primes, " + (n + 1) + " goroutines in the chain: " + "1 generator + " + n
+                    + " filters)");
         });
         return primes;
     }
@@ -57,7 +57,7 @@ public final class PrimeSieve {
 
     /** Copies the values from in to out, dropping those divisible by prime. */
     static void filter(Chan<Integer> in, Chan<Integer> out, int prime) {
-        for (;;) {
+        for (; ; ) {
             int i = in.recv();
             if (i % prime != 0) {
                 out.send(i);

@@ -21,7 +21,8 @@ public final class ProducerConsumer {
     private ProducerConsumer() {}
 
     /** What a run produced and consumed. */
-    public record Result(int produced, int consumed, long sum, long expectedSum, int[] perConsumer, int peakLen, int capacity) {}
+    public record Result(
+            int produced, int consumed, long sum, long expectedSum, int[] perConsumer, int peakLen, int capacity) {}
 
     public static void main(String[] args) {
         run(System.out, args);
@@ -34,7 +35,7 @@ public final class ProducerConsumer {
         int capacity = arg(args, 3, 8);
         Result[] res = new Result[1];
         Go.run(() -> {
-            Chan<Integer> queue = Chan.make(capacity);       // queue := make(chan int, capacity)
+            Chan<Integer> queue = Chan.make(capacity); // queue := make(chan int, capacity)
             Chan<long[]> results = Chan.make(consumers);
             AtomicInteger produced = new AtomicInteger();
             AtomicInteger peak = new AtomicInteger();
@@ -42,28 +43,30 @@ public final class ProducerConsumer {
             for (int p = 0; p < producers; p++) {
                 int id = p;
                 wg.add(1);
-                Go.go(() -> {                                 // go producer(id)
-                    try {
-                        for (int i = 1; i <= items; i++) {
-                            queue.send(id * 1000 + i);       // blocks while the buffer is full
-                            produced.incrementAndGet();
-                            peak.accumulateAndGet(queue.len(), Math::max);
-                        }
-                    } finally {
-                        wg.done();
-                    }
-                });
+                Go.go(
+                        () -> { // go producer(id)
+                            try {
+                                for (int i = 1; i <= items; i++) {
+                                    queue.send(id * 1000 + i); // blocks while the buffer is full
+                                    produced.incrementAndGet();
+                                    peak.accumulateAndGet(queue.len(), Math::max);
+                                }
+                            } finally {
+                                wg.done();
+                            }
+                        });
             }
-            Go.go(() -> {                                     // close once every producer is done
-                wg.await();
-                queue.close();
-            });
+            Go.go(
+                    () -> { // close once every producer is done
+                        wg.await();
+                        queue.close();
+                    });
             for (int c = 0; c < consumers; c++) {
                 int id = c;
                 Go.go(() -> {
                     long sum = 0;
                     long n = 0;
-                    for (int v : queue) {                     // for v := range queue
+                    for (int v : queue) { // for v := range queue
                         sum += v;
                         n++;
                     }
@@ -88,9 +91,15 @@ public final class ProducerConsumer {
             res[0] = new Result(produced.get(), consumed, sum, expected, per, peak.get(), capacity);
         });
         Result r = res[0];
-        out.printf("%d producers x %d items -> channel of capacity %d -> %d consumers%n", producers, items, capacity, consumers);
-        out.printf("produced %d, consumed %d (per consumer: %s)%n", r.produced(), r.consumed(), java.util.Arrays.toString(r.perConsumer()));
-        out.printf("sum %d (expected %d): %s%n", r.sum(), r.expectedSum(), r.sum() == r.expectedSum() ? "nothing lost, nothing duplicated" : "MISMATCH");
+        out.printf(
+                "%d producers x %d items -> channel of capacity %d -> %d consumers%n",
+                producers, items, capacity, consumers);
+        out.printf(
+                "produced %d, consumed %d (per consumer: %s)%n",
+                r.produced(), r.consumed(), java.util.Arrays.toString(r.perConsumer()));
+        out.printf(
+                "sum %d (expected %d): %s%n",
+                r.sum(), r.expectedSum(), r.sum() == r.expectedSum() ? "nothing lost, nothing duplicated" : "MISMATCH");
         out.printf("largest buffer length seen by a producer: %d (capacity %d)%n", r.peakLen(), r.capacity());
         return r;
     }

@@ -45,27 +45,28 @@ public final class RateLimit {
             }
             requests.close();
             long t0 = Time.nanotime();
-            Ticker limiter = Time.newTicker(interval);       // limiter := time.NewTicker(interval)
+            Ticker limiter = Time.newTicker(interval); // limiter := time.NewTicker(interval)
             List<Served> steady = new ArrayList<>();
-            for (int req : requests) {                        // for req := range requests
-                limiter.c().recv();                           //     <-limiter.C
+            for (int req : requests) { // for req := range requests
+                limiter.c().recv(); //     <-limiter.C
                 steady.add(new Served(req, Time.since(t0), "tick"));
             }
             limiter.stop();
 
             // Bursty: up to 3 at once, then one per tick.
-            Chan<String> bursty = Chan.make(3);              // burstyLimiter := make(chan time.Time, 3)
+            Chan<String> bursty = Chan.make(3); // burstyLimiter := make(chan time.Time, 3)
             for (int i = 0; i < 3; i++) {
                 bursty.send("burst");
             }
             long t1 = Time.nanotime();
             Ticker refill = Time.newTicker(interval);
-            Go.go(() -> {                                     // go func() { for t := range tick { burstyLimiter <- t } }()
-                for (;;) {
-                    refill.c().recv();
-                    bursty.send("tick");
-                }
-            });
+            Go.go(
+                    () -> { // go func() { for t := range tick { burstyLimiter <- t } }()
+                        for (; ; ) {
+                            refill.c().recv();
+                            bursty.send("tick");
+                        }
+                    });
             Chan<Integer> burstyRequests = Chan.make(n);
             for (int i = 1; i <= n; i++) {
                 burstyRequests.send(i);

@@ -32,7 +32,7 @@ public final class Timeouts {
 
     /** A call that answers after {@code ms} on a buffered channel. */
     static Chan<String> slowCall(String answer, long ms) {
-        Chan<String> c = Chan.make(1);                     // c := make(chan string, 1)
+        Chan<String> c = Chan.make(1); // c := make(chan string, 1)
         Go.go(() -> {
             Time.sleep(ms * Time.MILLISECOND);
             c.send(answer);
@@ -62,11 +62,9 @@ public final class Timeouts {
             boolean[] late = {false};
             for (int step = 1; step <= 5 && !late[0]; step++) {
                 Chan<String> c = slowCall("step " + step, 10);
-                Select.select(
-                        Select.recv(c, res -> done[0]++),
-                        Select.recv(ctx.done(), () -> late[0] = true));
+                Select.select(Select.recv(c, res -> done[0]++), Select.recv(ctx.done(), () -> late[0] = true));
             }
-            ctx.cancel();                                      // defer cancel()
+            ctx.cancel(); // defer cancel()
             lines.add(late[0] ? ctx.err() + " after " + done[0] + " of 5 steps" : "all 5 steps done");
         });
         lines.forEach(out::println);

@@ -40,17 +40,26 @@ public final class WebCrawler {
 
     /** A pretend web: five pages linking to each other, and two dead links. */
     static final Map<String, Page> SITE = Map.of(
-            "https://gort.dev/", new Page("gort: Go's scheduler on the JVM",
-                    List.of("https://gort.dev/docs/", "https://gort.dev/examples/")),
-            "https://gort.dev/docs/", new Page("Documentation",
-                    List.of("https://gort.dev/", "https://gort.dev/docs/chan/", "https://gort.dev/docs/sync/",
-                            "https://gort.dev/examples/")),
-            "https://gort.dev/docs/chan/", new Page("Channels and select",
-                    List.of("https://gort.dev/", "https://gort.dev/docs/")),
-            "https://gort.dev/docs/sync/", new Page("Mutex, WaitGroup, Once",
-                    List.of("https://gort.dev/", "https://gort.dev/docs/", "https://gort.dev/blog/")),
-            "https://gort.dev/examples/", new Page("Examples",
-                    List.of("https://gort.dev/", "https://gort.dev/examples/sieve/")));
+            "https://gort.dev/",
+                    new Page(
+                            "gort: Go's scheduler on the JVM",
+                            List.of("https://gort.dev/docs/", "https://gort.dev/examples/")),
+            "https://gort.dev/docs/",
+                    new Page(
+                            "Documentation",
+                            List.of(
+                                    "https://gort.dev/",
+                                    "https://gort.dev/docs/chan/",
+                                    "https://gort.dev/docs/sync/",
+                                    "https://gort.dev/examples/")),
+            "https://gort.dev/docs/chan/",
+                    new Page("Channels and select", List.of("https://gort.dev/", "https://gort.dev/docs/")),
+            "https://gort.dev/docs/sync/",
+                    new Page(
+                            "Mutex, WaitGroup, Once",
+                            List.of("https://gort.dev/", "https://gort.dev/docs/", "https://gort.dev/blog/")),
+            "https://gort.dev/examples/",
+                    new Page("Examples", List.of("https://gort.dev/", "https://gort.dev/examples/sieve/")));
 
     /** A fake fetcher over {@link #SITE} that takes {@code latencyMs} per fetch and counts fetches. */
     static final class FakeFetcher implements Fetcher {
@@ -126,7 +135,12 @@ public final class WebCrawler {
     }
 
     /** Crawls url and, in new goroutines, the pages it links to, down to depth. */
-    static void crawl(String url, int depth, Fetcher fetcher, Visited visited, WaitGroup wg,
+    static void crawl(
+            String url,
+            int depth,
+            Fetcher fetcher,
+            Visited visited,
+            WaitGroup wg,
             java.util.function.Consumer<String> report) {
         if (depth <= 0 || !visited.visit(url)) {
             return;

@@ -24,7 +24,13 @@ public final class WorkerPool {
     private WorkerPool() {}
 
     /** What a run did: job number to its result and the worker that ran it, the peak concurrency. */
-    public record Result(Map<Integer, Integer> results, Map<Integer, Integer> ranBy, int workers, int maxInProgress, long elapsedNanos, long jobNanos) {}
+    public record Result(
+            Map<Integer, Integer> results,
+            Map<Integer, Integer> ranBy,
+            int workers,
+            int maxInProgress,
+            long elapsedNanos,
+            long jobNanos) {}
 
     public static void main(String[] args) {
         run(System.out, args);
@@ -36,27 +42,28 @@ public final class WorkerPool {
         long jobNanos = (args.length > 2 ? Long.parseLong(args[2]) : 10) * Time.MILLISECOND;
         Result[] res = new Result[1];
         Go.run(() -> {
-            Chan<Integer> jobq = Chan.make(jobs);              // jobs := make(chan int, n)
-            Chan<int[]> results = Chan.make(jobs);             // results := make(chan result, n)
+            Chan<Integer> jobq = Chan.make(jobs); // jobs := make(chan int, n)
+            Chan<int[]> results = Chan.make(jobs); // results := make(chan result, n)
             AtomicInteger inProgress = new AtomicInteger();
             AtomicInteger maxInProgress = new AtomicInteger();
             WaitGroup wg = new WaitGroup();
             long t0 = Time.nanotime();
             for (int w = 1; w <= workers; w++) {
                 int id = w;
-                wg.go(() -> {                                 // wg.Go(func() { worker(id, jobs, results) })
-                    for (int j : jobq) {                      // for j := range jobs
-                        maxInProgress.accumulateAndGet(inProgress.incrementAndGet(), Math::max);
-                        Time.sleep(jobNanos);                 // the "work": parks, holds no thread
-                        inProgress.decrementAndGet();
-                        results.send(new int[] {j, j * j, id});
-                    }
-                });
+                wg.go(
+                        () -> { // wg.Go(func() { worker(id, jobs, results) })
+                            for (int j : jobq) { // for j := range jobs
+                                maxInProgress.accumulateAndGet(inProgress.incrementAndGet(), Math::max);
+                                Time.sleep(jobNanos); // the "work": parks, holds no thread
+                                inProgress.decrementAndGet();
+                                results.send(new int[] {j, j * j, id});
+                            }
+                        });
             }
             for (int j = 1; j <= jobs; j++) {
                 jobq.send(j);
             }
-            jobq.close();                                      // no more jobs: the workers' loops end
+            jobq.close(); // no more jobs: the workers' loops end
             wg.await();
             results.close();
             Map<Integer, Integer> r = new TreeMap<>();
@@ -69,11 +76,18 @@ public final class WorkerPool {
         });
         Result r = res[0];
         for (Map.Entry<Integer, Integer> e : r.results().entrySet()) {
-            out.printf("job %d -> %d (worker %d)%n", e.getKey(), e.getValue(), r.ranBy().get(e.getKey()));
+            out.printf(
+                    "job %d -> %d (worker %d)%n",
+                    e.getKey(), e.getValue(), r.ranBy().get(e.getKey()));
         }
-        out.printf("%d jobs of %d ms on %d workers: at most %d in progress at once; %.0f ms in all (one worker: %d ms)%n",
-                r.results().size(), r.jobNanos() / Time.MILLISECOND, r.workers(), r.maxInProgress(),
-                r.elapsedNanos() / 1e6, r.results().size() * r.jobNanos() / Time.MILLISECOND);
+        out.printf(
+                "%d jobs of %d ms on %d workers: at most %d in progress at once; %.0f ms in all (one worker: %d ms)%n",
+                r.results().size(),
+                r.jobNanos() / Time.MILLISECOND,
+                r.workers(),
+                r.maxInProgress(),
+                r.elapsedNanos() / 1e6,
+                r.results().size() * r.jobNanos() / Time.MILLISECOND);
         return r;
     }
 }

@@ -59,7 +59,9 @@ class ExamplesTest {
         for (int i = 0; i < 30; i++) {
             assertEquals(String.valueOf(expected.get(i)), r.lines().get(i), "line " + i);
         }
-        assertEquals("(30 primes, 31 goroutines in the chain: 1 generator + 30 filters)", r.lines().get(30));
+        assertEquals(
+                "(30 primes, 31 goroutines in the chain: 1 generator + 30 filters)",
+                r.lines().get(30));
     }
 
     @Test
@@ -75,7 +77,9 @@ class ExamplesTest {
         assertEquals(p.stagesStarted(), p.stagesStopped(), "every stage returned after the cancel");
         assertEquals(1, p.goroutinesLeft(), "only main is left");
         assertEquals("context canceled", p.err());
-        assertTrue(r.text().contains("then cancelled (context canceled): 10 of 10 pipeline goroutines returned"), r.text());
+        assertTrue(
+                r.text().contains("then cancelled (context canceled): 10 of 10 pipeline goroutines returned"),
+                r.text());
         assertTrue(r.text().contains("goroutines left: 1 (main)"), r.text());
     }
 
@@ -91,7 +95,9 @@ class ExamplesTest {
             assertTrue(r.lines().contains("job " + j + " -> " + j * j + " (worker " + by + ")"), r.text());
         }
         assertTrue(w.maxInProgress() >= 1 && w.maxInProgress() <= 3, "in progress at once: " + w.maxInProgress());
-        assertTrue(r.text().contains("9 jobs of 5 ms on 3 workers: at most " + w.maxInProgress() + " in progress at once"), r.text());
+        assertTrue(
+                r.text().contains("9 jobs of 5 ms on 3 workers: at most " + w.maxInProgress() + " in progress at once"),
+                r.text());
     }
 
     @Test
@@ -106,7 +112,10 @@ class ExamplesTest {
                 "not found: https://gort.dev/examples/sieve/",
                 "not found: https://gort.dev/blog/");
         assertEquals(expected, new HashSet<>(r.result().lines()));
-        assertEquals(7, r.result().lines().size(), "no page reported twice: " + r.result().lines());
+        assertEquals(
+                7,
+                r.result().lines().size(),
+                "no page reported twice: " + r.result().lines());
         assertEquals(r.result().lines().get(0), "found: https://gort.dev/ \"gort: Go's scheduler on the JVM\"");
         assertEquals(7, r.result().fetches().size());
         r.result().fetches().forEach((u, n) -> assertEquals(1, n, u + " fetched " + n + " times"));
@@ -116,7 +125,9 @@ class ExamplesTest {
     @Test
     void webCrawlerStopsAtDepth() {
         Run<WebCrawler.Result> r = capture(out -> WebCrawler.run(out, "1"));
-        assertEquals(List.of("found: https://gort.dev/ \"gort: Go's scheduler on the JVM\""), r.result().lines());
+        assertEquals(
+                List.of("found: https://gort.dev/ \"gort: Go's scheduler on the JVM\""),
+                r.result().lines());
     }
 
     @Test
@@ -139,7 +150,11 @@ class ExamplesTest {
         assertEquals(p.expectedSum(), p.sum());
         assertEquals(150, Arrays.stream(p.perConsumer()).sum());
         assertTrue(p.peakLen() <= 4, "buffer length " + p.peakLen() + " > capacity");
-        assertTrue(r.text().contains("sum " + p.expectedSum() + " (expected " + p.expectedSum() + "): nothing lost, nothing duplicated"), r.text());
+        assertTrue(
+                r.text()
+                        .contains("sum " + p.expectedSum() + " (expected " + p.expectedSum()
+                                + "): nothing lost, nothing duplicated"),
+                r.text());
     }
 
     @Test
@@ -163,7 +178,10 @@ class ExamplesTest {
             }
         }
         assertEquals("one request per 15 ms tick:", r.lines().get(0));
-        assertTrue(r.lines().get(7).startsWith("  request 1 served at +") && r.lines().get(7).endsWith("(burst token)"), r.text());
+        assertTrue(
+                r.lines().get(7).startsWith("  request 1 served at +")
+                        && r.lines().get(7).endsWith("(burst token)"),
+                r.text());
         assertTrue(r.lines().get(11).endsWith("(tick token)"), r.text());
     }
 
@@ -172,7 +190,8 @@ class ExamplesTest {
         Run<List<String>> r = capture(out -> Timeouts.run(out));
         assertEquals("timeout 1", r.lines().get(0));
         assertEquals("result 2", r.lines().get(1));
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("context deadline exceeded after (\\d) of 5 steps").matcher(r.lines().get(2));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("context deadline exceeded after (\\d) of 5 steps")
+                .matcher(r.lines().get(2));
         assertTrue(m.matches(), r.text());
         // 10 ms steps one after the other: at most 3 fit before a 35 ms deadline
         assertTrue(Integer.parseInt(m.group(1)) <= 3, r.text());

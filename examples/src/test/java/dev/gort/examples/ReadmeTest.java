@@ -144,7 +144,9 @@ class ReadmeTest {
             String cell = row.substring(2, row.indexOf(" |", 2));
             for (String c : all("`([A-Za-z.]+)`", cell, 1)) {
                 String name = c.startsWith("dev.gort.") ? c : "dev.gort.runtime." + c;
-                if (!exists(name) && !exists(name.substring(0, name.lastIndexOf('.')) + "$" + name.substring(name.lastIndexOf('.') + 1))) {
+                if (!exists(name)
+                        && !exists(name.substring(0, name.lastIndexOf('.')) + "$"
+                                + name.substring(name.lastIndexOf('.') + 1))) {
                     missing.add(name);
                 }
             }

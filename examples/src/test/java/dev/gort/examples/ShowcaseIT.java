@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ShowcaseIT {
     static final Path JAR = Path.of(System.getProperty("gort.examples.jar", "target/gort-examples.jar"));
-    static final Path JAVA = Path.of(System.getProperty("gort.java.home", System.getProperty("java.home")), "bin", "java");
+    static final Path JAVA =
+            Path.of(System.getProperty("gort.java.home", System.getProperty("java.home")), "bin", "java");
 
     /** A finished child JVM. */
     record Result(int status, String out) {
@@ -101,8 +102,18 @@ class ShowcaseIT {
     void helpDocumentsEveryScenarioAndToggle() throws Exception {
         Result r = run("showcase", "--help");
         assertEquals(0, r.status(), r.out());
-        for (String s : List.of("fan-out", "syscalls", "tight-loop", "ping-pong", "--gomaxprocs", "--stealing on|off",
-                "--spinning on|off", "--preempt S", "none | entry | backedge | budget", "--schedtrace N", "--scheddetail",
+        for (String s : List.of(
+                "fan-out",
+                "syscalls",
+                "tight-loop",
+                "ping-pong",
+                "--gomaxprocs",
+                "--stealing on|off",
+                "--spinning on|off",
+                "--preempt S",
+                "none | entry | backedge | budget",
+                "--schedtrace N",
+                "--scheddetail",
                 "--out DIR")) {
             assertTrue(r.out().contains(s), "--help does not mention " + s + ":\n" + r.out());
         }
@@ -127,7 +138,9 @@ class ShowcaseIT {
         assertTrue(schedLines(on, 4) >= 1, on);
         java.util.Map<Integer, Integer> ranOn = ran(on);
         assertEquals(48, ranOn.values().stream().mapToInt(Integer::intValue).sum(), on);
-        assertTrue(ranOn.values().stream().filter(n -> n > 0).count() >= 2, "only one P ran goroutines with stealing on:\n" + on);
+        assertTrue(
+                ranOn.values().stream().filter(n -> n > 0).count() >= 2,
+                "only one P ran goroutines with stealing on:\n" + on);
         if (intAfter(on, "preemptions: (\\d+)") == 0) {
             // main spawned all 48 on P0 without being preempted: the other Ps got theirs by stealing
             assertTrue(intAfter(on, "steals: (\\d+) goroutines moved") > 0, on);
@@ -153,16 +166,20 @@ class ShowcaseIT {
             Path html = dir.resolve(f);
             assertTrue(Files.size(html) > 10_000, html + " is too small");
             String page = Files.readString(html);
-            assertTrue(page.startsWith("<!DOCTYPE html>") || page.startsWith("<!doctype html>"), "not an HTML page: " + f);
+            assertTrue(
+                    page.startsWith("<!DOCTYPE html>") || page.startsWith("<!doctype html>"), "not an HTML page: " + f);
             assertFalse(page.contains("src=\"http"), "the timeline must not load anything from the network");
-            assertTrue(r.out().contains("  " + html.toAbsolutePath()), "the summary does not list " + html + ":\n" + r.out());
+            assertTrue(
+                    r.out().contains("  " + html.toAbsolutePath()),
+                    "the summary does not list " + html + ":\n" + r.out());
         }
         assertTrue(r.out().contains("=== HTML timelines"), r.out());
     }
 
     @Test
     void oneVariantWithItsTogglesFromTheCommandLine() throws Exception {
-        Result r = run("showcase", "fan-out", "--stealing", "off", "--gomaxprocs", "3", "--goroutines", "12", "--no-html");
+        Result r =
+                run("showcase", "fan-out", "--stealing", "off", "--gomaxprocs", "3", "--goroutines", "12", "--no-html");
         assertEquals(0, r.status(), r.out());
         String s = r.section("fan-out", "backedge-nosteal");
         assertTrue(s.contains("GOMAXPROCS=3, stealing off"), s);
@@ -183,7 +200,8 @@ class ShowcaseIT {
 
     /** The short goroutines' latencies (ms) printed by a tight-loop section. */
     static List<Double> shortLatencies(String section) {
-        Matcher m = Pattern.compile("short goroutines started (.*) after the loop began").matcher(section);
+        Matcher m = Pattern.compile("short goroutines started (.*) after the loop began")
+                .matcher(section);
         assertTrue(m.find(), section);
         List<Double> r = new ArrayList<>();
         for (String p : m.group(1).split(", ")) {
@@ -207,7 +225,9 @@ class ShowcaseIT {
             assertTrue(s.contains("=> the thread count climbed past GOMAXPROCS=2 to " + threads), s);
             assertTrue(Files.size(dir.resolve("syscalls-" + mode + ".html")) > 10_000, mode);
         }
-        assertTrue(r.section("syscalls", "wrapped").contains("syscall exits (which P the goroutine came back on): "), r.out());
+        assertTrue(
+                r.section("syscalls", "wrapped").contains("syscall exits (which P the goroutine came back on): "),
+                r.out());
     }
 
     @Test
@@ -260,8 +280,12 @@ class ShowcaseIT {
         assertTrue(intAfter(be, "preempted (\\d+) time") >= 1, "the pair was not preempted:\n" + be);
         double game = msAfter(be, "hops in ([0-9.]+) ms");
         double waited = msAfter(be, "bystander started ([0-9.]+) ms after the game began");
-        assertTrue(waited >= 9.0 && waited < game, "the bystander waited " + waited + " ms of a " + game + " ms game:\n" + be);
-        Matcher m = Pattern.compile("=> the pair shared one slice of ([0-9.]+) ms \\((\\d+) runs inherited it through runnext\\)").matcher(be);
+        assertTrue(
+                waited >= 9.0 && waited < game,
+                "the bystander waited " + waited + " ms of a " + game + " ms game:\n" + be);
+        Matcher m = Pattern.compile(
+                        "=> the pair shared one slice of ([0-9.]+) ms \\((\\d+) runs inherited it through runnext\\)")
+                .matcher(be);
         assertTrue(m.find(), be);
         assertTrue(Double.parseDouble(m.group(1)) >= 9.0, be);
         assertTrue(Integer.parseInt(m.group(2)) >= 2, "the slice was not handed on through runnext:\n" + be);
@@ -277,7 +301,9 @@ class ShowcaseIT {
     void examplesRunFromTheJar() throws Exception {
         Result r = run("PrimeSieve", "10");
         assertEquals(0, r.status(), r.out());
-        assertEquals(List.of("2", "3", "5", "7", "11", "13", "17", "19", "23", "29"), r.lines().subList(0, 10));
+        assertEquals(
+                List.of("2", "3", "5", "7", "11", "13", "17", "19", "23", "29"),
+                r.lines().subList(0, 10));
         Result list = run("list");
         assertEquals(0, list.status(), list.out());
         List<String> names = new ArrayList<>();

@@ -21,7 +21,7 @@ final class AllGs {
     private static final class Stripe {
         long p0, p1, p2, p3, p4, p5, p6; // keep stripes on separate cache lines
         G head; // under this stripe's monitor
-        int n;  // under this stripe's monitor
+        int n; // under this stripe's monitor
     }
 
     private final Stripe[] stripes = new Stripe[STRIPES];

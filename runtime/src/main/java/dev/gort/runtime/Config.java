@@ -15,8 +15,15 @@ package dev.gort.runtime;
  * @param debugChecks       O(n) invariant checks ({@code -Dgort.debug.checks})
  * @param name              prefix of the carrier threads' names
  */
-public record Config(int gomaxprocs, int runqSize, boolean stealing, boolean spinning, int maxThreads,
-                     boolean panicExits, boolean debugChecks, String name) {
+public record Config(
+        int gomaxprocs,
+        int runqSize,
+        boolean stealing,
+        boolean spinning,
+        int maxThreads,
+        boolean panicExits,
+        boolean debugChecks,
+        String name) {
 
     public Config {
         if (gomaxprocs < 1) {

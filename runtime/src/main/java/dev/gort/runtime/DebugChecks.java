@@ -33,7 +33,8 @@ final class DebugChecks {
         }
         int linked = s.sched.runq.countLinked();
         if (linked != s.sched.runq.size()) {
-            System.err.println("runtime: " + where + ": global runq size " + s.sched.runq.size() + ", linked " + linked);
+            System.err.println(
+                    "runtime: " + where + ": global runq size " + s.sched.runq.size() + ", linked " + linked);
             throw Fatal.fatal(s, "checkQueues: global runq size mismatch");
         }
         for (G gp : s.sched.runq.snapshot()) {

@@ -140,6 +140,7 @@ public final class G {
 
     /** Free for the layers above (sudog-like waiting lists, timers); owner-defined. */
     public Object waiting;
+
     public Object timer;
 
     G(Scheduler sched, long goid, long parentGoid, StackTraceElement createdAt, Runnable fn) {

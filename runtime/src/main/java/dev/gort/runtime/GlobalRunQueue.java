@@ -58,8 +58,8 @@ public final class GlobalRunQueue {
      * native call that cost ~16 % of a Gosched switch when it was always on. Go's assertLockHeld is
      * likewise compiled out unless the runtime is built with static lock ranking.
      */
-    private static final boolean CHECK_LOCK = GlobalRunQueue.class.desiredAssertionStatus()
-            || Boolean.getBoolean("gort.debug.checks");
+    private static final boolean CHECK_LOCK =
+            GlobalRunQueue.class.desiredAssertionStatus() || Boolean.getBoolean("gort.debug.checks");
 
     private void assertLockHeld() {
         if (CHECK_LOCK && !Thread.holdsLock(lock)) {

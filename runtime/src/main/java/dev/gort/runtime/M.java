@@ -274,7 +274,7 @@ public final class M {
      * <p>Go: proc.go schedule
      */
     void schedule() {
-        for (;;) {
+        for (; ; ) {
             if (sched.exiting || exitThread) {
                 return;
             }
@@ -347,7 +347,9 @@ public final class M {
                 }
             }
             pp.gsRun++;
-            if (trace.on) trace.goStart(this, pp, gp, inheritTime && from == Ev.F_LOCAL ? Ev.F_RUNNEXT : from, fromVictim, inheritTime);
+            if (trace.on)
+                trace.goStart(
+                        this, pp, gp, inheritTime && from == Ev.F_LOCAL ? Ev.F_RUNNEXT : from, fromVictim, inheritTime);
             gp = run(gp);
             inheritTime = false;
         }
@@ -361,7 +363,7 @@ public final class M {
      * <p>Go: the mcall targets park_m, gosched_m, gopreempt_m, goyield_m, goexit0, exitsyscall0
      */
     private G run(G gp) {
-        for (;;) {
+        for (; ; ) {
             gp.yieldReason = G.YIELD_NONE;
             gp.cont.run();
             int st = G._Grunning;
@@ -506,7 +508,9 @@ public final class M {
      */
     public static int cheaprandn(int n) {
         M mp = current();
-        return mp != null ? mp.rand.nextn(n) : java.util.concurrent.ThreadLocalRandom.current().nextInt(n);
+        return mp != null
+                ? mp.rand.nextn(n)
+                : java.util.concurrent.ThreadLocalRandom.current().nextInt(n);
     }
 
     /**
@@ -658,7 +662,7 @@ public final class M {
     G findRunnable() {
         final Sched s = sched.sched;
         top:
-        for (;;) {
+        for (; ; ) {
             if (sched.exiting) {
                 return null;
             }
@@ -715,8 +719,9 @@ public final class M {
             // Limit the number of spinning Ms to half the number of busy Ps. This is necessary to
             // prevent excessive CPU consumption when GOMAXPROCS>>1 but the program parallelism is low.
             if (sched.config.stealing()
-                    && (spinning || !sched.config.spinning()
-                        || 2 * s.nmspinning.get() < sched.gomaxprocs - s.npidle.get())) {
+                    && (spinning
+                            || !sched.config.spinning()
+                            || 2 * s.nmspinning.get() < sched.gomaxprocs - s.npidle.get())) {
                 if (!spinning && sched.config.spinning()) {
                     becomeSpinning();
                 }

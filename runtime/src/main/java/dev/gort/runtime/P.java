@@ -73,10 +73,12 @@ public final class P {
     long sysmonSyscallwhen;
     /** Retake.retakeBlocked's first sighting of a blocked carrier: the G, its slice, when. */
     G sysmonBlockedG;
+
     int sysmonBlockedTick;
     long sysmonBlockedWhen;
     /** When retakeBlocked last sampled that carrier's stack (0: not yet), and the verdict. */
     long sysmonBlockedChecked;
+
     boolean sysmonBlockedInRuntime;
 
     /** Immutable: this P's timer heap (its own monitor guards it). Go: p.timers. */

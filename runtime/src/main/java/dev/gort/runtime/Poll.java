@@ -247,6 +247,7 @@ public final class Poll {
 
     /** A small first batch: the site is a few frames up (tryPreempt, slow, poll, the caller). */
     private static final StackWalker WALKER = StackWalker.getInstance(java.util.Set.of(), 6);
+
     private static final String POLL = Poll.class.getName();
 
     static {

@@ -65,7 +65,8 @@ public final class Preempt {
     private final ConcurrentHashMap<String, LongAdder> sites = new ConcurrentHashMap<>();
 
     Preempt() {
-        this(PreemptStrategy.fromEnvironment(),
+        this(
+                PreemptStrategy.fromEnvironment(),
                 Config.intSetting("gort.preempt.budget", "GORT_PREEMPT_BUDGET", DEFAULT_BUDGET),
                 Config.boolSetting("gort.preempt.sites", "GORT_PREEMPT_SITES", true));
     }
@@ -133,9 +134,23 @@ public final class Preempt {
             siteCounts.put(e.getKey(), e.getValue().sum());
         }
         long pinnedTotal = pinned.values().stream().mapToLong(Long::longValue).sum();
-        return new PreemptStats(strategy, requested.get(), honoured.get(), refusedMonitor.get(), pinnedTotal,
-                refusedRuntimeLock.get(), stale.get(), unhonoured.get(), budgetYields.get(), rearmed.get(), spuriousPolls.get(),
-                Map.copyOf(pinned), java.util.Collections.unmodifiableMap(siteCounts),
-                PreemptStats.Percentiles.of(lat), PreemptStats.Percentiles.of(over), lat, over);
+        return new PreemptStats(
+                strategy,
+                requested.get(),
+                honoured.get(),
+                refusedMonitor.get(),
+                pinnedTotal,
+                refusedRuntimeLock.get(),
+                stale.get(),
+                unhonoured.get(),
+                budgetYields.get(),
+                rearmed.get(),
+                spuriousPolls.get(),
+                Map.copyOf(pinned),
+                java.util.Collections.unmodifiableMap(siteCounts),
+                PreemptStats.Percentiles.of(lat),
+                PreemptStats.Percentiles.of(over),
+                lat,
+                over);
     }
 }

@@ -30,11 +30,24 @@ import org.HdrHistogram.Histogram;
  * @param requestToYieldHistogram the full histogram (a copy)
  * @param sliceOverrunHistogram   the full histogram (a copy)
  */
-public record PreemptStats(PreemptStrategy strategy, long requested, long honoured, long refusedMonitor,
-                           long refusedPinned, long refusedRuntimeLock, long stale, long unhonoured,
-                           long budgetYields, long rearmed, long spuriousPolls, Map<String, Long> pinnedByReason,
-                           Map<String, Long> sites, Percentiles requestToYield, Percentiles sliceOverrun,
-                           Histogram requestToYieldHistogram, Histogram sliceOverrunHistogram) {
+public record PreemptStats(
+        PreemptStrategy strategy,
+        long requested,
+        long honoured,
+        long refusedMonitor,
+        long refusedPinned,
+        long refusedRuntimeLock,
+        long stale,
+        long unhonoured,
+        long budgetYields,
+        long rearmed,
+        long spuriousPolls,
+        Map<String, Long> pinnedByReason,
+        Map<String, Long> sites,
+        Percentiles requestToYield,
+        Percentiles sliceOverrun,
+        Histogram requestToYieldHistogram,
+        Histogram sliceOverrunHistogram) {
 
     /** Count and p50/p99/p99.9/max of a histogram, in ns. */
     public record Percentiles(long count, long p50, long p99, long p999, long max) {
@@ -42,14 +55,19 @@ public record PreemptStats(PreemptStrategy strategy, long requested, long honour
             if (h.getTotalCount() == 0) {
                 return new Percentiles(0, 0, 0, 0, 0);
             }
-            return new Percentiles(h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(99),
-                    h.getValueAtPercentile(99.9), h.getMaxValue());
+            return new Percentiles(
+                    h.getTotalCount(),
+                    h.getValueAtPercentile(50),
+                    h.getValueAtPercentile(99),
+                    h.getValueAtPercentile(99.9),
+                    h.getMaxValue());
         }
 
         @Override
         public String toString() {
-            return String.format("n=%d p50=%.3fms p99=%.3fms p99.9=%.3fms max=%.3fms", count, p50 / 1e6,
-                    p99 / 1e6, p999 / 1e6, max / 1e6);
+            return String.format(
+                    "n=%d p50=%.3fms p99=%.3fms p99.9=%.3fms max=%.3fms",
+                    count, p50 / 1e6, p99 / 1e6, p999 / 1e6, max / 1e6);
         }
     }
 

@@ -54,8 +54,8 @@ public enum PreemptStrategy {
         try {
             return valueOf(name.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("gort: unknown preemption strategy '" + name
-                    + "' (want none, entry, backedge or budget)", e);
+            throw new IllegalArgumentException(
+                    "gort: unknown preemption strategy '" + name + "' (want none, entry, backedge or budget)", e);
         }
     }
 

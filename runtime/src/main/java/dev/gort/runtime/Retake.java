@@ -58,8 +58,7 @@ public final class Retake {
     public static boolean retakeBlocked(Scheduler s, P pp, long now) {
         M mp = pp.m();
         G gp = mp == null ? null : mp.curg;
-        if (gp == null || gp.m != mp || mp.locks != 0 || gp.readgstatus() != G._Grunning
-                || !carrierBlocked(mp)) {
+        if (gp == null || gp.m != mp || mp.locks != 0 || gp.readgstatus() != G._Grunning || !carrierBlocked(mp)) {
             pp.sysmonBlockedG = null;
             return false;
         }
@@ -74,7 +73,9 @@ public final class Retake {
         }
         // As for a syscall, leave it if there is nothing else to do and capacity exists elsewhere,
         // for up to 10 ms; never while the world is being stopped (the P would never stop).
-        if (!s.sched.gcwaiting && pp.runq.runqempty() && s.sched.nmspinning.get() + s.sched.npidle.get() > 0
+        if (!s.sched.gcwaiting
+                && pp.runq.runqempty()
+                && s.sched.nmspinning.get() + s.sched.npidle.get() > 0
                 && pp.sysmonBlockedWhen + SYSCALL_RETAKE_NS > now) {
             return false;
         }
@@ -91,8 +92,13 @@ public final class Retake {
             return false;
         }
         // The scan bit is ours: the carrier cannot change the G's status now. Re-check everything.
-        if (mp.curg != gp || pp.m() != mp || mp.p != pp || pp.status() != P._Prunning || mp.locks != 0
-                || pp.schedtick() != tick || !carrierBlocked(mp)) {
+        if (mp.curg != gp
+                || pp.m() != mp
+                || mp.p != pp
+                || pp.status() != P._Prunning
+                || mp.locks != 0
+                || pp.schedtick() != tick
+                || !carrierBlocked(mp)) {
             gp.setgstatusRelease(G._Grunning);
             s.syscallStats.blockedAborts.incrementAndGet();
             pp.sysmonBlockedG = null;
@@ -145,7 +151,8 @@ public final class Retake {
      * user). Cached per class name.
      */
     static boolean isGortCode(String className) {
-        if (!className.startsWith("dev.gort.") || className.startsWith("dev.gort.examples.")
+        if (!className.startsWith("dev.gort.")
+                || className.startsWith("dev.gort.examples.")
                 || className.startsWith("dev.gort.bench.")) {
             return false;
         }
@@ -153,7 +160,8 @@ public final class Retake {
             try {
                 Class<?> c = Class.forName(cn, false, Retake.class.getClassLoader());
                 java.security.CodeSource src = c.getProtectionDomain().getCodeSource();
-                return src == null || src.getLocation() == null
+                return src == null
+                        || src.getLocation() == null
                         || !src.getLocation().getPath().endsWith("test-classes/");
             } catch (ClassNotFoundException | LinkageError | SecurityException e) {
                 return false;

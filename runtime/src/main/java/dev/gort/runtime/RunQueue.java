@@ -63,6 +63,7 @@ public final class RunQueue extends RunQueuePad2 {
      * harmless: the CAS of head that would claim it fails.
      */
     final G[] runq;
+
     final int mask;
     /** The P owning this queue (for the runnext back-off and fatal messages); null in unit tests. */
     final P pp;
@@ -148,7 +149,7 @@ public final class RunQueue extends RunQueuePad2 {
             if (trace.on) trace.runqKick(pp, old);
             gp = old; // kick the old runnext to the regular run queue
         }
-        for (;;) {
+        for (; ; ) {
             int h = loadAcqHead(); // load-acquire, synchronize with consumers
             int t = ownerTail();
             if (t - h < runq.length) {
@@ -232,7 +233,7 @@ public final class RunQueue extends RunQueuePad2 {
             return next;
         }
         inheritTime = false;
-        for (;;) {
+        for (; ; ) {
             int h = loadAcqHead(); // load-acquire, synchronize with other consumers
             int t = ownerTail();
             if (t == h) {
@@ -256,7 +257,7 @@ public final class RunQueue extends RunQueuePad2 {
             out.add(next);
             n++;
         }
-        for (;;) {
+        for (; ; ) {
             int h = loadAcqHead();
             int t = ownerTail();
             int qn = t - h;
@@ -286,7 +287,7 @@ public final class RunQueue extends RunQueuePad2 {
      */
     int runqgrab(G[] batch, int batchHead, boolean stealRunNextG) {
         int bmask = batch.length - 1;
-        for (;;) {
+        for (; ; ) {
             int h = loadAcqHead(); // load-acquire, synchronize with other consumers
             int t = loadAcqTail(); // load-acquire, synchronize with the producer
             int n = t - h;
@@ -366,7 +367,7 @@ public final class RunQueue extends RunQueuePad2 {
      * <p>Go: proc.go runqempty
      */
     public boolean runqempty() {
-        for (;;) {
+        for (; ; ) {
             int head = loadAcqHead();
             int tail = loadAcqTail();
             G next = runnext();
@@ -378,7 +379,7 @@ public final class RunQueue extends RunQueuePad2 {
 
     /** Length of the ring, excluding runnext (what schedtrace prints). Any thread, racy. */
     public int size() {
-        for (;;) {
+        for (; ; ) {
             int h = loadAcqHead();
             int t = loadAcqTail();
             int n = t - h;

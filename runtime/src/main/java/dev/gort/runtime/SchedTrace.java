@@ -24,6 +24,7 @@ public final class SchedTrace {
     public final int periodMs;
     /** scheddetail. Immutable. */
     public final boolean detailed;
+
     private final PrintStream out;
 
     public SchedTrace(Scheduler sched, int periodMs, boolean detailed, PrintStream out) {
@@ -80,18 +81,31 @@ public final class SchedTrace {
         List<M> allm;
         synchronized (sc.lock) {
             allp = s.allp;
-            sb.append("SCHED ").append(ms).append("ms: gomaxprocs=").append(s.gomaxprocs)
-                    .append(" idleprocs=").append(sc.npidle.get())
-                    .append(" threads=").append(s.mcount())
-                    .append(" spinningthreads=").append(sc.nmspinning.get())
-                    .append(" needspinning=").append(sc.needspinning.get())
-                    .append(" idlethreads=").append(sc.nmidle)
-                    .append(" runqueue=").append(sc.runq.size());
+            sb.append("SCHED ")
+                    .append(ms)
+                    .append("ms: gomaxprocs=")
+                    .append(s.gomaxprocs)
+                    .append(" idleprocs=")
+                    .append(sc.npidle.get())
+                    .append(" threads=")
+                    .append(s.mcount())
+                    .append(" spinningthreads=")
+                    .append(sc.nmspinning.get())
+                    .append(" needspinning=")
+                    .append(sc.needspinning.get())
+                    .append(" idlethreads=")
+                    .append(sc.nmidle)
+                    .append(" runqueue=")
+                    .append(sc.runq.size());
             if (detailed) {
-                sb.append(" gcwaiting=").append(sc.gcwaiting)
-                        .append(" nmidlelocked=").append(sc.nmidlelocked)
-                        .append(" stopwait=").append(sc.stopwait)
-                        .append(" sysmonwait=").append(sc.sysmonwait)
+                sb.append(" gcwaiting=")
+                        .append(sc.gcwaiting)
+                        .append(" nmidlelocked=")
+                        .append(sc.nmidlelocked)
+                        .append(" stopwait=")
+                        .append(sc.stopwait)
+                        .append(" sysmonwait=")
+                        .append(sc.sysmonwait)
                         .append('\n');
             }
             allm = List.copyOf(s.allm);
@@ -104,13 +118,21 @@ public final class SchedTrace {
             M mp = pp.m();
             int runqsize = pp.runq.size();
             if (detailed) {
-                sb.append("  P").append(i).append(": status=").append(pp.status())
-                        .append(" schedtick=").append(Integer.toUnsignedString(pp.schedtick()))
-                        .append(" syscalltick=").append(Integer.toUnsignedString(pp.syscalltick()))
-                        .append(" m=").append(mp == null ? "nil" : Long.toString(mp.id))
-                        .append(" runqsize=").append(runqsize)
+                sb.append("  P")
+                        .append(i)
+                        .append(": status=")
+                        .append(pp.status())
+                        .append(" schedtick=")
+                        .append(Integer.toUnsignedString(pp.schedtick()))
+                        .append(" syscalltick=")
+                        .append(Integer.toUnsignedString(pp.syscalltick()))
+                        .append(" m=")
+                        .append(mp == null ? "nil" : Long.toString(mp.id))
+                        .append(" runqsize=")
+                        .append(runqsize)
                         .append(" gfreecnt=0")
-                        .append(" timerslen=").append(timers == null ? 0 : timers.len(pp))
+                        .append(" timerslen=")
+                        .append(timers == null ? 0 : timers.len(pp))
                         .append('\n');
             } else {
                 // In non-detailed mode format lengths of per-P run queues as: [ len1 len2 len3 len4 ]
@@ -137,21 +159,35 @@ public final class SchedTrace {
             P pp = mp.p;
             G curg = mp.curg;
             G lockedg = mp.lockedg;
-            sb.append("  M").append(mp.id).append(": p=").append(pp == null ? "nil" : Integer.toString(pp.id))
-                    .append(" curg=").append(curg == null ? "nil" : Long.toString(curg.goid))
-                    .append(" mallocing=0 throwing=0 preemptoff= locks=").append(mp.locks)
-                    .append(" dying=0 spinning=").append(mp.spinning)
-                    .append(" blocked=").append(mp.blocked)
-                    .append(" lockedg=").append(lockedg == null ? "nil" : Long.toString(lockedg.goid))
+            sb.append("  M")
+                    .append(mp.id)
+                    .append(": p=")
+                    .append(pp == null ? "nil" : Integer.toString(pp.id))
+                    .append(" curg=")
+                    .append(curg == null ? "nil" : Long.toString(curg.goid))
+                    .append(" mallocing=0 throwing=0 preemptoff= locks=")
+                    .append(mp.locks)
+                    .append(" dying=0 spinning=")
+                    .append(mp.spinning)
+                    .append(" blocked=")
+                    .append(mp.blocked)
+                    .append(" lockedg=")
+                    .append(lockedg == null ? "nil" : Long.toString(lockedg.goid))
                     .append('\n');
         }
         for (G gp : s.allgs()) {
             M gm = gp.m;
             M lm = gp.lockedm;
-            sb.append("  G").append(gp.goid).append(": status=").append(gp.readgstatusRaw())
-                    .append('(').append(gp.waitreason.go()).append(") m=")
+            sb.append("  G")
+                    .append(gp.goid)
+                    .append(": status=")
+                    .append(gp.readgstatusRaw())
+                    .append('(')
+                    .append(gp.waitreason.go())
+                    .append(") m=")
                     .append(gm == null ? "nil" : Long.toString(gm.id))
-                    .append(" lockedm=").append(lm == null ? "nil" : Long.toString(lm.id))
+                    .append(" lockedm=")
+                    .append(lm == null ? "nil" : Long.toString(lm.id))
                     .append('\n');
         }
         return sb.toString();

@@ -98,6 +98,7 @@ public final class Scheduler {
     public final Preempt preempt = new Preempt();
     /** The system monitor thread: started with the runtime, stopped at shutdown. */
     final Sysmon sysmon = new Sysmon(this);
+
     final AllGs allgs = new AllGs();
     final StealOrder stealOrder = new StealOrder();
     /** The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on. Immutable. */
@@ -124,10 +125,12 @@ public final class Scheduler {
     volatile boolean exiting;
     /** Go: mainStarted. */
     volatile boolean mainStarted;
+
     private volatile G mainG;
     private final CountDownLatch done = new CountDownLatch(1);
     /** How the program ended: null (main returned), a panic or a fatal error. Written before done. */
     private volatile Throwable exitCause;
+
     private volatile String fatalMessage;
     /** Hook for the layers above: called at fatal errors (e.g. to print the goroutine dump). */
     public volatile java.util.function.Consumer<String> fatalHook;
@@ -320,7 +323,8 @@ public final class Scheduler {
      */
     void onFatal(String msg) {
         fatalMessage = msg;
-        if (schedtrace.periodMs > 0 || schedtrace.detailed) System.err.print(SchedTrace.format(this, schedtrace.elapsedMs(System.nanoTime()), true));
+        if (schedtrace.periodMs > 0 || schedtrace.detailed)
+            System.err.print(SchedTrace.format(this, schedtrace.elapsedMs(System.nanoTime()), true));
         java.util.function.Consumer<String> h = fatalHook;
         if (h != null) {
             h.accept(msg);
@@ -362,7 +366,8 @@ public final class Scheduler {
         Poll.poll();
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
-        G newg = newG(fn, parent == null ? 0 : parent.goid, RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null);
+        G newg = newG(
+                fn, parent == null ? 0 : parent.goid, RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null);
         newg.casgstatus(G._Gidle, G._Grunnable);
         newg.runnableSince = 0;
         P pp = null;
@@ -605,7 +610,14 @@ public final class Scheduler {
             s.stats.preemptRefusedLocked.incrementAndGet();
             return false;
         }
-        if (s.trace.on) s.trace.preemptYield(mp, mp.p, gp, gp.preemptRequested() && mp.thread.preemptRequestedAt != 0 ? System.nanoTime() - mp.thread.preemptRequestedAt : 0);
+        if (s.trace.on)
+            s.trace.preemptYield(
+                    mp,
+                    mp.p,
+                    gp,
+                    gp.preemptRequested() && mp.thread.preemptRequestedAt != 0
+                            ? System.nanoTime() - mp.thread.preemptRequestedAt
+                            : 0);
         gp.yieldReason = G.YIELD_PREEMPT;
         if (!Continuation.yield(G.SCOPE)) {
             gp.yieldReason = G.YIELD_NONE;
@@ -864,7 +876,8 @@ public final class Scheduler {
             return;
         }
         // no local work, check that there are no spinning/idle M's, otherwise our help is not required
-        if (config.spinning() && sched.nmspinning.get() + sched.npidle.get() == 0
+        if (config.spinning()
+                && sched.nmspinning.get() + sched.npidle.get() == 0
                 && sched.nmspinning.compareAndSet(0, 1)) {
             sched.needspinning.set(0);
             startm(pp, true);
@@ -942,8 +955,8 @@ public final class Scheduler {
             return;
         }
         if (run < 0) {
-            System.err.println("runtime: checkdead: nmidle=" + sched.nmidle + " nmidlelocked="
-                    + sched.nmidlelocked + " mcount=" + mcount() + " nmsys=" + sched.nmsys);
+            System.err.println("runtime: checkdead: nmidle=" + sched.nmidle + " nmidlelocked=" + sched.nmidlelocked
+                    + " mcount=" + mcount() + " nmsys=" + sched.nmsys);
             throw Fatal.fatal(this, "checkdead: inconsistent counts");
         }
         int grunning = 0;
@@ -954,7 +967,7 @@ public final class Scheduler {
                     System.err.println("runtime: checkdead: find g " + gp.goid + " in status " + gp.readgstatus());
                     throw Fatal.fatal(this, "checkdead: runnable g");
                 }
-                default -> { }
+                default -> {}
             }
         }
         if (grunning == 0) { // possible if main goroutine calls runtime.Goexit()
@@ -979,7 +992,8 @@ public final class Scheduler {
      * outside the runtime can wake a G except through a syscall or the netpoller, which keep an M
      * running). Any thread increments/decrements; checkdead reads it under sched.lock (volatile).
      */
-    public final java.util.concurrent.atomic.AtomicInteger externalWakers = new java.util.concurrent.atomic.AtomicInteger();
+    public final java.util.concurrent.atomic.AtomicInteger externalWakers =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     // ------------------------------------------------------------------------------------------
     // GOMAXPROCS and stopping the world.
@@ -1031,7 +1045,7 @@ public final class Scheduler {
                 }
             }
             // stop idle P's
-            for (;;) {
+            for (; ; ) {
                 P pp = pidleget(0);
                 if (pp == null) {
                     break;
@@ -1043,7 +1057,7 @@ public final class Scheduler {
         }
         // wait for remaining P's to stop voluntarily
         if (wait) {
-            for (;;) {
+            for (; ; ) {
                 // wait for 100us, then try to re-preempt in case of any races
                 if (sched.stopnote.notetsleep(100_000, mp.thread)) {
                     sched.stopnote.noteclear();

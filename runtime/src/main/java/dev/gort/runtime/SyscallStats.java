@@ -54,9 +54,20 @@ public final class SyscallStats {
             oldP += mp.syscallFastOldP;
             idleP += mp.syscallFastIdleP;
         }
-        return new Snapshot(oldP, idleP, slowIdleP.get(), slowGlobal.get(), slowLocked.get(), slowInPlace.get(),
-                handoffAtEntry.get(), retakes.get(), blockedRetakes.get(), blockedAborts.get(), pinnedParks.get(),
-                pinnedRefused.get(), lockedExits.get());
+        return new Snapshot(
+                oldP,
+                idleP,
+                slowIdleP.get(),
+                slowGlobal.get(),
+                slowLocked.get(),
+                slowInPlace.get(),
+                handoffAtEntry.get(),
+                retakes.get(),
+                blockedRetakes.get(),
+                blockedAborts.get(),
+                pinnedParks.get(),
+                pinnedRefused.get(),
+                lockedExits.get());
     }
 
     /**
@@ -74,7 +85,18 @@ public final class SyscallStats {
      * @param pinnedRefused  ... of which the JVM refused the yield
      * @param lockedExits    threads that ended with their locked goroutine
      */
-    public record Snapshot(long fastOldP, long fastIdleP, long slowIdleP, long slowGlobal, long slowLocked,
-                           long slowInPlace, long handoffAtEntry, long retakes, long blockedRetakes,
-                           long blockedAborts, long pinnedParks, long pinnedRefused, long lockedExits) {}
+    public record Snapshot(
+            long fastOldP,
+            long fastIdleP,
+            long slowIdleP,
+            long slowGlobal,
+            long slowLocked,
+            long slowInPlace,
+            long handoffAtEntry,
+            long retakes,
+            long blockedRetakes,
+            long blockedAborts,
+            long pinnedParks,
+            long pinnedRefused,
+            long lockedExits) {}
 }

@@ -85,7 +85,7 @@ public final class Syscalls {
 
     /** The G is not plainly _Grunning: wait out sysmon's scan bit; false if already _Gsyscall. */
     private static boolean casToSyscallSlow(M mp, G gp) {
-        for (;;) {
+        for (; ; ) {
             int st = gp.readgstatusNoScan();
             if (st == G._Gsyscall) {
                 return false;

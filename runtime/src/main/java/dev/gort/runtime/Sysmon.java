@@ -45,6 +45,7 @@ public final class Sysmon {
     private final long maxDelayUs;
     /** Written by start/stop (any thread), read by sysmon: volatile. */
     private volatile boolean stopped;
+
     private volatile Thread thread;
 
     /** schedtrace period in ns (Go: debug.schedtrace ms); 0 = off. Written by the observability layer. */
@@ -359,7 +360,8 @@ public final class Sysmon {
         // On the one hand we don't want to retake Ps if there is no other work to do, but on the
         // other hand we want to retake them eventually because they can prevent the sysmon thread
         // from deep sleep.
-        if (pp.runq.runqempty() && sc.nmspinning.get() + sc.npidle.get() > 0
+        if (pp.runq.runqempty()
+                && sc.nmspinning.get() + sc.npidle.get() > 0
                 && pp.sysmonSyscallwhen + 10_000_000L > now) {
             return false;
         }

@@ -91,6 +91,7 @@ public final class Timer {
     long when;
     /** If &gt; 0, run again every period ns. */
     long period;
+
     Func f;
     Object arg;
     /** Channel timers: bumped by stop/modify to squelch sends of a stale configuration. */
@@ -301,7 +302,7 @@ public final class Timer {
         // the P read here stays ours until we are done (Go uses acquirem for this).
         M mp = M.current();
         P pp = mp != null && mp.sched == sched ? mp.p : null;
-        for (;;) {
+        for (; ; ) {
             TimerHeap heap = pp != null ? pp.timers : sched.allp[0].timers;
             long addWhen = 0;
             boolean wake = false;
@@ -408,7 +409,9 @@ public final class Timer {
      */
     static void runUnlocked(Firing fr) {
         Timer t = fr.t;
-        if (t.sched.trace.on) t.sched.trace.timerFire(M.current(), M.current() == null ? null : M.current().p, fr.arg instanceof G g ? g : null);
+        if (t.sched.trace.on)
+            t.sched.trace.timerFire(
+                    M.current(), M.current() == null ? null : M.current().p, fr.arg instanceof G g ? g : null);
         if (t.isChan) {
             synchronized (t.sendLock) {
                 if (t.period == 0) {

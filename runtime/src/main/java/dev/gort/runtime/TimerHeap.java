@@ -83,7 +83,7 @@ final class TimerHeap {
 
     /** Go: (*timers).updateMinWhenModified: lowers minWhenModified to when. Any thread, CAS. */
     void updateMinWhenModified(long when) {
-        for (;;) {
+        for (; ; ) {
             long old = minWhenModified;
             if (old != 0 && old < when) {
                 return;
@@ -178,7 +178,7 @@ final class TimerHeap {
      * do not pile up behind stopped timers. Go: (*timers).cleanHead.
      */
     void cleanHead() {
-        for (;;) {
+        for (; ; ) {
             if (n == 0) {
                 return;
             }
@@ -346,7 +346,7 @@ final class TimerHeap {
         long pollUntil = 0;
         Timer.Firing fr = null;
         boolean adjusted = false;
-        for (;;) {
+        for (; ; ) {
             boolean fire = false;
             synchronized (this) {
                 if (!adjusted) {
@@ -445,7 +445,7 @@ final class TimerHeap {
         if (when <= 0) {
             throw badTimer(pp.sched);
         }
-        for (;;) {
+        for (; ; ) {
             int leftChild = i * timerHeapN + 1;
             if (leftChild >= n) {
                 break;

@@ -24,11 +24,11 @@ public final class Traceback {
      * <p>Go: proc.go newproc1 (newg.gopc = callerpc)
      */
     public static StackTraceElement callerFrame() {
-        return StackWalker.getInstance().walk(s -> s
-                .filter(f -> !RUNTIME_FRAMES.contains(f.getClassName()))
-                .findFirst()
-                .map(StackWalker.StackFrame::toStackTraceElement)
-                .orElse(null));
+        return StackWalker.getInstance()
+                .walk(s -> s.filter(f -> !RUNTIME_FRAMES.contains(f.getClassName()))
+                        .findFirst()
+                        .map(StackWalker.StackFrame::toStackTraceElement)
+                        .orElse(null));
     }
 
     /** Go: traceback.go goroutineheader. */
@@ -49,7 +49,8 @@ public final class Traceback {
                 default -> "idle";
             };
         }
-        StringBuilder sb = new StringBuilder("goroutine ").append(gp.goid).append(" [").append(status);
+        StringBuilder sb =
+                new StringBuilder("goroutine ").append(gp.goid).append(" [").append(status);
         if (st == G._Gwaiting && gp.waitsince != 0) {
             long mins = (now - gp.waitsince) / 60_000_000_000L;
             if (mins >= 1) {
@@ -78,8 +79,8 @@ public final class Traceback {
         }
         String fn;
         if (gp.createdAt != null) {
-            fn = gp.createdAt.getClassName() + "." + gp.createdAt.getMethodName() + "\n\t"
-                    + gp.createdAt.getFileName() + ":" + gp.createdAt.getLineNumber();
+            fn = gp.createdAt.getClassName() + "." + gp.createdAt.getMethodName() + "\n\t" + gp.createdAt.getFileName()
+                    + ":" + gp.createdAt.getLineNumber();
         } else {
             // A lambda's class is named after its enclosing class: Foo$$Lambda/0x... -> Foo.
             String cn = gp.fnClass.getName();
@@ -110,7 +111,12 @@ public final class Traceback {
         }
         Object on = gp.waitingOn;
         if (on != null && gp.readgstatus() == G._Gwaiting) {
-            sb.append("waiting on ").append(on instanceof Describable d ? safeDescribe(d) : on.getClass().getName()).append('\n');
+            sb.append("waiting on ")
+                    .append(
+                            on instanceof Describable d
+                                    ? safeDescribe(d)
+                                    : on.getClass().getName())
+                    .append('\n');
         }
         return sb.toString();
     }
@@ -148,10 +154,13 @@ public final class Traceback {
         java.util.List<StackTraceElement> out = new java.util.ArrayList<>();
         for (StackTraceElement e : st) {
             String cn = e.getClassName();
-            if (cn.equals("jdk.internal.vm.Continuation") && (e.getMethodName().startsWith("enter") || e.getMethodName().equals("run"))) {
+            if (cn.equals("jdk.internal.vm.Continuation")
+                    && (e.getMethodName().startsWith("enter")
+                            || e.getMethodName().equals("run"))) {
                 break; // below this: the carrier's scheduling loop
             }
-            if (cn.startsWith("jdk.internal.vm.Continuation") || cn.equals("dev.gort.runtime.G")
+            if (cn.startsWith("jdk.internal.vm.Continuation")
+                    || cn.equals("dev.gort.runtime.G")
                     || (self && (cn.equals("java.lang.Thread") || cn.equals("dev.gort.runtime.Traceback")))) {
                 continue;
             }
@@ -169,9 +178,12 @@ public final class Traceback {
     public static String dumpJson(Scheduler s) {
         long now = System.nanoTime();
         StringBuilder sb = new StringBuilder(4096);
-        sb.append("{\"goroutineDump\":{\"processId\":").append(ProcessHandle.current().pid())
-                .append(",\"time\":").append(jstr(java.time.Instant.now().toString()))
-                .append(",\"runtime\":").append(jstr(s.config().name()))
+        sb.append("{\"goroutineDump\":{\"processId\":")
+                .append(ProcessHandle.current().pid())
+                .append(",\"time\":")
+                .append(jstr(java.time.Instant.now().toString()))
+                .append(",\"runtime\":")
+                .append(jstr(s.config().name()))
                 .append(",\"goroutines\":[");
         boolean first = true;
         for (G gp : s.allgs()) {
@@ -179,21 +191,30 @@ public final class Traceback {
             StackTraceElement[] frames = frames(gp);
             M m = gp.m;
             P p = m == null ? null : m.p;
-            sb.append(first ? "\n" : ",\n").append("{\"goid\":").append(gp.goid)
-                    .append(",\"state\":").append(jstr(G.gstatusName(st)));
+            sb.append(first ? "\n" : ",\n")
+                    .append("{\"goid\":")
+                    .append(gp.goid)
+                    .append(",\"state\":")
+                    .append(jstr(G.gstatusName(st)));
             if (st == G._Gwaiting) {
                 sb.append(",\"waitReason\":").append(jstr(gp.waitreason.go()));
                 Object on = gp.waitingOn;
                 if (on != null) {
                     sb.append(",\"waitingOn\":{\"object\":")
-                            .append(jstr(on instanceof Describable d ? safeDescribe(d) : on.getClass().getName())).append('}');
+                            .append(jstr(
+                                    on instanceof Describable d
+                                            ? safeDescribe(d)
+                                            : on.getClass().getName()))
+                            .append('}');
                 }
                 if (gp.waitsince != 0) {
                     sb.append(",\"waitSinceNanos\":").append(now - gp.waitsince);
                 }
             }
-            sb.append(",\"m\":").append(m == null ? "null" : Long.toString(m.id))
-                    .append(",\"p\":").append(p == null ? "null" : Integer.toString(p.id));
+            sb.append(",\"m\":")
+                    .append(m == null ? "null" : Long.toString(m.id))
+                    .append(",\"p\":")
+                    .append(p == null ? "null" : Integer.toString(p.id));
             if (gp.parentGoid != 0 || gp.createdAt != null) {
                 sb.append(",\"createdBy\":{\"goid\":").append(gp.parentGoid);
                 if (gp.createdAt != null) {
@@ -268,7 +289,11 @@ public final class Traceback {
         for (java.util.Map.Entry<G, Describable> e : waits.entrySet()) {
             G gp = e.getKey();
             G holder = holder(e.getValue());
-            sb.append("  G").append(gp.goid).append(" [").append(gp.waitreason.go()).append("] waits on ")
+            sb.append("  G")
+                    .append(gp.goid)
+                    .append(" [")
+                    .append(gp.waitreason.go())
+                    .append("] waits on ")
                     .append(safeDescribe(e.getValue()));
             if (holder != null) {
                 sb.append(" held by G").append(holder.goid);
@@ -288,7 +313,11 @@ public final class Traceback {
             for (int hops = 0; hops < 64; hops++) {
                 Describable d = waits.get(cur);
                 if (d == null) {
-                    end = " [" + (cur.readgstatus() == G._Gwaiting ? cur.waitreason.go() : G.gstatusName(cur.readgstatus())) + "]";
+                    end = " ["
+                            + (cur.readgstatus() == G._Gwaiting
+                                    ? cur.waitreason.go()
+                                    : G.gstatusName(cur.readgstatus()))
+                            + "]";
                     break;
                 }
                 chain.append(" -> ").append(shortName(d));

@@ -56,26 +56,30 @@ class BlockedCarrierTest {
 
     @Test
     void threadSleepDoesNotStallTheP() throws Exception {
-        long[] t = race(() -> {
-            try {
-                Thread.sleep(50); // TIMED_WAITING
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }, () -> { });
+        long[] t = race(
+                () -> {
+                    try {
+                        Thread.sleep(50); // TIMED_WAITING
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                },
+                () -> {});
         assertProbeFirst(t);
     }
 
     @Test
     void lockSupportParkDoesNotStallTheP() throws Exception {
         CountDownLatch g2ran = new CountDownLatch(1);
-        long[] t = race(() -> {
-            try {
-                assertTrue(g2ran.await(10, TimeUnit.SECONDS)); // WAITING, opened only by G2
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }, g2ran::countDown);
+        long[] t = race(
+                () -> {
+                    try {
+                        assertTrue(g2ran.await(10, TimeUnit.SECONDS)); // WAITING, opened only by G2
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                },
+                g2ran::countDown);
         assertProbeFirst(t);
     }
 
@@ -97,11 +101,13 @@ class BlockedCarrierTest {
         });
         holder.start();
         held.await();
-        long[] t = race(() -> {
-            synchronized (monitor) {
-                LockSupport.parkNanos(1); // something inside
-            }
-        }, g2ran::countDown);
+        long[] t = race(
+                () -> {
+                    synchronized (monitor) {
+                        LockSupport.parkNanos(1); // something inside
+                    }
+                },
+                g2ran::countDown);
         holder.join();
         assertProbeFirst(t);
     }
@@ -109,13 +115,15 @@ class BlockedCarrierTest {
     @Test
     void blockingQueueTakeDoesNotStallTheP() throws Exception {
         BlockingQueue<Integer> q = new ArrayBlockingQueue<>(1);
-        long[] t = race(() -> {
-            try {
-                assertEquals(42, q.take()); // fed by G2 only
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }, () -> assertTrue(q.offer(42)));
+        long[] t = race(
+                () -> {
+                    try {
+                        assertEquals(42, q.take()); // fed by G2 only
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                },
+                () -> assertTrue(q.offer(42)));
         assertProbeFirst(t);
     }
 

@@ -18,17 +18,23 @@ import org.junit.jupiter.params.provider.ValueSource;
  * and exit status.
  */
 class CrashTest {
-    record Result(int status, String output) { }
+    record Result(int status, String output) {}
 
     /** Go: crash_test.go runTestProg. stdout and stderr merged, as Go's CombinedOutput. */
     static Result runTestProg(String name, String gomaxprocs) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java,
-                "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED",
-                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+        List<String> cmd = new ArrayList<>(List.of(
+                java,
+                "--add-exports",
+                "java.base/jdk.internal.vm=ALL-UNNAMED",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Xshare:auto",
                 "-Dgort.gomaxprocs=" + gomaxprocs,
-                "-cp", System.getProperty("java.class.path"),
-                "dev.gort.runtime.testprog.TestProg", name));
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.gort.runtime.testprog.TestProg",
+                name));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         p.getOutputStream().close();
         byte[] out = p.getInputStream().readAllBytes();
@@ -64,7 +70,10 @@ class CrashTest {
     @Test
     void panicExitsWithStatus2() throws Exception {
         Result r = runTestProg("Panic", "2");
-        assertTrue(r.output().startsWith("panic: java.lang.IllegalStateException: child exploded\n\ngoroutine 2 [running]:\n"),
+        assertTrue(
+                r.output()
+                        .startsWith(
+                                "panic: java.lang.IllegalStateException: child exploded\n\ngoroutine 2 [running]:\n"),
                 r.output());
         assertTrue(r.output().contains("created by ") && r.output().contains(" in goroutine 1\n"), r.output());
         assertEquals(2, r.status(), r.output());

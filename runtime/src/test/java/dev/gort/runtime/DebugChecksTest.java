@@ -37,12 +37,14 @@ class DebugChecksTest {
     @Test
     void aGInTwoPlacesIsFatal() {
         Scheduler s = new Scheduler(TestSupport.config(1).withDebugChecks(true));
-        GortFatalError e = assertThrows(GortFatalError.class, () -> s.run(() -> {
-            Scheduler rt = Scheduler.current();
-            G twice = rt.newproc(() -> { }); // in runnext
-            M.current().p().runq.runqput(twice, false); // and in the ring: corrupt
-            rt.gomaxprocs(2);
-        }));
+        GortFatalError e = assertThrows(
+                GortFatalError.class,
+                () -> s.run(() -> {
+                    Scheduler rt = Scheduler.current();
+                    G twice = rt.newproc(() -> {}); // in runnext
+                    M.current().p().runq.runqput(twice, false); // and in the ring: corrupt
+                    rt.gomaxprocs(2);
+                }));
         assertEquals("checkQueues: G in two places", e.getMessage());
     }
 
@@ -50,18 +52,20 @@ class DebugChecksTest {
     @Test
     void aWaitingGInARunQueueIsFatal() {
         Scheduler s = new Scheduler(TestSupport.config(1).withDebugChecks(true));
-        GortFatalError e = assertThrows(GortFatalError.class, () -> s.run(() -> {
-            Scheduler rt = Scheduler.current();
-            TestSupport.Sema never = new TestSupport.Sema(0);
-            TestSupport.Sema parked = new TestSupport.Sema(0);
-            G waiter = rt.newproc(() -> {
-                parked.release();
-                never.acquire();
-            });
-            parked.acquire(); // the waiter has parked on never
-            M.current().p().runq.runqput(waiter, false); // corrupt: a waiting G in the ring
-            rt.gomaxprocs(2);
-        }));
+        GortFatalError e = assertThrows(
+                GortFatalError.class,
+                () -> s.run(() -> {
+                    Scheduler rt = Scheduler.current();
+                    TestSupport.Sema never = new TestSupport.Sema(0);
+                    TestSupport.Sema parked = new TestSupport.Sema(0);
+                    G waiter = rt.newproc(() -> {
+                        parked.release();
+                        never.acquire();
+                    });
+                    parked.acquire(); // the waiter has parked on never
+                    M.current().p().runq.runqput(waiter, false); // corrupt: a waiting G in the ring
+                    rt.gomaxprocs(2);
+                }));
         assertEquals("checkQueues: queued G not runnable", e.getMessage());
     }
 }

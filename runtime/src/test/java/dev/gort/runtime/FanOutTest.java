@@ -153,7 +153,8 @@ class FanOutTest {
         } else if (procs == 2) {
             assertEquals(Set.of(0, 1), ps, "with stealing both Ps run goroutines" + where);
         }
-        System.out.printf("fan-out GOMAXPROCS=%d stealing=%s: wall %.1f ms, work %.1f ms, Ps %s, Ms %s, max parallel %d%n",
+        System.out.printf(
+                "fan-out GOMAXPROCS=%d stealing=%s: wall %.1f ms, work %.1f ms, Ps %s, Ms %s, max parallel %d%n",
                 procs, stealing, wall / 1e6, total / 1e6, ps, ms, maxConcurrent.get());
     }
 }

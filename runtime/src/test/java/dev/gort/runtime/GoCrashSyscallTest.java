@@ -25,8 +25,16 @@ class GoCrashSyscallTest {
     static Result runTestProg(String name, Map<String, String> env) throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        List<String> cmd = new ArrayList<>(List.of(java, "--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED",
-                "-XX:+UseSerialGC", "-Xshare:auto", "-cp", cp, TestProg.class.getName(), name));
+        List<String> cmd = new ArrayList<>(List.of(
+                java,
+                "--add-exports",
+                "java.base/jdk.internal.vm=ALL-UNNAMED",
+                "-XX:+UseSerialGC",
+                "-Xshare:auto",
+                "-cp",
+                cp,
+                TestProg.class.getName(),
+                name));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().remove("GOMAXPROCS");
         pb.environment().putAll(env);

@@ -76,11 +76,13 @@ class GomaxprocsTest {
                     old = rt.gomaxprocs(3);
                     P[] allp = rt.allp();
                     // Ours runs; the new ones are idle or already running what wakep gave them.
-                    boolean live = allp[0].status() == P._Prunning && M.current().p() == allp[0];
+                    boolean live =
+                            allp[0].status() == P._Prunning && M.current().p() == allp[0];
                     for (P pp : allp) {
                         live &= pp.status() == P._Prunning || pp.status() == P._Pidle;
                     }
-                    observed.add("GOMAXPROCS " + old + "->" + rt.gomaxprocs() + " allp " + allp.length + " live " + live);
+                    observed.add(
+                            "GOMAXPROCS " + old + "->" + rt.gomaxprocs() + " allp " + allp.length + " live " + live);
 
                     for (int i = 0; i < children; i++) {
                         childDone.acquire();
@@ -108,14 +110,16 @@ class GomaxprocsTest {
             mainDone.acquire();
         });
         assertNull(failure.get());
-        assertEquals(List.of(
-                "caller on P1",
-                "P1 queue 50",
-                "NumGoroutine 52",
-                "GOMAXPROCS 2->1 allp 1 caller on P0 P1 dead P1 empty true",
-                "global in order true",
-                "GOMAXPROCS 1->3 allp 3 live true",
-                "NumGoroutine 2"), observed);
+        assertEquals(
+                List.of(
+                        "caller on P1",
+                        "P1 queue 50",
+                        "NumGoroutine 52",
+                        "GOMAXPROCS 2->1 allp 1 caller on P0 P1 dead P1 empty true",
+                        "global in order true",
+                        "GOMAXPROCS 1->3 allp 3 live true",
+                        "NumGoroutine 2"),
+                observed);
         for (int i = 0; i < children; i++) {
             assertEquals(1, runs[i].get(), "child " + i);
         }

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 /** Goroutine dumps in Go's format (traceback.go goroutineheader, printcreatedby) and TestNumGoroutine. */
 class GoroutineDumpTest {
     /** Go: "goroutine " goid " [" status (", " N " minutes")? (", locked to thread")? "]:" */
-    static final Pattern HEADER = Pattern.compile("^goroutine (\\d+) \\[([^\\],]+)(, (\\d+) minutes)?(, locked to thread)?\\]:$",
-            Pattern.MULTILINE);
+    static final Pattern HEADER = Pattern.compile(
+            "^goroutine (\\d+) \\[([^\\],]+)(, (\\d+) minutes)?(, locked to thread)?\\]:$", Pattern.MULTILINE);
 
     /** A semaphore goroutines park on, describing itself like a channel would. */
     static final class Gate implements Describable {
@@ -30,12 +30,16 @@ class GoroutineDumpTest {
     }
 
     static void parkOn(Gate g) {
-        Scheduler.gopark((G gp, Gate x) -> {
-            synchronized (x) {
-                x.notifyAll();
-            }
-            return true;
-        }, g, WaitReason.CHAN_RECEIVE, g);
+        Scheduler.gopark(
+                (G gp, Gate x) -> {
+                    synchronized (x) {
+                        x.notifyAll();
+                    }
+                    return true;
+                },
+                g,
+                WaitReason.CHAN_RECEIVE,
+                g);
     }
 
     @Test
@@ -61,12 +65,13 @@ class GoroutineDumpTest {
         Matcher h = HEADER.matcher(lines[0]);
         assertTrue(h.matches(), d);
         assertEquals("chan receive", h.group(2));
-        assertTrue(lines[1].endsWith("(...)"), d);           // func(...)
+        assertTrue(lines[1].endsWith("(...)"), d); // func(...)
         assertTrue(lines[2].startsWith("\t") && lines[2].contains(".java:"), d); // \tfile:line
         assertTrue(d.contains("GoroutineDumpTest.parkOn(...)\n\tGoroutineDumpTest.java:"), d);
         assertTrue(d.contains("\ncreated by ") && d.contains(" in goroutine 1\n"), d);
         assertTrue(d.endsWith("waiting on gate#1 (closed, 1 waiting)\n"), d);
-        assertFalse(d.contains("dev.gort.runtime.M.") || d.contains("Continuation.enter"), "runtime frames leaked: " + d);
+        assertFalse(
+                d.contains("dev.gort.runtime.M.") || d.contains("Continuation.enter"), "runtime frames leaked: " + d);
         assertTrue(dump3.get().startsWith("goroutine " + h.group(1) + " [chan receive, 3 minutes]:\n"), dump3.get());
     }
 
@@ -84,9 +89,15 @@ class GoroutineDumpTest {
             s.goready(w);
         });
         String j = json.get();
-        assertTrue(j.startsWith("{\"goroutineDump\":{\"processId\":" + ProcessHandle.current().pid() + ","), j);
+        assertTrue(
+                j.startsWith("{\"goroutineDump\":{\"processId\":"
+                        + ProcessHandle.current().pid() + ","),
+                j);
         assertTrue(j.contains("{\"goid\":1,\"state\":\"running\""), j);
-        assertTrue(j.contains("{\"goid\":2,\"state\":\"waiting\",\"waitReason\":\"chan receive\",\"waitingOn\":{\"object\":\"gate#1 (closed, 1 waiting)\"}"), j);
+        assertTrue(
+                j.contains(
+                        "{\"goid\":2,\"state\":\"waiting\",\"waitReason\":\"chan receive\",\"waitingOn\":{\"object\":\"gate#1 (closed, 1 waiting)\"}"),
+                j);
         assertTrue(j.contains("\"createdBy\":{\"goid\":1"), j);
         assertTrue(j.contains("GoroutineDumpTest.parkOn(GoroutineDumpTest.java:"), j);
         assertTrue(j.endsWith("]}}\n"), j);
@@ -185,7 +196,8 @@ class GoroutineDumpTest {
                     String d1 = Traceback.dump(g1, System.nanoTime());
                     String d2 = Traceback.dump(g2, System.nanoTime());
                     if (!HEADER.matcher(d1.lines().findFirst().orElse("")).matches()
-                            || !HEADER.matcher(d2.lines().findFirst().orElse("")).matches()) {
+                            || !HEADER.matcher(d2.lines().findFirst().orElse(""))
+                                    .matches()) {
                         throw new AssertionError("bad dump:\n" + d1 + d2);
                     }
                     dumps.incrementAndGet();
@@ -219,7 +231,8 @@ class GoroutineDumpTest {
                 sun.misc.Signal.raise(new sun.misc.Signal("URG"));
                 // the handler runs on the JVM's signal thread: wait (bounded) for its output
                 long deadline = System.nanoTime() + 10_000_000_000L;
-                while (!buf.toString(StandardCharsets.UTF_8).contains("waiting on gate#1") && System.nanoTime() < deadline) {
+                while (!buf.toString(StandardCharsets.UTF_8).contains("waiting on gate#1")
+                        && System.nanoTime() < deadline) {
                     Scheduler.gosched();
                 }
                 s.goready(w);

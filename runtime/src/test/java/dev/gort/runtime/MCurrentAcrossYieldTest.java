@@ -55,6 +55,7 @@ class MCurrentAcrossYieldTest {
             done.acquire();
         });
         assertTrue(moves.get() > 0, "the goroutines never changed carriers: nothing was tested");
-        assertEquals(0, stale.get(), "M.current() returned a carrier the goroutine had left (" + moves.get() + " moves)");
+        assertEquals(
+                0, stale.get(), "M.current() returned a carrier the goroutine had left (" + moves.get() + " moves)");
     }
 }

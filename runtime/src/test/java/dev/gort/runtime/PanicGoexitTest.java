@@ -23,19 +23,22 @@ class PanicGoexitTest {
     @Test
     void panicInAGoroutineSurfacesFromRun() {
         Scheduler s = new Scheduler(TestSupport.config(2));
-        GoPanic p = assertThrows(GoPanic.class, () -> s.run(() -> {
-            Scheduler rt = Scheduler.current();
-            rt.newproc(() -> {
-                throw new Boom("boom");
-            });
-            new TestSupport.Sema(0).acquire(); // main blocks forever
-        }));
+        GoPanic p = assertThrows(
+                GoPanic.class,
+                () -> s.run(() -> {
+                    Scheduler rt = Scheduler.current();
+                    rt.newproc(() -> {
+                        throw new Boom("boom");
+                    });
+                    new TestSupport.Sema(0).acquire(); // main blocks forever
+                }));
         assertInstanceOf(Boom.class, p.getCause());
         long childId = 2; // main is goroutine 1, the child the first one it creates
         assertEquals(childId, p.goid());
         String text = p.goFormat();
-        assertTrue(text.startsWith("panic: " + Boom.class.getName() + ": boom\n\ngoroutine " + childId
-                + " [running]:\n"), text);
+        assertTrue(
+                text.startsWith("panic: " + Boom.class.getName() + ": boom\n\ngoroutine " + childId + " [running]:\n"),
+                text);
         assertTrue(text.contains("created by ") && text.contains(" in goroutine 1\n"), text);
         assertTrue(s.exiting());
     }
@@ -43,9 +46,11 @@ class PanicGoexitTest {
     @Test
     void panicInMainSurfacesFromRun() {
         Scheduler s = new Scheduler(TestSupport.config(1));
-        GoPanic p = assertThrows(GoPanic.class, () -> s.run(() -> {
-            throw new Boom("main boom");
-        }));
+        GoPanic p = assertThrows(
+                GoPanic.class,
+                () -> s.run(() -> {
+                    throw new Boom("main boom");
+                }));
         assertEquals(1, p.goid());
         assertEquals("main boom", p.getCause().getMessage());
     }

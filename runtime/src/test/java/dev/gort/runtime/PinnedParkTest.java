@@ -31,22 +31,24 @@ class PinnedParkTest {
         s.run(() -> {
             TestSupport.Sema sema = new TestSupport.Sema(0);
             TestSupport.Sema done = new TestSupport.Sema(0);
-            s.newproc(() -> { // G2: runs second, on another carrier
-                waker.set(Thread.currentThread());
-                sema.release();
-                done.release();
-            });
-            s.newproc(() -> { // G1: runs first
-                Continuation.pin();
-                try {
-                    before.set(Thread.currentThread());
-                    sema.acquire(); // the yield is refused: CRITICAL_SECTION
-                    after.set(Thread.currentThread());
-                } finally {
-                    Continuation.unpin();
-                }
-                done.release();
-            });
+            s.newproc(
+                    () -> { // G2: runs second, on another carrier
+                        waker.set(Thread.currentThread());
+                        sema.release();
+                        done.release();
+                    });
+            s.newproc(
+                    () -> { // G1: runs first
+                        Continuation.pin();
+                        try {
+                            before.set(Thread.currentThread());
+                            sema.acquire(); // the yield is refused: CRITICAL_SECTION
+                            after.set(Thread.currentThread());
+                        } finally {
+                            Continuation.unpin();
+                        }
+                        done.release();
+                    });
             done.acquire();
             done.acquire();
         });
@@ -74,38 +76,47 @@ class PinnedParkTest {
             TestSupport.Sema sema = new TestSupport.Sema(0);
             TestSupport.Sema done = new TestSupport.Sema(0);
             // Go order: the last go'd G runs first (runnext), then the ring in order.
-            s.newproc(() -> { // G2: runs second
-                g2Carrier.set(Thread.currentThread());
-                order.add("G2 tries the monitor");
-                synchronized (mon) {
-                    order.add("G2 in the monitor");
-                }
-                done.release();
-            });
-            s.newproc(() -> { // G3: runs third, wakes G1
-                order.add("G3 wakes G1");
-                sema.release();
-                done.release();
-            });
-            s.newproc(() -> { // G1: runs first
-                G me = Scheduler.currentG();
-                synchronized (mon) {
-                    me.monitorDepth++;
-                    g1Carrier.set(Thread.currentThread());
-                    order.add("G1 in the monitor");
-                    sema.acquire();
-                    assertSame(g1Carrier.get(), Thread.currentThread());
-                    order.add("G1 leaves the monitor");
-                    me.monitorDepth--;
-                }
-                done.release();
-            });
+            s.newproc(
+                    () -> { // G2: runs second
+                        g2Carrier.set(Thread.currentThread());
+                        order.add("G2 tries the monitor");
+                        synchronized (mon) {
+                            order.add("G2 in the monitor");
+                        }
+                        done.release();
+                    });
+            s.newproc(
+                    () -> { // G3: runs third, wakes G1
+                        order.add("G3 wakes G1");
+                        sema.release();
+                        done.release();
+                    });
+            s.newproc(
+                    () -> { // G1: runs first
+                        G me = Scheduler.currentG();
+                        synchronized (mon) {
+                            me.monitorDepth++;
+                            g1Carrier.set(Thread.currentThread());
+                            order.add("G1 in the monitor");
+                            sema.acquire();
+                            assertSame(g1Carrier.get(), Thread.currentThread());
+                            order.add("G1 leaves the monitor");
+                            me.monitorDepth--;
+                        }
+                        done.release();
+                    });
             for (int i = 0; i < 3; i++) {
                 done.acquire();
             }
         });
-        assertEquals(List.of("G1 in the monitor", "G2 tries the monitor", "G3 wakes G1", "G1 leaves the monitor",
-                "G2 in the monitor"), order);
+        assertEquals(
+                List.of(
+                        "G1 in the monitor",
+                        "G2 tries the monitor",
+                        "G3 wakes G1",
+                        "G1 leaves the monitor",
+                        "G2 in the monitor"),
+                order);
         assertNotSame(g1Carrier.get(), g2Carrier.get());
         SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
         assertEquals(1, st.pinnedParks());
@@ -122,11 +133,12 @@ class PinnedParkTest {
             TestSupport.Sema sema = new TestSupport.Sema(0);
             TestSupport.Sema done = new TestSupport.Sema(0);
             G[] g1 = new G[1];
-            s.newproc(() -> { // G2: dumps G1 while it is parked in place, then wakes it
-                dump.set(Traceback.dump(g1[0], System.nanoTime()));
-                sema.release();
-                done.release();
-            });
+            s.newproc(
+                    () -> { // G2: dumps G1 while it is parked in place, then wakes it
+                        dump.set(Traceback.dump(g1[0], System.nanoTime()));
+                        sema.release();
+                        done.release();
+                    });
             g1[0] = s.newproc(() -> {
                 Continuation.pin();
                 try {
@@ -165,14 +177,16 @@ class PinnedParkTest {
     @Test
     void pinnedParkForeverIsADeadlock() {
         Scheduler s = new Scheduler(TestSupport.config(1));
-        GortFatalError e = assertThrows(GortFatalError.class, () -> s.run(() -> {
-            Continuation.pin();
-            try {
-                new TestSupport.Sema(0).acquire();
-            } finally {
-                Continuation.unpin();
-            }
-        }));
+        GortFatalError e = assertThrows(
+                GortFatalError.class,
+                () -> s.run(() -> {
+                    Continuation.pin();
+                    try {
+                        new TestSupport.Sema(0).acquire();
+                    } finally {
+                        Continuation.unpin();
+                    }
+                }));
         assertEquals("all goroutines are asleep - deadlock!", e.getMessage());
     }
 }

@@ -59,8 +59,7 @@ class RunQueueLincheckTest {
             return new G(null, nextId++, 0, null, RingTest::noop);
         }
 
-        private static void noop() {
-        }
+        private static void noop() {}
 
         /** Owner: runqput(g, false). Returns the global queue's size afterwards (grows only on a spill). */
         @Operation(nonParallelGroup = "owner")
@@ -155,8 +154,11 @@ class RunQueueLincheckTest {
         // Lincheck compares states of the specification when it caches LTS transitions.
         @Override
         public boolean equals(Object o) {
-            return o instanceof Spec s && s.global == global && s.nextId == nextId
-                    && java.util.Objects.equals(s.runnext, runnext) && List.copyOf(s.ring).equals(List.copyOf(ring));
+            return o instanceof Spec s
+                    && s.global == global
+                    && s.nextId == nextId
+                    && java.util.Objects.equals(s.runnext, runnext)
+                    && List.copyOf(s.ring).equals(List.copyOf(ring));
         }
 
         @Override
@@ -178,26 +180,35 @@ class RunQueueLincheckTest {
                 // Only the owner spills into the global queue, under sched.lock; Lincheck's managed
                 // monitors are invisible to GlobalRunQueue's Thread.holdsLock check, so the global
                 // queue is left unmanaged (ignored: run as plain code, with real monitors).
-                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(GlobalRunQueue.class.getName()).allMethods().ignore());
+                .addGuarantee(ManagedStrategyGuaranteeKt.forClasses(GlobalRunQueue.class.getName())
+                        .allMethods()
+                        .ignore());
         // The races that matter, explored on every run rather than left to the random generator:
         // owner pop vs thief steal of the last element;
         opts.addCustomScenario(scenario(List.of("put"), List.of(List.of("get"), List.of("steal")), List.of("get")));
         // owner pops vs a thief taking half of two;
-        opts.addCustomScenario(scenario(List.of("put", "put"), List.of(List.of("get", "get"), List.of("steal")),
-                List.of("get")));
+        opts.addCustomScenario(
+                scenario(List.of("put", "put"), List.of(List.of("get", "get"), List.of("steal")), List.of("get")));
         // a spill of a full ring (runqputslow's CAS of head) vs a thief;
-        opts.addCustomScenario(scenario(List.of("put", "put", "put", "put"),
-                List.of(List.of("put", "get"), List.of("steal")), List.of("get", "get")));
+        opts.addCustomScenario(scenario(
+                List.of("put", "put", "put", "put"),
+                List.of(List.of("put", "get"), List.of("steal")),
+                List.of("get", "get")));
         // runnext kicks into the ring vs two thieves.
-        opts.addCustomScenario(scenario(List.of("putNext", "put"),
-                List.of(List.of("putNext", "get"), List.of("steal"), List.of("steal")), List.of("get", "get")));
+        opts.addCustomScenario(scenario(
+                List.of("putNext", "put"),
+                List.of(List.of("putNext", "get"), List.of("steal"), List.of("steal")),
+                List.of("get", "get")));
         opts.check(RingTest.class);
     }
 
     /** A hand-written Lincheck scenario of RingTest operations (all take no arguments). */
     static ExecutionScenario scenario(List<String> init, List<List<String>> parallel, List<String> post) {
-        return new ExecutionScenario(actors(init), parallel.stream().map(RunQueueLincheckTest::actors).toList(),
-                actors(post), null);
+        return new ExecutionScenario(
+                actors(init),
+                parallel.stream().map(RunQueueLincheckTest::actors).toList(),
+                actors(post),
+                null);
     }
 
     static List<Actor> actors(List<String> names) {
@@ -279,8 +290,7 @@ class RunQueueLincheckTest {
         });
     }
 
-    static void noop() {
-    }
+    static void noop() {}
 
     static void join(Thread t) {
         try {

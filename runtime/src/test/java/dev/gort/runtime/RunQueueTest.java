@@ -28,7 +28,7 @@ class RunQueueTest {
 
     /** A G that is never run: only its identity matters to the queues. */
     static G g(long id) {
-        return new G(null, id, 0, null, () -> { });
+        return new G(null, id, 0, null, () -> {});
     }
 
     static G[] gs(int n) {
@@ -276,23 +276,26 @@ class RunQueueTest {
         AtomicInteger ready = new AtomicInteger();
         AtomicInteger done = new AtomicInteger();
         AtomicReference<String> failure = new AtomicReference<>();
-        Thread observer = new Thread(() -> {
-            for (int i = 0; i < iters; i++) {
-                int target = 2 * (i + 1);
-                ready.incrementAndGet();
-                while (ready.get() < target) {
-                    if (failure.get() != null) {
-                        return;
+        Thread observer = new Thread(
+                () -> {
+                    for (int i = 0; i < iters; i++) {
+                        int target = 2 * (i + 1);
+                        ready.incrementAndGet();
+                        while (ready.get() < target) {
+                            if (failure.get() != null) {
+                                return;
+                            }
+                            Thread.onSpinWait();
+                        }
+                        if (p.runqempty()) {
+                            failure.compareAndSet(
+                                    null,
+                                    "queue is empty at iter " + i + " next: " + ((i & 1) == 0) + " " + ((i & 2) == 0));
+                        }
+                        done.set(i + 1);
                     }
-                    Thread.onSpinWait();
-                }
-                if (p.runqempty()) {
-                    failure.compareAndSet(null, "queue is empty at iter " + i + " next: "
-                            + ((i & 1) == 0) + " " + ((i & 2) == 0));
-                }
-                done.set(i + 1);
-            }
-        }, "runqempty-observer");
+                },
+                "runqempty-observer");
         observer.setDaemon(true);
         observer.start();
         for (int i = 0; i < iters; i++) {

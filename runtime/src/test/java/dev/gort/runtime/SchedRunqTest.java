@@ -1,7 +1,6 @@
 package dev.gort.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -51,9 +50,16 @@ class SchedRunqTest {
                 batches = rt.sched.runq.batchesPut;
             }
             StringBuilder sb = new StringBuilder();
-            sb.append("global=").append(rt.globalRunqSize()).append(" batches=").append(batches)
-                    .append(" ring=").append(pp.runq.size()).append(" spills=").append(pp.runq.spills)
-                    .append(" runnext=").append(pp.runq.runnext() == spawned.get(n - 1));
+            sb.append("global=")
+                    .append(rt.globalRunqSize())
+                    .append(" batches=")
+                    .append(batches)
+                    .append(" ring=")
+                    .append(pp.runq.size())
+                    .append(" spills=")
+                    .append(pp.runq.spills)
+                    .append(" runnext=")
+                    .append(pp.runq.runnext() == spawned.get(n - 1));
             boolean orderOk = global.length == 129;
             for (int i = 0; orderOk && i < 128; i++) {
                 orderOk = global[i] == spawned.get(i);
@@ -106,7 +112,7 @@ class SchedRunqTest {
                         return;
                     }
                     rt.newproc(pair[partner]);
-                    rt.newproc(() -> { }); // the filler: kicks the partner to the ring
+                    rt.newproc(() -> {}); // the filler: kicks the partner to the ring
                 };
             }
             // Main started from runnext with schedtick 0, where the fairness check would take it
@@ -125,8 +131,10 @@ class SchedRunqTest {
             done.acquire();
         });
         int runs = runsWhenMainBack.get();
-        assertTrue(runs >= 0 && runs <= 61, "main came back from the global queue after " + runs
-                + " partner runs (schedtick " + tickWhenMainLeft + " -> " + tickWhenMainBack + ")");
+        assertTrue(
+                runs >= 0 && runs <= 61,
+                "main came back from the global queue after " + runs + " partner runs (schedtick " + tickWhenMainLeft
+                        + " -> " + tickWhenMainBack + ")");
         // The machine may stall this P for more than sysmon's 10 ms slice; sysmon then preempts a G
         // (to the global queue, behind or ahead of main) and main comes back early. Only the bound
         // holds then: the exact schedtick accounting below assumes no preemption.
@@ -140,7 +148,9 @@ class SchedRunqTest {
         assertEquals(want, runs, "main is taken by the first findRunnable at a schedtick multiple of 61 (T=" + t + ")");
         assertEquals(1, tickWhenMainBack.get() % 61, "main must be taken when schedtick % 61 == 0");
         if (runs > 0) {
-            assertEquals(tickWhenMainLeft.get() + (runs - 1) + 1, tickWhenMainBack.get(),
+            assertEquals(
+                    tickWhenMainLeft.get() + (runs - 1) + 1,
+                    tickWhenMainBack.get(),
                     "each partner run from the ring (not the runnext fillers) and main's own run start a new slice");
         }
     }
@@ -184,7 +194,9 @@ class SchedRunqTest {
         // Normally 0. If the machine stalls the chain past sysmon's 10 ms slice, sysmon preempts it
         // (runnextChainIsPreemptedBySysmon): the preempted G comes back from the global queue with a
         // new slice, one schedtick per preemption, and no other hop may add one.
-        assertEquals(preempts.get(), tickAtEnd.get() - tickAtStart.get(),
+        assertEquals(
+                preempts.get(),
+                tickAtEnd.get() - tickAtStart.get(),
                 "a runnext chain must not advance schedtick (other than by sysmon's preemptions)");
     }
 
@@ -231,8 +243,10 @@ class SchedRunqTest {
             done.acquire();
         });
         long ms = waitedNanos.get() / 1_000_000;
-        assertTrue(ms < 5_000, "main waited " + ms + " ms on the global queue behind a runnext chain ("
-                + hops.get() + " hops, " + s.stats.preemptRequests.get() + " preemption requests)");
+        assertTrue(
+                ms < 5_000,
+                "main waited " + ms + " ms on the global queue behind a runnext chain (" + hops.get() + " hops, "
+                        + s.stats.preemptRequests.get() + " preemption requests)");
         assertTrue(hops.get() > 1, "the chain ran before main came back");
     }
 
@@ -256,7 +270,7 @@ class SchedRunqTest {
                 order.add("w");
                 done.release();
             });
-        assumeTrue(s.stats.preemptions.get() == 0, "sysmon preempted a goroutine (stalled machine)");
+            assumeTrue(s.stats.preemptions.get() == 0, "sysmon preempted a goroutine (stalled machine)");
             parked.acquire();
             rt.newproc(() -> {
                 order.add("x");
@@ -303,8 +317,8 @@ class SchedRunqTest {
                         + " ring=" + M.current().p().runq.size());
                 done.release();
             });
-        assumeTrue(s.stats.preemptions.get() == 0, "sysmon preempted a goroutine (stalled machine)");
-        assertEquals(1, warmTick.get(), "warm-up");
+            assumeTrue(s.stats.preemptions.get() == 0, "sysmon preempted a goroutine (stalled machine)");
+            assertEquals(1, warmTick.get(), "warm-up");
             yielder[0] = rt.newproc(() -> {
                 Scheduler.gosched();
                 done.release();

@@ -19,22 +19,29 @@ import org.junit.jupiter.api.Test;
  */
 class SchedTraceTest {
     // print("SCHED ", ms, "ms: gomaxprocs=", .., " idleprocs=", .., " threads=", .., " spinningthreads=", ..,
-    //       " needspinning=", .., " idlethreads=", .., " runqueue=", ..) then " [ " len ... " ]" " schedticks=[ " (tick " ")* "]\n"
-    static final String HEAD = "SCHED (\\d+)ms: gomaxprocs=(\\d+) idleprocs=(\\d+) threads=(\\d+) spinningthreads=(\\d+)"
-            + " needspinning=([01]) idlethreads=(\\d+) runqueue=(\\d+)";
-    static final Pattern SHORT = Pattern.compile("^" + HEAD + " \\[ ((?:\\d+ )*\\d+) \\] schedticks=\\[ ((?:\\d+ )*)\\]$");
+    //       " needspinning=", .., " idlethreads=", .., " runqueue=", ..) then " [ " len ... " ]" " schedticks=[ " (tick
+    // " ")* "]\n"
+    static final String HEAD =
+            "SCHED (\\d+)ms: gomaxprocs=(\\d+) idleprocs=(\\d+) threads=(\\d+) spinningthreads=(\\d+)"
+                    + " needspinning=([01]) idlethreads=(\\d+) runqueue=(\\d+)";
+    static final Pattern SHORT =
+            Pattern.compile("^" + HEAD + " \\[ ((?:\\d+ )*\\d+) \\] schedticks=\\[ ((?:\\d+ )*)\\]$");
     // detailed: print(" gcwaiting=", .., " nmidlelocked=", .., " stopwait=", .., " sysmonwait=", .., "\n")
-    static final Pattern LONG = Pattern.compile("^" + HEAD
-            + " gcwaiting=(true|false) nmidlelocked=(\\d+) stopwait=(-?\\d+) sysmonwait=(true|false)$");
-    // print("  P", i, ": status=", .., " schedtick=", .., " syscalltick=", .., " m=", id|nil, " runqsize=", .., " gfreecnt=", .., " timerslen=", .., "\n")
+    static final Pattern LONG = Pattern.compile(
+            "^" + HEAD + " gcwaiting=(true|false) nmidlelocked=(\\d+) stopwait=(-?\\d+) sysmonwait=(true|false)$");
+    // print("  P", i, ": status=", .., " schedtick=", .., " syscalltick=", .., " m=", id|nil, " runqsize=", .., "
+    // gfreecnt=", .., " timerslen=", .., "\n")
     static final Pattern PLINE = Pattern.compile(
             "^  P(\\d+): status=([0-4]) schedtick=(\\d+) syscalltick=(\\d+) m=(\\d+|nil) runqsize=(\\d+) gfreecnt=(\\d+) timerslen=(\\d+)$");
-    // print("  M", id, ": p=", id|nil, " curg=", goid|nil, " mallocing=", .., " throwing=", .., " preemptoff=", .., " locks=", ..,
+    // print("  M", id, ": p=", id|nil, " curg=", goid|nil, " mallocing=", .., " throwing=", .., " preemptoff=", .., "
+    // locks=", ..,
     //       " dying=", .., " spinning=", .., " blocked=", .., " lockedg=", goid|nil, "\n")
-    static final Pattern MLINE = Pattern.compile("^  M(\\d+): p=(\\d+|nil) curg=(\\d+|nil) mallocing=(\\d+) throwing=(\\d+)"
-            + " preemptoff=(\\S*) locks=(\\d+) dying=(\\d+) spinning=(true|false) blocked=(true|false) lockedg=(\\d+|nil)$");
+    static final Pattern MLINE = Pattern.compile(
+            "^  M(\\d+): p=(\\d+|nil) curg=(\\d+|nil) mallocing=(\\d+) throwing=(\\d+)"
+                    + " preemptoff=(\\S*) locks=(\\d+) dying=(\\d+) spinning=(true|false) blocked=(true|false) lockedg=(\\d+|nil)$");
     // print("  G", goid, ": status=", status, "(", waitreason, ") m=", id|nil, " lockedm=", id|nil, "\n")
-    static final Pattern GLINE = Pattern.compile("^  G(\\d+): status=(\\d+)\\(([^)]*(?:\\([^)]*\\))?)\\) m=(\\d+|nil) lockedm=(\\d+|nil)$");
+    static final Pattern GLINE =
+            Pattern.compile("^  G(\\d+): status=(\\d+)\\(([^)]*(?:\\([^)]*\\))?)\\) m=(\\d+|nil) lockedm=(\\d+|nil)$");
 
     @Test
     void shortLineOnOnePIsGoShapedAndCountsTheRingNotRunnext() {
@@ -50,7 +57,8 @@ class SchedTraceTest {
             // one P: the last go sits in runnext, the other two in the ring
             line.set(SchedTrace.format(rt, 7, false));
             expectHead.set("SCHED 7ms: gomaxprocs=1 idleprocs=0 threads=" + rt.mcountPublic() + " spinningthreads="
-                    + rt.nmspinning() + " needspinning=" + rt.needspinning() + " idlethreads=" + rt.nmidle() + " runqueue=0"
+                    + rt.nmspinning() + " needspinning=" + rt.needspinning() + " idlethreads=" + rt.nmidle()
+                    + " runqueue=0"
                     // main came from runnext at boot, so it inherited a slice: schedtick is still 0 (as in Go)
                     + " [ 2 ] schedticks=[ " + rt.allp()[0].schedtick() + " ]\n");
             for (int i = 0; i < 3; i++) {
@@ -110,8 +118,8 @@ class SchedTraceTest {
                 long goid = Long.parseLong(gm.group(1));
                 if (goid == 1) {
                     sawMain = true;
-                    assertEquals("2", gm.group(2), l);       // _Grunning
-                    assertEquals("", gm.group(3), l);        // status=2()
+                    assertEquals("2", gm.group(2), l); // _Grunning
+                    assertEquals("", gm.group(3), l); // status=2()
                     assertTrue(!gm.group(4).equals("nil"), l);
                 } else if (goid == parked.get()) {
                     sawParked = true;
@@ -152,7 +160,10 @@ class SchedTraceTest {
                 System.setProperty("gort.godebug", old);
             }
         }
-        List<String> lines = buf.toString(StandardCharsets.UTF_8).lines().filter(l -> l.startsWith("SCHED")).toList();
+        List<String> lines = buf.toString(StandardCharsets.UTF_8)
+                .lines()
+                .filter(l -> l.startsWith("SCHED"))
+                .toList();
         // a line every 10 ms (fewer on a loaded machine), printed while every P was idle too
         assertTrue(lines.size() >= 2, "expected lines every 10 ms over 100 ms of idleness: " + lines);
         assertTrue(lines.stream().anyMatch(l -> l.contains(" idleprocs=2 ")), lines::toString);
@@ -183,7 +194,8 @@ class SchedTraceTest {
         }
         String err = buf.toString(StandardCharsets.UTF_8);
         assertTrue(err.contains("fatal error: all goroutines are asleep - deadlock!"), err);
-        String sched = err.lines().filter(l -> l.startsWith("SCHED ")).findFirst().orElseThrow(() -> new AssertionError(err));
+        String sched =
+                err.lines().filter(l -> l.startsWith("SCHED ")).findFirst().orElseThrow(() -> new AssertionError(err));
         assertTrue(LONG.matcher(sched).matches(), sched);
         assertTrue(err.lines().anyMatch(l -> l.equals("  G1: status=4(semacquire) m=nil lockedm=nil")), err);
     }

@@ -48,8 +48,8 @@ class StealOrderTest {
                 StealOrder.Enum e = ord.start(i);
                 int j = e.position() * procs + e.inc();
                 if (checked[j]) {
-                    fail("duplicate pos+inc during enumeration: procs " + procs + " pos " + e.position()
-                            + " inc " + e.inc());
+                    fail("duplicate pos+inc during enumeration: procs " + procs + " pos " + e.position() + " inc "
+                            + e.inc());
                 }
                 checked[j] = true;
             }

@@ -153,8 +153,8 @@ class SyscallExitPathsTest {
         AtomicReference<Thread> before = new AtomicReference<>();
         AtomicReference<Thread> after = new AtomicReference<>();
         AtomicLong threadsSeen = new AtomicLong();
-        AtomicLong counter = pinned ? s.syscallStats.slowInPlace
-                : locked ? s.syscallStats.slowLocked : s.syscallStats.slowGlobal;
+        AtomicLong counter =
+                pinned ? s.syscallStats.slowInPlace : locked ? s.syscallStats.slowLocked : s.syscallStats.slowGlobal;
         Thread driver = new Thread(() -> {
             await(inSyscall);
             // G1's P sits in _Psyscall and no other P exists: sysmon retakes it within two ticks

@@ -54,8 +54,9 @@ class SyscallSliceTest {
         List<Long> ms = turns.stream().map(t -> t / 1_000_000).sorted().toList();
         long preemptions = s.stats.preemptions.get();
         long requests = s.stats.preemptRequests.get();
-        System.out.printf("turns (ms): %s, syscalls %d, preempt requests %d, preemptions %d, %s%n", ms,
-                syscalls.get(), requests, preemptions, s.syscallStats.snapshot(s));
+        System.out.printf(
+                "turns (ms): %s, syscalls %d, preempt requests %d, preemptions %d, %s%n",
+                ms, syscalls.get(), requests, preemptions, s.syscallStats.snapshot(s));
         // sysmon saw slices run out although the running goroutine kept making syscalls (exits
         // did not restart them), and the goroutine yielded at a syscall exit because of it. Turns
         // can also end early: a carrier the OS deschedules in the middle of a "syscall" looks like

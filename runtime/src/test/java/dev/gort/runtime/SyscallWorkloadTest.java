@@ -1,6 +1,5 @@
 package dev.gort.runtime;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.atomic.AtomicInteger;
@@ -90,12 +89,14 @@ class SyscallWorkloadTest {
         });
         long wallMs = (lastExit.get() - firstEnter.get()) / 1_000_000;
         SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
-        System.out.printf("syscall workload: wall %d ms, max in syscall %d, max threads %d, cpu work %d -> %d, %s%n",
+        System.out.printf(
+                "syscall workload: wall %d ms, max in syscall %d, max threads %d, cpu work %d -> %d, %s%n",
                 wallMs, maxInSyscall.get(), maxThreads.get(), cpuWorkWhenAllBlocked.get(), cpuWorkAtLastExit.get(), st);
         // Normally all 8 overlap; on a loaded machine the ramp-up may be slower than one block.
         assertTrue(maxInSyscall.get() > PROCS, "more blocks overlapped than there are Ps: " + maxInSyscall.get());
         assertTrue(maxThreads.get() > PROCS, "threads exceed GOMAXPROCS while they block: " + maxThreads.get());
-        assertTrue(cpuWorkWhenAllBlocked.get() >= 0 && cpuWorkAtLastExit.get() > cpuWorkWhenAllBlocked.get(),
+        assertTrue(
+                cpuWorkWhenAllBlocked.get() >= 0 && cpuWorkAtLastExit.get() > cpuWorkWhenAllBlocked.get(),
                 "the CPU-bound goroutines kept running while at least GOMAXPROCS goroutines were blocked");
         // One block is 50 ms; serialised on 2 Ps they would take 4 x 50 = 200 ms.
         // About one block: at most the longest block plus two typical ones, where 2 Ps without
@@ -107,8 +108,10 @@ class SyscallWorkloadTest {
         }
         java.util.Arrays.sort(blocks);
         long bound = blocks[BLOCKERS - 1] + 2 * blocks[BLOCKERS / 2];
-        assertTrue(wallMs < bound, "wall time " + wallMs + " ms, blocks " + java.util.Arrays.toString(blocks)
-                + " ms: the blocks did not overlap");
+        assertTrue(
+                wallMs < bound,
+                "wall time " + wallMs + " ms, blocks " + java.util.Arrays.toString(blocks)
+                        + " ms: the blocks did not overlap");
         assertTrue(st.retakes() >= BLOCKERS - PROCS, "sysmon retook the syscall Ps: " + st);
     }
 

@@ -18,7 +18,7 @@ class SysmonPreemptTest {
     /** A call-free loop until {@code deadline}, polling at its back-edges when {@code polls}. */
     static long spinUntil(long deadline, boolean polls) {
         long x = 1;
-        for (;;) {
+        for (; ; ) {
             for (int i = 0; i < 1024; i++) {
                 x = x * 31 + i;
                 if (polls) {
@@ -47,7 +47,7 @@ class SysmonPreemptTest {
         Thread last = Thread.currentThread();
         long lastCpu = THREADS.getCurrentThreadCpuTime();
         long used = 0;
-        for (;;) {
+        for (; ; ) {
             for (int i = 0; i < 4096; i++) {
                 x = x * 31 + i;
                 if (polls) {
@@ -72,7 +72,7 @@ class SysmonPreemptTest {
     }
 
     /** starts: wall ns after the loop began; progress: the loop's CPU ns used when each started. */
-    private record TightLoop(long hogEnd, long[] starts, long[] progressAtStart, PreemptStats stats) { }
+    private record TightLoop(long hogEnd, long[] starts, long[] progressAtStart, PreemptStats stats) {}
 
     /**
      * The simulator's tight-loop workload: a G runs a 40 ms call-free loop; three short Gs become
@@ -120,27 +120,38 @@ class SysmonPreemptTest {
     @Test
     void tightLoopWithBackedgePollsLetsShortGoroutinesRunAfterOneSlice() {
         TightLoop r = tightLoop(true);
-        System.out.printf("backedge: short Gs started at %.1f %.1f %.1f ms (loop CPU %.1f %.1f %.1f ms);"
-                + " loop ended at %.1f ms; %s%n", r.starts[0] / 1e6, r.starts[1] / 1e6, r.starts[2] / 1e6,
-                r.progressAtStart[0] / 1e6, r.progressAtStart[1] / 1e6, r.progressAtStart[2] / 1e6,
-                r.hogEnd / 1e6, r.stats);
+        System.out.printf(
+                "backedge: short Gs started at %.1f %.1f %.1f ms (loop CPU %.1f %.1f %.1f ms);"
+                        + " loop ended at %.1f ms; %s%n",
+                r.starts[0] / 1e6,
+                r.starts[1] / 1e6,
+                r.starts[2] / 1e6,
+                r.progressAtStart[0] / 1e6,
+                r.progressAtStart[1] / 1e6,
+                r.progressAtStart[2] / 1e6,
+                r.hogEnd / 1e6,
+                r.stats);
         for (int k = 0; k < 3; k++) {
             // never before the slice ends (10 ms counted from sysmon's first sighting, after t0)...
-            assertTrue(r.starts[k] >= 9 * MS, "short G started before the 10 ms slice ended: "
-                    + r.starts[k] / 1e6 + " ms");
+            assertTrue(
+                    r.starts[k] >= 9 * MS,
+                    "short G started before the 10 ms slice ended: " + r.starts[k] / 1e6 + " ms");
             // ...and well before the loop ends (Go >= 1.14: after 10-20 ms of a 40 ms loop)
-            assertTrue(r.progressAtStart[k] < 30 * MS && r.starts[k] < r.hogEnd,
+            assertTrue(
+                    r.progressAtStart[k] < 30 * MS && r.starts[k] < r.hogEnd,
                     "short G waited for (most of) the loop: loop CPU " + r.progressAtStart[k] / 1e6 + " ms");
         }
         assertTrue(r.stats.honoured() >= 1, r.stats.toString());
-        assertTrue(r.stats.sites().keySet().stream().anyMatch(k -> k.contains("SysmonPreemptTest.spinCpu")),
+        assertTrue(
+                r.stats.sites().keySet().stream().anyMatch(k -> k.contains("SysmonPreemptTest.spinCpu")),
                 "preemption site not recorded: " + r.stats.sites());
     }
 
     @Test
     void tightLoopWithoutPollsMakesShortGoroutinesWaitForTheWholeLoop() {
         TightLoop r = tightLoop(false);
-        System.out.printf("none: short Gs started at %.1f %.1f %.1f ms; loop ended at %.1f ms; %s%n",
+        System.out.printf(
+                "none: short Gs started at %.1f %.1f %.1f ms; loop ended at %.1f ms; %s%n",
                 r.starts[0] / 1e6, r.starts[1] / 1e6, r.starts[2] / 1e6, r.hogEnd / 1e6, r.stats);
         for (int k = 0; k < 3; k++) {
             assertTrue(r.starts[k] >= r.hogEnd, "short G ran inside an unpreemptible loop");
@@ -179,51 +190,54 @@ class SysmonPreemptTest {
             TestSupport.Sema pong = new TestSupport.Sema(0);
             TestSupport.Sema done = new TestSupport.Sema(0);
             long deadline = System.nanoTime() + runFor;
-            java.util.function.BooleanSupplier over = () -> System.nanoTime() >= deadline
-                    || (nbursts[0] > turns && hogTurns.get() > turns);
-            rt.newproc(() -> { // the hog
-                long x = 0;
-                while (!over.getAsBoolean()) {
-                    for (int i = 0; i < 256; i++) {
-                        x += i;
-                        Poll.poll();
-                    }
-                    if (lastRunner.getAndSet(1) != 1) {
-                        hogTurns.incrementAndGet();
-                    }
-                    Poll.poll();
-                }
-                done.release();
-            });
-            rt.newproc(() -> { // A pings; every hand-off goes through runnext (goready)
-                while (!over.getAsBoolean()) {
-                    ping.release();
-                    pong.acquire();
-                    long now = System.nanoTime();
-                    exchanges.incrementAndGet();
-                    if (lastRunner.getAndSet(2) != 2 && nbursts[0] < maxBursts) {
-                        burstStart[nbursts[0]++] = now;
-                    }
-                    if (nbursts[0] > 0) {
-                        burstEnd[nbursts[0] - 1] = now;
-                    }
-                    Poll.poll();
-                }
-                ping.release(); // if B waits for a ping, let it see the deadline
-                done.release();
-            });
-            rt.newproc(() -> { // B pongs
-                for (;;) {
-                    ping.acquire();
-                    boolean end = over.getAsBoolean();
-                    pong.release();
-                    if (end) {
-                        break;
-                    }
-                    Poll.poll();
-                }
-                done.release();
-            });
+            java.util.function.BooleanSupplier over =
+                    () -> System.nanoTime() >= deadline || (nbursts[0] > turns && hogTurns.get() > turns);
+            rt.newproc(
+                    () -> { // the hog
+                        long x = 0;
+                        while (!over.getAsBoolean()) {
+                            for (int i = 0; i < 256; i++) {
+                                x += i;
+                                Poll.poll();
+                            }
+                            if (lastRunner.getAndSet(1) != 1) {
+                                hogTurns.incrementAndGet();
+                            }
+                            Poll.poll();
+                        }
+                        done.release();
+                    });
+            rt.newproc(
+                    () -> { // A pings; every hand-off goes through runnext (goready)
+                        while (!over.getAsBoolean()) {
+                            ping.release();
+                            pong.acquire();
+                            long now = System.nanoTime();
+                            exchanges.incrementAndGet();
+                            if (lastRunner.getAndSet(2) != 2 && nbursts[0] < maxBursts) {
+                                burstStart[nbursts[0]++] = now;
+                            }
+                            if (nbursts[0] > 0) {
+                                burstEnd[nbursts[0] - 1] = now;
+                            }
+                            Poll.poll();
+                        }
+                        ping.release(); // if B waits for a ping, let it see the deadline
+                        done.release();
+                    });
+            rt.newproc(
+                    () -> { // B pongs
+                        for (; ; ) {
+                            ping.acquire();
+                            boolean end = over.getAsBoolean();
+                            pong.release();
+                            if (end) {
+                                break;
+                            }
+                            Poll.poll();
+                        }
+                        done.release();
+                    });
             for (int i = 0; i < 3; i++) {
                 done.acquire();
             }
@@ -237,7 +251,8 @@ class SysmonPreemptTest {
         }
         java.util.Arrays.sort(lens);
         long median = lens.length == 0 ? 0 : lens[lens.length / 2];
-        System.out.printf("pair: %d exchanges in %d bursts (median %.1f ms); hog turns %d; %s%n",
+        System.out.printf(
+                "pair: %d exchanges in %d bursts (median %.1f ms); hog turns %d; %s%n",
                 exchanges.get(), n, median / 1e6, hogTurns.get(), st);
         assertTrue(exchanges.get() > 1000, "the pair made no progress next to the hog");
         assertTrue(n > turns, "the pair ran in " + n + " bursts: the hog or the pair was never preempted");
@@ -281,8 +296,7 @@ class SysmonPreemptTest {
         }
 
         @Override
-        public void take(P from, P to) {
-        }
+        public void take(P from, P to) {}
     }
 
     /** sysmon sleeps deeply while every P is idle and is woken when work appears. */
@@ -321,8 +335,9 @@ class SysmonPreemptTest {
         assertTrue(s.sysmon.deepSleeps() >= 1, "sysmon never deep-slept with every P idle");
         gate.release();
         runner.join(10_000);
-        assertTrue(progressAtProbe[0] >= 0 && progressAtProbe[0] < 150 * MS,
-                "hog after a deep sleep not preempted before the end of its loop: loop CPU "
-                        + progressAtProbe[0] / 1e6 + " ms");
+        assertTrue(
+                progressAtProbe[0] >= 0 && progressAtProbe[0] < 150 * MS,
+                "hog after a deep sleep not preempted before the end of its loop: loop CPU " + progressAtProbe[0] / 1e6
+                        + " ms");
     }
 }

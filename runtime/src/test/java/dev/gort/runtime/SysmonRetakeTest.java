@@ -42,7 +42,7 @@ class SysmonRetakeTest {
     void sliceIsTenMillisecondsFromFirstSightingAndSharedByRunnextChain() {
         Scheduler s = newScheduler(1);
         P pp = takeP(s);
-        G g1 = new G(s, 1, 0, null, () -> { });
+        G g1 = new G(s, 1, 0, null, () -> {});
         M mp = runOn(s, pp, g1);
         pp.incSchedtick();
         long t0 = 1_000 * MS;
@@ -60,14 +60,14 @@ class SysmonRetakeTest {
 
         // The G parks and its runnext successor inherits the slice (no schedtick++): still preempted.
         mp.thread.clearPreempt();
-        G g2 = new G(s, 2, 0, null, () -> { });
+        G g2 = new G(s, 2, 0, null, () -> {});
         mp.curg = g2;
         s.sysmon.retake(t0 + 11 * MS);
         assertTrue(g2.preemptRequested(), "a runnext chain must share the slice");
 
         // A new slice (execute without inheritTime): sysmon restarts the count when it sees it.
         mp.thread.clearPreempt();
-        G g3 = new G(s, 3, 0, null, () -> { });
+        G g3 = new G(s, 3, 0, null, () -> {});
         mp.curg = g3;
         pp.incSchedtick();
         s.sysmon.retake(t0 + 12 * MS);
@@ -133,7 +133,7 @@ class SysmonRetakeTest {
         pp.incSyscalltick();
         pp.incSchedtick(); // the P has run Gs (sysmon's record starts at tick 0, when 0)
         pp.setStatus(P._Psyscall);
-        G g = new G(s, 7, 0, null, () -> { });
+        G g = new G(s, 7, 0, null, () -> {});
         g.casgstatus(G._Gidle, G._Grunnable);
         pp.runq.runqput(g, false);
         long t0 = 1_000 * MS;

@@ -21,7 +21,7 @@ final class TestSupport {
         }
 
         void acquire() {
-            for (;;) {
+            for (; ; ) {
                 synchronized (lock) {
                     if (count > 0) {
                         count--;
@@ -30,15 +30,19 @@ final class TestSupport {
                 }
                 G me = Scheduler.currentG();
                 final boolean[] parkedOk = new boolean[1];
-                Scheduler.gopark((G gp, Sema s) -> {
-                    synchronized (s.lock) {
-                        if (s.count > 0) {
-                            return false; // cancel the park; retry
-                        }
-                        s.waiters.add(gp);
-                        return true;
-                    }
-                }, this, WaitReason.SEMACQUIRE, this);
+                Scheduler.gopark(
+                        (G gp, Sema s) -> {
+                            synchronized (s.lock) {
+                                if (s.count > 0) {
+                                    return false; // cancel the park; retry
+                                }
+                                s.waiters.add(gp);
+                                return true;
+                            }
+                        },
+                        this,
+                        WaitReason.SEMACQUIRE,
+                        this);
             }
         }
 

@@ -102,7 +102,8 @@ class TimerChanTest {
             assertEquals(null, c.tryRecv(), "Stop drained the value sent for the old configuration");
             t.reset(Scheduler.nanotime() + 1, 0);
             t.maybeRunChan();
-            assertTrue(t.reset(Scheduler.nanotime() + 3_600_000_000_000L, 0),
+            assertTrue(
+                    t.reset(Scheduler.nanotime() + 3_600_000_000_000L, 0),
                     "a drained value counts as stopped before it was received");
             assertEquals(null, c.tryRecv(), "Reset drained it too");
             assertTrue(t.stop());

@@ -95,7 +95,8 @@ class TimerHeapTest {
                     assertTrue(wake != 0 && wake <= next, "wakeTime " + wake + " must not be after " + next);
                 }
                 // zombies swept on the local P once they exceed a quarter of the heap
-                assertTrue(heap.zombies.get() <= heap.len() / 4 + 1,
+                assertTrue(
+                        heap.zombies.get() <= heap.len() / 4 + 1,
                         "zombies " + heap.zombies.get() + " len " + heap.len());
             }
             for (int i = 0; i < n; i++) {

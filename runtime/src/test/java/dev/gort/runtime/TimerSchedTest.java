@@ -122,10 +122,13 @@ class TimerSchedTest {
         }
         long t0 = Scheduler.nanotime();
         AtomicLong firedAt = new AtomicLong();
-        Timer t = new Timer(s, (arg, seq, delay) -> {
-            firedAt.set(Scheduler.nanotime());
-            gate[0].release();
-        }, null);
+        Timer t = new Timer(
+                s,
+                (arg, seq, delay) -> {
+                    firedAt.set(Scheduler.nanotime());
+                    gate[0].release();
+                },
+                null);
         t.reset(t0 + 20 * MS, 0);
         runner.join(10_000);
         assertTrue(!runner.isAlive(), "main never woke");
@@ -154,10 +157,13 @@ class TimerSchedTest {
             P p1 = s.allp[1];
             assertEquals(P._Pidle, p1.status(), "P1 idle at start");
             long t0 = Scheduler.nanotime();
-            Timer t = new Timer(s, (arg, seq, delay) -> {
-                ranOnP.set(M.current().p.id);
-                done.release();
-            }, null);
+            Timer t = new Timer(
+                    s,
+                    (arg, seq, delay) -> {
+                        ranOnP.set(M.current().p.id);
+                        done.release();
+                    },
+                    null);
             addToP(s, p1, t, t0 + 30 * MS);
             done.acquire(); // every goroutine asleep: the idle Ms must serve P1's timer
             long took = Scheduler.nanotime() - t0;
@@ -178,10 +184,13 @@ class TimerSchedTest {
             AtomicLong ranAt = new AtomicLong();
             int owner = M.current().p.id;
             long t0 = Scheduler.nanotime();
-            Timer t = new Timer(s, (arg, seq, delay) -> {
-                ranOnP.set(M.current().p.id);
-                ranAt.set(Scheduler.nanotime());
-            }, null);
+            Timer t = new Timer(
+                    s,
+                    (arg, seq, delay) -> {
+                        ranOnP.set(M.current().p.id);
+                        ranAt.set(Scheduler.nanotime());
+                    },
+                    null);
             t.reset(t0 + 20 * MS, 0); // goes to our own P's heap
             assertEquals(1, M.current().p.timers.len());
             // Busy: never yield, so our own M can never run our P's timers. m.locks makes the loop
@@ -289,12 +298,15 @@ class TimerSchedTest {
         Scheduler s = new Scheduler(TestSupport.config(2));
         AtomicLong firedAt = new AtomicLong();
         long[] t0 = new long[1];
-        GortFatalError e = assertThrows(GortFatalError.class, () -> s.run(() -> {
-            t0[0] = Scheduler.nanotime();
-            Timer t = new Timer(Scheduler.current(), (arg, seq, delay) -> firedAt.set(Scheduler.nanotime()), null);
-            t.reset(t0[0] + 50 * MS, 0);
-            new TestSupport.Sema(0).acquire(); // nobody will ever release this
-        }));
+        GortFatalError e = assertThrows(
+                GortFatalError.class,
+                () -> s.run(() -> {
+                    t0[0] = Scheduler.nanotime();
+                    Timer t = new Timer(
+                            Scheduler.current(), (arg, seq, delay) -> firedAt.set(Scheduler.nanotime()), null);
+                    t.reset(t0[0] + 50 * MS, 0);
+                    new TestSupport.Sema(0).acquire(); // nobody will ever release this
+                }));
         assertEquals("all goroutines are asleep - deadlock!", e.getMessage());
         assertTrue(firedAt.get() - t0[0] >= 50 * MS, "deadlock reported while a timer was pending");
     }
@@ -307,12 +319,14 @@ class TimerSchedTest {
     void stoppedTimerDoesNotHideDeadlock() {
         Scheduler s = new Scheduler(TestSupport.config(1));
         long t0 = Scheduler.nanotime();
-        GortFatalError e = assertThrows(GortFatalError.class, () -> s.run(() -> {
-            Timer t = new Timer(Scheduler.current(), (arg, seq, delay) -> { }, null);
-            t.reset(Scheduler.nanotime() + 3_600_000 * MS, 0);
-            assertTrue(t.stop());
-            new TestSupport.Sema(0).acquire(); // nobody will ever release this
-        }));
+        GortFatalError e = assertThrows(
+                GortFatalError.class,
+                () -> s.run(() -> {
+                    Timer t = new Timer(Scheduler.current(), (arg, seq, delay) -> {}, null);
+                    t.reset(Scheduler.nanotime() + 3_600_000 * MS, 0);
+                    assertTrue(t.stop());
+                    new TestSupport.Sema(0).acquire(); // nobody will ever release this
+                }));
         assertEquals("all goroutines are asleep - deadlock!", e.getMessage());
         assertTrue(Scheduler.nanotime() - t0 < 30_000 * MS, "reported late");
     }

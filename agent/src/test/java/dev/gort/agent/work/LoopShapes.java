@@ -78,7 +78,7 @@ public final class LoopShapes {
             }
             switch (i & 1023) { // lookupswitch
                 case 1, 100, 1000 -> s += 7;
-                default -> { }
+                default -> {}
             }
         }
         return s;
@@ -303,10 +303,23 @@ public final class LoopShapes {
             thrown = e.getMessage().hashCode();
         }
         long[] r = {
-            STATIC_INIT, o.built, nested(scale / 10), labelled(scale / 10), switchInLoop(scale), doWhile(scale),
-            longCounted(scale * 10L), tryFinallyInLoop(scale), lambdas(scale), enhancedFor(scale),
-            o.syncBlock(scale), o.syncMethod(scale), thrown, o.syncBlockThrows(scale), infiniteWithBreak(scale),
-            stripShapes(scale / 10), monitorDepth()
+            STATIC_INIT,
+            o.built,
+            nested(scale / 10),
+            labelled(scale / 10),
+            switchInLoop(scale),
+            doWhile(scale),
+            longCounted(scale * 10L),
+            tryFinallyInLoop(scale),
+            lambdas(scale),
+            enhancedFor(scale),
+            o.syncBlock(scale),
+            o.syncMethod(scale),
+            thrown,
+            o.syncBlockThrows(scale),
+            infiniteWithBreak(scale),
+            stripShapes(scale / 10),
+            monitorDepth()
         };
         return r;
     }

@@ -17,7 +17,7 @@ public final class Spinners {
         Thread last = Thread.currentThread();
         long lastCpu = THREADS.getCurrentThreadCpuTime();
         long used = 0;
-        for (;;) {
+        for (; ; ) {
             for (int i = 0; i < 4096; i++) {
                 x = x * 31 + i;
             }

@@ -25,7 +25,15 @@ import java.util.stream.Stream;
  */
 public final class Report {
     /** One figure: workload x implementation label. {@code err} is the 99.9 % CI half-width (NaN if unknown). */
-    record Row(String workload, String label, String family, int procs, double score, double err, String unit, int samples) {}
+    record Row(
+            String workload,
+            String label,
+            String family,
+            int procs,
+            double score,
+            double err,
+            String unit,
+            int samples) {}
 
     /** A target of issue 7: the Go and VT figures quoted there and the rule for gort. */
     record Target(String workload, String what, double goIssue, double vtIssue, String rule, int procs) {}
@@ -62,11 +70,14 @@ public final class Report {
         rows.addAll(efficiency(rows));
         Path log = raw.resolve("run.log");
         if (Files.exists(log)) {
-            printed = Files.readAllLines(log).stream().filter(l -> l.startsWith("# ") && l.contains(" TOTAL ")).toList();
+            printed = Files.readAllLines(log).stream()
+                    .filter(l -> l.startsWith("# ") && l.contains(" TOTAL "))
+                    .toList();
         }
         rows = dedupe(rows);
         Files.createDirectories(out.toAbsolutePath().getParent());
-        Files.writeString(Path.of(out + ".md"), markdown(rows, machine, out.getFileName() + ".svg"), StandardCharsets.UTF_8);
+        Files.writeString(
+                Path.of(out + ".md"), markdown(rows, machine, out.getFileName() + ".svg"), StandardCharsets.UTF_8);
         Files.writeString(Path.of(out + ".svg"), svg(rows, machine), StandardCharsets.UTF_8);
         System.out.println("wrote " + out + ".md and " + out + ".svg (" + rows.size() + " figures)");
     }
@@ -151,7 +162,8 @@ public final class Report {
             }
             String base = b.contains(":") ? b.substring(0, b.indexOf(':')) : b;
             int dot = base.lastIndexOf('.');
-            methods.computeIfAbsent(base.substring(0, dot), k -> new LinkedHashSet<>()).add(base.substring(dot + 1));
+            methods.computeIfAbsent(base.substring(0, dot), k -> new LinkedHashSet<>())
+                    .add(base.substring(dot + 1));
         }
         for (String line : lines.subList(1, lines.size())) {
             List<String> c = csv(line);
@@ -180,12 +192,17 @@ public final class Report {
                 impl = lm.contains("vthread") ? "vthread" : lm.contains("platform") ? "platform" : "gort";
                 method = method.replaceAll(IMPL_SUFFIX, "");
             }
-            long variants = methods.get(cls).stream().map(m -> m.replaceAll(IMPL_SUFFIX, "")).distinct().count();
+            long variants = methods.get(cls).stream()
+                    .map(m -> m.replaceAll(IMPL_SUFFIX, ""))
+                    .distinct()
+                    .count();
             String workload = variants > 1 ? simple + "." + method : simple;
             // Parameters other than the implementation, P and strategy make separate workloads.
             for (Map.Entry<String, String> e : col.entrySet()) {
                 String k = e.getKey();
-                if (k.startsWith("Param: ") && !PARAMS.contains(k.substring(7)) && !e.getValue().isEmpty()) {
+                if (k.startsWith("Param: ")
+                        && !PARAMS.contains(k.substring(7))
+                        && !e.getValue().isEmpty()) {
                     workload += " " + k.substring(7) + "=" + e.getValue();
                 }
             }
@@ -212,14 +229,23 @@ public final class Report {
                 // (the log's "Secondary result" block shows the mean): report the mean.
                 score /= samples;
             }
-            rows.add(new Row(workload, label(impl, procs, preempt), family(impl), procs,
-                    score, num(col.get("Score Error (99.9%)")), unit, samples));
+            rows.add(new Row(
+                    workload,
+                    label(impl, procs, preempt),
+                    family(impl),
+                    procs,
+                    score,
+                    num(col.get("Score Error (99.9%)")),
+                    unit,
+                    samples));
         }
         return rows;
     }
 
     static String unitOf(String secondary) {
-        return secondary.equals("bytesPerTask") ? "bytes/task" : secondary.equals("gc.alloc.rate.norm") ? "B/op" : secondary;
+        return secondary.equals("bytesPerTask")
+                ? "bytes/task"
+                : secondary.equals("gc.alloc.rate.norm") ? "B/op" : secondary;
     }
 
     static String family(String impl) {
@@ -262,7 +288,15 @@ public final class Report {
             String workload = c.get(0).equals("fanout-serial") ? "fanout" : c.get(0);
             String label = c.get(0).equals("fanout-serial") ? "go serial (P=" + procs + ")" : impl + " P=" + procs;
             String family = c.get(0).equals("fanout-serial") ? "serial" : "go";
-            rows.add(new Row(workload, label, family, procs, num(c.get(3)), num(c.get(4)), c.get(5), Integer.parseInt(c.get(6))));
+            rows.add(new Row(
+                    workload,
+                    label,
+                    family,
+                    procs,
+                    num(c.get(3)),
+                    num(c.get(4)),
+                    c.get(5),
+                    Integer.parseInt(c.get(6))));
         }
         return rows;
     }
@@ -281,10 +315,12 @@ public final class Report {
             boolean go = r.family().equals("go");
             int p = r.family().equals("platform") ? cores : r.procs();
             Row serial = rows.stream()
-                    .filter(s -> s.workload().equals("fanout") && s.family().equals("serial")
+                    .filter(s -> s.workload().equals("fanout")
+                            && s.family().equals("serial")
                             && s.procs() == (r.family().equals("platform") ? r.procs() : p)
                             && s.label().startsWith("go ") == go)
-                    .findFirst().orElse(null);
+                    .findFirst()
+                    .orElse(null);
             if (serial == null || p <= 0) {
                 continue;
             }
@@ -312,15 +348,28 @@ public final class Report {
     // ---------------------------------------------------------------------------------------------
     // Markdown.
 
-    static final List<String> ORDER = List.of("spawn", "createchain", "pingpong", "prodcons", "manypairs", "sieve",
-            "fanout", "fanout-efficiency", "tightloop", "parked", "gosched goroutines=2", "gosched goroutines=16");
+    static final List<String> ORDER = List.of(
+            "spawn",
+            "createchain",
+            "pingpong",
+            "prodcons",
+            "manypairs",
+            "sieve",
+            "fanout",
+            "fanout-efficiency",
+            "tightloop",
+            "parked",
+            "gosched goroutines=2",
+            "gosched goroutines=16");
 
     static List<String> workloads(List<Row> rows) {
-        List<String> ws = new ArrayList<>(rows.stream().map(Row::workload).distinct().toList());
+        List<String> ws =
+                new ArrayList<>(rows.stream().map(Row::workload).distinct().toList());
         ws.sort(Comparator.comparingInt((String w) -> {
-            String base = w.endsWith(" alloc") ? w.substring(0, w.length() - 6) : w;
-            return ORDER.contains(base) ? ORDER.indexOf(base) : ORDER.size();
-        }).thenComparing(w -> w));
+                    String base = w.endsWith(" alloc") ? w.substring(0, w.length() - 6) : w;
+                    return ORDER.contains(base) ? ORDER.indexOf(base) : ORDER.size();
+                })
+                .thenComparing(w -> w));
         return ws;
     }
 
@@ -337,13 +386,17 @@ public final class Report {
 
     static int strategyRank(String label) {
         int i = label.indexOf("preempt=");
-        return i < 0 ? 0 : List.of("none", "default", "entry", "backedge", "budget").indexOf(label.substring(i + 8));
+        return i < 0
+                ? 0
+                : List.of("none", "default", "entry", "backedge", "budget").indexOf(label.substring(i + 8));
     }
 
     static List<Row> sorted(List<Row> rs) {
         List<Row> l = new ArrayList<>(rs);
-        l.sort(Comparator.comparingInt((Row r) -> familyRank(r.family())).thenComparingInt(Row::procs)
-                .thenComparingInt(r -> strategyRank(r.label())).thenComparing(Row::label));
+        l.sort(Comparator.comparingInt((Row r) -> familyRank(r.family()))
+                .thenComparingInt(Row::procs)
+                .thenComparingInt(r -> strategyRank(r.label()))
+                .thenComparing(Row::label));
         return l;
     }
 
@@ -378,8 +431,11 @@ public final class Report {
     static List<String> mainColumns(List<Row> rows) {
         Set<String> cols = new LinkedHashSet<>();
         for (Row r : sorted(rows)) {
-            if (!r.workload().equals("tightloop") && !r.workload().startsWith("parked") && !r.family().equals("serial")
-                    && (r.label().matches("(gort|go|vthread) [PC]=\\d+") || r.label().startsWith("platform"))) {
+            if (!r.workload().equals("tightloop")
+                    && !r.workload().startsWith("parked")
+                    && !r.family().equals("serial")
+                    && (r.label().matches("(gort|go|vthread) [PC]=\\d+")
+                            || r.label().startsWith("platform"))) {
                 cols.add(r.label().startsWith("platform") ? "platform" : r.label());
             }
         }
@@ -388,7 +444,9 @@ public final class Report {
 
     static Row find(List<Row> rows, String w, String label) {
         for (Row r : rows) {
-            if (r.workload().equals(w) && (r.label().equals(label) || (label.equals("platform") && r.label().startsWith("platform")))) {
+            if (r.workload().equals(w)
+                    && (r.label().equals(label)
+                            || (label.equals("platform") && r.label().startsWith("platform")))) {
                 return r;
             }
         }
@@ -396,7 +454,10 @@ public final class Report {
     }
 
     static Row findPrefix(List<Row> rows, String w, String prefix) {
-        return rows.stream().filter(r -> r.workload().equals(w) && r.label().startsWith(prefix)).findFirst().orElse(null);
+        return rows.stream()
+                .filter(r -> r.workload().equals(w) && r.label().startsWith(prefix))
+                .findFirst()
+                .orElse(null);
     }
 
     /** Summary lines benchmarks print themselves (e.g. PreemptLatency's "# backedge TOTAL ..."). */
@@ -405,27 +466,47 @@ public final class Report {
     static String markdown(List<Row> rows, Map<String, String> machine, String svgName) {
         StringBuilder sb = new StringBuilder();
         sb.append("# gort benchmarks: gort vs virtual threads vs Go\n\n");
-        sb.append("Produced by `").append(machine.getOrDefault("command", "./gort bench")).append("` on ")
-                .append(machine.getOrDefault("date", "?")).append(" (commit ").append(machine.getOrDefault("commit", "?"))
-                .append("). How to read it: bench/README.md. Plot: [").append(svgName).append("](").append(svgName).append(").\n\n");
+        sb.append("Produced by `")
+                .append(machine.getOrDefault("command", "./gort bench"))
+                .append("` on ")
+                .append(machine.getOrDefault("date", "?"))
+                .append(" (commit ")
+                .append(machine.getOrDefault("commit", "?"))
+                .append("). How to read it: bench/README.md. Plot: [")
+                .append(svgName)
+                .append("](")
+                .append(svgName)
+                .append(").\n\n");
         sb.append("## Machine\n\n| | |\n|---|---|\n");
         for (Map.Entry<String, String> e : machine.entrySet()) {
-            if (!e.getKey().equals("command") && !e.getKey().equals("date") && !e.getKey().equals("commit")) {
-                sb.append("| ").append(e.getKey()).append(" | ").append(e.getValue().replace("|", "\\|")).append(" |\n");
+            if (!e.getKey().equals("command")
+                    && !e.getKey().equals("date")
+                    && !e.getKey().equals("commit")) {
+                sb.append("| ")
+                        .append(e.getKey())
+                        .append(" | ")
+                        .append(e.getValue().replace("|", "\\|"))
+                        .append(" |\n");
             }
         }
         String load = machine.getOrDefault("load average before", "");
         int cores = (int) num(machine.getOrDefault("cores", "0"));
         if (!load.isEmpty() && cores > 0 && num(load.split(" ")[0]) > cores) {
-            sb.append("\n**Warning: the machine was busy** (load average ").append(load).append(" before, ")
-                    .append(machine.getOrDefault("load average after", "?")).append(" after, on ").append(cores)
-                    .append(" cores): other processes competed for the CPUs, so absolute figures are inflated and noisy, "
-                            + "and comparisons are only indicative.\n");
+            sb.append("\n**Warning: the machine was busy** (load average ")
+                    .append(load)
+                    .append(" before, ")
+                    .append(machine.getOrDefault("load average after", "?"))
+                    .append(" after, on ")
+                    .append(cores)
+                    .append(
+                            " cores): other processes competed for the CPUs, so absolute figures are inflated and noisy, "
+                                    + "and comparisons are only indicative.\n");
         }
-        sb.append("\nScores: mean ± half-width of the 99.9 % confidence interval (JMH's \"Score Error\"; the Go twin computes "
-                + "the same statistic over its repetitions). `P` = GOMAXPROCS; `C` = virtual-thread carriers "
-                + "(`jdk.virtualThreadScheduler.parallelism`); platform threads use every core. Lower is better except for "
-                + "efficiency.\n\n");
+        sb.append(
+                "\nScores: mean ± half-width of the 99.9 % confidence interval (JMH's \"Score Error\"; the Go twin computes "
+                        + "the same statistic over its repetitions). `P` = GOMAXPROCS; `C` = virtual-thread carriers "
+                        + "(`jdk.virtualThreadScheduler.parallelism`); platform threads use every core. Lower is better except for "
+                        + "efficiency.\n\n");
 
         List<String> cols = mainColumns(rows);
         sb.append("## Overview\n\n| workload | unit |");
@@ -434,11 +515,16 @@ public final class Report {
         cols.forEach(c -> sb.append("---:|"));
         sb.append('\n');
         for (String w : workloads(rows)) {
-            if (w.equals("tightloop") || w.equals("parked") || w.endsWith("-time")
+            if (w.equals("tightloop")
+                    || w.equals("parked")
+                    || w.endsWith("-time")
                     || cols.stream().noneMatch(c -> find(rows, w, c) != null)) {
                 continue;
             }
-            Row any = rows.stream().filter(r -> r.workload().equals(w)).findFirst().orElseThrow();
+            Row any = rows.stream()
+                    .filter(r -> r.workload().equals(w))
+                    .findFirst()
+                    .orElseThrow();
             sb.append("| ").append(w).append(" | ").append(any.unit()).append(" |");
             for (String c : cols) {
                 sb.append(' ').append(cell(find(rows, w, c))).append(" |");
@@ -448,7 +534,9 @@ public final class Report {
 
         // Workloads measured per preemption strategy: one column per strategy (and VT / Go).
         List<String> pws = workloads(rows).stream()
-                .filter(w -> rows.stream().anyMatch(r -> r.workload().equals(w) && r.label().contains("preempt="))).toList();
+                .filter(w -> rows.stream()
+                        .anyMatch(r -> r.workload().equals(w) && r.label().contains("preempt=")))
+                .toList();
         if (!pws.isEmpty()) {
             List<String> pcols = new ArrayList<>();
             for (Row r : sorted(rows)) {
@@ -458,17 +546,22 @@ public final class Report {
             }
             List<String> strategies = List.of("none", "default", "entry", "backedge", "budget");
             pcols.sort(Comparator.comparingInt((String c) -> c.startsWith("gort") ? 0 : c.startsWith("vthread") ? 1 : 2)
-                    .thenComparingInt(c -> c.contains("preempt=") ? strategies.indexOf(c.substring(c.indexOf("preempt=") + 8)) : 0)
+                    .thenComparingInt(c ->
+                            c.contains("preempt=") ? strategies.indexOf(c.substring(c.indexOf("preempt=") + 8)) : 0)
                     .thenComparing(c -> c));
-            sb.append("\n## Preemption strategies\n\ntightloop: latency of a short task behind a 40 ms call-free loop on one P "
-                    + "(one carrier); Go with and without async preemption. preemptoverhead: the preempt work's kernels per "
-                    + "strategy (cost of the polls when nobody asks to yield).\n\n| workload | unit |");
+            sb.append(
+                    "\n## Preemption strategies\n\ntightloop: latency of a short task behind a 40 ms call-free loop on one P "
+                            + "(one carrier); Go with and without async preemption. preemptoverhead: the preempt work's kernels per "
+                            + "strategy (cost of the polls when nobody asks to yield).\n\n| workload | unit |");
             pcols.forEach(c -> sb.append(' ').append(c).append(" |"));
             sb.append("\n|---|---|");
             pcols.forEach(c -> sb.append("---:|"));
             sb.append('\n');
             for (String w : pws) {
-                Row any = rows.stream().filter(r -> r.workload().equals(w)).findFirst().orElseThrow();
+                Row any = rows.stream()
+                        .filter(r -> r.workload().equals(w))
+                        .findFirst()
+                        .orElseThrow();
                 sb.append("| ").append(w).append(" | ").append(any.unit()).append(" |");
                 for (String c : pcols) {
                     sb.append(' ').append(cell(find(rows, w, c))).append(" |");
@@ -478,20 +571,32 @@ public final class Report {
         }
 
         sb.append("\n## Targets (issue 7)\n\n");
-        sb.append("\"Go (issue)\" and \"VT (issue)\" are the figures quoted in the issue (another run, same kind of machine); "
-                + "the other columns are this run. The rule is checked at P=1 and at P=2 (or at the P the target names).\n\n");
-        sb.append("| target | Go (issue) | VT (issue) | rule | Go here | VT here (C=2, or the target's P) | gort here | met? |\n|---|---:|---:|---|---|---:|---|---|\n");
+        sb.append(
+                "\"Go (issue)\" and \"VT (issue)\" are the figures quoted in the issue (another run, same kind of machine); "
+                        + "the other columns are this run. The rule is checked at P=1 and at P=2 (or at the P the target names).\n\n");
+        sb.append(
+                "| target | Go (issue) | VT (issue) | rule | Go here | VT here (C=2, or the target's P) | gort here | met? |\n|---|---:|---:|---|---|---:|---|---|\n");
         for (Target t : TARGETS) {
-            sb.append("| ").append(t.what()).append(" | ").append(fmt(t.goIssue())).append(" | ").append(fmt(t.vtIssue()))
-                    .append(" | ").append(t.rule()).append(" | ");
-            List<Integer> ps = t.procs() != 0 ? List.of(t.procs()) : t.workload().equals("parked") ? List.of(1) : List.of(1, 2);
+            sb.append("| ")
+                    .append(t.what())
+                    .append(" | ")
+                    .append(fmt(t.goIssue()))
+                    .append(" | ")
+                    .append(fmt(t.vtIssue()))
+                    .append(" | ")
+                    .append(t.rule())
+                    .append(" | ");
+            List<Integer> ps =
+                    t.procs() != 0 ? List.of(t.procs()) : t.workload().equals("parked") ? List.of(1) : List.of(1, 2);
             // parked: one figure per implementation (it does not depend on P)
             List<String> goCells = new ArrayList<>();
             List<String> gortCells = new ArrayList<>();
             List<String> verdicts = new ArrayList<>();
             for (int p : ps) {
                 Row go = find(rows, t.workload(), "go P=" + p);
-                Row gort = t.workload().equals("parked") ? findPrefix(rows, "parked", "gort") : find(rows, t.workload(), "gort P=" + p);
+                Row gort = t.workload().equals("parked")
+                        ? findPrefix(rows, "parked", "gort")
+                        : find(rows, t.workload(), "gort P=" + p);
                 goCells.add("P=" + p + ": " + cell(go));
                 if (t.workload().equals("parked")) {
                     // one figure per way of parking; the target applies to each
@@ -507,9 +612,17 @@ public final class Report {
                 gortCells.add("P=" + p + ": " + cell(gort));
                 verdicts.add("P=" + p + ": " + verdict(t, gort, go));
             }
-            Row vt = t.workload().equals("parked") ? findPrefix(rows, "parked", "vthread-park") : find(rows, t.workload(), "vthread C=" + (t.procs() != 0 ? t.procs() : 2));
-            sb.append(String.join("<br>", goCells)).append(" | ").append(cell(vt)).append(" | ")
-                    .append(String.join("<br>", gortCells)).append(" | ").append(String.join("<br>", verdicts)).append(" |\n");
+            Row vt = t.workload().equals("parked")
+                    ? findPrefix(rows, "parked", "vthread-park")
+                    : find(rows, t.workload(), "vthread C=" + (t.procs() != 0 ? t.procs() : 2));
+            sb.append(String.join("<br>", goCells))
+                    .append(" | ")
+                    .append(cell(vt))
+                    .append(" | ")
+                    .append(String.join("<br>", gortCells))
+                    .append(" | ")
+                    .append(String.join("<br>", verdicts))
+                    .append(" |\n");
         }
 
         if (!printed.isEmpty()) {
@@ -520,10 +633,21 @@ public final class Report {
 
         sb.append("\n## Every figure\n");
         for (String w : workloads(rows)) {
-            List<Row> rs = sorted(rows.stream().filter(r -> r.workload().equals(w)).toList());
-            sb.append("\n### ").append(w).append(" (").append(rs.get(0).unit()).append(")\n\n| implementation | score | n |\n|---|---:|---:|\n");
+            List<Row> rs =
+                    sorted(rows.stream().filter(r -> r.workload().equals(w)).toList());
+            sb.append("\n### ")
+                    .append(w)
+                    .append(" (")
+                    .append(rs.get(0).unit())
+                    .append(")\n\n| implementation | score | n |\n|---|---:|---:|\n");
             for (Row r : rs) {
-                sb.append("| ").append(r.label()).append(" | ").append(cell(r)).append(" | ").append(r.samples()).append(" |\n");
+                sb.append("| ")
+                        .append(r.label())
+                        .append(" | ")
+                        .append(cell(r))
+                        .append(" | ")
+                        .append(r.samples())
+                        .append(" |\n");
             }
         }
         return sb.toString();
@@ -542,7 +666,8 @@ public final class Report {
                     yield "no Go figure";
                 }
                 double limit = t.rule().contains("1.3") ? 1.3 * go.score() : go.score();
-                yield g <= limit ? String.format(Locale.ROOT, "yes (%.2f x Go)", g / go.score())
+                yield g <= limit
+                        ? String.format(Locale.ROOT, "yes (%.2f x Go)", g / go.score())
                         : String.format(Locale.ROOT, "no (%.2f x Go)", g / go.score());
             }
         };
@@ -567,7 +692,8 @@ public final class Report {
     }
 
     static String svg(List<Row> rows, Map<String, String> machine) {
-        List<String> ws = workloads(rows).stream().filter(w -> !w.endsWith("-time")).toList();
+        List<String> ws =
+                workloads(rows).stream().filter(w -> !w.endsWith("-time")).toList();
         int colsN = 2;
         int panelW = 560;
         int barH = 16;
@@ -575,7 +701,12 @@ public final class Report {
         int plotW = panelW - labelW - 90;
         List<Integer> heights = new ArrayList<>();
         for (String w : ws) {
-            heights.add(36 + barH * (int) rows.stream().filter(r -> r.workload().equals(w)).count() + 12);
+            heights.add(36
+                    + barH
+                            * (int) rows.stream()
+                                    .filter(r -> r.workload().equals(w))
+                                    .count()
+                    + 12);
         }
         int rowsN = (ws.size() + colsN - 1) / colsN;
         int[] rowH = new int[rowsN];
@@ -586,20 +717,34 @@ public final class Report {
         int total = top + java.util.Arrays.stream(rowH).sum() + 20;
         int width = colsN * panelW + 20;
         StringBuilder sb = new StringBuilder();
-        sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width).append("\" height=\"").append(total)
-                .append("\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
-        sb.append("<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">gort vs virtual threads vs Go</text>\n");
-        sb.append("<text x=\"10\" y=\"38\" fill=\"#444\">").append(esc(machine.getOrDefault("CPU", "?") + ", "
-                + machine.getOrDefault("cores", "?") + " cores; " + machine.getOrDefault("JDK", "?") + "; "
-                + machine.getOrDefault("Go", "no Go") + "; " + machine.getOrDefault("date", "")))
+        sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
+                .append(width)
+                .append("\" height=\"")
+                .append(total)
+                .append(
+                        "\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+        sb.append(
+                "<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">gort vs virtual threads vs Go</text>\n");
+        sb.append("<text x=\"10\" y=\"38\" fill=\"#444\">")
+                .append(esc(machine.getOrDefault("CPU", "?") + ", "
+                        + machine.getOrDefault("cores", "?") + " cores; " + machine.getOrDefault("JDK", "?") + "; "
+                        + machine.getOrDefault("Go", "no Go") + "; " + machine.getOrDefault("date", "")))
                 .append("</text>\n<text x=\"10\" y=\"52\" fill=\"#444\">bars: mean; whiskers: 99.9 % CI (clipped at the"
                         + " panel edge); lower is better except efficiency (dashed line: 1.0); load average before: ")
-                .append(esc(machine.getOrDefault("load average before", "?"))).append("</text>\n");
+                .append(esc(machine.getOrDefault("load average before", "?")))
+                .append("</text>\n");
         String[] fams = {"gort", "vthread", "platform", "go", "serial"};
         for (int i = 0; i < fams.length; i++) {
             int x = width - 5 * 90 + i * 90 - 10;
-            sb.append("<rect x=\"").append(x).append("\" y=\"12\" width=\"10\" height=\"10\" fill=\"").append(color(fams[i]))
-                    .append("\"/><text x=\"").append(x + 14).append("\" y=\"21\">").append(fams[i]).append("</text>\n");
+            sb.append("<rect x=\"")
+                    .append(x)
+                    .append("\" y=\"12\" width=\"10\" height=\"10\" fill=\"")
+                    .append(color(fams[i]))
+                    .append("\"/><text x=\"")
+                    .append(x + 14)
+                    .append("\" y=\"21\">")
+                    .append(fams[i])
+                    .append("</text>\n");
         }
         int y0 = top;
         for (int i = 0; i < ws.size(); i++) {
@@ -608,37 +753,84 @@ public final class Report {
             }
             String w = ws.get(i);
             int x0 = 10 + (i % colsN) * panelW;
-            List<Row> rs = sorted(rows.stream().filter(r -> r.workload().equals(w)).toList());
-            double max = 1.25 * rs.stream().mapToDouble(Row::score).filter(d -> !Double.isNaN(d)).max().orElse(1);
+            List<Row> rs =
+                    sorted(rows.stream().filter(r -> r.workload().equals(w)).toList());
+            double max = 1.25
+                    * rs.stream()
+                            .mapToDouble(Row::score)
+                            .filter(d -> !Double.isNaN(d))
+                            .max()
+                            .orElse(1);
             if (w.equals("fanout-efficiency")) {
                 max = Math.max(max, 1.0);
             }
-            sb.append("<text x=\"").append(x0).append("\" y=\"").append(y0 + 14).append("\" font-weight=\"bold\" font-size=\"13\">")
-                    .append(esc(w + " (" + rs.get(0).unit() + ")")).append("</text>\n");
+            sb.append("<text x=\"")
+                    .append(x0)
+                    .append("\" y=\"")
+                    .append(y0 + 14)
+                    .append("\" font-weight=\"bold\" font-size=\"13\">")
+                    .append(esc(w + " (" + rs.get(0).unit() + ")"))
+                    .append("</text>\n");
             int y = y0 + 26;
             for (Row r : rs) {
                 double len = Double.isNaN(r.score()) ? 0 : plotW * r.score() / max;
-                sb.append("<text x=\"").append(x0 + labelW - 6).append("\" y=\"").append(y + barH - 5)
-                        .append("\" text-anchor=\"end\">").append(esc(r.label())).append("</text>\n");
-                sb.append("<rect x=\"").append(x0 + labelW).append("\" y=\"").append(y + 2).append("\" width=\"")
-                        .append(String.format(Locale.ROOT, "%.1f", len)).append("\" height=\"").append(barH - 4)
-                        .append("\" fill=\"").append(color(r.family())).append("\"/>\n");
+                sb.append("<text x=\"")
+                        .append(x0 + labelW - 6)
+                        .append("\" y=\"")
+                        .append(y + barH - 5)
+                        .append("\" text-anchor=\"end\">")
+                        .append(esc(r.label()))
+                        .append("</text>\n");
+                sb.append("<rect x=\"")
+                        .append(x0 + labelW)
+                        .append("\" y=\"")
+                        .append(y + 2)
+                        .append("\" width=\"")
+                        .append(String.format(Locale.ROOT, "%.1f", len))
+                        .append("\" height=\"")
+                        .append(barH - 4)
+                        .append("\" fill=\"")
+                        .append(color(r.family()))
+                        .append("\"/>\n");
                 if (!Double.isNaN(r.err()) && r.err() > 0) {
                     double lo = plotW * Math.max(0, r.score() - r.err()) / max;
                     double hi = Math.min(plotW, plotW * (r.score() + r.err()) / max);
                     int cy = y + barH / 2;
-                    sb.append(String.format(Locale.ROOT,
+                    sb.append(String.format(
+                            Locale.ROOT,
                             "<path d=\"M%.1f %d H%.1f M%.1f %d V%d M%.1f %d V%d\" stroke=\"black\" stroke-width=\"1\"/>\n",
-                            x0 + labelW + lo, cy, x0 + labelW + hi, x0 + labelW + lo, cy - 4, cy + 4, x0 + labelW + hi, cy - 4, cy + 4));
+                            x0 + labelW + lo,
+                            cy,
+                            x0 + labelW + hi,
+                            x0 + labelW + lo,
+                            cy - 4,
+                            cy + 4,
+                            x0 + labelW + hi,
+                            cy - 4,
+                            cy + 4));
                 }
-                double tx = x0 + labelW + Math.min(plotW, Math.max(len, Double.isNaN(r.err()) ? len : plotW * (r.score() + r.err()) / max)) + 4;
-                sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#333\">%s</text>\n", tx, y + barH - 5, esc(fmt(r.score()))));
+                double tx = x0
+                        + labelW
+                        + Math.min(
+                                plotW, Math.max(len, Double.isNaN(r.err()) ? len : plotW * (r.score() + r.err()) / max))
+                        + 4;
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "<text x=\"%.1f\" y=\"%d\" fill=\"#333\">%s</text>\n",
+                        tx,
+                        y + barH - 5,
+                        esc(fmt(r.score()))));
                 y += barH;
             }
             if (w.equals("fanout-efficiency")) {
                 double x1 = x0 + labelW + plotW * 1.0 / max;
-                sb.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c53030\" stroke-dasharray=\"3,2\"/>\n",
-                        x1, y0 + 20, x1, y));
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c53030\" stroke-dasharray=\"3,2\"/>\n",
+                        x1,
+                        y0 + 20,
+                        x1,
+                        y));
             }
         }
         sb.append("</svg>\n");
@@ -646,5 +838,4 @@ public final class Report {
     }
 
     private Report() {}
-
 }

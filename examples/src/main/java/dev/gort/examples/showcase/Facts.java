@@ -61,7 +61,8 @@ final class Facts {
     }
 
     /** What the thieves did: per thief P, the goroutines it took and in how many steals, from which victims. */
-    record Steals(Map<Integer, Integer> gsByThief, Map<Integer, Integer> opsByThief, Map<Integer, Set<Integer>> victims) {
+    record Steals(
+            Map<Integer, Integer> gsByThief, Map<Integer, Integer> opsByThief, Map<Integer, Set<Integer>> victims) {
         int gs() {
             return gsByThief.values().stream().mapToInt(Integer::intValue).sum();
         }

@@ -25,7 +25,8 @@ final class FanOut extends Scenario {
 
     @Override
     String explanation(Options o) {
-        return "main starts " + o.goroutines + " goroutines of " + o.workMs + " ms of CPU each, all on P0. Each `go f()`\n"
+        return "main starts " + o.goroutines + " goroutines of " + o.workMs
+                + " ms of CPU each, all on P0. Each `go f()`\n"
                 + "puts the new goroutine in P0's runnext and kicks the previous one to P0's local queue.\n"
                 + "The idle Ps wake up (wakep), find P0's queue and steal half of it at a time (runqsteal).\n"
                 + "Switch work stealing off and P0 does everything alone.";
@@ -81,8 +82,12 @@ final class FanOut extends Scenario {
     Path run(Variant v, Options o, PrintStream out) throws Exception {
         int n = o.goroutines;
         long work = o.workMs * Time.MILLISECOND;
-        Lab.Outcome<Long> r = Lab.run(v.config(), "fan-out (" + v.id() + ")",
-                o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace(), o.scheddetail, s -> play(n, work));
+        Lab.Outcome<Long> r = Lab.run(
+                v.config(),
+                "fan-out (" + v.id() + ")",
+                o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace(),
+                o.scheddetail,
+                s -> play(n, work));
         Trace t = r.trace();
         Set<Long> workers = new LinkedHashSet<>(Facts.childrenOf(t, r.value()));
         Showcase.printSched(out, r.sched(), o, o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace());
@@ -99,8 +104,14 @@ final class FanOut extends Scenario {
         for (int p = 0; p < v.gomaxprocs(); p++) {
             int ran = ranOn.getOrDefault(p, Set.of()).size();
             int stole = st.gsByThief().getOrDefault(p, 0);
-            out.printf("    P%d: ran %2d of %d goroutines (%5.1f ms of CPU)   stole %2d in %s%s%n", p, ran, workers.size(),
-                    busy.getOrDefault(p, 0L) / 1e6, stole, Facts.n(st.opsByThief().getOrDefault(p, 0), "steal"),
+            out.printf(
+                    "    P%d: ran %2d of %d goroutines (%5.1f ms of CPU)   stole %2d in %s%s%n",
+                    p,
+                    ran,
+                    workers.size(),
+                    busy.getOrDefault(p, 0L) / 1e6,
+                    stole,
+                    Facts.n(st.opsByThief().getOrDefault(p, 0), "steal"),
                     stole == 0 ? "" : " from " + victims(st.victims().get(p)));
         }
         out.printf("    runnext: %d goroutines kicked from runnext to the local queue by a newer `go`%n", kicks);
@@ -108,24 +119,34 @@ final class FanOut extends Scenario {
         Set<Long> mainAndWorkers = new LinkedHashSet<>(workers);
         mainAndWorkers.add(r.value());
         int preempted = Facts.stops(t, mainAndWorkers, Ev.S_PREEMPT);
-        out.printf("    preemptions: %d (only a goroutine that keeps its P 10 ms is preempted: none should here,%n"
-                + "      unless the machine is so busy that a 1 ms piece of work takes 10 ms of wall time)%n", preempted);
+        out.printf(
+                "    preemptions: %d (only a goroutine that keeps its P 10 ms is preempted: none should here,%n"
+                        + "      unless the machine is so busy that a 1 ms piece of work takes 10 ms of wall time)%n",
+                preempted);
         long wall = lastExit - firstCreate;
-        out.printf("    wall time: %s for %d ms of CPU work on %d Ps (ideal %.1f ms)%n", Facts.ms(wall), n * o.workMs,
-                v.gomaxprocs(), (double) n * o.workMs / v.gomaxprocs());
+        out.printf(
+                "    wall time: %s for %d ms of CPU work on %d Ps (ideal %.1f ms)%n",
+                Facts.ms(wall), n * o.workMs, v.gomaxprocs(), (double) n * o.workMs / v.gomaxprocs());
         int busyPs = ranOn.size();
         if (v.stealing()) {
-            out.printf("  => %s%n", st.gs() > 0 && busyPs > 1
-                    ? "the idle Ps stole P0's goroutines: " + busyPs + " Ps shared the work"
-                    : busyPs > 1
-                            ? "no steal this time: " + preempted + " preemptions sent goroutines (main among them) to the"
-                                    + " global queue, and " + busyPs + " Ps took them from there"
-                            : "no P stole anything this time (the machine may be too busy to wake the idle Ps)");
+            out.printf(
+                    "  => %s%n",
+                    st.gs() > 0 && busyPs > 1
+                            ? "the idle Ps stole P0's goroutines: " + busyPs + " Ps shared the work"
+                            : busyPs > 1
+                                    ? "no steal this time: " + preempted
+                                            + " preemptions sent goroutines (main among them) to the"
+                                            + " global queue, and " + busyPs + " Ps took them from there"
+                                    : "no P stole anything this time (the machine may be too busy to wake the idle Ps)");
         } else {
-            out.printf("  => %s%n", busyPs == 1 && ranOn.containsKey(0)
-                    ? "no stealing: P0 ran all " + workers.size() + " goroutines alone while the other Ps stayed idle"
-                    : "no stealing, but " + preempted + " preemptions sent goroutines to the global queue, where the"
-                            + " other Ps found them: " + busyPs + " Ps ran goroutines");
+            out.printf(
+                    "  => %s%n",
+                    busyPs == 1 && ranOn.containsKey(0)
+                            ? "no stealing: P0 ran all " + workers.size()
+                                    + " goroutines alone while the other Ps stayed idle"
+                            : "no stealing, but " + preempted
+                                    + " preemptions sent goroutines to the global queue, where the"
+                                    + " other Ps found them: " + busyPs + " Ps ran goroutines");
         }
         return Showcase.writeTimeline(t, v, o, out);
     }

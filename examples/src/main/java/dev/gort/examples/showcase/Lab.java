@@ -24,14 +24,25 @@ final class Lab {
     private Lab() {}
 
     /** What one run produced. */
-    record Outcome<T>(T value, Trace trace, List<String> sched, long threads, long steals, long stolenGs,
-                      long handoffs, long preemptRequests, long preemptions, long wallNanos, PreemptStats preempt) {}
+    record Outcome<T>(
+            T value,
+            Trace trace,
+            List<String> sched,
+            long threads,
+            long steals,
+            long stolenGs,
+            long handoffs,
+            long preemptRequests,
+            long preemptions,
+            long wallNanos,
+            PreemptStats preempt) {}
 
     /**
      * Runs {@code body} as the main goroutine of a runtime built from {@code cfg}, with schedtrace
      * every {@code schedtraceMs} ms (and scheddetail) and the tracer on.
      */
-    static <T> Outcome<T> run(Config cfg, String workload, int schedtraceMs, boolean detail, Function<Scheduler, T> body) {
+    static <T> Outcome<T> run(
+            Config cfg, String workload, int schedtraceMs, boolean detail, Function<Scheduler, T> body) {
         String oldDebug = System.getProperty("gort.debug");
         String dbg = "schedtrace=" + schedtraceMs + (detail ? ",scheddetail=1" : "");
         System.setProperty("gort.debug", oldDebug == null || oldDebug.isBlank() ? dbg : oldDebug + "," + dbg);
@@ -74,8 +85,18 @@ final class Lab {
         }
         @SuppressWarnings("unchecked")
         T value = (T) box[0];
-        return new Outcome<>(value, (Trace) box[1], capture.lines(), counters[0], counters[1], counters[2],
-                counters[3], counters[4], counters[5], counters[6], (PreemptStats) box[2]);
+        return new Outcome<>(
+                value,
+                (Trace) box[1],
+                capture.lines(),
+                counters[0],
+                counters[1],
+                counters[2],
+                counters[3],
+                counters[4],
+                counters[5],
+                counters[6],
+                (PreemptStats) box[2]);
     }
 
     /** Runs {@code body} as main on a runtime from {@code cfg}, traced, and throws the trace away (warming up). */

@@ -105,7 +105,8 @@ final class Options {
                 case "--preempt" -> {
                     String s = (val != null ? val : next(args, ++i, a)).toLowerCase(Locale.ROOT);
                     if (!STRATEGIES.contains(s)) {
-                        throw new IllegalArgumentException("--preempt: want none, entry, backedge or budget, not '" + s + "'");
+                        throw new IllegalArgumentException(
+                                "--preempt: want none, entry, backedge or budget, not '" + s + "'");
                     }
                     o.preempt = s;
                 }
@@ -135,7 +136,8 @@ final class Options {
                     }
                     String s = scenario(a);
                     if (s == null) {
-                        throw new IllegalArgumentException("unknown scenario '" + a + "' (want one of " + SCENARIOS + ")");
+                        throw new IllegalArgumentException(
+                                "unknown scenario '" + a + "' (want one of " + SCENARIOS + ")");
                     }
                     if (!o.scenarios.contains(s)) {
                         o.scenarios.add(s);

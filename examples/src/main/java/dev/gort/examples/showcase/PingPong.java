@@ -26,7 +26,8 @@ final class PingPong extends Scenario {
 
     @Override
     String explanation(Options o) {
-        return "Two goroutines pass a ball over unbuffered channels for " + o.pairMs + " ms, " + o.hopUs + " us of CPU per hop.\n"
+        return "Two goroutines pass a ball over unbuffered channels for " + o.pairMs + " ms, " + o.hopUs
+                + " us of CPU per hop.\n"
                 + "Each send readies the partner into runnext, and a goroutine taken from runnext inherits the\n"
                 + "time slice: the pair runs back to back on one P as a unit. When they have used a 10 ms slice\n"
                 + "between them, sysmon preempts the one running (its partner is blocked on it), and a bystander\n"
@@ -76,7 +77,7 @@ final class PingPong extends Scenario {
         Go.go(() -> {
             try {
                 ids[1] = Go.goid();
-                for (;;) {
+                for (; ; ) {
                     int ball = toPong.recv();
                     if (ball < 0) {
                         return;
@@ -129,8 +130,12 @@ final class PingPong extends Scenario {
     Path run(Variant v, Options o, PrintStream out) throws Exception {
         long pairNanos = o.pairMs * Time.MILLISECOND;
         long hopNanos = o.hopUs * Time.MICROSECOND;
-        Lab.Outcome<Seen> r = Lab.run(v.config(), "ping-pong (" + v.id() + ")",
-                o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace(), o.scheddetail, s -> play(pairNanos, hopNanos));
+        Lab.Outcome<Seen> r = Lab.run(
+                v.config(),
+                "ping-pong (" + v.id() + ")",
+                o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace(),
+                o.scheddetail,
+                s -> play(pairNanos, hopNanos));
         Trace t = r.trace();
         Seen seen = r.value();
         Showcase.printSched(out, r.sched(), o, o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace());
@@ -139,30 +144,49 @@ final class PingPong extends Scenario {
         int preempted = Facts.stops(t, pair, Ev.S_PREEMPT);
         long bystanderWait = seen.bystanderAt() - seen.start();
         out.println("  figures:");
-        out.printf("    the pair: %d hops in %s; %s; preempted %s%n",
-                seen.hops(), Facts.ms(seen.end() - seen.start()), Facts.n(slices.size(), "time slice"), Facts.n(preempted, "time"));
-        out.printf("    sysmon: %s; %d honoured at a yield point, %d never reached one%n",
-                Facts.n(r.preempt().requested(), "preemption request"), r.preempt().honoured(), r.preempt().unhonoured());
+        out.printf(
+                "    the pair: %d hops in %s; %s; preempted %s%n",
+                seen.hops(),
+                Facts.ms(seen.end() - seen.start()),
+                Facts.n(slices.size(), "time slice"),
+                Facts.n(preempted, "time"));
+        out.printf(
+                "    sysmon: %s; %d honoured at a yield point, %d never reached one%n",
+                Facts.n(r.preempt().requested(), "preemption request"),
+                r.preempt().honoured(),
+                r.preempt().unhonoured());
         int shown = 0;
         for (Facts.Slice sl : slices) {
             if (shown++ == 4) {
                 out.printf("      ... %d more slices%n", slices.size() - 4);
                 break;
             }
-            out.printf("      slice %d: %s, %s back to back through runnext%s%n", shown, Facts.ms(sl.length()), Facts.n(sl.runs(), "run"),
+            out.printf(
+                    "      slice %d: %s, %s back to back through runnext%s%n",
+                    shown,
+                    Facts.ms(sl.length()),
+                    Facts.n(sl.runs(), "run"),
                     sl.preempted() ? ", ended by a preemption" : "");
         }
         out.printf("    bystander started %s after the game began%n", Facts.ms(bystanderWait));
-        Facts.Slice first = slices.stream().filter(Facts.Slice::preempted).findFirst().orElse(null);
+        Facts.Slice first =
+                slices.stream().filter(Facts.Slice::preempted).findFirst().orElse(null);
         if (v.gomaxprocs() > 1) {
-            out.printf("  => with %d Ps the bystander was stolen by another P and did not wait for the pair%n", v.gomaxprocs());
+            out.printf(
+                    "  => with %d Ps the bystander was stolen by another P and did not wait for the pair%n",
+                    v.gomaxprocs());
         } else if (preempted > 0 && first != null) {
-            out.printf("  => the pair shared one slice of %s (%d runs inherited it through runnext), was preempted,%n"
-                    + "     and only then did the bystander run%n", Facts.ms(first.length()), first.runs() - 1);
+            out.printf(
+                    "  => the pair shared one slice of %s (%d runs inherited it through runnext), was preempted,%n"
+                            + "     and only then did the bystander run%n",
+                    Facts.ms(first.length()), first.runs() - 1);
         } else if (v.preempt().equals("none")) {
-            out.printf("  => no yield points: the pair was never preempted and the bystander waited for the whole game%n");
+            out.printf(
+                    "  => no yield points: the pair was never preempted and the bystander waited for the whole game%n");
         } else {
-            out.printf("  => the pair was not preempted: %s%n", Showcase.agentActive() ? "sysmon did not get to it in time" : Showcase.agentLine());
+            out.printf(
+                    "  => the pair was not preempted: %s%n",
+                    Showcase.agentActive() ? "sysmon did not get to it in time" : Showcase.agentLine());
         }
         return Showcase.writeTimeline(t, v, o, out);
     }

@@ -8,14 +8,31 @@ import java.util.List;
 /** One of the simulator's scenarios, run for real. */
 abstract class Scenario {
     /** One run of a scenario with its toggles. */
-    record Variant(String scenario, String id, String label, int gomaxprocs, boolean stealing, boolean spinning, String preempt,
-                   String mode) {
-        Variant(String scenario, String id, String label, int gomaxprocs, boolean stealing, boolean spinning, String preempt) {
+    record Variant(
+            String scenario,
+            String id,
+            String label,
+            int gomaxprocs,
+            boolean stealing,
+            boolean spinning,
+            String preempt,
+            String mode) {
+        Variant(
+                String scenario,
+                String id,
+                String label,
+                int gomaxprocs,
+                boolean stealing,
+                boolean spinning,
+                String preempt) {
             this(scenario, id, label, gomaxprocs, stealing, spinning, preempt, null);
         }
 
         Config config() {
-            return Config.fromEnvironment().withGomaxprocs(gomaxprocs).withStealing(stealing).withSpinning(spinning);
+            return Config.fromEnvironment()
+                    .withGomaxprocs(gomaxprocs)
+                    .withStealing(stealing)
+                    .withSpinning(spinning);
         }
 
         /** The HTML timeline's file name. */
@@ -47,7 +64,8 @@ abstract class Scenario {
         boolean steal = o.stealing == null || o.stealing;
         boolean spin = o.spinning == null || o.spinning;
         String pre = o.preempt != null ? o.preempt : Showcase.jvmPreempt();
-        return List.of(new Variant(id, label(steal, spin, pre), describe(procs, steal, spin, pre), procs, steal, spin, pre));
+        return List.of(
+                new Variant(id, label(steal, spin, pre), describe(procs, steal, spin, pre), procs, steal, spin, pre));
     }
 
     static String label(boolean steal, boolean spin, String pre) {

@@ -88,7 +88,10 @@ public final class Showcase {
                     } else {
                         out.println();
                         out.printf("--- %s: %s ---%n", sc.id, v.id());
-                        out.printf("  %s%s%n", v.label(), o.child ? " (in a child JVM started with -Dgort.preempt=" + v.preempt() + ")" : "");
+                        out.printf(
+                                "  %s%s%n",
+                                v.label(),
+                                o.child ? " (in a child JVM started with -Dgort.preempt=" + v.preempt() + ")" : "");
                         if (warmed.add(sc.id + "/" + v.gomaxprocs())) {
                             sc.warmUp(o, v);
                         }
@@ -119,8 +122,9 @@ public final class Showcase {
 
     private static void banner(PrintStream out) {
         out.println("gort showcase: Go's scheduler (G/M/P, runtime/proc.go) on JDK continuations, for real.");
-        out.printf("JDK %s, %d CPUs; this JVM's preemption strategy: %s;%n", System.getProperty("java.version"),
-                Runtime.getRuntime().availableProcessors(), jvmPreempt());
+        out.printf(
+                "JDK %s, %d CPUs; this JVM's preemption strategy: %s;%n",
+                System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), jvmPreempt());
         out.println(agentLine() + ".");
         out.println("SCHED lines: gomaxprocs, idle Ps, threads (Ms, sysmon included), spinning Ms, idle Ms, global");
         out.println("queue length, [ each P's local queue length ] and schedticks=[ each P's scheduling count ].");
@@ -145,8 +149,10 @@ public final class Showcase {
             return "the preemption agent is NOT active in this JVM (no class was instrumented): loops cannot be"
                     + " preempted; run the showcase through the jar (./gort showcase or java -jar gort-examples.jar)";
         }
-        return "the preemption agent is active: " + InstrumentationStats.classesTransformed.get() + " classes instrumented, "
-                + InstrumentationStats.backedgePolls.get() + " back-edge polls, " + InstrumentationStats.entryPolls.get()
+        return "the preemption agent is active: " + InstrumentationStats.classesTransformed.get()
+                + " classes instrumented, "
+                + InstrumentationStats.backedgePolls.get() + " back-edge polls, "
+                + InstrumentationStats.entryPolls.get()
                 + " entry polls so far";
     }
 
@@ -158,8 +164,9 @@ public final class Showcase {
                 heads.add(l);
             }
         }
-        out.printf("  schedtrace (GODEBUG=schedtrace=%d%s), %d lines:%n", periodMs,
-                o.scheddetail ? ",scheddetail=1" : "", heads.size());
+        out.printf(
+                "  schedtrace (GODEBUG=schedtrace=%d%s), %d lines:%n",
+                periodMs, o.scheddetail ? ",scheddetail=1" : "", heads.size());
         if (o.scheddetail) {
             for (String l : lines) {
                 out.println("    " + l);
@@ -216,7 +223,11 @@ public final class Showcase {
     /** showcase/ beside the jar (examples/target/showcase), or beside the classes directory. */
     static Path defaultOut() {
         try {
-            Path here = Path.of(Showcase.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path here = Path.of(Showcase.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
             return here.toAbsolutePath().getParent().resolve("showcase");
         } catch (URISyntaxException | RuntimeException e) {
             return Path.of("gort-showcase").toAbsolutePath();
@@ -236,7 +247,11 @@ public final class Showcase {
             }
         }
         cmd.add("-Dgort.preempt=" + v.preempt());
-        Path self = Path.of(Showcase.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path self = Path.of(Showcase.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         if (Files.isRegularFile(self) && self.toString().endsWith(".jar")) {
             cmd.add("-jar");
             cmd.add(self.toString());

@@ -27,7 +27,8 @@ final class Syscalls extends Scenario {
 
     @Override
     String explanation(Options o) {
-        return o.syscalls + " goroutines block their threads for " + o.syscallMs + " ms in a system call (Thread.sleep, standing\n"
+        return o.syscalls + " goroutines block their threads for " + o.syscallMs
+                + " ms in a system call (Thread.sleep, standing\n"
                 + "for a file read) while others have CPU work. A blocked goroutine keeps its thread (M); sysmon\n"
                 + "sees the P held by a blocked thread for more than a tick while work waits, retakes it and\n"
                 + "hands it to another thread: the thread count climbs past GOMAXPROCS and the CPU work goes on.\n"
@@ -43,7 +44,9 @@ final class Syscalls extends Scenario {
         String pre = o.preempt != null ? o.preempt : Showcase.jvmPreempt();
         List<Variant> v = new java.util.ArrayList<>();
         for (String mode : o.syscall != null ? List.of(o.syscall) : List.of("wrapped", "unwrapped")) {
-            String how = mode.equals("wrapped") ? "calls wrapped in Syscall.block" : "unwrapped calls (sysmon sees the blocked carriers)";
+            String how = mode.equals("wrapped")
+                    ? "calls wrapped in Syscall.block"
+                    : "unwrapped calls (sysmon sees the blocked carriers)";
             v.add(new Variant(id, mode, describe(procs, steal, spin, pre) + "; " + how, procs, steal, spin, pre, mode));
         }
         return v;
@@ -123,8 +126,12 @@ final class Syscalls extends Scenario {
         long callMs = o.syscallMs;
         int cpu = 4 * v.gomaxprocs();
         long cpuWork = 2 * Time.MILLISECOND;
-        Lab.Outcome<Seen> r = Lab.run(v.config(), "blocking syscalls (" + v.id() + ")",
-                o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace(), o.scheddetail, s -> play(calls, callMs, cpu, cpuWork, !"unwrapped".equals(v.mode())));
+        Lab.Outcome<Seen> r = Lab.run(
+                v.config(),
+                "blocking syscalls (" + v.id() + ")",
+                o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace(),
+                o.scheddetail,
+                s -> play(calls, callMs, cpu, cpuWork, !"unwrapped".equals(v.mode())));
         Trace t = r.trace();
         Seen seen = r.value();
         List<Long> kids = Facts.childrenOf(t, seen.mainGoid());
@@ -135,22 +142,39 @@ final class Syscalls extends Scenario {
         int mcreated = Facts.count(t, Ev.M_CREATE, null);
         Map<String, Integer> exits = Facts.syscallExits(t, callers);
         out.println("  figures:");
-        out.printf("    threads: %d at most (GOMAXPROCS=%d; %d Ms created during the run; sysmon counts as one)%n",
+        out.printf(
+                "    threads: %d at most (GOMAXPROCS=%d; %d Ms created during the run; sysmon counts as one)%n",
                 maxThreads, v.gomaxprocs(), mcreated);
-        out.printf("    handoffs: %d Ps taken from threads blocked in a syscall and handed to another thread%n", handoffs);
+        out.printf(
+                "    handoffs: %d Ps taken from threads blocked in a syscall and handed to another thread%n", handoffs);
         if ("unwrapped".equals(v.mode())) {
-            out.printf("    syscall exits: none (unwrapped calls do not enter a syscall: sysmon found the carriers blocked)%n");
+            out.printf(
+                    "    syscall exits: none (unwrapped calls do not enter a syscall: sysmon found the carriers blocked)%n");
         } else {
-            out.printf("    syscall exits (which P the goroutine came back on): %s%n",
-                    exits.isEmpty() ? "none traced" : exits.toString().replace("{", "").replace("}", ""));
+            out.printf(
+                    "    syscall exits (which P the goroutine came back on): %s%n",
+                    exits.isEmpty()
+                            ? "none traced"
+                            : exits.toString().replace("{", "").replace("}", ""));
         }
-        out.printf("    CPU work: %d goroutines x %d ms, the last done at +%s; the %d calls of %d ms, the last returned at +%s%n",
-                seen.cpuGoroutines(), cpuWork / Time.MILLISECOND, Facts.ms(seen.cpuDoneAt()), calls, callMs,
+        out.printf(
+                "    CPU work: %d goroutines x %d ms, the last done at +%s; the %d calls of %d ms, the last returned at +%s%n",
+                seen.cpuGoroutines(),
+                cpuWork / Time.MILLISECOND,
+                Facts.ms(seen.cpuDoneAt()),
+                calls,
+                callMs,
                 Facts.ms(seen.callsDoneAt()));
         if (maxThreads > v.gomaxprocs() + 1) {
-            out.printf("  => the thread count climbed past GOMAXPROCS=%d to %d: each blocked call holds a thread, and%n"
-                    + "     sysmon handed its P to another thread (%s)%s%n", v.gomaxprocs(), maxThreads, Facts.n(handoffs, "handoff"),
-                    seen.cpuDoneAt() < seen.callsDoneAt() ? ", so the CPU work finished before the calls returned" : "");
+            out.printf(
+                    "  => the thread count climbed past GOMAXPROCS=%d to %d: each blocked call holds a thread, and%n"
+                            + "     sysmon handed its P to another thread (%s)%s%n",
+                    v.gomaxprocs(),
+                    maxThreads,
+                    Facts.n(handoffs, "handoff"),
+                    seen.cpuDoneAt() < seen.callsDoneAt()
+                            ? ", so the CPU work finished before the calls returned"
+                            : "");
         } else {
             out.printf("  => threads stayed at %d: no P was handed off this time%n", maxThreads);
         }

@@ -28,7 +28,8 @@ final class TightLoop extends Scenario {
 
     @Override
     String explanation(Options o) {
-        return "A " + o.loopMs + " ms loop without calls and " + SHORTS + " short goroutines share one P: the loop runs first, the\n"
+        return "A " + o.loopMs + " ms loop without calls and " + SHORTS
+                + " short goroutines share one P: the loop runs first, the\n"
                 + "short ones wait in the P's local queue. sysmon sees the same goroutine on the P for 10 ms and\n"
                 + "asks it to stop. With back-edge yield points (-Dgort.preempt=backedge, the java agent's\n"
                 + "answer to Go 1.14's asynchronous preemption) the loop yields at its next iteration and the\n"
@@ -110,8 +111,12 @@ final class TightLoop extends Scenario {
     @Override
     Path run(Variant v, Options o, PrintStream out) throws Exception {
         long loopNanos = o.loopMs * Time.MILLISECOND;
-        Lab.Outcome<Seen> r = Lab.run(v.config(), "tight loop (" + v.id() + ")",
-                o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace(), o.scheddetail, s -> play(loopNanos));
+        Lab.Outcome<Seen> r = Lab.run(
+                v.config(),
+                "tight loop (" + v.id() + ")",
+                o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace(),
+                o.scheddetail,
+                s -> play(loopNanos));
         Trace t = r.trace();
         Seen seen = r.value();
         Showcase.printSched(out, r.sched(), o, o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace());
@@ -128,22 +133,37 @@ final class TightLoop extends Scenario {
         }
         out.println("  figures:");
         out.printf("    short goroutines started %s after the loop began%n", lats);
-        out.printf("    loop: %s of spinning, preempted %s%n", Facts.ms(seen.loopEnd() - seen.loopStart()), Facts.n(preempted, "time"));
-        out.printf("    the loop took over main's time slice through runnext: the slice began %s before the loop%n",
+        out.printf(
+                "    loop: %s of spinning, preempted %s%n",
+                Facts.ms(seen.loopEnd() - seen.loopStart()), Facts.n(preempted, "time"));
+        out.printf(
+                "    the loop took over main's time slice through runnext: the slice began %s before the loop%n",
                 Facts.ms(Math.max(0, seen.loopStart() - seen.sliceStart())));
-        out.printf("    sysmon: %s; %d honoured at a yield point, %d never reached one%s%n",
-                Facts.n(r.preempt().requested(), "preemption request"), r.preempt().honoured(), r.preempt().unhonoured(),
-                r.preempt().honoured() == 0 ? "" : "; request to yield p50 " + Facts.ms(r.preempt().requestToYield().p50()));
+        out.printf(
+                "    sysmon: %s; %d honoured at a yield point, %d never reached one%s%n",
+                Facts.n(r.preempt().requested(), "preemption request"),
+                r.preempt().honoured(),
+                r.preempt().unhonoured(),
+                r.preempt().honoured() == 0
+                        ? ""
+                        : "; request to yield p50 "
+                                + Facts.ms(r.preempt().requestToYield().p50()));
         if (v.gomaxprocs() > 1) {
-            out.printf("  => with %d Ps the short goroutines did not need to wait: another P stole them%n", v.gomaxprocs());
+            out.printf(
+                    "  => with %d Ps the short goroutines did not need to wait: another P stole them%n",
+                    v.gomaxprocs());
         } else if (preempted > 0) {
-            out.printf("  => sysmon preempted the loop after %s: the short goroutines waited one time slice, not the whole loop%n",
+            out.printf(
+                    "  => sysmon preempted the loop after %s: the short goroutines waited one time slice, not the whole loop%n",
                     Facts.ms(maxLat));
         } else if (v.preempt().equals("none")) {
-            out.printf("  => no yield points: sysmon asked %s in vain and the short goroutines waited for the whole loop (%s)%n",
+            out.printf(
+                    "  => no yield points: sysmon asked %s in vain and the short goroutines waited for the whole loop (%s)%n",
                     Facts.n(r.preempt().requested(), "time"), Facts.ms(minLat));
         } else {
-            out.printf("  => the loop was not preempted: %s%n", Showcase.agentActive() ? "sysmon did not get to it in time" : Showcase.agentLine());
+            out.printf(
+                    "  => the loop was not preempted: %s%n",
+                    Showcase.agentActive() ? "sysmon did not get to it in time" : Showcase.agentLine());
         }
         return Showcase.writeTimeline(t, v, o, out);
     }

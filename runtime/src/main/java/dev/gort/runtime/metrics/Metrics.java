@@ -24,7 +24,12 @@ import java.util.function.ToLongFunction;
  */
 public final class Metrics {
     /** Go: metrics.ValueKind. */
-    public enum Kind { BAD, UINT64, FLOAT64, FLOAT64_HISTOGRAM }
+    public enum Kind {
+        BAD,
+        UINT64,
+        FLOAT64,
+        FLOAT64_HISTOGRAM
+    }
 
     /** Go: metrics.Description. */
     public record Description(String name, String description, Kind kind, boolean cumulative) {}
@@ -69,7 +74,8 @@ public final class Metrics {
             return switch (kind) {
                 case UINT64 -> Long.toUnsignedString(u);
                 case FLOAT64 -> Double.toString(f);
-                case FLOAT64_HISTOGRAM -> "histogram(" + java.util.Arrays.stream(h.counts()).sum() + " samples)";
+                case FLOAT64_HISTOGRAM ->
+                    "histogram(" + java.util.Arrays.stream(h.counts()).sum() + " samples)";
                 default -> "<bad>";
             };
         }
@@ -111,40 +117,103 @@ public final class Metrics {
     }
 
     static {
-        u("/sched/gomaxprocs:threads", "The current runtime.GOMAXPROCS setting, or the number of operating system threads that can execute user-level Go code simultaneously.", false, Scheduler::gomaxprocs);
+        u(
+                "/sched/gomaxprocs:threads",
+                "The current runtime.GOMAXPROCS setting, or the number of operating system threads that can execute user-level Go code simultaneously.",
+                false,
+                Scheduler::gomaxprocs);
         u("/sched/goroutines:goroutines", "Count of live goroutines.", false, Scheduler::numGoroutine);
-        u("/sched/goroutines-created:goroutines", "Count of goroutines created since program start.", true, s -> s.stats.goroutinesCreated.get());
-        u("/sched/goroutines/runnable:goroutines", "Approximate count of goroutines ready to execute, but not executing.", false, s -> countStatus(s, G._Grunnable));
-        u("/sched/goroutines/running:goroutines", "Approximate count of goroutines executing. Always less than or equal to /sched/gomaxprocs:threads.", false, s -> countStatus(s, G._Grunning));
-        u("/sched/goroutines/waiting:goroutines", "Approximate count of goroutines waiting on a resource (I/O or sync primitives).", false, s -> countStatus(s, G._Gwaiting));
-        u("/sched/goroutines/not-in-go:goroutines", "Approximate count of goroutines running or blocked in a system call or blocking Java call.", false, s -> countStatus(s, G._Gsyscall));
-        u("/sched/threads/total:threads", "The current count of live threads that are owned by the Go runtime (carriers and sysmon).", false, Scheduler::mcountPublic);
-        DEFS.add(new Def(new Description("/sched/latencies:seconds",
-                "Distribution of the time goroutines have spent in the scheduler in a runnable state before actually running. Bucket counts increase monotonically. Sampled (one transition in 8).",
-                Kind.FLOAT64_HISTOGRAM, true), (s, v) -> {
+        u(
+                "/sched/goroutines-created:goroutines",
+                "Count of goroutines created since program start.",
+                true,
+                s -> s.stats.goroutinesCreated.get());
+        u(
+                "/sched/goroutines/runnable:goroutines",
+                "Approximate count of goroutines ready to execute, but not executing.",
+                false,
+                s -> countStatus(s, G._Grunnable));
+        u(
+                "/sched/goroutines/running:goroutines",
+                "Approximate count of goroutines executing. Always less than or equal to /sched/gomaxprocs:threads.",
+                false,
+                s -> countStatus(s, G._Grunning));
+        u(
+                "/sched/goroutines/waiting:goroutines",
+                "Approximate count of goroutines waiting on a resource (I/O or sync primitives).",
+                false,
+                s -> countStatus(s, G._Gwaiting));
+        u(
+                "/sched/goroutines/not-in-go:goroutines",
+                "Approximate count of goroutines running or blocked in a system call or blocking Java call.",
+                false,
+                s -> countStatus(s, G._Gsyscall));
+        u(
+                "/sched/threads/total:threads",
+                "The current count of live threads that are owned by the Go runtime (carriers and sysmon).",
+                false,
+                Scheduler::mcountPublic);
+        DEFS.add(new Def(
+                new Description(
+                        "/sched/latencies:seconds",
+                        "Distribution of the time goroutines have spent in the scheduler in a runnable state before actually running. Bucket counts increase monotonically. Sampled (one transition in 8).",
+                        Kind.FLOAT64_HISTOGRAM,
+                        true),
+                (s, v) -> {
                     TimeHistogram h = s.stats.schedLatencies;
                     v.kind = Kind.FLOAT64_HISTOGRAM;
                     v.h = new Float64Histogram(h.counts(), h.bucketsSeconds());
                 }));
         u("/gort/sched/global-runq:goroutines", "Length of the global run queue.", false, Scheduler::globalRunqSize);
-        u("/gort/sched/local-runq:goroutines", "Sum of the lengths of the per-P run queues (rings, not runnext).", false, s -> {
-            long n = 0;
-            for (P pp : s.allp()) {
-                n += pp.runq.size();
-            }
-            return n;
-        });
+        u(
+                "/gort/sched/local-runq:goroutines",
+                "Sum of the lengths of the per-P run queues (rings, not runnext).",
+                false,
+                s -> {
+                    long n = 0;
+                    for (P pp : s.allp()) {
+                        n += pp.runq.size();
+                    }
+                    return n;
+                });
         u("/gort/sched/idle-procs:threads", "Number of idle Ps.", false, Scheduler::npidle);
         u("/gort/sched/spinning:threads", "Number of spinning Ms (looking for work).", false, Scheduler::nmspinning);
-        u("/gort/sched/steal-ops:events", "Successful steal operations (each takes half of a victim's queue).", true, s -> s.stats.steals.get());
-        u("/gort/sched/steals:events", "Goroutines moved by steals (counted where the core counts them).", true, s -> s.stats.stolenGs.get());
-        u("/gort/sched/preempt-requests:events", "Preemption requests (sysmon, stop-the-world).", true, s -> s.stats.preemptRequests.get());
-        u("/gort/sched/preemptions:events", "Preemptions honoured at a yield point.", true, s -> s.stats.preemptions.get());
-        u("/gort/sched/preempt-refused:events", "Preemption requests a goroutine could not honour (monitor held, pinned).", true,
+        u(
+                "/gort/sched/steal-ops:events",
+                "Successful steal operations (each takes half of a victim's queue).",
+                true,
+                s -> s.stats.steals.get());
+        u(
+                "/gort/sched/steals:events",
+                "Goroutines moved by steals (counted where the core counts them).",
+                true,
+                s -> s.stats.stolenGs.get());
+        u(
+                "/gort/sched/preempt-requests:events",
+                "Preemption requests (sysmon, stop-the-world).",
+                true,
+                s -> s.stats.preemptRequests.get());
+        u(
+                "/gort/sched/preemptions:events",
+                "Preemptions honoured at a yield point.",
+                true,
+                s -> s.stats.preemptions.get());
+        u(
+                "/gort/sched/preempt-refused:events",
+                "Preemption requests a goroutine could not honour (monitor held, pinned).",
+                true,
                 s -> s.stats.preemptRefusedLocked.get() + s.stats.preemptRefusedPinned.get());
-        u("/gort/sched/handoffs:events", "P handoffs (syscall, blocking call, locked M).", true, s -> s.stats.handoffs.get());
+        u(
+                "/gort/sched/handoffs:events",
+                "P handoffs (syscall, blocking call, locked M).",
+                true,
+                s -> s.stats.handoffs.get());
         u("/gort/sched/thread-starts:events", "Carrier threads started.", true, s -> s.stats.mStarts.get());
-        u("/gort/sched/pinned-yields:events", "Yields refused because the continuation was pinned.", true, s -> s.stats.pinnedYields.get());
+        u(
+                "/gort/sched/pinned-yields:events",
+                "Yields refused because the continuation was pinned.",
+                true,
+                s -> s.stats.pinnedYields.get());
     }
 
     private static final Map<String, Def> BY_NAME;
@@ -187,7 +256,8 @@ public final class Metrics {
         return switch (s.value.kind) {
             case UINT64 -> s.value.u;
             case FLOAT64 -> s.value.f;
-            case FLOAT64_HISTOGRAM -> java.util.Arrays.stream(s.value.h.counts()).sum();
+            case FLOAT64_HISTOGRAM ->
+                java.util.Arrays.stream(s.value.h.counts()).sum();
             default -> throw new IllegalArgumentException("unknown metric " + name);
         };
     }

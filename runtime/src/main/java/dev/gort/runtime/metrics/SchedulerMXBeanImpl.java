@@ -32,8 +32,8 @@ public final class SchedulerMXBeanImpl implements SchedulerMXBean {
     public static ObjectName register(Scheduler s) {
         try {
             MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
-            ObjectName name = new ObjectName("gort:type=Scheduler,name=" + ObjectName.quote(s.config().name())
-                    + ",id=" + IDS.incrementAndGet());
+            ObjectName name = new ObjectName(
+                    "gort:type=Scheduler,name=" + ObjectName.quote(s.config().name()) + ",id=" + IDS.incrementAndGet());
             mbs.registerMBean(new SchedulerMXBeanImpl(s), name);
             return name;
         } catch (JMException e) {

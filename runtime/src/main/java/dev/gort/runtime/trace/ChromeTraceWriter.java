@@ -217,8 +217,8 @@ public final class ChromeTraceWriter {
                         local[p]++;
                     }
                     if (v >= 0 && t.x(i) > 0) {
-                        ev("{\"ph\":\"i\",\"s\":\"t\",\"name\":\"steal " + t.x(i) + " from P" + v + "\",\"cat\":\"sched\",\"ts\":"
-                                + us(ts) + ",\"pid\":0,\"tid\":" + p + "}");
+                        ev("{\"ph\":\"i\",\"s\":\"t\",\"name\":\"steal " + t.x(i) + " from P" + v
+                                + "\",\"cat\":\"sched\",\"ts\":" + us(ts) + ",\"pid\":0,\"tid\":" + p + "}");
                     }
                 }
                 case Ev.GO_START -> {
@@ -241,8 +241,8 @@ public final class ChromeTraceWriter {
                         runInherit[p] = t.x(i) != 0;
                         Long id = pendingFlow.remove(g);
                         if (id != null) {
-                            ev("{\"ph\":\"f\",\"name\":" + str(pendingFlowName.remove(g)) + ",\"cat\":\"sched\",\"id\":" + id
-                                    + ",\"ts\":" + us(ts) + ",\"pid\":0,\"tid\":" + p + "}");
+                            ev("{\"ph\":\"f\",\"name\":" + str(pendingFlowName.remove(g)) + ",\"cat\":\"sched\",\"id\":"
+                                    + id + ",\"ts\":" + us(ts) + ",\"pid\":0,\"tid\":" + p + "}");
                         }
                     }
                 }
@@ -252,8 +252,9 @@ public final class ChromeTraceWriter {
                         stop = "syscall";
                         gloc.put(g, 3);
                         inSyscall.add(m);
-                        ev("{\"ph\":\"b\",\"name\":" + str("G" + g + " syscall (M" + m + ")") + ",\"cat\":\"syscall\",\"id\":"
-                                + g + ",\"ts\":" + us(ts) + ",\"pid\":0,\"tid\":" + TID_SYSCALLS + "}");
+                        ev("{\"ph\":\"b\",\"name\":" + str("G" + g + " syscall (M" + m + ")")
+                                + ",\"cat\":\"syscall\",\"id\":" + g + ",\"ts\":" + us(ts) + ",\"pid\":0,\"tid\":"
+                                + TID_SYSCALLS + "}");
                     } else {
                         int why = t.small(i);
                         stop = why == Ev.S_PARK ? "blocked: " + Trace.waitReason(t.a(i)) : Ev.stop(why);
@@ -273,15 +274,19 @@ public final class ChromeTraceWriter {
                     }
                     if (p >= 0 && runG[p] == g && g != 0) {
                         String name = t.gname(g);
-                        ev("{\"ph\":\"X\",\"name\":" + str(name) + ",\"cat\":\"g\",\"ts\":" + us(runStart[p]) + ",\"dur\":"
-                                + us(ts - runStart[p]) + ",\"pid\":0,\"tid\":" + p + ",\"args\":{\"goid\":" + g + ",\"from\":"
-                                + str(runFrom[p]) + ",\"inheritTime\":" + runInherit[p] + ",\"stop\":" + str(stop) + "}}");
+                        ev("{\"ph\":\"X\",\"name\":" + str(name) + ",\"cat\":\"g\",\"ts\":" + us(runStart[p])
+                                + ",\"dur\":"
+                                + us(ts - runStart[p]) + ",\"pid\":0,\"tid\":" + p + ",\"args\":{\"goid\":" + g
+                                + ",\"from\":"
+                                + str(runFrom[p]) + ",\"inheritTime\":" + runInherit[p] + ",\"stop\":" + str(stop)
+                                + "}}");
                         runG[p] = 0;
                     }
                 }
                 case Ev.SYSCALL_EXIT -> {
                     inSyscall.remove(m);
-                    ev("{\"ph\":\"e\",\"name\":" + str("G" + g + " syscall (M" + m + ")") + ",\"cat\":\"syscall\",\"id\":" + g
+                    ev("{\"ph\":\"e\",\"name\":" + str("G" + g + " syscall (M" + m + ")")
+                            + ",\"cat\":\"syscall\",\"id\":" + g
                             + ",\"ts\":" + us(ts) + ",\"pid\":0,\"tid\":" + TID_SYSCALLS + ",\"args\":{\"outcome\":"
                             + str(Ev.outcome(t.small(i))) + "}}");
                     if (t.small(i) == Ev.X_NO_P) {
@@ -313,7 +318,8 @@ public final class ChromeTraceWriter {
                         ev("{\"ph\":\"X\",\"name\":\"P" + held + "\",\"cat\":\"m\",\"ts\":" + us(since) + ",\"dur\":"
                                 + us(ts - since) + ",\"pid\":2,\"tid\":" + holder + "}");
                     }
-                    ev("{\"ph\":\"i\",\"s\":\"t\",\"name\":\"" + (code == Ev.HANDOFF ? "handoff from M" + holder : "proc stop")
+                    ev("{\"ph\":\"i\",\"s\":\"t\",\"name\":\""
+                            + (code == Ev.HANDOFF ? "handoff from M" + holder : "proc stop")
                             + "\",\"cat\":\"proc\",\"ts\":" + us(ts) + ",\"pid\":0,\"tid\":" + p + "}");
                 }
                 case Ev.SPIN_START -> {
@@ -329,11 +335,13 @@ public final class ChromeTraceWriter {
                 }
                 case Ev.M_PARK -> parked.add(m);
                 case Ev.M_UNPARK -> parked.remove(m);
-                case Ev.PREEMPT_REQ -> ev("{\"ph\":\"i\",\"s\":\"t\",\"name\":\"preempt request\",\"cat\":\"preempt\",\"ts\":"
-                        + us(ts) + ",\"pid\":0,\"tid\":" + Math.max(p, 0) + ",\"args\":{\"goid\":" + g + "}}");
-                case Ev.TIMER_FIRE -> ev("{\"ph\":\"i\",\"s\":\"t\",\"name\":\"timer fire\",\"cat\":\"timer\",\"ts\":"
-                        + us(ts) + ",\"pid\":0,\"tid\":" + Math.max(p, 0) + ",\"args\":{\"goid\":" + g + "}}");
-                default -> { }
+                case Ev.PREEMPT_REQ ->
+                    ev("{\"ph\":\"i\",\"s\":\"t\",\"name\":\"preempt request\",\"cat\":\"preempt\",\"ts\":" + us(ts)
+                            + ",\"pid\":0,\"tid\":" + Math.max(p, 0) + ",\"args\":{\"goid\":" + g + "}}");
+                case Ev.TIMER_FIRE ->
+                    ev("{\"ph\":\"i\",\"s\":\"t\",\"name\":\"timer fire\",\"cat\":\"timer\",\"ts\":" + us(ts)
+                            + ",\"pid\":0,\"tid\":" + Math.max(p, 0) + ",\"args\":{\"goid\":" + g + "}}");
+                default -> {}
             }
             // counters, once per distinct timestamp and only on change
             if (i + 1 == t.size() || t.ts(i + 1) != ts) {
@@ -345,24 +353,29 @@ public final class ChromeTraceWriter {
                         case 0 -> runnable++;
                         case 1 -> running++;
                         case 2 -> waiting++;
-                        default -> { }
+                        default -> {}
                     }
                 }
                 int idleP = np - mHeldP.size();
                 StringBuilder lq = new StringBuilder();
                 for (int k = 0; k < np; k++) {
-                    lq.append(k == 0 ? "" : ",").append("\"P").append(k).append("\":").append(local[k]);
+                    lq.append(k == 0 ? "" : ",")
+                            .append("\"P")
+                            .append(k)
+                            .append("\":")
+                            .append(local[k]);
                 }
-                String c = running + "/" + runnable + "/" + waiting + "/" + inSyscall.size() + "/" + spinning.size() + "/"
-                        + parked.size() + "/" + ms.size() + "/" + idleP + "/" + global + "/" + lq;
+                String c = running + "/" + runnable + "/" + waiting + "/" + inSyscall.size() + "/" + spinning.size()
+                        + "/" + parked.size() + "/" + ms.size() + "/" + idleP + "/" + global + "/" + lq;
                 if (!c.equals(lastCounters) && ts != lastCounterTs) {
                     lastCounters = c;
                     lastCounterTs = ts;
                     String at = ",\"ts\":" + us(ts) + ",\"pid\":1,\"tid\":0";
-                    ev("{\"ph\":\"C\",\"name\":\"Goroutines\"" + at + ",\"args\":{\"Running\":" + running + ",\"Runnable\":"
-                            + runnable + ",\"Waiting\":" + waiting + "}}");
+                    ev("{\"ph\":\"C\",\"name\":\"Goroutines\"" + at + ",\"args\":{\"Running\":" + running
+                            + ",\"Runnable\":" + runnable + ",\"Waiting\":" + waiting + "}}");
                     int threadsRunning = ms.size() - parked.size() - inSyscall.size();
-                    ev("{\"ph\":\"C\",\"name\":\"Threads\"" + at + ",\"args\":{\"Running\":" + Math.max(0, threadsRunning)
+                    ev("{\"ph\":\"C\",\"name\":\"Threads\"" + at + ",\"args\":{\"Running\":"
+                            + Math.max(0, threadsRunning)
                             + ",\"InSyscall\":" + inSyscall.size() + ",\"Spinning\":" + spinning.size() + ",\"Idle\":"
                             + parked.size() + "}}");
                     ev("{\"ph\":\"C\",\"name\":\"Procs\"" + at + ",\"args\":{\"Idle\":" + Math.max(0, idleP) + "}}");
@@ -375,7 +388,8 @@ public final class ChromeTraceWriter {
         long end = t.endTs();
         for (int p = 0; p < np; p++) {
             if (runG[p] != 0) {
-                ev("{\"ph\":\"X\",\"name\":" + str(t.gname(runG[p])) + ",\"cat\":\"g\",\"ts\":" + us(runStart[p]) + ",\"dur\":"
+                ev("{\"ph\":\"X\",\"name\":" + str(t.gname(runG[p])) + ",\"cat\":\"g\",\"ts\":" + us(runStart[p])
+                        + ",\"dur\":"
                         + us(end - runStart[p]) + ",\"pid\":0,\"tid\":" + p + ",\"args\":{\"goid\":" + runG[p]
                         + ",\"from\":" + str(runFrom[p]) + ",\"stop\":\"(trace end)\"}}");
             }

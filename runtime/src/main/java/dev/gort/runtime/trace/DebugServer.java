@@ -102,11 +102,17 @@ public final class DebugServer implements AutoCloseable {
                 if (lines[i].startsWith("created by") || lines[i].startsWith("waiting on")) {
                     break;
                 }
-                frames.append("#\t").append(lines[i].replace("(...)", "")).append('\t').append(lines[i + 1].strip()).append('\n');
+                frames.append("#\t")
+                        .append(lines[i].replace("(...)", ""))
+                        .append('\t')
+                        .append(lines[i + 1].strip())
+                        .append('\n');
             }
             groups.merge(frames.toString(), 1, Integer::sum);
         }
-        StringBuilder sb = new StringBuilder("goroutine profile: total ").append(s.numGoroutine()).append('\n');
+        StringBuilder sb = new StringBuilder("goroutine profile: total ")
+                .append(s.numGoroutine())
+                .append('\n');
         for (Map.Entry<String, Integer> g : groups.entrySet()) {
             sb.append(g.getValue()).append(" @\n").append(g.getKey()).append('\n');
         }
@@ -115,7 +121,11 @@ public final class DebugServer implements AutoCloseable {
 
     private void sched(HttpExchange ex) throws IOException {
         boolean detail = "1".equals(query(ex.getRequestURI()).get("detail"));
-        reply(ex, 200, "text/plain; charset=utf-8", SchedTrace.format(s, s.schedtrace.elapsedMs(System.nanoTime()), detail));
+        reply(
+                ex,
+                200,
+                "text/plain; charset=utf-8",
+                SchedTrace.format(s, s.schedtrace.elapsedMs(System.nanoTime()), detail));
     }
 
     private void metrics(HttpExchange ex) throws IOException {

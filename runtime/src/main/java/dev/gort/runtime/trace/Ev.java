@@ -68,6 +68,7 @@ public final class Ev {
     public static final int GO_STATUS = 24;
     /** Status of p when tracing started: small = P status, m = its M. */
     public static final int PROC_STATUS = 25;
+
     public static final int MAX = 25;
 
     // GO_STATUS locations: L_*
@@ -110,10 +111,32 @@ public final class Ev {
     public static final int X_NO_P = 2;
 
     static final String[] NAMES = {
-        "?", "GoCreate", "GoStart", "GoStop", "GoUnblock", "RunqKick", "RunqToGlobal", "GlobalToLocal", "Steal",
-        "ProcStart", "ProcStop", "MPark", "MUnpark", "SpinStart", "SpinStop", "MCreate", "PreemptRequest",
-        "SyscallEnter", "SyscallExit", "Handoff", "TimerFire", "Gomaxprocs", "GlobalBatch", "PreemptYield",
-        "GoStatus", "ProcStatus",
+        "?",
+        "GoCreate",
+        "GoStart",
+        "GoStop",
+        "GoUnblock",
+        "RunqKick",
+        "RunqToGlobal",
+        "GlobalToLocal",
+        "Steal",
+        "ProcStart",
+        "ProcStop",
+        "MPark",
+        "MUnpark",
+        "SpinStart",
+        "SpinStop",
+        "MCreate",
+        "PreemptRequest",
+        "SyscallEnter",
+        "SyscallExit",
+        "Handoff",
+        "TimerFire",
+        "Gomaxprocs",
+        "GlobalBatch",
+        "PreemptYield",
+        "GoStatus",
+        "ProcStatus",
     };
 
     public static String name(int code) {

@@ -57,15 +57,24 @@ public final class HtmlTimeline {
             }
         }
         StringBuilder sb = new StringBuilder(1 << 16);
-        sb.append("{\"meta\":{\"workload\":").append(ChromeTraceWriter.str(t.workload))
-                .append(",\"procs\":").append(procs)
-                .append(",\"config\":").append(ChromeTraceWriter.str(t.config))
-                .append(",\"jdk\":").append(ChromeTraceWriter.str(System.getProperty("java.version", "")))
-                .append(",\"end\":").append(n == 0 ? 0 : t.ts(n - 1))
-                .append(",\"complete\":").append(t.complete)
-                .append(",\"truncated\":").append(n < t.size())
-                .append(",\"totalEvents\":").append(t.size())
-                .append(",\"wallStart\":").append(t.wallStartMillis)
+        sb.append("{\"meta\":{\"workload\":")
+                .append(ChromeTraceWriter.str(t.workload))
+                .append(",\"procs\":")
+                .append(procs)
+                .append(",\"config\":")
+                .append(ChromeTraceWriter.str(t.config))
+                .append(",\"jdk\":")
+                .append(ChromeTraceWriter.str(System.getProperty("java.version", "")))
+                .append(",\"end\":")
+                .append(n == 0 ? 0 : t.ts(n - 1))
+                .append(",\"complete\":")
+                .append(t.complete)
+                .append(",\"truncated\":")
+                .append(n < t.size())
+                .append(",\"totalEvents\":")
+                .append(t.size())
+                .append(",\"wallStart\":")
+                .append(t.wallStartMillis)
                 .append("},\n\"waitReasons\":[");
         WaitReason[] wr = WaitReason.values();
         for (int i = 0; i < wr.length; i++) {
@@ -75,24 +84,50 @@ public final class HtmlTimeline {
         boolean first = true;
         for (Map.Entry<Long, Trace.GInfo> e : t.goroutines.entrySet()) {
             Trace.GInfo gi = e.getValue();
-            sb.append(first ? "" : ",").append('"').append(e.getKey()).append("\":[")
-                    .append(ChromeTraceWriter.str(gi.name())).append(',').append(gi.parent()).append(',')
-                    .append(ChromeTraceWriter.str(gi.createdAt())).append(']');
+            sb.append(first ? "" : ",")
+                    .append('"')
+                    .append(e.getKey())
+                    .append("\":[")
+                    .append(ChromeTraceWriter.str(gi.name()))
+                    .append(',')
+                    .append(gi.parent())
+                    .append(',')
+                    .append(ChromeTraceWriter.str(gi.createdAt()))
+                    .append(']');
             first = false;
         }
         sb.append("},\n\"objs\":{");
         first = true;
         for (Map.Entry<Long, String> e : t.objects.entrySet()) {
-            sb.append(first ? "" : ",").append('"').append(e.getKey()).append("\":").append(ChromeTraceWriter.str(e.getValue()));
+            sb.append(first ? "" : ",")
+                    .append('"')
+                    .append(e.getKey())
+                    .append("\":")
+                    .append(ChromeTraceWriter.str(e.getValue()));
             first = false;
         }
         sb.append("},\n\"ev\":[");
         w.write(sb.toString());
         sb.setLength(0);
         for (int i = 0; i < n; i++) {
-            sb.append(i == 0 ? "" : ",").append('[').append(t.ts(i)).append(',').append(t.code(i)).append(',')
-                    .append(t.small(i)).append(',').append(t.p(i)).append(',').append(t.m(i)).append(',')
-                    .append(t.g(i)).append(',').append(t.a(i)).append(',').append(t.x(i)).append(']');
+            sb.append(i == 0 ? "" : ",")
+                    .append('[')
+                    .append(t.ts(i))
+                    .append(',')
+                    .append(t.code(i))
+                    .append(',')
+                    .append(t.small(i))
+                    .append(',')
+                    .append(t.p(i))
+                    .append(',')
+                    .append(t.m(i))
+                    .append(',')
+                    .append(t.g(i))
+                    .append(',')
+                    .append(t.a(i))
+                    .append(',')
+                    .append(t.x(i))
+                    .append(']');
             if ((i & 1023) == 1023) {
                 sb.append('\n');
                 w.write(sb.toString());

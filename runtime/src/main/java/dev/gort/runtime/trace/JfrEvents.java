@@ -50,10 +50,17 @@ public final class JfrEvents {
     @Description("A goroutine was created (go statement)")
     @StackTrace(false)
     public static final class GoroutineStart extends Event {
-        @Label("Goroutine") public long goid;
-        @Label("Parent Goroutine") public long parent;
-        @Label("P") public int p;
-        @Label("Function") public String function;
+        @Label("Goroutine")
+        public long goid;
+
+        @Label("Parent Goroutine")
+        public long parent;
+
+        @Label("P")
+        public int p;
+
+        @Label("Function")
+        public String function;
     }
 
     @Name("gort.GoroutineEnd")
@@ -62,7 +69,8 @@ public final class JfrEvents {
     @Category({"gort", "Goroutines"})
     @StackTrace(false)
     public static final class GoroutineEnd extends Event {
-        @Label("Goroutine") public long goid;
+        @Label("Goroutine")
+        public long goid;
     }
 
     @Name("gort.GoroutineRun")
@@ -73,10 +81,17 @@ public final class JfrEvents {
     @StackTrace(false)
     @Threshold("0 ms")
     public static final class GoroutineRun extends Event {
-        @Label("Goroutine") public long goid;
-        @Label("P") public int p;
-        @Label("From") public String from;
-        @Label("Stop Reason") public String stopReason;
+        @Label("Goroutine")
+        public long goid;
+
+        @Label("P")
+        public int p;
+
+        @Label("From")
+        public String from;
+
+        @Label("Stop Reason")
+        public String stopReason;
     }
 
     @Name("gort.Park")
@@ -86,9 +101,14 @@ public final class JfrEvents {
     @Description("A goroutine blocked (gopark) with Go's wait reason")
     @StackTrace(false)
     public static final class Park extends Event {
-        @Label("Goroutine") public long goid;
-        @Label("Wait Reason") public String reason;
-        @Label("Object Id") public long objectId;
+        @Label("Goroutine")
+        public long goid;
+
+        @Label("Wait Reason")
+        public String reason;
+
+        @Label("Object Id")
+        public long objectId;
     }
 
     @Name("gort.Unblock")
@@ -97,9 +117,15 @@ public final class JfrEvents {
     @Category({"gort", "Goroutines"})
     @StackTrace(false)
     public static final class Unblock extends Event {
-        @Label("Goroutine") public long goid;
-        @Label("Woken By") public long waker;
-        @Label("Blocked For") @Timespan(Timespan.NANOSECONDS) public long blockedNanos;
+        @Label("Goroutine")
+        public long goid;
+
+        @Label("Woken By")
+        public long waker;
+
+        @Label("Blocked For")
+        @Timespan(Timespan.NANOSECONDS)
+        public long blockedNanos;
     }
 
     @Name("gort.Preemption")
@@ -109,9 +135,15 @@ public final class JfrEvents {
     @Description("A goroutine yielded at a preemption poll after sysmon asked it to")
     @StackTrace(false)
     public static final class Preemption extends Event {
-        @Label("Goroutine") public long goid;
-        @Label("P") public int p;
-        @Label("Request To Yield") @Timespan(Timespan.NANOSECONDS) public long latencyNanos;
+        @Label("Goroutine")
+        public long goid;
+
+        @Label("P")
+        public int p;
+
+        @Label("Request To Yield")
+        @Timespan(Timespan.NANOSECONDS)
+        public long latencyNanos;
     }
 
     @Name("gort.SyscallHandoff")
@@ -121,8 +153,11 @@ public final class JfrEvents {
     @Description("A P was taken from an M blocked in a syscall and handed to another M")
     @StackTrace(false)
     public static final class SyscallHandoff extends Event {
-        @Label("P") public int p;
-        @Label("From M") public long fromM;
+        @Label("P")
+        public int p;
+
+        @Label("From M")
+        public long fromM;
     }
 
     @Name("gort.Steal")
@@ -131,9 +166,14 @@ public final class JfrEvents {
     @Category({"gort", "Scheduler"})
     @StackTrace(false)
     public static final class Steal extends Event {
-        @Label("Thief P") public int thief;
-        @Label("Victim P") public int victim;
-        @Label("Goroutines") public int count;
+        @Label("Thief P")
+        public int thief;
+
+        @Label("Victim P")
+        public int victim;
+
+        @Label("Goroutines")
+        public int count;
     }
 
     @Name("gort.SchedStats")
@@ -144,19 +184,40 @@ public final class JfrEvents {
     @StackTrace(false)
     @Enabled(true)
     public static final class SchedStats extends Event {
-        @Label("GOMAXPROCS") public int gomaxprocs;
-        @Label("Idle Ps") public int idleprocs;
-        @Label("Threads") public long threads;
-        @Label("Spinning Threads") public int spinningthreads;
-        @Label("Idle Threads") public int idlethreads;
-        @Label("Global Run Queue") public int runqueue;
-        @Label("Goroutines") public int goroutines;
-        @Label("Local Run Queues") public String localRunqueues;
+        @Label("GOMAXPROCS")
+        public int gomaxprocs;
+
+        @Label("Idle Ps")
+        public int idleprocs;
+
+        @Label("Threads")
+        public long threads;
+
+        @Label("Spinning Threads")
+        public int spinningthreads;
+
+        @Label("Idle Threads")
+        public int idlethreads;
+
+        @Label("Global Run Queue")
+        public int runqueue;
+
+        @Label("Goroutines")
+        public int goroutines;
+
+        @Label("Local Run Queues")
+        public String localRunqueues;
     }
 
     static final Class<?>[] HOOKED = {
-        GoroutineStart.class, GoroutineEnd.class, GoroutineRun.class, Park.class, Unblock.class,
-        Preemption.class, SyscallHandoff.class, Steal.class,
+        GoroutineStart.class,
+        GoroutineEnd.class,
+        GoroutineRun.class,
+        Park.class,
+        Unblock.class,
+        Preemption.class,
+        SyscallHandoff.class,
+        Steal.class,
     };
 
     // ---- the gate: which runtimes exist, and whether a recording wants our events ----

@@ -20,8 +20,12 @@ public final class Trace {
     public record GInfo(long goid, long parent, String name, String createdAt, long createTs) {
         static GInfo of(G gp, long ts) {
             StackTraceElement at = gp.createdAt();
-            String where = at == null ? "" : at.getClassName() + "." + at.getMethodName()
-                    + (at.getFileName() == null ? "" : " (" + at.getFileName() + ":" + at.getLineNumber() + ")");
+            String where = at == null
+                    ? ""
+                    : at.getClassName() + "." + at.getMethodName()
+                            + (at.getFileName() == null
+                                    ? ""
+                                    : " (" + at.getFileName() + ":" + at.getLineNumber() + ")");
             return new GInfo(gp.goid, gp.parentGoid(), startName(gp), where, ts);
         }
 
@@ -57,10 +61,12 @@ public final class Trace {
     public final Map<Long, GInfo> goroutines;
     /** object id -> description (channels, mutexes... first seen in a park). */
     public final Map<Long, String> objects;
+
     public final int initialProcs;
     public final String workload;
     /** True if nothing was dropped (flight-recorder window): the trace starts at the session start. */
     public final boolean complete;
+
     public final long wallStartMillis;
     public final String config;
 
@@ -249,18 +255,24 @@ public final class Trace {
             sb.append(" G").append(g[i]);
         }
         switch (code[i]) {
-            case Ev.GO_CREATE -> sb.append(" parent=G").append(a[i]).append(" to=").append(Ev.where(small[i]));
-            case Ev.GO_START -> sb.append(" from=").append(Ev.from(small[i]))
-                    .append(small[i] == Ev.F_STOLEN ? "(P" + a[i] + ")" : "").append(x[i] != 0 ? " inherit" : "");
-            case Ev.GO_STOP -> sb.append(' ').append(Ev.stop(small[i]))
-                    .append(small[i] == Ev.S_PARK ? " (" + waitReason(a[i]) + ")" : "");
+            case Ev.GO_CREATE ->
+                sb.append(" parent=G").append(a[i]).append(" to=").append(Ev.where(small[i]));
+            case Ev.GO_START ->
+                sb.append(" from=")
+                        .append(Ev.from(small[i]))
+                        .append(small[i] == Ev.F_STOLEN ? "(P" + a[i] + ")" : "")
+                        .append(x[i] != 0 ? " inherit" : "");
+            case Ev.GO_STOP ->
+                sb.append(' ')
+                        .append(Ev.stop(small[i]))
+                        .append(small[i] == Ev.S_PARK ? " (" + waitReason(a[i]) + ")" : "");
             case Ev.GO_UNBLOCK -> sb.append(" by=G").append(a[i]).append(" to=").append(Ev.where(small[i]));
             case Ev.STEAL -> sb.append(" victim=P").append(a[i]).append(" n=").append(x[i]);
             case Ev.GLOBAL_BATCH -> sb.append(" n=").append(a[i]);
             case Ev.SYSCALL_EXIT -> sb.append(' ').append(Ev.outcome(small[i]));
             case Ev.HANDOFF -> sb.append(" fromM=").append(a[i]);
             case Ev.GOMAXPROCS -> sb.append(" n=").append(a[i]);
-            default -> { }
+            default -> {}
         }
         return sb.toString();
     }

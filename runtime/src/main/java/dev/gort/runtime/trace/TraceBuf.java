@@ -39,6 +39,7 @@ public final class TraceBuf {
          * --add-exports java.base/jdk.internal.misc on every traced JVM.)
          */
         final long[] d = new long[LONGS];
+
         static final int LONGS = REC * CHUNK_EVENTS;
         /** Writer only, plain: next free slot. */
         int w;
@@ -60,11 +61,13 @@ public final class TraceBuf {
     final Tracer.Session session;
     /** M id, or -1 for a foreign thread. Immutable. */
     final long mid;
+
     final String owner;
     /** Oldest chunk still kept: written by the writer (flight mode), read by readers; volatile. */
     volatile Chunk first;
     /** Writer only. */
     private Chunk cur;
+
     private int chunks = 1;
     /** Chunks this buffer dropped (flight-recorder window): written by the writer, read by the decoder. */
     volatile int dropped;

@@ -47,6 +47,7 @@ public final class TraceValidator {
         long runStart;
         /** ns spent running (sum of its slices). */
         public long cpu;
+
         public int slices;
         public boolean created;
     }
@@ -107,7 +108,8 @@ public final class TraceValidator {
 
         @Override
         public String toString() {
-            return errors.isEmpty() ? "ok (" + events + " events, " + goroutines.size() + " goroutines)"
+            return errors.isEmpty()
+                    ? "ok (" + events + " events, " + goroutines.size() + " goroutines)"
                     : errors.size() + " violations:\n  " + String.join("\n  ", errors);
         }
     }
@@ -146,7 +148,9 @@ public final class TraceValidator {
     }
 
     private static String locName(GState s) {
-        return s.loc < 0 ? "never placed" : LOC[s.loc] + (s.p >= 0 ? " P" + s.p : "") + (s.m >= 0 && s.loc >= RUNNING ? " M" + s.m : "");
+        return s.loc < 0
+                ? "never placed"
+                : LOC[s.loc] + (s.p >= 0 ? " P" + s.p : "") + (s.m >= 0 && s.loc >= RUNNING ? " M" + s.m : "");
     }
 
     private void err(int i, String msg) {
@@ -362,7 +366,10 @@ public final class TraceValidator {
                     } else {
                         if (p >= 0) {
                             if (pRunning[p] != 0) {
-                                err(i, "P lanes overlap: P" + p + " resumes G" + goid + " from a syscall while running G" + pRunning[p]);
+                                err(
+                                        i,
+                                        "P lanes overlap: P" + p + " resumes G" + goid
+                                                + " from a syscall while running G" + pRunning[p]);
                             }
                             pRunning[p] = goid;
                         }

@@ -76,7 +76,8 @@ public final class Tracer {
             JfrEvents.register(this);
             dev.gort.runtime.DumpSignal.register(sched);
             mxbean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto()
-                    ? dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(sched) : null;
+                    ? dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(sched)
+                    : null;
             String http = System.getProperty("gort.debug.http");
             if (http != null && !http.isBlank()) {
                 try {
@@ -86,7 +87,6 @@ public final class Tracer {
                     System.err.println("gort: no debug endpoints (-Dgort.debug.http=" + http + "): " + e);
                 }
             }
-
         }
     }
 
@@ -180,7 +180,9 @@ public final class Tracer {
     /** Called by the runtime just before main starts: {@code -Dgort.trace} starts recording here. */
     public void onStart() {
         if (exitFile != null && session == null) {
-            start(new Options().window(GoDebugProps.traceWindowMs()).workload(GoDebugProps.traceWorkload())
+            start(new Options()
+                    .window(GoDebugProps.traceWindowMs())
+                    .workload(GoDebugProps.traceWorkload())
                     .level(GoDebugProps.traceLevel()));
         }
     }
@@ -295,11 +297,16 @@ public final class Tracer {
                 int st = gp.readgstatus();
                 M gm = gp.m();
                 switch (st) {
-                    case G._Grunning -> b.emit(ts, hdr(Ev.GO_STATUS, Ev.L_RUNNING, gm == null ? null : gm.p(), gm),
-                            gp.goid, 0, 0);
+                    case G._Grunning ->
+                        b.emit(ts, hdr(Ev.GO_STATUS, Ev.L_RUNNING, gm == null ? null : gm.p(), gm), gp.goid, 0, 0);
                     case G._Gsyscall -> b.emit(ts, hdr(Ev.GO_STATUS, Ev.L_SYSCALL, null, gm), gp.goid, 0, 0);
-                    case G._Gwaiting, G._Gpreempted -> b.emit(ts, hdr(Ev.GO_STATUS, Ev.L_WAITING, null, null),
-                            gp.goid, gp.waitReason().ordinal(), objectId(gp.waitingOn()));
+                    case G._Gwaiting, G._Gpreempted ->
+                        b.emit(
+                                ts,
+                                hdr(Ev.GO_STATUS, Ev.L_WAITING, null, null),
+                                gp.goid,
+                                gp.waitReason().ordinal(),
+                                objectId(gp.waitingOn()));
                     default -> {
                         // runnable but in no queue we saw (racy snapshot): let the first event place it
                     }
@@ -385,7 +392,8 @@ public final class Tracer {
     public void goStart(M mp, P pp, G gp, int from, int victim, boolean inherit) {
         TraceBuf b = buf(mp);
         long ts = (from == Ev.F_RUNNEXT || from == Ev.F_LOCAL || from == Ev.F_RESUME) && b.lastTs != 0
-                ? b.lastTs : System.nanoTime();
+                ? b.lastTs
+                : System.nanoTime();
         if (b.session.record) {
             b.emit(ts, hdr(Ev.GO_START, from, pp, mp), gp.goid, victim, inherit ? 1 : 0);
         }

@@ -49,13 +49,21 @@ class JfrEventsTest {
         assertTrue(counts.getOrDefault("gort.GoroutineRun", 0) >= 11, counts::toString);
         assertTrue(counts.getOrDefault("gort.Park", 0) >= 1, counts::toString);
         assertTrue(counts.getOrDefault("gort.SchedStats", 0) >= 1, counts::toString);
-        RecordedEvent runEv = events.stream().filter(e -> e.getEventType().getName().equals("gort.GoroutineRun")
-                && e.getString("stopReason").equals("exit")).findFirst().orElseThrow();
+        RecordedEvent runEv = events.stream()
+                .filter(e -> e.getEventType().getName().equals("gort.GoroutineRun")
+                        && e.getString("stopReason").equals("exit"))
+                .findFirst()
+                .orElseThrow();
         assertTrue(runEv.getLong("goid") > 1);
         assertFalse(runEv.getString("from").isEmpty());
         assertTrue(runEv.getDuration().toNanos() >= 2_000_000, "a 2 ms run: " + runEv.getDuration());
-        assertTrue(runEv.getThread().getJavaName().contains("-M"), "attributed to the carrier: " + runEv.getThread().getJavaName());
-        RecordedEvent park = events.stream().filter(e -> e.getEventType().getName().equals("gort.Park")).findFirst().orElseThrow();
+        assertTrue(
+                runEv.getThread().getJavaName().contains("-M"),
+                "attributed to the carrier: " + runEv.getThread().getJavaName());
+        RecordedEvent park = events.stream()
+                .filter(e -> e.getEventType().getName().equals("gort.Park"))
+                .findFirst()
+                .orElseThrow();
         assertEquals("semacquire", park.getString("reason"));
         Files.deleteIfExists(file);
         // after the recording, the hooks are off again

@@ -23,8 +23,14 @@ class MetricsTest {
             assertTrue(d.name().startsWith("/sched/") || d.name().startsWith("/gort/"), d.name());
             assertTrue(seen.add(d.name()), "duplicate " + d.name());
         }
-        for (String go : new String[] {"/sched/gomaxprocs:threads", "/sched/goroutines:goroutines", "/sched/latencies:seconds",
-                "/sched/threads/total:threads", "/sched/goroutines-created:goroutines", "/sched/goroutines/waiting:goroutines"}) {
+        for (String go : new String[] {
+            "/sched/gomaxprocs:threads",
+            "/sched/goroutines:goroutines",
+            "/sched/latencies:seconds",
+            "/sched/threads/total:threads",
+            "/sched/goroutines-created:goroutines",
+            "/sched/goroutines/waiting:goroutines"
+        }) {
             assertTrue(seen.contains(go), go);
         }
     }
@@ -58,14 +64,20 @@ class MetricsTest {
             Metrics.Sample bad = new Metrics.Sample("/no/such:metric");
             m.read(gor, procs, created, threads, bad);
             assertEquals(Metrics.Kind.BAD, bad.value.kind());
-            during.set(new long[] {gor.value.uint64(), procs.value.uint64(), created.value.uint64(), threads.value.uint64(),
-                (long) m.value("/sched/goroutines/waiting:goroutines"), rt.mcountPublic()});
+            during.set(new long[] {
+                gor.value.uint64(),
+                procs.value.uint64(),
+                created.value.uint64(),
+                threads.value.uint64(),
+                (long) m.value("/sched/goroutines/waiting:goroutines"),
+                rt.mcountPublic()
+            });
             for (int i = 0; i < 5; i++) {
                 never.release();
             }
         });
         long[] v = during.get();
-        assertEquals(6, v[0]);  // main + 5
+        assertEquals(6, v[0]); // main + 5
         assertEquals(2, v[1]);
         assertEquals(6, v[2]);
         assertEquals(v[5], v[3]);
@@ -98,10 +110,13 @@ class MetricsTest {
             AtomicReference<Object[]> seen = new AtomicReference<>();
             s.run(() -> {
                 try {
-                    seen.set(new Object[] {mbs.getAttribute(name, "Gomaxprocs"), mbs.getAttribute(name, "Goroutines"),
+                    seen.set(new Object[] {
+                        mbs.getAttribute(name, "Gomaxprocs"),
+                        mbs.getAttribute(name, "Goroutines"),
                         mbs.invoke(name, "dumpGoroutines", new Object[0], new String[0]),
                         mbs.invoke(name, "schedtrace", new Object[] {false}, new String[] {"boolean"}),
-                        mbs.getAttribute(name, "Metrics")});
+                        mbs.getAttribute(name, "Metrics")
+                    });
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }

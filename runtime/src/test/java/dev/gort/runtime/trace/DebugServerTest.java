@@ -55,13 +55,16 @@ class DebugServerTest {
         assertTrue(r[0].contains("[semacquire]:"), r[0]);
         assertTrue(r[1].startsWith("goroutine profile: total 4\n"), r[1]);
         assertTrue(r[1].contains("3 @\n#\t"), r[1]);
-        assertTrue(r[2].startsWith("SCHED ") && r[2].contains(" gcwaiting=false ") && r[2].contains("\n  P1: status="), r[2]);
+        assertTrue(
+                r[2].startsWith("SCHED ") && r[2].contains(" gcwaiting=false ") && r[2].contains("\n  P1: status="),
+                r[2]);
         assertTrue(r[3].contains("/sched/goroutines:goroutines 4.0\n"), r[3]);
         assertTrue(r[4].startsWith("{\"displayTimeUnit\":\"ns\""), r[4].substring(0, Math.min(200, r[4].length())));
     }
 
     static String get(HttpClient http, String url) throws Exception {
-        HttpResponse<String> resp = http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> resp =
+                http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, resp.statusCode(), url);
         return resp.body();
     }

@@ -32,8 +32,9 @@ class HtmlTimelineChromiumTest {
 
     @BeforeAll
     static void findChromium() {
-        for (String c : new String[] {System.getenv("GORT_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser",
-                "/usr/bin/google-chrome"}) {
+        for (String c : new String[] {
+            System.getenv("GORT_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"
+        }) {
             if (c != null && Files.isExecutable(Path.of(c))) {
                 chromium = Path.of(c);
                 return;
@@ -42,9 +43,18 @@ class HtmlTimelineChromiumTest {
     }
 
     static List<String> chromiumCmd(Path profile) {
-        List<String> cmd = new ArrayList<>(List.of(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
-                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--disable-dev-shm-usage", "--user-data-dir=" + profile.toAbsolutePath(),
+        List<String> cmd = new ArrayList<>(List.of(
+                chromium.toString(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                "--user-data-dir=" + profile.toAbsolutePath(),
                 "--virtual-time-budget=10000"));
         return cmd;
     }
@@ -61,7 +71,8 @@ class HtmlTimelineChromiumTest {
 
     @Test
     void fanOutPageRendersCardsAndLanesAtAScrubbedTime() throws Exception {
-        Assumptions.assumeTrue(chromium != null,
+        Assumptions.assumeTrue(
+                chromium != null,
                 "Chromium not installed (apt-get install chromium, or .ci/install-chromium.sh): HTML test skipped");
         Workloads.Run r = Workloads.fanOut(Workloads.config(4, true), 48, 1_000_000);
         Trace t = r.trace();
@@ -88,7 +99,9 @@ class HtmlTimelineChromiumTest {
         cmd.add(html.toAbsolutePath().toUri() + "#t=" + when);
         String dom = run(cmd, OUT.resolve("chromium-dump.log"));
         Files.writeString(OUT.resolve("fan-out.dom.html"), dom);
-        assertTrue(dom.contains("data-ready=\"1\""), "the page's script did not finish; see " + OUT.resolve("chromium-dump.log"));
+        assertTrue(
+                dom.contains("data-ready=\"1\""),
+                "the page's script did not finish; see " + OUT.resolve("chromium-dump.log"));
 
         int procs = t.initialProcs;
         // P rows: one lane label per P, one card per P
@@ -124,15 +137,21 @@ class HtmlTimelineChromiumTest {
                     case "running" -> running = e.getKey();
                     case "runnext" -> runnext = e.getKey();
                     case "local" -> local++;
-                    default -> { }
+                    default -> {}
                 }
             }
             String card = card(dom, p);
-            assertTrue(card.contains("class=\"slot running" + (running != 0 ? " busy" : "") + "\" data-g=\"" + running + "\""),
+            assertTrue(
+                    card.contains(
+                            "class=\"slot running" + (running != 0 ? " busy" : "") + "\" data-g=\"" + running + "\""),
                     "P" + p + " running should be G" + running + ": " + card);
-            assertTrue(card.contains("class=\"slot runnext" + (runnext != 0 ? " busy" : "") + "\" data-g=\"" + runnext + "\""),
+            assertTrue(
+                    card.contains(
+                            "class=\"slot runnext" + (runnext != 0 ? " busy" : "") + "\" data-g=\"" + runnext + "\""),
                     "P" + p + " runnext should be G" + runnext + ": " + card);
-            assertTrue(card.contains("class=\"queue local\" data-n=\"" + local + "\""), "P" + p + " local queue should hold " + local + ": " + card);
+            assertTrue(
+                    card.contains("class=\"queue local\" data-n=\"" + local + "\""),
+                    "P" + p + " local queue should hold " + local + ": " + card);
         }
         long global = state.count(TraceValidator.GLOBAL);
         assertTrue(dom.contains("id=\"global\" data-n=\"" + global + "\""), "global queue should hold " + global);
@@ -151,7 +170,8 @@ class HtmlTimelineChromiumTest {
     /** A page of >100k events still loads and scrubs (no argument-spreading of big arrays, checkpoints). */
     @Test
     void largeTraceLoadsAndScrubs() throws Exception {
-        Assumptions.assumeTrue(chromium != null,
+        Assumptions.assumeTrue(
+                chromium != null,
                 "Chromium not installed (apt-get install chromium, or .ci/install-chromium.sh): HTML test skipped");
         Workloads.Run r = Workloads.pingPong(Workloads.config(2, true), 20_000);
         Trace t = r.trace();

@@ -61,17 +61,20 @@ class TraceOutputsTest {
         ChromeTraceWriter.write(r.trace(), w);
         String json = w.toString();
         assertTrue(json.contains("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"PROCS\"}}"));
-        assertTrue(json.contains("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":1,\"args\":{\"name\":\"Proc 1\"}}"));
+        assertTrue(json.contains(
+                "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":1,\"args\":{\"name\":\"Proc 1\"}}"));
         assertTrue(json.contains("\"name\":\"STATS\""));
         // one X slice per run, named G<id> <start function>
-        Matcher x = Pattern.compile("\\{\"ph\":\"X\",\"name\":\"G(\\d+) [^\"]+\",\"cat\":\"g\"").matcher(json);
+        Matcher x = Pattern.compile("\\{\"ph\":\"X\",\"name\":\"G(\\d+) [^\"]+\",\"cat\":\"g\"")
+                .matcher(json);
         int slices = 0;
         while (x.find()) {
             slices++;
         }
         assertEquals(r.trace().count(Ev.GO_START), slices);
         // flows: every start preceded by a create or unblock has s and f with the same id, cat and name
-        Matcher s = Pattern.compile("\\{\"ph\":\"s\",\"name\":(\"[^\"]+\"),\"cat\":\"sched\",\"id\":(\\d+)").matcher(json);
+        Matcher s = Pattern.compile("\\{\"ph\":\"s\",\"name\":(\"[^\"]+\"),\"cat\":\"sched\",\"id\":(\\d+)")
+                .matcher(json);
         int flows = 0;
         while (s.find()) {
             String end = "{\"ph\":\"f\",\"name\":" + s.group(1) + ",\"cat\":\"sched\",\"id\":" + s.group(2) + ",";

@@ -19,10 +19,12 @@ public final class TraceOverhead {
             double on = once(procs, rounds, true);
             minOff = Math.min(minOff, off);
             minOn = Math.min(minOn, on);
-            System.out.printf("GOMAXPROCS=%d rounds=%d  off %.1f cpu-ns/round  on %.1f cpu-ns/round%n", procs, rounds, off, on);
+            System.out.printf(
+                    "GOMAXPROCS=%d rounds=%d  off %.1f cpu-ns/round  on %.1f cpu-ns/round%n", procs, rounds, off, on);
         }
         // the machine is shared: the minimum of each is the least disturbed run
-        System.out.printf("GOMAXPROCS=%d best of %d: off %.1f cpu-ns/round, on %.1f cpu-ns/round, overhead %+.1f%%%n",
+        System.out.printf(
+                "GOMAXPROCS=%d best of %d: off %.1f cpu-ns/round, on %.1f cpu-ns/round, overhead %+.1f%%%n",
                 procs, reps, minOff, minOn, 100 * (minOn - minOff) / minOff);
     }
 

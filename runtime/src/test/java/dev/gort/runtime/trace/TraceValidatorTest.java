@@ -34,7 +34,10 @@ class TraceValidatorTest {
         assertEquals(r.sched().config().gomaxprocs(), t.initialProcs);
         // every G created in the run appears, and all are dead at the end (main included)
         assertEquals(t.goroutines.size(), res.goroutines.size());
-        assertEquals(res.goroutines.size(), res.count(TraceValidator.DEAD), () -> t.workload + ": not all Gs finished: " + res.goroutines);
+        assertEquals(
+                res.goroutines.size(),
+                res.count(TraceValidator.DEAD),
+                () -> t.workload + ": not all Gs finished: " + res.goroutines);
     }
 
     @ParameterizedTest(name = "fan-out GOMAXPROCS={0} stealing={1}")
@@ -133,7 +136,9 @@ class TraceValidatorTest {
         }
         TraceValidator.Result res2 = TraceValidator.validate(t, true, r.work());
         assertFalse(res2.ok(), "a missing stop was not noticed");
-        assertTrue(res2.errors.stream().anyMatch(e -> e.contains("overlap") || e.contains("neither finished")), res2::toString);
+        assertTrue(
+                res2.errors.stream().anyMatch(e -> e.contains("overlap") || e.contains("neither finished")),
+                res2::toString);
     }
 
     @Test

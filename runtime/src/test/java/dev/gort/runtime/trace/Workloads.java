@@ -21,7 +21,10 @@ public final class Workloads {
     public record Run(Trace trace, Map<Long, Long> work, Scheduler sched) {}
 
     public static Config config(int procs, boolean stealing) {
-        return Config.fromEnvironment().withGomaxprocs(procs).withStealing(stealing).withPanicExits(false);
+        return Config.fromEnvironment()
+                .withGomaxprocs(procs)
+                .withStealing(stealing)
+                .withPanicExits(false);
     }
 
     /** Counting semaphore whose waiters park as goroutines (FIFO), with a description for traces and dumps. */
@@ -37,22 +40,26 @@ public final class Workloads {
         }
 
         public void acquire() {
-            for (;;) {
+            for (; ; ) {
                 synchronized (lock) {
                     if (count > 0) {
                         count--;
                         return;
                     }
                 }
-                Scheduler.gopark((G gp, Sema s) -> {
-                    synchronized (s.lock) {
-                        if (s.count > 0) {
-                            return false;
-                        }
-                        s.waiters.add(gp);
-                        return true;
-                    }
-                }, this, WaitReason.SEMACQUIRE, this);
+                Scheduler.gopark(
+                        (G gp, Sema s) -> {
+                            synchronized (s.lock) {
+                                if (s.count > 0) {
+                                    return false;
+                                }
+                                s.waiters.add(gp);
+                                return true;
+                            }
+                        },
+                        this,
+                        WaitReason.SEMACQUIRE,
+                        this);
             }
         }
 
