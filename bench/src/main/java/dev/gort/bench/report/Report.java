@@ -384,11 +384,12 @@ public final class Report {
         };
     }
 
+    /** Column order of the preemption strategies ({@code backedge:0}: a poll at every back-edge). */
+    static final List<String> STRATEGIES = List.of("none", "default", "entry", "backedge", "backedge:0", "budget");
+
     static int strategyRank(String label) {
         int i = label.indexOf("preempt=");
-        return i < 0
-                ? 0
-                : List.of("none", "default", "entry", "backedge", "budget").indexOf(label.substring(i + 8));
+        return i < 0 ? 0 : STRATEGIES.indexOf(label.substring(i + 8));
     }
 
     static List<Row> sorted(List<Row> rs) {
@@ -544,10 +545,9 @@ public final class Report {
                     pcols.add(r.label());
                 }
             }
-            List<String> strategies = List.of("none", "default", "entry", "backedge", "budget");
             pcols.sort(Comparator.comparingInt((String c) -> c.startsWith("gort") ? 0 : c.startsWith("vthread") ? 1 : 2)
                     .thenComparingInt(c ->
-                            c.contains("preempt=") ? strategies.indexOf(c.substring(c.indexOf("preempt=") + 8)) : 0)
+                            c.contains("preempt=") ? STRATEGIES.indexOf(c.substring(c.indexOf("preempt=") + 8)) : 0)
                     .thenComparing(c -> c));
             sb.append(
                     "\n## Preemption strategies\n\ntightloop: latency of a short task behind a 40 ms call-free loop on one P "
