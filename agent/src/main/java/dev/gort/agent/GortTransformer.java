@@ -36,16 +36,27 @@ public final class GortTransformer implements ClassFileTransformer {
                 Boolean.getBoolean("gort.agent.verify"),
                 prefixes("gort.agent.exclude"),
                 prefixes("gort.agent.include"),
-                PreemptStrategy.strideFromEnvironment());
+                PreemptStrategy.strideFromEnvironment(),
+                PreemptStrategy.callerEntriesFromEnvironment());
     }
 
     public GortTransformer(PreemptStrategy strategy, boolean verify, List<String> exclude, List<String> include) {
-        this(strategy, verify, exclude, include, PreemptStrategy.DEFAULT_STRIDE);
+        this(strategy, verify, exclude, include, PreemptStrategy.DEFAULT_STRIDE, true);
     }
 
     public GortTransformer(
             PreemptStrategy strategy, boolean verify, List<String> exclude, List<String> include, int stride) {
-        this.injector = new PollInjector(strategy, verify, stride);
+        this(strategy, verify, exclude, include, stride, true);
+    }
+
+    public GortTransformer(
+            PreemptStrategy strategy,
+            boolean verify,
+            List<String> exclude,
+            List<String> include,
+            int stride,
+            boolean callerEntries) {
+        this.injector = new PollInjector(strategy, verify, stride, callerEntries);
         this.exclude = exclude;
         this.include = include;
     }

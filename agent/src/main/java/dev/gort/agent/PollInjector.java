@@ -81,6 +81,7 @@ public final class PollInjector {
     private final PreemptStrategy strategy;
     private final boolean verify;
     private final int stride;
+    private final boolean callerEntries;
 
     /**
      * @param strategy where to put polls ({@link PreemptStrategy#NONE}: the class is never changed)
@@ -96,12 +97,23 @@ public final class PollInjector {
      *               {@code stride} iterations ({@link StripMiner}); 0 keeps a poll at every back-edge
      */
     public PollInjector(PreemptStrategy strategy, boolean verify, int stride) {
+        this(strategy, verify, stride, true);
+    }
+
+    /**
+     * @param callerEntries {@code backedge} only: also poll at the entry of every method that calls
+     *                      another (not counting a constructor's {@code super(...)}/{@code this(...)}),
+     *                      so that recursion without loops is preemptible; leaf methods (the small
+     *                      ones C2 inlines into hot loops) stay free of polls
+     */
+    public PollInjector(PreemptStrategy strategy, boolean verify, int stride, boolean callerEntries) {
         if (stride < 0) {
             throw new IllegalArgumentException("gort: negative preemption stride " + stride);
         }
         this.strategy = strategy;
         this.verify = verify;
         this.stride = stride;
+        this.callerEntries = callerEntries;
     }
 
     public int stride() {
@@ -158,6 +170,23 @@ public final class PollInjector {
         return new Result(cw.toByteArray(), methods, backedges, entries, hooks, skipped);
     }
 
+    /**
+     * The method calls another (so it may recurse): any invoke but a constructor's chaining to
+     * {@code <init>} (every constructor makes one; counting it would poll in every {@code new}).
+     */
+    static boolean callsAnother(MethodNode mn) {
+        for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
+            if (in.getType() == AbstractInsnNode.INVOKE_DYNAMIC_INSN) {
+                return true;
+            }
+            if (in instanceof MethodInsnNode m
+                    && !(m.getOpcode() == Opcodes.INVOKESPECIAL && m.name.equals("<init>"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean hasJsr(MethodNode mn) {
         for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
             int op = in.getOpcode();
@@ -190,7 +219,9 @@ public final class PollInjector {
         InsnList insns = mn.instructions;
         String pollName = strategy == PreemptStrategy.BUDGET ? "budget" : "poll";
         boolean atBackedges = strategy == PreemptStrategy.BACKEDGE || strategy == PreemptStrategy.BUDGET;
-        boolean atEntry = strategy == PreemptStrategy.ENTRY || strategy == PreemptStrategy.BUDGET;
+        boolean atEntry = strategy == PreemptStrategy.ENTRY
+                || strategy == PreemptStrategy.BUDGET
+                || (strategy == PreemptStrategy.BACKEDGE && callerEntries && callsAnother(mn));
         int backedges = 0;
         int entries = 0;
         int hooks = 0;

@@ -125,6 +125,38 @@ class AgentPreemptionTest {
                 r.stats.sites().toString());
     }
 
+    /**
+     * A CPU-bound recursion with no loop on one P: under {@code backedge} the poll at the entry of
+     * a method that calls others stops it, so a goroutine made runnable after it started runs
+     * before it returns, and the preemption is recorded inside the recursive method.
+     */
+    @Test
+    void recursionWithoutLoopsIsPreemptedAtCallerEntries() throws Exception {
+        Method fib = method(PreemptStrategy.BACKEDGE, "Spinners", "fib", int.class);
+        Scheduler s = newScheduler(1);
+        AtomicLong shortRan = new AtomicLong();
+        AtomicLong fibDone = new AtomicLong();
+        s.run(() -> {
+            GSema done = new GSema();
+            Scheduler rt = Scheduler.current();
+            rt.newproc(() -> {
+                Scheduler.gosched(); // a fresh slice
+                rt.newproc(() -> {
+                    shortRan.set(System.nanoTime());
+                    done.release();
+                });
+                call(fib, null, 37); // ~40M calls: far more than one 10 ms slice
+                fibDone.set(System.nanoTime());
+                done.release();
+            });
+            done.acquire();
+            done.acquire();
+        });
+        PreemptStats ps = s.preempt.snapshot();
+        assertTrue(shortRan.get() < fibDone.get(), "the short goroutine waited for the whole recursion: " + ps);
+        assertTrue(ps.sites().containsKey(WORK + "Spinners.fib"), ps.sites().toString());
+    }
+
     @Test
     void tightLoopNoneWaitsForTheWholeLoop() throws Exception {
         TightLoop r = tightLoop(PreemptStrategy.NONE);

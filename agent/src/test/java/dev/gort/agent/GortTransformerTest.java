@@ -119,7 +119,13 @@ class GortTransformerTest {
 
     /** Polls right after a loop's own test: the once-per-strip polls of mined loops. */
     private static int stripHeads(MethodNode mn) {
-        return countIf(mn, in -> isPoll(in) && previousReal(in).getOpcode() == Opcodes.IF_ICMPGE);
+        return countIf(mn, in -> {
+            if (!isPoll(in)) {
+                return false;
+            }
+            AbstractInsnNode p = previousReal(in);
+            return p != null && p.getOpcode() == Opcodes.IF_ICMPGE; // null: an entry poll
+        });
     }
 
     /** Polls right before a branch: per-back-edge polls. */
@@ -154,6 +160,31 @@ class GortTransformerTest {
 
     private static int count(MethodNode mn, int opcode) {
         return countIf(mn, in -> in.getOpcode() == opcode);
+    }
+
+    /**
+     * backedge polls at the entry of methods that call others (recursion), not of leaves, and not
+     * of constructors whose only call is their super(...); {@code callerEntries=false} turns it off.
+     */
+    @Test
+    void backedgePollsAtTheEntryOfCallersOnly() throws Exception {
+        byte[] spinners = bytes("dev.gort.agent.work.Spinners");
+        PollInjector.Result r = new PollInjector(PreemptStrategy.BACKEDGE, true).instrument(spinners);
+        MethodNode fib = method(r.bytes(), "fib");
+        assertEquals(List.of("poll"), calls(fib));
+        assertTrue(fib.instructions.getFirst() instanceof LdcInsnNode l
+                && l.cst.equals("dev.gort.agent.work.Spinners.fib"));
+        // a leaf with a loop: back-edge polls only, nothing at its entry
+        MethodNode preempt = method(r.bytes(), "preempt");
+        assertTrue(!(preempt.instructions.getFirst() instanceof LdcInsnNode), "a leaf gets no entry poll");
+        assertEquals(1, pollsBeforeBranches(preempt) + stripHeads(preempt));
+        // LoopShapes(int): its only call is super(): no entry poll, one for its loop
+        PollInjector.Result shapes =
+                new PollInjector(PreemptStrategy.BACKEDGE, true, 0).instrument(bytes("dev.gort.agent.work.LoopShapes"));
+        assertEquals(1, calls(method(shapes.bytes(), "<init>")).size());
+        // off: the recursion has no yield point at all
+        PollInjector.Result off = new PollInjector(PreemptStrategy.BACKEDGE, true, 1024, false).instrument(spinners);
+        assertTrue(calls(method(off.bytes(), "fib")).isEmpty());
     }
 
     @Test

@@ -15,7 +15,11 @@ public enum PreemptStrategy {
     NONE,
     /** {@code Poll.poll()} at every method entry (Go 1.2 to 1.13: the stack-check prologue). */
     ENTRY,
-    /** {@code Poll.poll()} before every backward branch (Go's 2017 loop-preemption experiment). */
+    /**
+     * {@code Poll.poll()} before every backward branch (Go's 2017 loop-preemption experiment), once
+     * per strip of iterations in javac's counted loops, and at the entry of methods that call
+     * others (recursion; see {@link #callerEntriesFromEnvironment()}).
+     */
     BACKEDGE,
     /**
      * {@code Poll.budget()} at method entries and backward branches: a per-slice counter that yields
@@ -41,6 +45,15 @@ public enum PreemptStrategy {
             throw new IllegalArgumentException("gort: gort.preempt.stride must be >= 0, got " + s);
         }
         return s;
+    }
+
+    /**
+     * {@link #BACKEDGE} also polls at the entry of every method that calls another, so recursion
+     * without loops is preemptible ({@code -Dgort.preempt.callers} / {@code GORT_PREEMPT_CALLERS},
+     * default true; false leaves back-edges only, the classic loop-preemption experiment).
+     */
+    public static boolean callerEntriesFromEnvironment() {
+        return Config.boolSetting("gort.preempt.callers", "GORT_PREEMPT_CALLERS", true);
     }
 
     /** The strategy named by {@code gort.preempt} / {@code GORT_PREEMPT}, default {@link #BACKEDGE}. */

@@ -70,6 +70,14 @@ public final class Spinners {
 
     private static int sink;
 
+    /**
+     * Recursion without a loop: no back-edge anywhere, so only the poll at the entry of a method
+     * that calls others ({@code backedge}'s caller entries) can stop it.
+     */
+    public static long fib(int n) {
+        return n < 2 ? n : fib(n - 1) + fib(n - 2);
+    }
+
     /** Go's preempt(): a small non-inlined function (here: a method call with a tiny loop). */
     static void preempt() {
         int s = 0;
