@@ -96,25 +96,20 @@ class GortTransformerTest {
         assertEquals(3, stripHeads(nested), "each of the three counted loops polls after its test");
         assertEquals(3, count(nested, Opcodes.IF_ICMPLT), "each gains an inner back-edge");
         assertEquals(0, pollsBeforeBranches(nested));
-        // firstAbove: one counted loop with a return inside
-        MethodNode first = method(r.bytes(), "firstAbove");
-        assertEquals(1, stripHeads(first));
-        assertEquals(0, pollsBeforeBranches(first));
-        // stripShapes: every loop is in the shape (a call to this class's mixer is allowed)
-        MethodNode shapes = method(r.bytes(), "stripShapes");
-        assertEquals(0, pollsBeforeBranches(shapes));
-        assertEquals(9, stripHeads(shapes));
-        // enhancedFor: the array fill is mined; the loop calling List.add and the Iterator loop are not
-        MethodNode ef = method(r.bytes(), "enhancedFor");
-        assertEquals(1, stripHeads(ef));
-        assertEquals(2, pollsBeforeBranches(ef));
-        // longCounted (a long index) keeps its back-edge poll
-        MethodNode lc = method(r.bytes(), "longCounted");
-        assertEquals(0, stripHeads(lc));
-        assertEquals(1, pollsBeforeBranches(lc));
+        // {method, mined loops, per-back-edge polls}
+        assertLoopPolls(r, "firstAbove", 1, 0); // one counted loop with a return inside
+        assertLoopPolls(r, "stripShapes", 9, 0); // every loop in the shape (calls to this class allowed)
+        assertLoopPolls(r, "enhancedFor", 1, 2); // the array fill; not the List.add loop nor the Iterator one
+        assertLoopPolls(r, "longCounted", 0, 1); // a long index keeps its back-edge poll
         // and the counters say one poll per mined loop plus one per other back-edge
         PollInjector.Result every = new PollInjector(PreemptStrategy.BACKEDGE, true, 0).instrument(orig);
         assertTrue(r.backedgePolls() > 0 && r.backedgePolls() <= every.backedgePolls());
+    }
+
+    private static void assertLoopPolls(PollInjector.Result r, String name, int mined, int perBackEdge) {
+        MethodNode mn = method(r.bytes(), name);
+        assertEquals(mined, stripHeads(mn), name + ": strip-mined loops");
+        assertEquals(perBackEdge, pollsBeforeBranches(mn), name + ": polls at back-edges");
     }
 
     /** Polls right after a loop's own test: the once-per-strip polls of mined loops. */
