@@ -3,11 +3,8 @@ package dev.gort;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.gort.runtime.ChildJvm;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,30 +16,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * output and exit status are checked. Also checks gort's wait-for graph in the deadlock dump.
  */
 class ChanCrashTest {
-    record Result(int status, String output) {}
-
-    static Result run(String name, String gomaxprocs) throws IOException, InterruptedException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(
-                java,
-                "--add-exports",
-                "java.base/jdk.internal.vm=ALL-UNNAMED",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-Xshare:auto",
-                "-Dgort.gomaxprocs=" + gomaxprocs,
-                "-cp",
-                System.getProperty("java.class.path"),
-                "dev.gort.testprog.ChanProg",
-                name));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getOutputStream().close();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError(name + " did not exit; output:\n" + new String(out, StandardCharsets.UTF_8));
-        }
-        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    static ChildJvm.Result run(String name, String gomaxprocs) throws IOException, InterruptedException {
+        return ChildJvm.run("dev.gort.testprog.ChanProg", name, gomaxprocs, java.util.Map.of());
     }
 
     static final String DEADLOCK = "fatal error: all goroutines are asleep - deadlock!\n";
@@ -51,7 +26,7 @@ class ChanCrashTest {
     @ParameterizedTest(name = "GOMAXPROCS={0}")
     @ValueSource(strings = {"1", "2", "4"})
     void selectNoCasesDeadlock(String procs) throws Exception {
-        Result r = run("SelectNoCases", procs);
+        ChildJvm.Result r = run("SelectNoCases", procs);
         assertTrue(r.output().startsWith(DEADLOCK), r.output());
         assertTrue(r.output().contains("goroutine 1 [select (no cases)]:\n"), r.output());
         assertEquals(2, r.status(), r.output());
@@ -60,7 +35,7 @@ class ChanCrashTest {
     @ParameterizedTest(name = "GOMAXPROCS={0}")
     @ValueSource(strings = {"1", "2", "4"})
     void chanRecvDeadlock(String procs) throws Exception {
-        Result r = run("ChanRecvDeadlock", procs);
+        ChildJvm.Result r = run("ChanRecvDeadlock", procs);
         assertTrue(r.output().startsWith(DEADLOCK), r.output());
         assertTrue(r.output().contains("goroutine 1 [chan receive]:\n"), r.output());
         // the wait-for graph names the channel, its state and its queues
@@ -75,7 +50,7 @@ class ChanCrashTest {
 
     @Test
     void nilChanDeadlock() throws Exception {
-        Result r = run("NilChanSend", "2");
+        ChildJvm.Result r = run("NilChanSend", "2");
         assertTrue(r.output().startsWith(DEADLOCK), r.output());
         assertTrue(r.output().contains("goroutine 1 [chan send (nil chan)]:\n"), r.output());
         assertEquals(2, r.status(), r.output());
@@ -85,7 +60,7 @@ class ChanCrashTest {
     @ParameterizedTest(name = "GOMAXPROCS={0}")
     @ValueSource(strings = {"1", "2"})
     void mutexChainDeadlockShowsTheWaitForChain(String procs) throws Exception {
-        Result r = run("MutexChain", procs);
+        ChildJvm.Result r = run("MutexChain", procs);
         String out = r.output();
         assertTrue(out.startsWith(DEADLOCK), out);
         assertTrue(out.contains("goroutine 1 [sync.WaitGroup.Wait]:\n"), out);
@@ -119,14 +94,14 @@ class ChanCrashTest {
 
     @Test
     void sendOnClosedChannelPanics() throws Exception {
-        Result r = run("SendOnClosed", "2");
+        ChildJvm.Result r = run("SendOnClosed", "2");
         assertTrue(r.output().startsWith("panic: send on closed channel\n\ngoroutine 2 [running]:\n"), r.output());
         assertEquals(2, r.status(), r.output());
     }
 
     @Test
     void unlockOfUnlockedMutexIsFatal() throws Exception {
-        Result r = run("UnlockUnlocked", "1");
+        ChildJvm.Result r = run("UnlockUnlocked", "1");
         assertTrue(r.output().startsWith("fatal error: sync: unlock of unlocked mutex\n"), r.output());
         assertEquals(2, r.status(), r.output());
     }

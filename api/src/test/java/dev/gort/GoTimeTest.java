@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.gort.TimeTestSupport.Sema;
+import dev.gort.runtime.GoSema;
 import dev.gort.runtime.M;
 import dev.gort.runtime.Scheduler;
 import java.time.Duration;
@@ -87,7 +87,7 @@ class GoTimeTest {
     void testAfterFunc() {
         TimeTestSupport.run(Runtime.getRuntime().availableProcessors(), () -> {
             AtomicInteger i = new AtomicInteger(10);
-            Sema c = new Sema(0);
+            GoSema c = new GoSema(0);
             Runnable[] f = new Runnable[1];
             f[0] = () -> {
                 if (i.decrementAndGet() >= 0) {
@@ -110,7 +110,7 @@ class GoTimeTest {
     @Test
     void afterFuncRunsInItsOwnGoroutine() {
         TimeTestSupport.run(1, () -> {
-            Sema done = new Sema(0);
+            GoSema done = new GoSema(0);
             long me = Go.goid();
             long[] ran = new long[1];
             Time.afterFunc(Duration.ofMillis(5), () -> {
@@ -149,7 +149,7 @@ class GoTimeTest {
 
     private static String afterQueuingAfterFunc(long delta) {
         List<long[]> results = new ArrayList<>(); // {slot, time}, in arrival order
-        Sema result = new Sema(0);
+        GoSema result = new GoSema(0);
         long t0 = Time.nanotime();
         for (int slot : SLOTS) {
             Time.afterFunc(slot * delta, () -> {
@@ -334,7 +334,7 @@ class GoTimeTest {
     @Test
     void stopAndResetResults() {
         TimeTestSupport.run(1, () -> {
-            Sema done = new Sema(0);
+            GoSema done = new GoSema(0);
             Timer t = Time.afterFunc(Duration.ofHours(1), done::release);
             assertTrue(t.stop(), "stop of a pending timer");
             assertFalse(t.stop(), "second stop");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gort.runtime.Config;
+import dev.gort.runtime.GoSema;
 import dev.gort.runtime.P;
 import dev.gort.runtime.PreemptStats;
 import dev.gort.runtime.PreemptStrategy;
@@ -67,7 +68,7 @@ class AgentPreemptionTest {
         AtomicLong t0 = new AtomicLong();
         AtomicLong hogEnd = new AtomicLong();
         s.run(() -> {
-            GSema done = new GSema();
+            GoSema done = new GoSema(0);
             Scheduler rt = Scheduler.current();
             rt.newproc(() -> {
                 Scheduler.gosched(); // a fresh slice for the loop
@@ -137,7 +138,7 @@ class AgentPreemptionTest {
         AtomicLong shortRan = new AtomicLong();
         AtomicLong fibDone = new AtomicLong();
         s.run(() -> {
-            GSema done = new GSema();
+            GoSema done = new GoSema(0);
             Scheduler rt = Scheduler.current();
             rt.newproc(() -> {
                 Scheduler.gosched(); // a fresh slice
@@ -202,7 +203,7 @@ class AgentPreemptionTest {
         final int n = 5;
         AtomicInteger x = new AtomicInteger();
         s.run(() -> {
-            GSema c = new GSema();
+            GoSema c = new GoSema(0);
             Scheduler rt = Scheduler.current();
             for (int g = 0; g < 2; g++) {
                 int gg = g;
@@ -229,7 +230,7 @@ class AgentPreemptionTest {
         AtomicLong shortStart = new AtomicLong();
         AtomicLong unlockedAt = new AtomicLong();
         s.run(() -> {
-            GSema done = new GSema();
+            GoSema done = new GoSema(0);
             Scheduler rt = Scheduler.current();
             rt.newproc(() -> {
                 Scheduler.gosched();

@@ -223,7 +223,7 @@ class GortTransformerTest {
     @Test
     void noneChangesNothingAndNeitherDoesAClassWithoutLoops() throws Exception {
         assertNull(new PollInjector(PreemptStrategy.NONE, true)
-                .instrument(bytes("dev.gort.agent.GSema"))
+                .instrument(bytes("dev.gort.agent.work.LoopShapes"))
                 .bytes());
         assertNull(new PollInjector(PreemptStrategy.BACKEDGE, true)
                 .instrument(bytes("dev.gort.agent.work.NoLoops"))

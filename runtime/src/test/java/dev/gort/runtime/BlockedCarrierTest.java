@@ -27,7 +27,7 @@ class BlockedCarrierTest {
         AtomicLong probeAt = new AtomicLong();
         AtomicLong wokeAt = new AtomicLong();
         s.run(() -> {
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             // The last go'd G runs first (runnext): G2 is created first so that G1 blocks first.
             s.newproc(() -> {
                 probeAt.set(System.nanoTime());
@@ -136,7 +136,7 @@ class BlockedCarrierTest {
         Scheduler s = new Scheduler(TestSupport.config(1));
         AtomicLong probes = new AtomicLong();
         s.run(() -> {
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             CountDownLatch first = new CountDownLatch(1);
             CountDownLatch second = new CountDownLatch(1);
             s.newproc(() -> {

@@ -21,7 +21,7 @@ class CarrierCacheTest {
         AtomicLong iterations = new AtomicLong();
         Scheduler s = new Scheduler(TestSupport.config(procs));
         s.run(() -> {
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             for (int g = 0; g < gs; g++) {
                 Scheduler.current().newproc(() -> {
                     long n = 0;

@@ -16,7 +16,7 @@ class DebugChecksTest {
         Scheduler s = new Scheduler(TestSupport.config(2).withDebugChecks(true).withStealing(false));
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             for (int i = 0; i < 40; i++) {
                 rt.newproc(() -> {
                     ran.incrementAndGet();
@@ -56,8 +56,8 @@ class DebugChecksTest {
                 GortFatalError.class,
                 () -> s.run(() -> {
                     Scheduler rt = Scheduler.current();
-                    TestSupport.Sema never = new TestSupport.Sema(0);
-                    TestSupport.Sema parked = new TestSupport.Sema(0);
+                    GoSema never = new GoSema(0);
+                    GoSema parked = new GoSema(0);
                     G waiter = rt.newproc(() -> {
                         parked.release();
                         never.acquire();

@@ -91,7 +91,7 @@ class FanOutTest {
         Scheduler s = new Scheduler(TestSupport.config(procs).withStealing(stealing));
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             fanStart.set(System.nanoTime());
             for (int i = 0; i < GS; i++) {
                 int k = i;

@@ -5,12 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,59 +15,38 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(120)
 class GoCrashSyscallTest {
-    record Result(int exit, String output) {}
-
-    static Result runTestProg(String name, Map<String, String> env) throws IOException, InterruptedException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        List<String> cmd = new ArrayList<>(List.of(
-                java,
-                "--add-exports",
-                "java.base/jdk.internal.vm=ALL-UNNAMED",
-                "-XX:+UseSerialGC",
-                "-Xshare:auto",
-                "-cp",
-                cp,
-                TestProg.class.getName(),
-                name));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().remove("GOMAXPROCS");
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        p.getOutputStream().close();
-        byte[] out = p.getInputStream().readAllBytes();
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child did not exit");
-        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    static ChildJvm.Result runTestProg(String name, Map<String, String> env) throws IOException, InterruptedException {
+        return ChildJvm.run(TestProg.class.getName(), name, null, env);
     }
 
     /** Go: crash_test.go TestThreadExhaustion. Every M counts (sysmon too, when running). */
     @Test
     void TestThreadExhaustion() throws Exception {
-        Result r = runTestProg("ThreadExhaustion", Map.of());
+        ChildJvm.Result r = runTestProg("ThreadExhaustion", Map.of());
         String want = "runtime: program exceeds 10-thread limit\nfatal error: thread exhaustion";
         assertTrue(r.output().startsWith(want), "output does not start with:\n" + want + "\ngot:\n" + r.output());
-        assertEquals(2, r.exit(), r.output());
+        assertEquals(2, r.status(), r.output());
     }
 
     /** Go: proc_test.go TestBigGOMAXPROCS: start-up with 1024 Ps must not crash (issue 38474). */
     @Test
     void TestBigGOMAXPROCS() throws Exception {
-        Result r = runTestProg("NonexistentTest", Map.of("GOMAXPROCS", "1024"));
+        ChildJvm.Result r = runTestProg("NonexistentTest", Map.of("GOMAXPROCS", "1024"));
         assertTrue(r.output().contains("unknown function: NonexistentTest"), r.output());
         assertFalse(r.output().contains("fatal error"), r.output());
         assertFalse(r.output().contains("Exception"), r.output());
-        assertEquals(0, r.exit(), r.output());
+        assertEquals(0, r.status(), r.output());
         // And 1024 Ps really run goroutines, with Ms created lazily.
-        Result r2 = runTestProg("ManyGoroutines", Map.of("GOMAXPROCS", "1024"));
+        ChildJvm.Result r2 = runTestProg("ManyGoroutines", Map.of("GOMAXPROCS", "1024"));
         assertTrue(r2.output().contains("ran 1024 goroutines on 1024 Ps"), r2.output());
-        assertEquals(0, r2.exit(), r2.output());
+        assertEquals(0, r2.status(), r2.output());
     }
 
     /** Locked Ms waiting for their Gs count as idle (nmidlelocked): the deadlock is reported. */
     @Test
     void lockedGoroutinesDeadlock() throws Exception {
-        Result r = runTestProg("LockedDeadlock", Map.of("GOMAXPROCS", "2"));
+        ChildJvm.Result r = runTestProg("LockedDeadlock", Map.of("GOMAXPROCS", "2"));
         assertTrue(r.output().startsWith("fatal error: all goroutines are asleep - deadlock!"), r.output());
-        assertEquals(2, r.exit(), r.output());
+        assertEquals(2, r.status(), r.output());
     }
 }

@@ -28,8 +28,8 @@ class GoProcLockedTest {
 
     /** c <- v on an unbuffered channel, for one sender and one receiver. */
     static final class Rendezvous {
-        final TestSupport.Sema items = new TestSupport.Sema(0);
-        final TestSupport.Sema taken = new TestSupport.Sema(0);
+        final GoSema items = new GoSema(0);
+        final GoSema taken = new GoSema(0);
 
         void send() {
             items.release();
@@ -52,7 +52,7 @@ class GoProcLockedTest {
         AtomicInteger received = new AtomicInteger();
         s.run(() -> {
             Rendezvous c = new Rendezvous();
-            TestSupport.Sema exited = new TestSupport.Sema(0);
+            GoSema exited = new GoSema(0);
             s.newproc(() -> {
                 ThreadLock.LockOSThread();
                 for (int i = 0; i < n; i++) {
@@ -97,7 +97,7 @@ class GoProcLockedTest {
                         carriers.add(Thread.currentThread());
                         Scheduler.gosched();
                         carriers.add(Thread.currentThread());
-                        TestSupport.Sema slept = new TestSupport.Sema(0);
+                        GoSema slept = new GoSema(0);
                         timer.schedule(slept::release, 1, TimeUnit.MILLISECONDS);
                         slept.acquire(); // time.Sleep(time.Millisecond)
                     }
@@ -154,8 +154,8 @@ class GoProcLockedTest {
         s.run(() -> {
             ThreadLock.LockOSThread();
             Thread me = Thread.currentThread();
-            TestSupport.Sema ping = new TestSupport.Sema(0);
-            TestSupport.Sema pong = new TestSupport.Sema(0);
+            GoSema ping = new GoSema(0);
+            GoSema pong = new GoSema(0);
             s.newproc(() -> {
                 for (int i = 0; i < 100; i++) {
                     ping.acquire();

@@ -41,13 +41,13 @@ class GomaxprocsTest {
         s.run(() -> {
             Scheduler rt = Scheduler.current();
             G mainG = Scheduler.currentG();
-            TestSupport.Sema mainDone = new TestSupport.Sema(0);
+            GoSema mainDone = new GoSema(0);
             Runnable caller = () -> {
                 try {
                     M m = M.current();
                     P p1 = m.p();
                     observed.add("caller on P" + p1.id);
-                    TestSupport.Sema childDone = new TestSupport.Sema(0);
+                    GoSema childDone = new GoSema(0);
                     List<G> gs = new ArrayList<>();
                     for (int i = 0; i < children; i++) {
                         int k = i;

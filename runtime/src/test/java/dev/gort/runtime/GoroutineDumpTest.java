@@ -21,7 +21,7 @@ class GoroutineDumpTest {
 
     /** A semaphore goroutines park on, describing itself like a channel would. */
     static final class Gate implements Describable {
-        final TestSupport.Sema sema = new TestSupport.Sema(0);
+        final GoSema sema = new GoSema(0);
 
         @Override
         public String describe() {
@@ -125,8 +125,8 @@ class GoroutineDumpTest {
         AtomicReference<String> failure = new AtomicReference<>();
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema stop = new TestSupport.Sema(0);
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema stop = new GoSema(0);
+            GoSema done = new GoSema(0);
             for (int i = 0; i < 7; i++) {
                 rt.newproc(() -> {
                     stop.acquire();
@@ -173,9 +173,9 @@ class GoroutineDumpTest {
         AtomicInteger dumps = new AtomicInteger();
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema a = new TestSupport.Sema(0);
-            TestSupport.Sema b = new TestSupport.Sema(0);
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema a = new GoSema(0);
+            GoSema b = new GoSema(0);
+            GoSema done = new GoSema(0);
             int rounds = 20_000;
             G g1 = rt.newproc(() -> {
                 for (int i = 0; i < rounds; i++) {

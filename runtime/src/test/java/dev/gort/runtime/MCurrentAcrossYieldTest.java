@@ -41,7 +41,7 @@ class MCurrentAcrossYieldTest {
         AtomicLong stale = new AtomicLong();
         AtomicLong moves = new AtomicLong();
         s.run(() -> {
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             for (int k = 0; k < 2; k++) {
                 s.newproc(() -> {
                     G gp = Scheduler.currentG();

@@ -30,7 +30,7 @@ class PanicGoexitTest {
                     rt.newproc(() -> {
                         throw new Boom("boom");
                     });
-                    new TestSupport.Sema(0).acquire(); // main blocks forever
+                    new GoSema(0).acquire(); // main blocks forever
                 }));
         assertInstanceOf(Boom.class, p.getCause());
         long childId = 2; // main is goroutine 1, the child the first one it creates
@@ -66,7 +66,7 @@ class PanicGoexitTest {
         Scheduler s = new Scheduler(TestSupport.config(2));
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             rt.newproc(() -> {
                 try {
                     events.add("exiting");

@@ -29,8 +29,8 @@ class PinnedParkTest {
         AtomicReference<Thread> after = new AtomicReference<>();
         AtomicReference<Thread> waker = new AtomicReference<>();
         s.run(() -> {
-            TestSupport.Sema sema = new TestSupport.Sema(0);
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema sema = new GoSema(0);
+            GoSema done = new GoSema(0);
             s.newproc(
                     () -> { // G2: runs second, on another carrier
                         waker.set(Thread.currentThread());
@@ -73,8 +73,8 @@ class PinnedParkTest {
         AtomicReference<Thread> g1Carrier = new AtomicReference<>();
         AtomicReference<Thread> g2Carrier = new AtomicReference<>();
         s.run(() -> {
-            TestSupport.Sema sema = new TestSupport.Sema(0);
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema sema = new GoSema(0);
+            GoSema done = new GoSema(0);
             // Go order: the last go'd G runs first (runnext), then the ring in order.
             s.newproc(
                     () -> { // G2: runs second
@@ -130,8 +130,8 @@ class PinnedParkTest {
         Scheduler s = new Scheduler(TestSupport.config(1));
         AtomicReference<String> dump = new AtomicReference<>();
         s.run(() -> {
-            TestSupport.Sema sema = new TestSupport.Sema(0);
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema sema = new GoSema(0);
+            GoSema done = new GoSema(0);
             G[] g1 = new G[1];
             s.newproc(
                     () -> { // G2: dumps G1 while it is parked in place, then wakes it
@@ -153,7 +153,7 @@ class PinnedParkTest {
         });
         String d = dump.get();
         assertTrue(d.startsWith("goroutine ") && d.contains("[semacquire"), d);
-        assertTrue(d.contains("TestSupport$Sema.acquire") && d.contains("PinnedParkTest"), d);
+        assertTrue(d.contains("GoSema.acquire") && d.contains("PinnedParkTest"), d);
     }
 
     /** The park is cancelled by its unlock function: the G runs on, P kept, nothing handed off. */
@@ -161,7 +161,7 @@ class PinnedParkTest {
     void cancelledPinnedParkRunsOn() {
         Scheduler s = new Scheduler(TestSupport.config(1));
         s.run(() -> {
-            TestSupport.Sema sema = new TestSupport.Sema(1); // available: unlockf cancels
+            GoSema sema = new GoSema(1); // available: unlockf cancels
             G me = Scheduler.currentG();
             P p = M.current().p;
             me.monitorDepth++;
@@ -182,7 +182,7 @@ class PinnedParkTest {
                 () -> s.run(() -> {
                     Continuation.pin();
                     try {
-                        new TestSupport.Sema(0).acquire();
+                        new GoSema(0).acquire();
                     } finally {
                         Continuation.unpin();
                     }

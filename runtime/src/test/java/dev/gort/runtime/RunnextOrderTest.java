@@ -13,7 +13,7 @@ class RunnextOrderTest {
         List<String> order = new CopyOnWriteArrayList<>();
         Scheduler s = new Scheduler(TestSupport.config(1));
         s.run(() -> {
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             Scheduler rt = Scheduler.current();
             for (String name : new String[] {"a", "b", "c"}) {
                 rt.newproc(() -> {

@@ -33,7 +33,7 @@ class SchedRunqTest {
         Scheduler s = new Scheduler(TestSupport.config(1));
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             long preempts = rt.stats.preemptions.get();
             for (int i = 0; i < n; i++) {
                 int k = i;
@@ -100,7 +100,7 @@ class SchedRunqTest {
         Scheduler s = new Scheduler(TestSupport.config(1));
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             // Bounded so that a broken rule fails the assertions below instead of hanging.
             int limit = 10_000;
             Runnable[] pair = new Runnable[2];
@@ -171,7 +171,7 @@ class SchedRunqTest {
         Scheduler s = new Scheduler(TestSupport.config(1));
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             Runnable[] hop = new Runnable[1];
             hop[0] = () -> {
                 int h = hopsDone.incrementAndGet();
@@ -216,7 +216,7 @@ class SchedRunqTest {
         Scheduler s = new Scheduler(TestSupport.config(1));
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             long deadline = System.nanoTime() + 20_000_000_000L;
             Runnable[] pair = new Runnable[2];
             for (int i = 0; i < 2; i++) {
@@ -261,9 +261,9 @@ class SchedRunqTest {
         Scheduler s = new Scheduler(TestSupport.config(1));
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema parked = new TestSupport.Sema(0);
-            TestSupport.Sema wake = new TestSupport.Sema(0);
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema parked = new GoSema(0);
+            GoSema wake = new GoSema(0);
+            GoSema done = new GoSema(0);
             rt.newproc(() -> {
                 parked.release(); // main to runnext; it runs once w parks below
                 wake.acquire();
@@ -300,7 +300,7 @@ class SchedRunqTest {
         Scheduler s = new Scheduler(TestSupport.config(1));
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             // Main started from runnext (inherited slice): schedtick is still 0, and at 0 the
             // fairness check would take the yielder straight back from the global queue. Run one G
             // from the ring first so that schedtick is 1.

@@ -50,7 +50,7 @@ class SchedTraceTest {
         AtomicReference<String> expectHead = new AtomicReference<>();
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             for (int i = 0; i < 3; i++) {
                 rt.newproc(done::release);
             }
@@ -79,8 +79,8 @@ class SchedTraceTest {
         AtomicReference<Long> parked = new AtomicReference<>();
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema never = new TestSupport.Sema(0);
-            TestSupport.Sema started = new TestSupport.Sema(0);
+            GoSema never = new GoSema(0);
+            GoSema started = new GoSema(0);
             G w = rt.newproc(() -> {
                 started.release();
                 never.acquire();
@@ -183,7 +183,7 @@ class SchedTraceTest {
         try {
             System.setErr(new PrintStream(buf, true, StandardCharsets.UTF_8));
             Scheduler s = new Scheduler(TestSupport.config(1));
-            assertThrows(GortFatalError.class, () -> s.run(() -> new TestSupport.Sema(0).acquire()));
+            assertThrows(GortFatalError.class, () -> s.run(() -> new GoSema(0).acquire()));
         } finally {
             System.setErr(oldErr);
             if (old == null) {

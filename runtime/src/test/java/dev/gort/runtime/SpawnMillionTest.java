@@ -26,7 +26,7 @@ class SpawnMillionTest {
         long t0 = System.nanoTime();
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             for (int i = 0; i < N; i++) {
                 int k = i;
                 rt.newproc(() -> {

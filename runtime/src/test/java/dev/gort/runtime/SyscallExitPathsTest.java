@@ -169,7 +169,7 @@ class SyscallExitPathsTest {
             });
         });
         s.run(() -> {
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             s.newproc(() -> {
                 if (locked) {
                     ThreadLock.LockOSThread();
@@ -207,7 +207,7 @@ class SyscallExitPathsTest {
         Scheduler s = new Scheduler(TestSupport.config(1));
         CountDownLatch release = new CountDownLatch(1);
         s.run(() -> {
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             s.newproc(() -> {
                 Syscalls.entersyscallblock();
                 try {

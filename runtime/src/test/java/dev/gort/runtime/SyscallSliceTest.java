@@ -28,7 +28,7 @@ class SyscallSliceTest {
         AtomicLong turnStart = new AtomicLong();
         AtomicLong syscalls = new AtomicLong();
         s.run(() -> {
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RUN_MS);
             for (long id = 1; id <= 2; id++) {
                 long me = id;

@@ -32,8 +32,8 @@ class SyscallWorkloadTest {
         AtomicLong lastExit = new AtomicLong();
         java.util.concurrent.atomic.AtomicLongArray blockNs = new java.util.concurrent.atomic.AtomicLongArray(BLOCKERS);
         s.run(() -> {
-            TestSupport.Sema blockersDone = new TestSupport.Sema(0);
-            TestSupport.Sema cpuDone = new TestSupport.Sema(0);
+            GoSema blockersDone = new GoSema(0);
+            GoSema cpuDone = new GoSema(0);
             boolean[] stop = new boolean[1];
             for (int i = 0; i < BLOCKERS; i++) {
                 int idx = i;

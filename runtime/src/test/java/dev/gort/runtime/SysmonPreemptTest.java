@@ -86,7 +86,7 @@ class SysmonPreemptTest {
         AtomicLong t0 = new AtomicLong();
         AtomicLong hogEnd = new AtomicLong();
         s.run(() -> {
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             Scheduler rt = Scheduler.current();
             rt.newproc(() -> {
                 Scheduler.gosched(); // start the loop on a fresh slice (not main's inherited one)
@@ -186,9 +186,9 @@ class SysmonPreemptTest {
         java.util.concurrent.atomic.AtomicInteger lastRunner = new java.util.concurrent.atomic.AtomicInteger();
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema ping = new TestSupport.Sema(0);
-            TestSupport.Sema pong = new TestSupport.Sema(0);
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema ping = new GoSema(0);
+            GoSema pong = new GoSema(0);
+            GoSema done = new GoSema(0);
             long deadline = System.nanoTime() + runFor;
             java.util.function.BooleanSupplier over =
                     () -> System.nanoTime() >= deadline || (nbursts[0] > turns && hogTurns.get() > turns);
@@ -304,7 +304,7 @@ class SysmonPreemptTest {
     void sysmonDeepSleepsWhileIdleAndWakesForNewWork() throws Exception {
         Scheduler s = new Scheduler(TestSupport.config(1));
         s.timers = new FarTimer(); // a pending timer: all Ps idle is not a deadlock
-        TestSupport.Sema gate = new TestSupport.Sema(0);
+        GoSema gate = new GoSema(0);
         java.util.concurrent.CountDownLatch parked = new java.util.concurrent.CountDownLatch(1);
         AtomicLong progress = new AtomicLong();
         long[] progressAtProbe = {-1};
@@ -313,7 +313,7 @@ class SysmonPreemptTest {
             rt.newproc(parked::countDown);
             gate.acquire(); // every P idle now: sysmon deep-sleeps
             // woken by a non-gort thread; now a hog: sysmon must be awake to preempt it
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             rt.newproc(() -> {
                 Scheduler.gosched();
                 rt.newproc(() -> {

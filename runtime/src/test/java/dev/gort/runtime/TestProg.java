@@ -37,7 +37,7 @@ public final class TestProg {
     static void threadExhaustion() {
         Scheduler s = Scheduler.current();
         s.setMaxThreads(10);
-        TestSupport.Sema c = new TestSupport.Sema(0);
+        GoSema c = new GoSema(0);
         for (int i = 0; i < 100; i++) {
             s.newproc(() -> {
                 ThreadLock.LockOSThread();
@@ -63,7 +63,7 @@ public final class TestProg {
     static void manyGoroutines() {
         Scheduler s = Scheduler.current();
         int n = s.gomaxprocs();
-        TestSupport.Sema done = new TestSupport.Sema(0);
+        GoSema done = new GoSema(0);
         for (int i = 0; i < n; i++) {
             s.newproc(done::release);
         }

@@ -104,10 +104,10 @@ class TimerSchedTest {
     @Test
     void earlierTimerBreaksTheIdlePollersSleep() throws Exception {
         Scheduler s = new Scheduler(TestSupport.config(2));
-        TestSupport.Sema[] gate = new TestSupport.Sema[1];
+        GoSema[] gate = new GoSema[1];
         CountDownLatch parked = new CountDownLatch(1);
         Thread runner = new Thread(() -> s.run(() -> {
-            gate[0] = new TestSupport.Sema(0);
+            gate[0] = new GoSema(0);
             Scheduler.current().newproc(() -> Timer.timeSleep(3_600_000 * MS));
             Timer.timeSleep(1 * MS); // let the hour sleeper park
             parked.countDown();
@@ -153,7 +153,7 @@ class TimerSchedTest {
         Scheduler s = new Scheduler(config);
         AtomicInteger ranOnP = new AtomicInteger(-1);
         run(s, () -> {
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             P p1 = s.allp[1];
             assertEquals(P._Pidle, p1.status(), "P1 idle at start");
             long t0 = Scheduler.nanotime();
@@ -222,8 +222,8 @@ class TimerSchedTest {
         Scheduler s = new Scheduler(TestSupport.config(1));
         run(s, () -> {
             Scheduler rt = Scheduler.current();
-            TestSupport.Sema done = new TestSupport.Sema(0);
-            TestSupport.Sema started = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
+            GoSema started = new GoSema(0);
             rt.newproc(() -> {
                 started.release(); // readies main into runnext; main runs once we park below
                 Timer.timeSleep(5 * MS);
@@ -268,7 +268,7 @@ class TimerSchedTest {
         AtomicLong maxThreads = new AtomicLong();
         run(s, () -> {
             final int n = 10_000;
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             Scheduler rt = Scheduler.current();
             long t0 = Scheduler.nanotime();
             for (int i = 0; i < n; i++) {
@@ -305,7 +305,7 @@ class TimerSchedTest {
                     Timer t = new Timer(
                             Scheduler.current(), (arg, seq, delay) -> firedAt.set(Scheduler.nanotime()), null);
                     t.reset(t0[0] + 50 * MS, 0);
-                    new TestSupport.Sema(0).acquire(); // nobody will ever release this
+                    new GoSema(0).acquire(); // nobody will ever release this
                 }));
         assertEquals("all goroutines are asleep - deadlock!", e.getMessage());
         assertTrue(firedAt.get() - t0[0] >= 50 * MS, "deadlock reported while a timer was pending");
@@ -325,7 +325,7 @@ class TimerSchedTest {
                     Timer t = new Timer(Scheduler.current(), (arg, seq, delay) -> {}, null);
                     t.reset(Scheduler.nanotime() + 3_600_000 * MS, 0);
                     assertTrue(t.stop());
-                    new TestSupport.Sema(0).acquire(); // nobody will ever release this
+                    new GoSema(0).acquire(); // nobody will ever release this
                 }));
         assertEquals("all goroutines are asleep - deadlock!", e.getMessage());
         assertTrue(Scheduler.nanotime() - t0 < 30_000 * MS, "reported late");
@@ -336,7 +336,7 @@ class TimerSchedTest {
     void sleepingIsNotDeadlock() {
         Scheduler s = new Scheduler(TestSupport.config(1));
         run(s, () -> {
-            Scheduler.current().newproc(() -> new TestSupport.Sema(0).acquire());
+            Scheduler.current().newproc(() -> new GoSema(0).acquire());
             Timer.timeSleep(30 * MS);
         });
     }
@@ -346,7 +346,7 @@ class TimerSchedTest {
     void procresizeMovesTimersOfDestroyedPs() {
         Scheduler s = new Scheduler(TestSupport.config(4));
         run(s, () -> {
-            TestSupport.Sema done = new TestSupport.Sema(0);
+            GoSema done = new GoSema(0);
             long t0 = Scheduler.nanotime();
             Timer t = new Timer(s, (arg, seq, delay) -> done.release(), null);
             Timer dead = new Timer(s, (arg, seq, delay) -> done.release(), null);

@@ -16,8 +16,8 @@ class WaitsinceTest {
         long[] stamps = new long[3];
         Scheduler s = new Scheduler(TestSupport.config(procs));
         s.run(() -> {
-            TestSupport.Sema sema = new TestSupport.Sema(0);
-            TestSupport.Sema parked = new TestSupport.Sema(0);
+            GoSema sema = new GoSema(0);
+            GoSema parked = new GoSema(0);
             G g = Scheduler.current().newproc(() -> {
                 parked.release();
                 sema.acquire();

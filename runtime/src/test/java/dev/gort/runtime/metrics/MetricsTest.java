@@ -3,6 +3,7 @@ package dev.gort.runtime.metrics;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.gort.runtime.GoSema;
 import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.trace.Workloads;
 import java.lang.management.ManagementFactory;
@@ -41,8 +42,8 @@ class MetricsTest {
         AtomicReference<long[]> during = new AtomicReference<>();
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            Workloads.Sema never = new Workloads.Sema("never", 0);
-            Workloads.Sema parked = new Workloads.Sema("parked", 0);
+            GoSema never = new GoSema("never", 0);
+            GoSema parked = new GoSema("parked", 0);
             for (int i = 0; i < 5; i++) {
                 rt.newproc(() -> {
                     parked.release();

@@ -3,6 +3,7 @@ package dev.gort.runtime.trace;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.gort.runtime.GoSema;
 import dev.gort.runtime.Scheduler;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,8 +22,8 @@ class DebugServerTest {
             HttpClient http = HttpClient.newHttpClient();
             String base = "http://127.0.0.1:" + d.port();
             s.run(() -> {
-                Workloads.Sema never = new Workloads.Sema("never", 0);
-                Workloads.Sema started = new Workloads.Sema("started", 0);
+                GoSema never = new GoSema("never", 0);
+                GoSema started = new GoSema("started", 0);
                 for (int i = 0; i < 3; i++) {
                     Scheduler.current().newproc(() -> {
                         started.release();

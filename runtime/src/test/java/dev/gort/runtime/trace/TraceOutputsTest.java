@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.gort.runtime.GoSema;
 import dev.gort.runtime.Scheduler;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -112,7 +113,7 @@ class TraceOutputsTest {
             Scheduler s = new Scheduler(Workloads.config(procs, true));
             s.trace.start(new Tracer.Options().workload("sleepers"));
             s.run(() -> {
-                Workloads.Sema done = new Workloads.Sema("done", 0);
+                GoSema done = new GoSema("done", 0);
                 for (int i = 0; i < 3; i++) {
                     Scheduler.current().newproc(() -> {
                         dev.gort.runtime.Timer.timeSleep(2_000_000L);
@@ -146,7 +147,7 @@ class TraceOutputsTest {
         Scheduler s = new Scheduler(Workloads.config(2, true));
         s.trace.start(new Tracer.Options().workload("syscall hooks"));
         s.run(() -> {
-            Workloads.Sema done = new Workloads.Sema("done", 0);
+            GoSema done = new GoSema("done", 0);
             Scheduler.current().newproc(() -> {
                 dev.gort.runtime.M mp = dev.gort.runtime.M.current();
                 dev.gort.runtime.G gp = Scheduler.currentG();

@@ -2,9 +2,8 @@ package dev.gort.runtime.trace;
 
 import dev.gort.runtime.Config;
 import dev.gort.runtime.G;
+import dev.gort.runtime.GoSema;
 import dev.gort.runtime.Scheduler;
-import dev.gort.runtime.WaitReason;
-import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -27,61 +26,6 @@ public final class Workloads {
                 .withPanicExits(false);
     }
 
-    /** Counting semaphore whose waiters park as goroutines (FIFO), with a description for traces and dumps. */
-    public static final class Sema implements dev.gort.runtime.Describable {
-        private final Object lock = new Object();
-        private final ArrayDeque<G> waiters = new ArrayDeque<>();
-        private final String name;
-        private int count;
-
-        public Sema(String name, int initial) {
-            this.name = name;
-            this.count = initial;
-        }
-
-        public void acquire() {
-            for (; ; ) {
-                synchronized (lock) {
-                    if (count > 0) {
-                        count--;
-                        return;
-                    }
-                }
-                Scheduler.gopark(
-                        (G gp, Sema s) -> {
-                            synchronized (s.lock) {
-                                if (s.count > 0) {
-                                    return false;
-                                }
-                                s.waiters.add(gp);
-                                return true;
-                            }
-                        },
-                        this,
-                        WaitReason.SEMACQUIRE,
-                        this);
-            }
-        }
-
-        public void release() {
-            G w;
-            synchronized (lock) {
-                count++;
-                w = waiters.poll();
-            }
-            if (w != null) {
-                w.scheduler().goready(w);
-            }
-        }
-
-        @Override
-        public String describe() {
-            synchronized (lock) {
-                return "sema " + name + " (count " + count + ", " + waiters.size() + " waiting)";
-            }
-        }
-    }
-
     /** Busy work of {@code ns} wall-clock nanoseconds with no yield point. */
     public static void spin(long ns) {
         long end = System.nanoTime() + ns;
@@ -102,7 +46,7 @@ public final class Workloads {
     public static Run fanOut(Config cfg, int n, long workNs) {
         Map<Long, Long> work = new ConcurrentHashMap<>();
         return traced(cfg, "fan-out", work, () -> {
-            Sema done = new Sema("done", 0);
+            GoSema done = new GoSema("done", 0);
             Scheduler rt = Scheduler.current();
             for (int i = 0; i < n; i++) {
                 G g = rt.newproc(() -> {
@@ -123,9 +67,9 @@ public final class Workloads {
     }
 
     static void pingPongBody(int rounds) {
-        Sema ping = new Sema("ping", 0);
-        Sema pong = new Sema("pong", 0);
-        Sema done = new Sema("done", 0);
+        GoSema ping = new GoSema("ping", 0);
+        GoSema pong = new GoSema("pong", 0);
+        GoSema done = new GoSema("done", 0);
         Scheduler rt = Scheduler.current();
         rt.newproc(() -> {
             for (int i = 0; i < rounds; i++) {
@@ -153,7 +97,7 @@ public final class Workloads {
     public static Run tightLoop(Config cfg, long loopNs, long shortNs) {
         Map<Long, Long> work = new ConcurrentHashMap<>();
         return traced(cfg, "tight-loop", work, () -> {
-            Sema done = new Sema("done", 0);
+            GoSema done = new GoSema("done", 0);
             Scheduler rt = Scheduler.current();
             java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
             G loop = rt.newproc(() -> {
@@ -197,7 +141,7 @@ public final class Workloads {
     public static Run yieldLoop(Config cfg, int n, int rounds, long sliceNs) {
         Map<Long, Long> work = new ConcurrentHashMap<>();
         return traced(cfg, "yield-loop", work, () -> {
-            Sema done = new Sema("done", 0);
+            GoSema done = new GoSema("done", 0);
             Scheduler rt = Scheduler.current();
             for (int i = 0; i < n; i++) {
                 G g = rt.newproc(() -> {
