@@ -67,8 +67,6 @@ public final class G {
     final long parentGoid;
     /** Immutable: the frame that called go(); null unless -Dgort.creators=stack. */
     final StackTraceElement createdAt;
-    /** Immutable: the goroutine's function (its class names the creator when createdAt is null). */
-    final Class<?> fnClass;
 
     /** Any thread, CAS through {@link #casgstatus}; read volatile. */
     private volatile int atomicstatus;
@@ -148,7 +146,6 @@ public final class G {
         this.goid = goid;
         this.parentGoid = parentGoid;
         this.createdAt = createdAt;
-        this.fnClass = fn.getClass();
         this.cont = new GCont(this, fn);
         STATUS.setRelease(this, _Gidle);
     }
@@ -276,7 +273,7 @@ public final class G {
 
     /** The class of the function this goroutine runs. */
     public Class<?> startClass() {
-        return fnClass;
+        return cont.fn.getClass();
     }
 
     /** The M running this G, or null (racy read). */
@@ -338,13 +335,25 @@ public final class G {
      * gort's continuation: records why a yield was refused instead of throwing (the JDK default).
      */
     static final class GCont extends Continuation {
+        /**
+         * Every continuation's entry point: one shared Runnable that finds the continuation it runs
+         * in, rather than a lambda per goroutine capturing the G and its function (24 bytes each).
+         */
+        private static final Runnable START = () -> {
+            GCont c = (GCont) Continuation.getCurrentContinuation(SCOPE);
+            c.g.body(c.fn);
+        };
+
         final G g;
+        /** Immutable: the goroutine's function (its class names the creator when createdAt is null). */
+        final Runnable fn;
         /** Last pinned reason seen by this continuation; written on the carrier, plain. */
         Continuation.Pinned pinnedReason;
 
         GCont(G g, Runnable fn) {
-            super(SCOPE, () -> g.body(fn));
+            super(SCOPE, START);
             this.g = g;
+            this.fn = fn;
         }
 
         @Override

@@ -83,7 +83,7 @@ public final class Traceback {
                     + ":" + gp.createdAt.getLineNumber();
         } else {
             // A lambda's class is named after its enclosing class: Foo$$Lambda/0x... -> Foo.
-            String cn = gp.fnClass.getName();
+            String cn = gp.cont.fn.getClass().getName();
             int i = cn.indexOf("$$Lambda");
             fn = (i > 0 ? cn.substring(0, i) : cn) + " (go statement)";
         }
