@@ -56,7 +56,11 @@ import org.objectweb.asm.tree.VarInsnNode;
  * The iterations, their order and every value are the original's: the inner loop runs while
  * {@code i < lim <= LIMIT}, and the outer test is the original test. A {@code continue} jumps to
  * the {@code iinc}, a {@code break} or return leaves both loops, a jump back to H is an ordinary
- * back-edge (it keeps its own poll). Any other shape keeps a poll at every back-edge.
+ * back-edge (it keeps its own poll). Each back-edge is matched on its own: of a {@code while} loop
+ * with a {@code continue} after its own {@code i++} and a final {@code i++}, the continue path is
+ * mined (its body, up to that {@code i++}, stores {@code i} nowhere else) and the final one, whose
+ * body contains the other {@code i++}, keeps its poll. Any other shape keeps a poll at every
+ * back-edge.
  *
  * <p><b>Frames.</b> The class is read with expanded frames, so every frame lists all its locals:
  * the new local is set to {@code int} in the frames inside the inner loop (only reachable from I,

@@ -98,7 +98,9 @@ class GortTransformerTest {
         assertEquals(0, pollsBeforeBranches(nested));
         // {method, mined loops, per-back-edge polls}
         assertLoopPolls(r, "firstAbove", 1, 0); // one counted loop with a return inside
-        assertLoopPolls(r, "stripShapes", 9, 0); // every loop in the shape (calls to this class allowed)
+        // every loop in the shape (calls to this class allowed); the while loop with two back-edges
+        // to one head has its continue path mined and its last k++ polling at the back-edge
+        assertLoopPolls(r, "stripShapes", 10, 1);
         assertLoopPolls(r, "enhancedFor", 1, 2); // the array fill; not the List.add loop nor the Iterator one
         assertLoopPolls(r, "longCounted", 0, 1); // a long index keeps its back-edge poll
         // and the counters say one poll per mined loop plus one per other back-edge

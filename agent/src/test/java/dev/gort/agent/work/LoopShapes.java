@@ -276,6 +276,16 @@ public final class LoopShapes {
             s += a[i] * 3L;
             i++;
         }
+        int k = 0;
+        while (k < n) { // two back-edges to one head: a continue after its own k++, and the last k++
+            if ((k & 3) == 1) {
+                s += 7;
+                k++;
+                continue;
+            }
+            s += k;
+            k++;
+        }
         return s + firstAbove(a, n * 3);
     }
 
