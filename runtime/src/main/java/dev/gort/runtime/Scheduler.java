@@ -72,9 +72,14 @@ import jdk.internal.vm.Continuation;
  *   <li>Goroutines are heap-allocated JDK continuations, not segmented/copying stacks; a switch is a
  *       freeze/thaw (~90 ns run+yield here) rather than a register swap.
  *   <li>No asynchronous preemption: {@code Continuation.tryPreempt} is unimplemented on JDK 25.
- *       sysmon sets a per-carrier flag; ASM-injected polls at loop back-edges (or method entries,
- *       or a budget) yield at the next poll. JDK code, native frames and code that holds a Java
- *       monitor cannot be preempted (counted, not hidden).
+ *       sysmon sets a per-carrier flag; ASM-injected polls yield at the next poll: under the
+ *       default {@code backedge} strategy at loop back-edges (once per 1024 iterations in javac's
+ *       counted loops, which the agent strip-mines so that C2 keeps vectorising them) and at the
+ *       entry of methods that call others (recursion); or at method entries, or on a budget. JDK
+ *       code, native frames and code that holds a Java monitor cannot be preempted (counted, not
+ *       hidden).
+ *   <li>sysmon wakes at the end of the earliest running slice it has sighted instead of sleeping
+ *       a whole back-off step past it (Go's slice can run 15 ms when the step is 10 ms).
  *   <li>A "syscall" is any Java call that blocks its carrier: explicit {@code Syscall.block} calls,
  *       and carriers sysmon sees blocked while holding a P.
  *   <li>No GC, no network poller: gort's "netpoll" is only the timed sleep of the one idle M that
