@@ -291,21 +291,27 @@ class GoTimeTest {
      */
     @Test
     void testResetAfterFunc() {
-        TimeTestSupport.run(Runtime.getRuntime().availableProcessors(), () -> {
-            long d = 1 * MILLISECOND;
-            final long maxDuration = 10 * SECOND;
-            for (; ; ) {
-                String err = resetAfterFunc(d);
-                if (err == null) {
-                    break;
-                }
-                d *= 2;
-                if (d > maxDuration) {
-                    fail(err);
-                }
-                System.out.println(err + "; trying duration " + d / MILLISECOND + "ms");
+        TimeTestSupport.run(
+                Runtime.getRuntime().availableProcessors(), () -> retryDoubling(GoTimeTest::resetAfterFunc));
+    }
+
+    /**
+     * Go's retry loop for timing-sensitive checks: {@code attempt(d)} returns null on success or
+     * what went wrong; d doubles from 1 ms and the test fails once it passes 10 s.
+     */
+    private static void retryDoubling(java.util.function.LongFunction<String> attempt) {
+        final long maxDuration = 10 * SECOND;
+        for (long d = 1 * MILLISECOND; ; ) {
+            String err = attempt.apply(d);
+            if (err == null) {
+                return;
             }
-        });
+            d *= 2;
+            if (d > maxDuration) {
+                fail(err);
+            }
+            System.out.println(err + "; trying duration " + d / MILLISECOND + "ms");
+        }
     }
 
     private static String resetAfterFunc(long d) {
@@ -413,21 +419,7 @@ class GoTimeTest {
     /** TestReset, channel form: Go's doubling retry from 1 ms up to 10 s. */
     @Test
     void testReset() {
-        TimeTestSupport.run(Runtime.getRuntime().availableProcessors(), () -> {
-            long d = 1 * MILLISECOND;
-            final long maxDuration = 10 * SECOND;
-            for (; ; ) {
-                String err = reset(d);
-                if (err == null) {
-                    break;
-                }
-                d *= 2;
-                if (d > maxDuration) {
-                    fail(err);
-                }
-                System.out.println(err + "; trying duration " + d / MILLISECOND + "ms");
-            }
-        });
+        TimeTestSupport.run(Runtime.getRuntime().availableProcessors(), () -> retryDoubling(GoTimeTest::reset));
     }
 
     private static String reset(long d) {

@@ -45,11 +45,6 @@ public final class GortTransformer implements ClassFileTransformer {
     }
 
     public GortTransformer(
-            PreemptStrategy strategy, boolean verify, List<String> exclude, List<String> include, int stride) {
-        this(strategy, verify, exclude, include, stride, true);
-    }
-
-    public GortTransformer(
             PreemptStrategy strategy,
             boolean verify,
             List<String> exclude,

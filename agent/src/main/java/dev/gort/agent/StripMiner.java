@@ -76,7 +76,6 @@ final class StripMiner {
 
     /** One loop found by {@link #find}: everything the rewrite needs. */
     private record Loop(
-            LabelNode head,
             FrameNode headFrame,
             int iv,
             List<AbstractInsnNode> limit,
@@ -126,7 +125,7 @@ final class StripMiner {
     /** The loop closed by back-edge {@code g}, if it has the shape; else null. */
     private static Loop match(
             String owner, MethodNode mn, JumpInsnNode g, Map<AbstractInsnNode, Integer> index, boolean frames) {
-        if (!(real(g.getPrevious(), false) instanceof IincInsnNode step) || step.incr != 1) {
+        if (!(previousReal(g.getPrevious()) instanceof IincInsnNode step) || step.incr != 1) {
             return null;
         }
         int iv = step.var;
@@ -229,7 +228,7 @@ final class StripMiner {
                 return null; // a range that straddles the loop's edge, or a handler reached from outside
             }
         }
-        return new Loop(head, headFrame, iv, limit, test, step, g);
+        return new Loop(headFrame, iv, limit, test, step, g);
     }
 
     private static boolean inside(LabelNode l, int from, int to, Map<AbstractInsnNode, Integer> index) {
@@ -263,9 +262,9 @@ final class StripMiner {
     }
 
     /** The nearest instruction at or before {@code in} that is not a label, line number or frame. */
-    private static AbstractInsnNode real(AbstractInsnNode in, boolean forward) {
+    private static AbstractInsnNode previousReal(AbstractInsnNode in) {
         while (in != null && in.getOpcode() < 0) {
-            in = forward ? in.getNext() : in.getPrevious();
+            in = in.getPrevious();
         }
         return in;
     }
@@ -298,10 +297,8 @@ final class StripMiner {
                     f.local = withInt(f.local, lim);
                 }
             }
-            pre.add(new FrameNode(
-                    Opcodes.F_NEW, l.headFrame.local.size(), l.headFrame.local.toArray(), 0, new Object[0]));
-            FrameNode innerFrame = (FrameNode) pre.getLast();
-            innerFrame.local = withInt(innerFrame.local, lim);
+            List<Object> locals = withInt(l.headFrame.local, lim);
+            pre.add(new FrameNode(Opcodes.F_NEW, locals.size(), locals.toArray(), 0, new Object[0]));
         }
         insns.insert(l.test, pre);
         // After the step: the inner back-edge.

@@ -27,7 +27,7 @@ final class InstrumentingLoader extends ClassLoader {
     InstrumentingLoader(String prefix, PreemptStrategy strategy, int stride) {
         super("gort-" + strategy.id() + "-" + stride, InstrumentingLoader.class.getClassLoader());
         this.prefix = prefix;
-        this.transformer = new GortTransformer(strategy, true, java.util.List.of(), java.util.List.of(), stride);
+        this.transformer = new GortTransformer(strategy, true, java.util.List.of(), java.util.List.of(), stride, true);
     }
 
     @Override

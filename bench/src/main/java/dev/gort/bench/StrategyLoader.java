@@ -17,7 +17,7 @@ public final class StrategyLoader extends ClassLoader {
 
     public StrategyLoader(PreemptStrategy strategy, int stride) {
         super("kernels-" + strategy.id() + "-" + stride, StrategyLoader.class.getClassLoader());
-        this.transformer = new GortTransformer(strategy, false, List.of(), List.of(), stride);
+        this.transformer = new GortTransformer(strategy, false, List.of(), List.of(), stride, true);
     }
 
     /**

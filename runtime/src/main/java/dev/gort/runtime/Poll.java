@@ -90,9 +90,7 @@ public final class Poll {
 
     /** A poll without a known site (hand-written yield points); the site is found by a stack walk. */
     public static void poll() {
-        if ((int) ARMED.getOpaque() != 0) {
-            slow(null);
-        }
+        poll(null);
     }
 
     /**

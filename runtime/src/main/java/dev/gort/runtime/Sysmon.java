@@ -291,14 +291,11 @@ public final class Sysmon {
                 if (pp.sysmonSchedtick != t || pp.sysmonSchedwhen == 0) {
                     pp.sysmonSchedtick = t;
                     pp.sysmonSchedwhen = now;
-                    long end = now + Preempt.forcePreemptNS;
+                }
+                long end = pp.sysmonSchedwhen + Preempt.forcePreemptNS;
+                if (end > now) {
                     if (sliceEnd == 0 || end < sliceEnd) {
-                        sliceEnd = end;
-                    }
-                } else if (pp.sysmonSchedwhen + Preempt.forcePreemptNS > now) {
-                    long end = pp.sysmonSchedwhen + Preempt.forcePreemptNS;
-                    if (sliceEnd == 0 || end < sliceEnd) {
-                        sliceEnd = end;
+                        sliceEnd = end; // for sysmon's next sleep
                     }
                 } else {
                     M mp = pp.m();
