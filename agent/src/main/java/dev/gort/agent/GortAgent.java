@@ -1,5 +1,7 @@
 package dev.gort.agent;
 
+import dev.gort.runtime.Fatal;
+import dev.gort.runtime.GortFatalError;
 import dev.gort.runtime.PreemptStrategy;
 import java.lang.instrument.Instrumentation;
 import java.util.Map;
@@ -39,7 +41,26 @@ public final class GortAgent {
         install(args, inst);
     }
 
+    /**
+     * Installs the transformer. A malformed setting is reported as Go reports one (a {@code fatal
+     * error: malformed ...} line, exit status 2) and any other failure as a fatal error naming it:
+     * an exception out of an agent's entry point would abort the JVM with the launcher's
+     * {@code FATAL ERROR in native method: processing of -javaagent failed}.
+     */
     private static void install(String args, Instrumentation inst) {
+        try {
+            install0(args, inst);
+        } catch (GortFatalError e) {
+            throw e; // already reported (and only reached under -Dgort.fatal=throw)
+        } catch (RuntimeException | LinkageError e) {
+            throw Fatal.fatal(
+                    e instanceof IllegalArgumentException
+                            ? "malformed -javaagent argument '" + args + "': " + e.getMessage()
+                            : "gort agent: could not start: " + e);
+        }
+    }
+
+    private static void install0(String args, Instrumentation inst) {
         PreemptStrategy strategy =
                 args != null && !args.isBlank() ? PreemptStrategy.parse(args) : PreemptStrategy.fromEnvironment();
         if (args != null && !args.isBlank()) {

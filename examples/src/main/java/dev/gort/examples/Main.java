@@ -44,6 +44,10 @@ public final class Main {
         if (what.equalsIgnoreCase("showcase")) {
             System.exit(Showcase.main0(rest));
         }
+        if (what.equalsIgnoreCase("env")) {
+            Env.print(System.out);
+            return;
+        }
         if (what.equalsIgnoreCase("list")) {
             for (Example e : EXAMPLES) {
                 System.out.println(e.name());
@@ -81,6 +85,7 @@ public final class Main {
     private static void usage() {
         System.out.println("usage: ./gort showcase [scenario] [--help]    Go's scheduler at work, four scenarios");
         System.out.println("       ./gort example <Name> [args]           one of the examples below");
+        System.out.println("       ./gort env                             the settings gort reads, with their values");
         System.out.println();
         System.out.println("examples:");
         for (Example e : EXAMPLES) {

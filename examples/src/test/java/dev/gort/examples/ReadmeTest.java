@@ -73,7 +73,36 @@ class ReadmeTest {
         for (String cmd : List.of("showcase)", "test)", "example)")) {
             assertTrue(launcher.contains("\n  " + cmd), "./gort has no " + cmd + " command");
         }
-        assertTrue(!launcher.contains(" install"), "./gort must never run mvn install (shared ~/.m2)");
+        // ~/.m2 is the user's: only the command named install installs
+        for (String line : launcher.split("\n")) {
+            if (line.contains(" install")
+                    && !line.trim().startsWith("#")
+                    && !line.trim().equals("install)")) {
+                assertTrue(
+                        line.contains("build_quietly") && line.contains("-pl runtime,agent,api -am install"),
+                        "./gort installs outside its install command: " + line);
+            }
+        }
+        assertTrue(ci.contains("bash .ci/readme-commands.sh"), ".ci/run must run the README's other commands");
+    }
+
+    /** {@code ./gort help} prints its usage (every command it has) and none of its own code. */
+    @Test
+    void launcherHelpListsEveryCommandAndNoCode() throws Exception {
+        Process p = new ProcessBuilder("bash", ROOT.resolve("gort").toString(), "help")
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        String launcher = read("gort");
+        Set<String> commands = all("(?m)^  ([a-z]+)\\)", launcher, 1);
+        assertTrue(commands.size() >= 8, "no commands found in ./gort: " + commands);
+        for (String c : commands) {
+            assertTrue(out.contains("./gort " + c), "./gort help does not list " + c + ":\n" + out);
+        }
+        for (String code : List.of("set -euo", "#!", "here=", "#!end")) {
+            assertTrue(!out.contains(code), "./gort help prints its code (" + code + "):\n" + out);
+        }
     }
 
     @Test

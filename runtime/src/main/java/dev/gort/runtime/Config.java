@@ -34,17 +34,61 @@ public record Config(
         }
     }
 
-    /** Go's defaults, read from the environment and system properties. */
+    /** Most slots a P's ring may have: {@code -Dgort.runqsize} beyond this is malformed (Go: 256). */
+    public static final int MAX_RUNQ_SIZE = 1 << 16;
+
+    /**
+     * Go's defaults, read from the environment and system properties. A malformed GOMAXPROCS is
+     * ignored, as Go ignores it; any other malformed or out-of-range setting is a fatal error at
+     * start-up that names it ({@code fatal error: malformed -Dgort.runqsize=3: ...}), as Go's is for a
+     * malformed GOMEMLIMIT: never a silent default.
+     */
     public static Config fromEnvironment() {
         return new Config(
-                intSetting("gort.gomaxprocs", "GOMAXPROCS", Runtime.getRuntime().availableProcessors()),
-                intSetting("gort.runqsize", "GORT_RUNQSIZE", 256),
+                gomaxprocsSetting(),
+                runqSizeSetting(),
                 boolSetting("gort.stealing", "GORT_STEALING", true),
                 boolSetting("gort.spinning", "GORT_SPINNING", true),
-                intSetting("gort.maxthreads", "GORT_MAXTHREADS", 10_000),
+                intSetting("gort.maxthreads", "GORT_MAXTHREADS", 10_000, 1, Integer.MAX_VALUE),
                 !Fatal.THROW,
-                Boolean.getBoolean("gort.debug.checks"),
+                boolSetting("gort.debug.checks", "GORT_DEBUG_CHECKS", false),
                 "gort");
+    }
+
+    /**
+     * {@code -Dgort.gomaxprocs} / {@code GOMAXPROCS}: a positive number, else (absent, malformed,
+     * zero or negative) the available processors, as Go's schedinit ignores such a GOMAXPROCS.
+     *
+     * <p>Go: proc.go schedinit ({@code if n, ok := atoi32(gogetenv("GOMAXPROCS")); ok && n > 0})
+     */
+    static int gomaxprocsSetting() {
+        int dflt = Runtime.getRuntime().availableProcessors();
+        String v = setting("gort.gomaxprocs", "GOMAXPROCS");
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            int n = Integer.parseInt(v);
+            return n > 0 ? n : dflt;
+        } catch (NumberFormatException e) {
+            return dflt;
+        }
+    }
+
+    static int runqSizeSetting() {
+        String v = setting("gort.runqsize", "GORT_RUNQSIZE");
+        if (v == null) {
+            return 256;
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 2 && n <= MAX_RUNQ_SIZE && Integer.bitCount(n) == 1) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // malformed, below
+        }
+        throw malformed("gort.runqsize", "GORT_RUNQSIZE", "a power of two from 2 to " + MAX_RUNQ_SIZE);
     }
 
     public Config withGomaxprocs(int n) {
@@ -79,36 +123,90 @@ public record Config(
         return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, n);
     }
 
-    static String setting(String prop, String env) {
+    // ------------------------------------------------------------------------------------------
+    // Reading one setting: the system property wins over the environment variable. These are the
+    // only readers of gort's settings (ReadmeTest checks that every documented one is read here or
+    // by a caller of these).
+
+    /** The setting's value, trimmed, or null when neither the property nor the variable is set. */
+    public static String setting(String prop, String env) {
         String v = System.getProperty(prop);
         if (v == null || v.isBlank()) {
-            v = System.getenv(env);
+            v = env == null ? null : System.getenv(env);
         }
         return v == null || v.isBlank() ? null : v.trim();
     }
 
-    static int intSetting(String prop, String env, int dflt) {
+    /** How the user spelt the setting: {@code -Dprop=value} or {@code ENV=value}. */
+    static String spelling(String prop, String env) {
+        String v = System.getProperty(prop);
+        if (v != null && !v.isBlank()) {
+            return "-D" + prop + "=" + v.trim();
+        }
+        return env + "=" + setting(prop, env);
+    }
+
+    /**
+     * The fatal error for a setting that gort cannot use, naming it and what it wants:
+     * {@code fatal error: malformed -Dgort.runqsize=3: want a power of two from 2 to 65536}.
+     * Halts the JVM with status 2 (throws {@link GortFatalError} under {@code -Dgort.fatal=throw}).
+     *
+     * <p>Go: proc.go readGOMEMLIMIT's {@code throw("malformed GOMEMLIMIT ...")}
+     */
+    static GortFatalError malformed(String prop, String env, String want) {
+        return Fatal.fatal("malformed " + spelling(prop, env) + ": want " + want);
+    }
+
+    /** An integer setting in [min, max]; absent: dflt; anything else is {@link #malformed}. */
+    public static int intSetting(String prop, String env, int dflt, int min, int max) {
+        long n = longSetting(prop, env, dflt, min, max);
+        return (int) n;
+    }
+
+    /** A long setting in [min, max]; absent: dflt; anything else is {@link #malformed}. */
+    public static long longSetting(String prop, String env, long dflt, long min, long max) {
         String v = setting(prop, env);
         if (v == null) {
             return dflt;
         }
+        String want = max == Integer.MAX_VALUE || max == Long.MAX_VALUE
+                ? "an integer >= " + min
+                : "an integer from " + min + " to " + max;
         try {
-            int n = Integer.parseInt(v);
-            return n > 0 ? n : dflt;
+            long n = Long.parseLong(v);
+            if (n < min || n > max) {
+                throw malformed(prop, env, want);
+            }
+            return n;
         } catch (NumberFormatException e) {
-            return dflt;
+            throw malformed(prop, env, want);
         }
     }
 
-    static boolean boolSetting(String prop, String env, boolean dflt) {
+    /** A boolean setting: 1/true/on/yes or 0/false/off/no; absent: dflt; anything else is {@link #malformed}. */
+    public static boolean boolSetting(String prop, String env, boolean dflt) {
         String v = setting(prop, env);
         if (v == null) {
             return dflt;
         }
-        return switch (v.toLowerCase()) {
+        return switch (v.toLowerCase(java.util.Locale.ROOT)) {
             case "1", "true", "on", "yes" -> true;
             case "0", "false", "off", "no" -> false;
-            default -> dflt;
+            default -> throw malformed(prop, env, "true or false");
         };
+    }
+
+    /** One of {@code choices} (case-insensitive, returned lower-case); absent: dflt; else {@link #malformed}. */
+    public static String choiceSetting(String prop, String env, String dflt, String... choices) {
+        String v = setting(prop, env);
+        if (v == null) {
+            return dflt;
+        }
+        for (String c : choices) {
+            if (c.equalsIgnoreCase(v)) {
+                return c;
+            }
+        }
+        throw malformed(prop, env, "one of " + String.join(", ", choices));
     }
 }

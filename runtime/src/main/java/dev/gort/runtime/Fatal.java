@@ -13,8 +13,11 @@ import java.io.PrintStream;
  * <p>Go: panic.go throw, fatal
  */
 public final class Fatal {
-    /** Read once: "throw" makes fatal errors exceptions (tests); anything else halts the JVM. */
-    static final boolean THROW = "throw".equals(System.getProperty("gort.fatal"));
+    /**
+     * Read once: {@code -Dgort.fatal=throw} makes fatal errors exceptions (tests); {@code halt}
+     * (the default) halts the JVM; anything else is itself a fatal error (which halts).
+     */
+    static final boolean THROW = "throw".equals(Config.choiceSetting("gort.fatal", null, "halt", "halt", "throw"));
 
     private Fatal() {}
 

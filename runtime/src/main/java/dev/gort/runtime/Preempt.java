@@ -67,8 +67,13 @@ public final class Preempt {
     Preempt() {
         this(
                 PreemptStrategy.fromEnvironment(),
-                Config.intSetting("gort.preempt.budget", "GORT_PREEMPT_BUDGET", DEFAULT_BUDGET),
+                budgetFromEnvironment(),
                 Config.boolSetting("gort.preempt.sites", "GORT_PREEMPT_SITES", true));
+    }
+
+    /** {@code -Dgort.preempt.budget} / {@code GORT_PREEMPT_BUDGET}: polls per slice (budget strategy), >= 1. */
+    public static int budgetFromEnvironment() {
+        return Config.intSetting("gort.preempt.budget", "GORT_PREEMPT_BUDGET", DEFAULT_BUDGET, 1, Integer.MAX_VALUE);
     }
 
     Preempt(PreemptStrategy strategy, int budgetQuantum, boolean recordSites) {

@@ -40,11 +40,7 @@ public enum PreemptStrategy {
      * (the plain back-edge strategy, for research).
      */
     public static int strideFromEnvironment() {
-        int s = Config.intSetting("gort.preempt.stride", "GORT_PREEMPT_STRIDE", DEFAULT_STRIDE);
-        if (s < 0) {
-            throw new IllegalArgumentException("gort: gort.preempt.stride must be >= 0, got " + s);
-        }
-        return s;
+        return Config.intSetting("gort.preempt.stride", "GORT_PREEMPT_STRIDE", DEFAULT_STRIDE, 0, Integer.MAX_VALUE);
     }
 
     /**
@@ -58,8 +54,8 @@ public enum PreemptStrategy {
 
     /** The strategy named by {@code gort.preempt} / {@code GORT_PREEMPT}, default {@link #BACKEDGE}. */
     public static PreemptStrategy fromEnvironment() {
-        String v = Config.setting("gort.preempt", "GORT_PREEMPT");
-        return v == null ? BACKEDGE : parse(v);
+        return parse(Config.choiceSetting(
+                "gort.preempt", "GORT_PREEMPT", "backedge", "none", "entry", "backedge", "budget"));
     }
 
     /** Parses a strategy name (case-insensitive); throws IllegalArgumentException on an unknown one. */
@@ -68,7 +64,7 @@ public enum PreemptStrategy {
             return valueOf(name.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
-                    "gort: unknown preemption strategy '" + name + "' (want none, entry, backedge or budget)", e);
+                    "unknown preemption strategy '" + name + "' (want none, entry, backedge or budget)", e);
         }
     }
 

@@ -67,7 +67,12 @@ public final class Sysmon {
 
     Sysmon(Scheduler s) {
         this.s = s;
-        this.maxDelayUs = Config.intSetting("gort.sysmon.maxdelay", "GORT_SYSMON_MAXDELAY", 10_000);
+        this.maxDelayUs = maxDelayFromEnvironment();
+    }
+
+    /** {@code -Dgort.sysmon.maxdelay} / {@code GORT_SYSMON_MAXDELAY}: sysmon's longest sleep in µs (>= 20; Go: 10 ms). */
+    public static int maxDelayFromEnvironment() {
+        return Config.intSetting("gort.sysmon.maxdelay", "GORT_SYSMON_MAXDELAY", 10_000, 20, Integer.MAX_VALUE);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.gort.runtime;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,14 +44,21 @@ public final class ChildJvm {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().remove("GOMAXPROCS");
         pb.environment().putAll(env);
-        Process p = pb.start();
-        p.getOutputStream().close();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError(
-                    mainClass + " " + arg + " did not exit; output:\n" + new String(out, StandardCharsets.UTF_8));
+        // output to a file, so that a child that hangs is seen by waitFor's timeout (a read of its
+        // stdout would block as long as the child lives)
+        Path log = Files.createTempFile("gort-child", ".log");
+        try {
+            pb.redirectOutput(log.toFile());
+            Process p = pb.start();
+            p.getOutputStream().close();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor();
+                throw new AssertionError(mainClass + " " + arg + " did not exit in 60 s; output:\n"
+                        + Files.readString(log, StandardCharsets.UTF_8));
+            }
+            return new Result(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(log);
         }
-        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
     }
 }

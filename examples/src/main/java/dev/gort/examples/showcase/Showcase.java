@@ -49,6 +49,13 @@ public final class Showcase {
             out.print(Options.USAGE);
             return 0;
         }
+        if (!o.child && System.getProperty("gort.trace") != null) {
+            // every run of the showcase is a runtime of its own, each would overwrite that one file
+            System.err.println("showcase: -Dgort.trace is not for the showcase: each of its runs writes its own trace,"
+                    + " an HTML timeline in --out DIR (default examples/target/showcase/); for one program's"
+                    + " trace use ./gort example <Name> -Dgort.trace=FILE");
+            return 2;
+        }
         if (o.out == null) {
             o.out = defaultOut();
         }

@@ -1,35 +1,29 @@
 package dev.gort.runtime.trace;
 
-/** The tracer's system properties (read when a runtime is created). */
-final class GoDebugProps {
+import dev.gort.runtime.Config;
+
+/** The tracer's system properties (read when a runtime is created; malformed ones are fatal, see {@link Config}). */
+public final class GoDebugProps {
     private GoDebugProps() {}
 
     /** {@code -Dgort.trace=<file>}: trace every runtime from its start and write the file at exit. */
-    static String traceFile() {
+    public static String traceFile() {
         String v = System.getProperty("gort.trace");
         return v == null || v.isBlank() ? null : v.trim();
     }
 
     /** {@code -Dgort.trace.window=<ms>}: flight-recorder window (0 = keep everything). */
-    static long traceWindowMs() {
-        try {
-            return Long.parseLong(System.getProperty("gort.trace.window", "0").trim());
-        } catch (NumberFormatException e) {
-            return 0;
-        }
+    public static long traceWindowMs() {
+        return Config.longSetting("gort.trace.window", null, 0, 0, Long.MAX_VALUE);
     }
 
     /** {@code -Dgort.trace.level=1|2}: see {@link Tracer.Options#level}. */
-    static int traceLevel() {
-        try {
-            return Integer.parseInt(System.getProperty("gort.trace.level", "2").trim());
-        } catch (NumberFormatException e) {
-            return 2;
-        }
+    public static int traceLevel() {
+        return Config.intSetting("gort.trace.level", null, 2, 1, 2);
     }
 
     /** {@code -Dgort.trace.workload=<name>}: shown in the trace header. */
-    static String traceWorkload() {
+    public static String traceWorkload() {
         return System.getProperty("gort.trace.workload", "");
     }
 }

@@ -1,0 +1,58 @@
+package dev.gort.examples;
+
+import dev.gort.runtime.Config;
+import dev.gort.runtime.GoDebug;
+import dev.gort.runtime.InstrumentationStats;
+import dev.gort.runtime.Preempt;
+import dev.gort.runtime.PreemptStrategy;
+import dev.gort.runtime.Sysmon;
+import dev.gort.runtime.trace.GoDebugProps;
+import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * {@code ./gort env} (Go's {@code go env}): every setting of the README's configuration table with
+ * the value a runtime started in this JVM would use, read by the same code the runtime reads it with;
+ * a malformed setting stops it with the runtime's own fatal error.
+ */
+final class Env {
+    private Env() {}
+
+    /** Reads every setting first (a malformed one stops the JVM before anything is printed), then prints them. */
+    static void print(PrintStream out) {
+        Map<String, Object> rows = read();
+        rows.forEach((k, v) -> out.println(k + "=" + v));
+    }
+
+    static Map<String, Object> read() {
+        Map<String, Object> rows = new LinkedHashMap<>();
+        Config c = Config.fromEnvironment();
+        GoDebug d = GoDebug.fromEnvironment();
+        String trace = GoDebugProps.traceFile();
+        row(rows, "gort.gomaxprocs", c.gomaxprocs());
+        row(rows, "gort.runqsize", c.runqSize());
+        row(rows, "gort.stealing", c.stealing());
+        row(rows, "gort.spinning", c.spinning());
+        row(rows, "gort.maxthreads", c.maxThreads());
+        row(rows, "gort.debug.checks", c.debugChecks());
+        row(rows, "gort.preempt", PreemptStrategy.fromEnvironment().id());
+        row(rows, "gort.preempt.stride", PreemptStrategy.strideFromEnvironment());
+        row(rows, "gort.preempt.callers", PreemptStrategy.callerEntriesFromEnvironment());
+        row(rows, "gort.preempt.budget", Preempt.budgetFromEnvironment());
+        row(rows, "gort.sysmon.maxdelay", Sysmon.maxDelayFromEnvironment());
+        row(rows, "gort.trace", trace == null ? "" : trace);
+        row(rows, "gort.trace.window", GoDebugProps.traceWindowMs());
+        row(rows, "gort.creators", Config.choiceSetting("gort.creators", null, "off", "off", "stack"));
+        row(rows, "gort.fatal", Config.choiceSetting("gort.fatal", null, "halt", "halt", "throw"));
+        row(rows, "GODEBUG.schedtrace", d.schedtrace());
+        row(rows, "GODEBUG.scheddetail", d.scheddetail());
+        row(rows, "GODEBUG.sigtrap", d.get("sigtrap", 0));
+        row(rows, "agent", InstrumentationStats.classesTransformed.get() > 0 ? "active" : "inactive");
+        return rows;
+    }
+
+    private static void row(Map<String, Object> rows, String name, Object value) {
+        rows.put(name, value);
+    }
+}
