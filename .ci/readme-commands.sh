@@ -61,7 +61,9 @@ while IFS= read -r c; do
   case "$c" in "./gort test"*|"./gort bench"*|"./gort showcase"|"./gort help"|"./gort install"*) continue ;; esac
   run "$c"
 done <"$work/cmds"
-sed -n 's/^| `\([A-Z][A-Za-z]*\)\( \[n\]\)\{0,1\}` |.*/\1/p' README.md | while IFS= read -r e; do
+# the examples table: from its header row to the blank line after it
+awk '/^\| `\.\/gort example \.\.\.` \|/{t=1; next} t && /^$/{exit} t' README.md \
+  | sed -n 's/^| `\([A-Z][A-Za-z]*\)\( \[n\]\)\{0,1\}` |.*/\1/p' | while IFS= read -r e; do
   echo "./gort example $e"
 done >"$work/examples"
 [ -s "$work/examples" ] || { echo "readme: no examples table found" >&2; exit 1; }

@@ -198,6 +198,26 @@ final class Facts {
     }
 
     /** "1 steal", "2 steals". */
+    /**
+     * sysmon's preemption figures in one line: the requests, then every way they ended that occurred
+     * (honoured, never reached, refused by reason, stale), so that the parts shown are all there are.
+     */
+    static String preemptions(dev.gort.runtime.PreemptStats p) {
+        StringBuilder sb = new StringBuilder(n(p.requested(), "preemption request"));
+        sb.append("; ").append(p.honoured()).append(" honoured at a yield point, ");
+        sb.append(p.unhonoured()).append(" never reached one");
+        long refused = p.refusedMonitor() + p.refusedPinned() + p.refusedRuntimeLock();
+        if (refused > 0) {
+            sb.append(", ").append(refused).append(" refused (Java monitor ").append(p.refusedMonitor());
+            sb.append(", pinned ").append(p.refusedPinned()).append(", runtime lock ");
+            sb.append(p.refusedRuntimeLock()).append(")");
+        }
+        if (p.stale() > 0) {
+            sb.append(", ").append(p.stale()).append(" stale (the goroutine had left)");
+        }
+        return sb.toString();
+    }
+
     static String n(long n, String what) {
         return n + " " + what + (n == 1 ? "" : "s");
     }

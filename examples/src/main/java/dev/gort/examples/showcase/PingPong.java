@@ -150,11 +150,7 @@ final class PingPong extends Scenario {
                 Facts.ms(seen.end() - seen.start()),
                 Facts.n(slices.size(), "time slice"),
                 Facts.n(preempted, "time"));
-        out.printf(
-                "    sysmon: %s; %d honoured at a yield point, %d never reached one%n",
-                Facts.n(r.preempt().requested(), "preemption request"),
-                r.preempt().honoured(),
-                r.preempt().unhonoured());
+        out.printf("    sysmon: %s%n", Facts.preemptions(r.preempt()));
         int shown = 0;
         for (Facts.Slice sl : slices) {
             if (shown++ == 4) {

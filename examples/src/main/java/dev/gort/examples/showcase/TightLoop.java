@@ -140,10 +140,8 @@ final class TightLoop extends Scenario {
                 "    the loop took over main's time slice through runnext: the slice began %s before the loop%n",
                 Facts.ms(Math.max(0, seen.loopStart() - seen.sliceStart())));
         out.printf(
-                "    sysmon: %s; %d honoured at a yield point, %d never reached one%s%n",
-                Facts.n(r.preempt().requested(), "preemption request"),
-                r.preempt().honoured(),
-                r.preempt().unhonoured(),
+                "    sysmon: %s%s%n",
+                Facts.preemptions(r.preempt()),
                 r.preempt().honoured() == 0
                         ? ""
                         : "; request to yield p50 "
