@@ -1045,6 +1045,7 @@ public final class Scheduler {
             // try to retake all P's in Psyscall status
             for (P pp : allp) {
                 if (pp.status() == P._Psyscall && pp.casStatus(P._Psyscall, P._Pgcstop)) {
+                    if (trace.on) trace.handoff(pp, null); // Go's trace: ProcSteal
                     pp.incSyscalltick();
                     sched.stopwait--;
                 }
@@ -1175,6 +1176,12 @@ public final class Scheduler {
         } else {
             // release the current P and acquire allp[0].
             if (keep != null) {
+                if (trace.on) {
+                    // Pretend that we were descheduled and then scheduled again to keep the trace
+                    // consistent: the caller leaves its P (which is about to be destroyed) ...
+                    trace.goStop(mp, keep, mp.curg, Ev.S_GOSCHED);
+                    trace.procStop(mp, keep);
+                }
                 keep.setM(null);
                 mp.p = null;
             }
@@ -1182,7 +1189,11 @@ public final class Scheduler {
                 P pp = cur[0];
                 pp.setM(null);
                 pp.setStatus(P._Pidle);
-                mp.acquirep(pp);
+                mp.acquirep(pp); // traces ProcStart
+                if (keep != null && trace.on) {
+                    // ... and runs again on P0 ("from the global queue", where its GoSched put it)
+                    trace.goStart(mp, pp, mp.curg, Ev.F_GLOBAL, 0, false);
+                }
             }
         }
         // release resources from unused P's
