@@ -106,7 +106,12 @@ public final class Scheduler {
 
     final AllGs allgs = new AllGs();
     final StealOrder stealOrder = new StealOrder();
-    /** The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on. Immutable. */
+    /**
+     * The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on.
+     * Immutable. Built here with the runtime half-built, so its constructor only stores this
+     * reference; what it starts (JFR, JMX, the debug server, the dump signal) starts in
+     * {@link #start}, through {@link Tracer#onStart}.
+     */
     public final Tracer trace = new Tracer(this);
     /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon). */
     public final SchedTrace schedtrace;
@@ -219,8 +224,12 @@ public final class Scheduler {
             throw new IllegalStateException("gort: interrupted while waiting for main", e);
         }
         shutdown();
-        trace.onExit(); // -Dgort.trace=<file>: write the trace
         Throwable cause = exitCause;
+        if ((cause instanceof GoPanic && config.panicExits()) || (cause instanceof GortFatalError && !Fatal.THROW)) {
+            trace.onHalt(); // the JVM halts below (or on the M that failed): -Dgort.trace's file now
+        } else {
+            trace.onExit(); // -Dgort.trace=<file>: write the trace; JMX and the debug server stop
+        }
         if (cause instanceof GoPanic gp) {
             if (config.panicExits()) {
                 System.err.flush();
@@ -244,7 +253,9 @@ public final class Scheduler {
         if (mainG != null) {
             throw new IllegalStateException("gort: runtime already started");
         }
-        trace.onStart(); // -Dgort.trace=<file>: trace from here
+        // The runtime is whole now: JFR, the dump signal, -Dgort.jmx, -Dgort.debug.http, and
+        // -Dgort.trace=<file> tracing from here.
+        trace.onStart();
         G gp = newG(main, 0, null);
         mainG = gp;
         P p0;
@@ -414,6 +425,8 @@ public final class Scheduler {
             System.err.flush();
             finish(p);
             if (config.panicExits()) {
+                trace.onHalt(); // -Dgort.trace: the trace up to the panic is written before the halt
+                System.err.flush();
                 Runtime.getRuntime().halt(2);
             }
             return;
