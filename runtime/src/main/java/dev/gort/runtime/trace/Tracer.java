@@ -38,8 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Enable with {@code -Dgort.trace=<file>} ({@code .json}, {@code .json.gz} or {@code .html}: written
  * when the runtime exits, or on the way out of a panic or fatal error), {@code -Dgort.trace.window=<ms>}
- * for a flight-recorder window, or the API ({@link #start}, {@link #stop}). JFR events ({@link JfrEvents}) ride on the same hooks: recording
- * {@code gort.*} events in a JFR recording turns the hooks on without buffering anything.
+ * for a flight-recorder window, or the API ({@link #start}, {@link #stop}). JFR events
+ * ({@link JfrEvents}) ride on the same hooks: recording {@code gort.*} events in a JFR recording turns
+ * the hooks on without buffering anything.
  *
  * <p>Go: runtime/trace.go, traceevent.go, traceruntime.go (traceAcquire's inlinable fast check)
  */
