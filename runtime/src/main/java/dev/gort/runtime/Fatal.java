@@ -7,7 +7,8 @@ import java.io.PrintStream;
  *
  * <p>The message starts with the Go function that found the problem ({@code runqsteal: runq overflow}).
  * Details are printed by the caller before calling {@link #fatal}. By default the JVM halts with exit
- * status 2 after printing {@code fatal error: <msg>} and a goroutine dump; with {@code -Dgort.fatal=throw}
+ * status 2 after printing {@code fatal error: <msg>} and a goroutine dump (and writing {@code -Dgort.trace}'s
+ * file with what was recorded, {@link dev.gort.runtime.trace.Tracer#onHalt}); with {@code -Dgort.fatal=throw}
  * a {@link GortFatalError} is thrown instead (the test suite runs that way).
  *
  * <p>Go: panic.go throw, fatal
@@ -40,6 +41,16 @@ public final class Fatal {
         err.flush();
         if (THROW) {
             throw new GortFatalError(msg);
+        }
+        // -Dgort.trace: write what was recorded before the JVM goes (a flight recorder's crash dump)
+        Scheduler traced = sched != null ? sched : Scheduler.current();
+        if (traced != null) {
+            try {
+                traced.trace.onHalt();
+            } catch (Throwable t) {
+                err.println("runtime: error while writing the trace: " + t);
+            }
+            err.flush();
         }
         Runtime.getRuntime().halt(2);
         throw new GortFatalError(msg); // unreachable

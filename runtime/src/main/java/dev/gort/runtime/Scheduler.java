@@ -106,7 +106,12 @@ public final class Scheduler {
 
     final AllGs allgs = new AllGs();
     final StealOrder stealOrder = new StealOrder();
-    /** The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on. Immutable. */
+    /**
+     * The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on.
+     * Immutable. Built here with the runtime half-built, so its constructor only stores this
+     * reference; what it starts (JFR, JMX, the debug server, the dump signal) starts in
+     * {@link #start}, through {@link Tracer#onStart}.
+     */
     public final Tracer trace = new Tracer(this);
     /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon). */
     public final SchedTrace schedtrace;
@@ -219,8 +224,12 @@ public final class Scheduler {
             throw new IllegalStateException("gort: interrupted while waiting for main", e);
         }
         shutdown();
-        trace.onExit(); // -Dgort.trace=<file>: write the trace
         Throwable cause = exitCause;
+        if ((cause instanceof GoPanic && config.panicExits()) || (cause instanceof GortFatalError && !Fatal.THROW)) {
+            trace.onHalt(); // the JVM halts below (or on the M that failed): -Dgort.trace's file now
+        } else {
+            trace.onExit(); // -Dgort.trace=<file>: write the trace; JMX and the debug server stop
+        }
         if (cause instanceof GoPanic gp) {
             if (config.panicExits()) {
                 System.err.flush();
@@ -244,7 +253,9 @@ public final class Scheduler {
         if (mainG != null) {
             throw new IllegalStateException("gort: runtime already started");
         }
-        trace.onStart(); // -Dgort.trace=<file>: trace from here
+        // The runtime is whole now: JFR, the dump signal, -Dgort.jmx, -Dgort.debug.http, and
+        // -Dgort.trace=<file> tracing from here.
+        trace.onStart();
         G gp = newG(main, 0, null);
         mainG = gp;
         P p0;
@@ -415,6 +426,8 @@ public final class Scheduler {
             System.err.flush();
             finish(p);
             if (config.panicExits()) {
+                trace.onHalt(); // -Dgort.trace: the trace up to the panic is written before the halt
+                System.err.flush();
                 Runtime.getRuntime().halt(2);
             }
             return;
@@ -1046,6 +1059,7 @@ public final class Scheduler {
             // try to retake all P's in Psyscall status
             for (P pp : allp) {
                 if (pp.status() == P._Psyscall && pp.casStatus(P._Psyscall, P._Pgcstop)) {
+                    if (trace.on) trace.handoff(pp, null); // Go's trace: ProcSteal
                     pp.incSyscalltick();
                     sched.stopwait--;
                 }
@@ -1176,6 +1190,12 @@ public final class Scheduler {
         } else {
             // release the current P and acquire allp[0].
             if (keep != null) {
+                if (trace.on) {
+                    // Pretend that we were descheduled and then scheduled again to keep the trace
+                    // consistent: the caller leaves its P (which is about to be destroyed) ...
+                    trace.goStop(mp, keep, mp.curg, Ev.S_GOSCHED);
+                    trace.procStop(mp, keep);
+                }
                 keep.setM(null);
                 mp.p = null;
             }
@@ -1183,7 +1203,11 @@ public final class Scheduler {
                 P pp = cur[0];
                 pp.setM(null);
                 pp.setStatus(P._Pidle);
-                mp.acquirep(pp);
+                mp.acquirep(pp); // traces ProcStart
+                if (keep != null && trace.on) {
+                    // ... and runs again on P0 ("from the global queue", where its GoSched put it)
+                    trace.goStart(mp, pp, mp.curg, Ev.F_GLOBAL, 0, false);
+                }
             }
         }
         // release resources from unused P's

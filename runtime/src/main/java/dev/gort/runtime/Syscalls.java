@@ -103,6 +103,8 @@ public final class Syscalls {
     private static void entersyscall_gcwait(Scheduler s, P pp) {
         synchronized (s.sched.lock) {
             if (s.sched.stopwait > 0 && pp.casStatus(P._Psyscall, P._Pgcstop)) {
+                // Go's trace: ProcSteal (the P may have been stolen and put back in _Psyscall since)
+                if (s.trace.on) s.trace.handoff(pp, null);
                 pp.incSyscalltick();
                 if (--s.sched.stopwait == 0) {
                     s.sched.stopnote.notewakeup();

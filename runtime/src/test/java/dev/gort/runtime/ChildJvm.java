@@ -28,6 +28,13 @@ public final class ChildJvm {
      */
     public static Result run(String mainClass, String arg, String gomaxprocs, Map<String, String> env)
             throws IOException, InterruptedException {
+        return run(mainClass, arg, gomaxprocs, env, List.of());
+    }
+
+    /** As {@link #run(String, String, String, Map)}, with JVM options before the class (e.g. {@code -Dgort.trace=f}). */
+    public static Result run(
+            String mainClass, String arg, String gomaxprocs, Map<String, String> env, List<String> jvmOptions)
+            throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> cmd = new ArrayList<>(List.of(
@@ -40,6 +47,7 @@ public final class ChildJvm {
         if (gomaxprocs != null) {
             cmd.add("-Dgort.gomaxprocs=" + gomaxprocs);
         }
+        cmd.addAll(jvmOptions);
         cmd.addAll(List.of("-cp", cp, mainClass, arg));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().remove("GOMAXPROCS");

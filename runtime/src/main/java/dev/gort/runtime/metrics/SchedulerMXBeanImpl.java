@@ -15,7 +15,7 @@ import javax.management.ObjectName;
 /**
  * Registers a runtime as {@code gort:type=Scheduler,name=<config name>,id=<n>} in the platform MBean
  * server. Opt-in (the platform server costs tens of ms to start): {@link #register} from code, or
- * {@code -Dgort.jmx=true} to register every runtime when it is created (unregistered when it exits).
+ * {@code -Dgort.jmx=true} to register every runtime when it starts (unregistered when it exits).
  */
 public final class SchedulerMXBeanImpl implements SchedulerMXBean {
     private static final AtomicInteger IDS = new AtomicInteger();

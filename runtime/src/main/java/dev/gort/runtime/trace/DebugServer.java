@@ -50,6 +50,36 @@ public final class DebugServer implements AutoCloseable {
         return d;
     }
 
+    /**
+     * The port of a {@code -Dgort.debug.http} setting: {@code <port>}, {@code :<port>},
+     * {@code 127.0.0.1:<port>} or {@code localhost:<port>} (0 picks a free port). The server is
+     * loopback-only, so any other host is refused.
+     *
+     * @throws IllegalArgumentException for anything else
+     */
+    static int parsePort(String spec) {
+        String v = spec.trim();
+        int colon = v.lastIndexOf(':');
+        if (colon >= 0) {
+            String host = v.substring(0, colon);
+            if (!host.isEmpty() && !host.equals("127.0.0.1") && !host.equals("localhost")) {
+                throw new IllegalArgumentException(
+                        "the debug server listens on the loopback interface only, not " + host);
+            }
+            v = v.substring(colon + 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not a port: " + v);
+        }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port out of range: " + port);
+        }
+        return port;
+    }
+
     public int port() {
         return server.getAddress().getPort();
     }

@@ -92,7 +92,22 @@ public final class Trace {
     /** One buffer's published records, copied. */
     private record Run(long[] d, int len, int order, boolean cut) {}
 
+    /**
+     * Decodes what the session's buffers hold now, cut at the moment decoding starts: events
+     * stamped later are left out. Carriers may still be writing (a snapshot, a crash): the buffers
+     * are read one after another, so without the cut a later buffer could show the effect of an
+     * event that an earlier one published after it was read (a GoStart without its GoUnblock).
+     * With it, every event kept has its cause kept: producers stamp and publish their event before
+     * the G becomes visible to anyone else, consumers stamp theirs after taking it, so an effect
+     * stamped before the cut had its cause published before the cut, i.e. before any buffer was read.
+     */
     static Trace decode(Tracer.Session s, Scheduler sched) {
+        return decode(s, sched, true);
+    }
+
+    /** {@link #decode(Tracer.Session, Scheduler)}; {@code cutNow} false keeps every event (rebuilt traces). */
+    static Trace decode(Tracer.Session s, Scheduler sched, boolean cutNow) {
+        long end = System.nanoTime();
         List<Run> runs = new ArrayList<>();
         int order = 0;
         for (TraceBuf b : s.bufs) {
@@ -111,7 +126,14 @@ public final class Trace {
                 System.arraycopy(parts.get(i).d, 0, d, off, lens.get(i));
                 off += lens.get(i);
             }
-            runs.add(new Run(d, total / TraceBuf.REC, order++, b.dropped > 0));
+            int len = total / TraceBuf.REC;
+            if (cutNow) {
+                // one writer per buffer, timestamps never decrease in it: the cut is a suffix
+                while (len > 0 && d[(len - 1) * TraceBuf.REC] - end > 0) {
+                    len--;
+                }
+            }
+            runs.add(new Run(d, len, order++, b.dropped > 0));
         }
         // Flight-recorder window: buffers lose their old chunks independently, so cut every buffer at
         // the latest "oldest kept event" of those that dropped any; before that, some buffers would

@@ -37,9 +37,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * produce (unblock, create, spill) take it before publishing, so cause precedes effect in the merge.
  *
  * <p>Enable with {@code -Dgort.trace=<file>} ({@code .json}, {@code .json.gz} or {@code .html}: written
- * when the runtime exits), {@code -Dgort.trace.window=<ms>} for a flight-recorder window, or the API
- * ({@link #start}, {@link #stop}). JFR events ({@link JfrEvents}) ride on the same hooks: recording
- * {@code gort.*} events in a JFR recording turns the hooks on without buffering anything.
+ * when the runtime exits, or on the way out of a panic or fatal error), {@code -Dgort.trace.window=<ms>}
+ * for a flight-recorder window, or the API ({@link #start}, {@link #stop}). JFR events
+ * ({@link JfrEvents}) ride on the same hooks: recording {@code gort.*} events in a JFR recording turns
+ * the hooks on without buffering anything.
  *
  * <p>Go: runtime/trace.go, traceevent.go, traceruntime.go (traceAcquire's inlinable fast check)
  */
@@ -54,16 +55,29 @@ public final class Tracer {
     volatile boolean jfr;
     /** File to write at exit (-Dgort.trace), or null. */
     private final String exitFile;
-    /** The loopback debug server started by -Dgort.debug.http=<port>, closed at exit; or null. */
-    private DebugServer debugServer;
-    /** The MXBean registered by -Dgort.jmx=true, unregistered at exit; or null. */
-    private javax.management.ObjectName mxbean;
+    /**
+     * The loopback debug server started by -Dgort.debug.http, closed at exit; or null. Written by
+     * {@link #onStart} (the thread starting the runtime) and by the exit, under {@link #exitLock}
+     * for the latter; read by {@link #debugPort} (volatile).
+     */
+    private volatile DebugServer debugServer;
+    /** The MXBean registered by -Dgort.jmx=true, unregistered at exit; or null. Same writers as debugServer. */
+    private volatile javax.management.ObjectName mxbean;
     /** A JFR-only pseudo session: per-M state without recording. */
     private final Session jfrOnly;
+    /** Serialises {@link #onExit}/{@link #onHalt}: the trace file is written once, by whoever comes first. */
+    private final java.util.concurrent.locks.ReentrantLock exitLock = new java.util.concurrent.locks.ReentrantLock();
+    /** Set by the first exit; guarded by {@link #exitLock}. */
+    private boolean exited;
 
     /** A disabled tracer for queues built outside a runtime (unit tests). Immutable: never turned on. */
     public static final Tracer NOOP = new Tracer(null, null);
 
+    /**
+     * A tracer for {@code sched}. Only stores its arguments: a runtime builds its tracer while it is
+     * itself being built, so nothing here may look at {@code sched} or publish it (JFR, the dump
+     * signal, JMX and the debug server are started by {@link #onStart}, once the runtime is whole).
+     */
     public Tracer(Scheduler sched) {
         this(sched, sched == null ? null : GoDebugProps.traceFile());
     }
@@ -72,22 +86,12 @@ public final class Tracer {
         this.sched = sched;
         this.exitFile = exitFile;
         this.jfrOnly = sched == null ? null : new Session(this, 0, false, "jfr");
-        if (sched != null) {
-            JfrEvents.register(this);
-            dev.gort.runtime.DumpSignal.register(sched);
-            mxbean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto()
-                    ? dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(sched)
-                    : null;
-            String http = System.getProperty("gort.debug.http");
-            if (http != null && !http.isBlank()) {
-                try {
-                    debugServer = DebugServer.start(sched, Integer.parseInt(http.trim()));
-                    System.err.println("gort: debug endpoints on http://127.0.0.1:" + debugServer.port() + "/debug/");
-                } catch (IOException | NumberFormatException e) {
-                    System.err.println("gort: no debug endpoints (-Dgort.debug.http=" + http + "): " + e);
-                }
-            }
-        }
+    }
+
+    /** The port of the debug server started by {@code -Dgort.debug.http}, or -1 if none runs. */
+    public int debugPort() {
+        DebugServer d = debugServer;
+        return d == null ? -1 : d.port();
     }
 
     /** Options for {@link #start(Options)}. */
@@ -177,8 +181,35 @@ public final class Tracer {
         return s == null ? null : s.decode(sched);
     }
 
-    /** Called by the runtime just before main starts: {@code -Dgort.trace} starts recording here. */
+    /**
+     * Called by the runtime when it starts (Scheduler.start, just before main is created), when it
+     * is fully constructed: hooks up JFR, the dump signal ({@code GODEBUG=sigtrap|sigdump}), the
+     * MXBean ({@code -Dgort.jmx=true}) and the debug server ({@code -Dgort.debug.http}), then
+     * starts {@code -Dgort.trace}'s recording.
+     */
     public void onStart() {
+        if (sched == null) {
+            return;
+        }
+        JfrEvents.register(this);
+        dev.gort.runtime.DumpSignal.register(sched);
+        if (dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto()) {
+            try {
+                mxbean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(sched);
+            } catch (RuntimeException e) {
+                System.err.println("gort: no MXBean (-Dgort.jmx=true): " + e);
+            }
+        }
+        String http = System.getProperty("gort.debug.http");
+        if (http != null && !http.isBlank()) {
+            try {
+                DebugServer d = DebugServer.start(sched, DebugServer.parsePort(http));
+                debugServer = d;
+                System.err.println("gort: debug endpoints on http://127.0.0.1:" + d.port() + "/debug/");
+            } catch (IOException | IllegalArgumentException e) {
+                System.err.println("gort: no debug endpoints (-Dgort.debug.http=" + http + "): " + e);
+            }
+        }
         if (exitFile != null && session == null) {
             start(new Options()
                     .window(GoDebugProps.traceWindowMs())
@@ -187,28 +218,84 @@ public final class Tracer {
         }
     }
 
-    /** Called once when the runtime ends: writes {@code -Dgort.trace}'s file. */
+    /**
+     * Called once when the runtime ends normally (main returned, or the program ends by throwing):
+     * unregisters the MXBean, closes the debug server and writes {@code -Dgort.trace}'s file, after
+     * waiting briefly for the carriers to leave (see {@link #stop}).
+     */
     public void onExit() {
-        if (mxbean != null) {
-            dev.gort.runtime.metrics.SchedulerMXBeanImpl.unregister(mxbean);
-            mxbean = null;
-        }
-        if (debugServer != null) {
-            debugServer.close();
-            debugServer = null;
-        }
-        if (exitFile == null) {
-            return;
-        }
-        Trace t = stop();
-        if (t == null) {
+        exit(false);
+    }
+
+    /**
+     * Called on the way out of a panic or a fatal error, just before the JVM halts (status 2):
+     * writes {@code -Dgort.trace}'s file with everything recorded up to now, as a flight recorder
+     * is flushed on a crash. Carriers may still be running: the trace is cut at this moment (see
+     * {@link Trace}'s decoder), so it is consistent. Waits at most {@link #HALT_WAIT_SECONDS} for
+     * an exit already writing the file on another thread; never hangs the halt.
+     */
+    public void onHalt() {
+        exit(true);
+    }
+
+    /** How long a halting thread waits for another thread's exit that is writing the trace. */
+    static final long HALT_WAIT_SECONDS = 30;
+
+    private void exit(boolean halting) {
+        if (sched == null) {
             return;
         }
         try {
-            TraceFiles.write(t, Path.of(exitFile));
-            System.err.println("gort: trace written to " + exitFile + " (" + t.size() + " events)");
-        } catch (IOException e) {
-            System.err.println("gort: cannot write trace " + exitFile + ": " + e);
+            if (halting) {
+                if (!exitLock.tryLock(HALT_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)) {
+                    return;
+                }
+            } else {
+                exitLock.lock();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        try {
+            if (exited) {
+                return;
+            }
+            exited = true;
+            if (!halting) {
+                javax.management.ObjectName mb = mxbean;
+                if (mb != null) {
+                    dev.gort.runtime.metrics.SchedulerMXBeanImpl.unregister(mb);
+                    mxbean = null;
+                }
+                DebugServer d = debugServer;
+                if (d != null) {
+                    d.close();
+                    debugServer = null;
+                }
+            }
+            if (exitFile == null) {
+                return;
+            }
+            Trace t;
+            if (halting) {
+                Session s = session; // the JVM is going down: no need to stop, just take what is there
+                t = s == null ? null : s.decode(sched);
+            } else {
+                t = stop();
+            }
+            if (t == null) {
+                return;
+            }
+            try {
+                TraceFiles.write(t, Path.of(exitFile));
+                System.err.println("gort: trace written to " + exitFile + " (" + t.size() + " events)");
+            } catch (IOException | RuntimeException e) {
+                System.err.println("gort: cannot write trace " + exitFile + ": " + e);
+            }
+            System.err.flush();
+        } finally {
+            exitLock.unlock();
         }
     }
 
