@@ -45,6 +45,9 @@ final class Env {
         row(rows, "gort.trace.window", GoDebugProps.traceWindowMs());
         row(rows, "gort.creators", Config.choiceSetting("gort.creators", null, "off", "off", "stack"));
         row(rows, "gort.fatal", Config.choiceSetting("gort.fatal", null, "halt", "halt", "throw"));
+        row(rows, "gort.jmx", dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto());
+        String http = System.getProperty("gort.debug.http");
+        row(rows, "gort.debug.http", http == null ? "" : http.trim());
         row(rows, "GODEBUG.schedtrace", d.schedtrace());
         row(rows, "GODEBUG.scheddetail", d.scheddetail());
         row(rows, "GODEBUG.sigtrap", d.get("sigtrap", 0));

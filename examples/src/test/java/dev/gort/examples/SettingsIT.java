@@ -90,6 +90,8 @@ class SettingsIT {
         GOOD.put("-Dgort.fatal=throw", "gort.fatal=throw");
         GOOD.put("-Dgort.godebug=schedtrace=7,scheddetail=1", "GODEBUG.schedtrace=7");
         GOOD.put("-Dgort.debug=sigtrap=1", "GODEBUG.sigtrap=1");
+        GOOD.put("-Dgort.jmx=true", "gort.jmx=true"); // its effect: ObserversStartupTest (runtime)
+        GOOD.put("-Dgort.debug.http=127.0.0.1:0", "gort.debug.http=127.0.0.1:0"); // ObserversStartupTest too
 
         BAD.put("-Dgort.runqsize=3", "malformed -Dgort.runqsize=3: want a power of two from 2 to 65536");
         BAD.put("-Dgort.runqsize=0", "malformed -Dgort.runqsize=0: want a power of two");
@@ -106,6 +108,7 @@ class SettingsIT {
         BAD.put("-Dgort.trace.window=abc", "malformed -Dgort.trace.window=abc: want an integer >= 0");
         BAD.put("-Dgort.creators=all", "malformed -Dgort.creators=all: want one of off, stack");
         BAD.put("-Dgort.debug.checks=yes!", "malformed -Dgort.debug.checks=yes!: want true or false");
+        BAD.put("-Dgort.jmx=maybe", "malformed -Dgort.jmx=maybe: want true or false");
         BAD.put("-Dgort.fatal=explode", "malformed -Dgort.fatal=explode: want one of halt, throw");
     }
 

@@ -51,7 +51,7 @@ public final class SchedulerMXBeanImpl implements SchedulerMXBean {
 
     /** Whether -Dgort.jmx asks for automatic registration. */
     public static boolean auto() {
-        return Boolean.getBoolean("gort.jmx");
+        return dev.gort.runtime.Config.boolSetting("gort.jmx", null, false);
     }
 
     @Override
