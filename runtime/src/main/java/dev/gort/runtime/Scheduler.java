@@ -241,6 +241,13 @@ public final class Scheduler {
 
     /** Boots the runtime with {@code main} as goroutine 1 on P0, without waiting. */
     void start(Runnable main) {
+        if (M.current() != null) {
+            // The caller's carrier would block in run() without the runtime knowing (its P and its
+            // goroutine's peers stall), and the new runtime cannot see the goroutines of the outer
+            // one that could wake its main: a false deadlock. A program has one main.
+            throw new IllegalStateException(
+                    "gort: Go.run called from a goroutine: a program has one main goroutine (use Go.go)");
+        }
         if (mainG != null) {
             throw new IllegalStateException("gort: runtime already started");
         }
@@ -955,8 +962,9 @@ public final class Scheduler {
             return;
         }
         if (externalWakers.get() > 0) {
-            // A thread outside the runtime may ready a G or start one: it counts as a running M
-            // (its G may even sit in the global queue already, on its way to wakep).
+            // A registered thread outside the runtime (ExternalWaker) may ready a G or start one:
+            // it counts as a running M, as Go counts the extra M of a cgo callback (its G may even
+            // sit in the global queue already, on its way to wakep).
             return;
         }
         if (run < 0) {
@@ -991,14 +999,41 @@ public final class Scheduler {
     }
 
     /**
-     * Embedding hook: the number of threads outside this runtime that hold a handle and may still
-     * ready a goroutine ({@link #goready}) or start one ({@link #newproc}); while it is positive,
-     * checkdead does not call "all goroutines are asleep" a deadlock. Go has no such case (nothing
-     * outside the runtime can wake a G except through a syscall or the netpoller, which keep an M
-     * running). Any thread increments/decrements; checkdead reads it under sched.lock (volatile).
+     * Open {@link ExternalWaker} registrations: threads outside this runtime that may still ready a
+     * goroutine ({@link #goready}) or start one ({@link #newproc}); while it is positive, checkdead
+     * does not call "all goroutines are asleep" a deadlock. Any thread increments (externalWaker)
+     * and decrements (ExternalWaker.close), atomically; checkdead reads it under sched.lock.
      */
-    public final java.util.concurrent.atomic.AtomicInteger externalWakers =
+    private final java.util.concurrent.atomic.AtomicInteger externalWakers =
             new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Registers a thread outside this runtime that may still wake a goroutine; see
+     * {@link ExternalWaker} for the rule. Any thread; open it before the goroutines it may wake can
+     * all block, close it after its last wake-up.
+     */
+    public ExternalWaker externalWaker() {
+        externalWakers.incrementAndGet();
+        return new ExternalWaker(this);
+    }
+
+    /** Open ExternalWaker registrations (racy, for tests and observers). */
+    public int externalWakers() {
+        return externalWakers.get();
+    }
+
+    /**
+     * An ExternalWaker closed: one outside waker fewer, which can leave every M idle and every G
+     * asleep with nobody left to wake them, so check for deadlock (Go: "when increasing nmidle ...
+     * call checkdead"). Any thread.
+     */
+    void externalWakerDone() {
+        if (externalWakers.decrementAndGet() == 0 && mainStarted) {
+            synchronized (sched.lock) {
+                checkdead();
+            }
+        }
+    }
 
     // ------------------------------------------------------------------------------------------
     // GOMAXPROCS and stopping the world.
