@@ -87,7 +87,13 @@ import jdk.internal.vm.Continuation;
  *   <li>Dead Gs are not reused (a continuation runs once); {@code allgs} unlinks them.
  *   <li>{@code sched.lock} is a Java monitor; every lock is released before a continuation yields.
  *   <li>Several runtimes can live in one JVM: nothing is static; code finds its runtime through the
- *       current carrier ({@link M#current()}).
+ *       current carrier ({@link M#current()}). {@code Go.run} inside a goroutine is rejected.
+ *   <li>Carriers take the daemon status, group, priority and context class loader of the thread that
+ *       called {@link #run} ({@link M.Origin}), because threads goroutines create copy them from the
+ *       carrier; shutdown interrupts carriers still running a goroutine so that non-daemon ones do
+ *       not keep the JVM alive (docs/adr/0004).
+ *   <li>Outside threads that may wake goroutines register ({@link ExternalWaker}); checkdead counts
+ *       them as running Ms, as Go counts the extra M of a cgo callback.
  * </ul>
  *
  * <p>Go: proc.go (the whole file; functions keep Go's names)
@@ -125,6 +131,14 @@ public final class Scheduler {
     public volatile Timers timers;
     /** The idle M waiting for the next timer sleeps here. */
     final Note netpollNote = new Note();
+
+    /**
+     * The carriers' group, daemon status, priority and context class loader: those of the thread
+     * that called {@link #run} (see {@link M.Origin}). Written once by start() before M0 is created
+     * (volatile: Ms are created later by any thread, outside ones included); read by the M
+     * constructor. The constructor's thread until then.
+     */
+    volatile M.Origin origin = M.Origin.of(Thread.currentThread());
 
     /** Set once main returns or the program dies; read volatile everywhere. */
     volatile boolean exiting;
@@ -251,6 +265,7 @@ public final class Scheduler {
         if (mainG != null) {
             throw new IllegalStateException("gort: runtime already started");
         }
+        origin = M.Origin.of(Thread.currentThread()); // before any M exists
         trace.onStart(); // -Dgort.trace=<file>: trace from here
         G gp = newG(main, 0, null);
         mainG = gp;
@@ -293,6 +308,14 @@ public final class Scheduler {
         }
         for (M mp : ms) {
             mp.park.notewakeup();
+            if (mp.curg != null && mp.thread != Thread.currentThread()) {
+                // A goroutine still on its carrier may be blocked in a Java call (Go would just
+                // exit). Carriers are as non-daemon as the caller of run (M.Origin), so such a
+                // carrier would keep the JVM alive: interrupt it, so that an interruptible call
+                // (sleep, wait, BlockingQueue.take, Lock.lockInterruptibly, NIO) ends and the
+                // carrier leaves at its next scheduling point. A late panic is dropped (gdestroy).
+                mp.thread.interrupt();
+            }
         }
         netpollNote.notewakeup();
         sched.stopnote.notewakeup();
@@ -413,6 +436,13 @@ public final class Scheduler {
     /** A G's continuation finished. Go: proc.go gdestroy (no gfput: continuations are not reusable). */
     void gdestroy(G gp) {
         allgs.remove(gp);
+        if (gp.panic != null && done.getCount() == 0) {
+            // The program has already ended (main returned, or an earlier panic or fatal error):
+            // in Go the process is gone and this goroutine never ran on. Drop it silently rather
+            // than print a panic and halt after the fact (shutdown may have interrupted it).
+            gp.panic = null;
+            return;
+        }
         if (gp.panic != null) {
             Throwable t = gp.panic;
             gp.panic = null;

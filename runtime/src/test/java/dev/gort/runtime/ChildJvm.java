@@ -45,12 +45,27 @@ public final class ChildJvm {
         pb.environment().putAll(env);
         Process p = pb.start();
         p.getOutputStream().close();
-        byte[] out = p.getInputStream().readAllBytes();
+        // Read on another thread: a child that never exits keeps its stdout open, and reading it
+        // here would hang the test instead of failing it after the deadline.
+        java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+        Thread reader = new Thread(
+                () -> {
+                    try {
+                        p.getInputStream().transferTo(buf);
+                    } catch (IOException e) {
+                        // the stream closes when the child is destroyed
+                    }
+                },
+                "child-jvm-output");
+        reader.setDaemon(true);
+        reader.start();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new AssertionError(
-                    mainClass + " " + arg + " did not exit; output:\n" + new String(out, StandardCharsets.UTF_8));
+            reader.join(TimeUnit.SECONDS.toMillis(10));
+            throw new AssertionError(mainClass + " " + arg + " did not exit; output:\n"
+                    + buf.toString(StandardCharsets.UTF_8)); // BAOS methods are synchronized
         }
-        return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+        reader.join();
+        return new Result(p.exitValue(), buf.toString(StandardCharsets.UTF_8));
     }
 }
