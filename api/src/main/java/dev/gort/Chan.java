@@ -54,7 +54,10 @@ import java.util.function.Consumer;
  *       has unmounted the continuation.
  *   <li>The lock-order key is a unique creation number ({@code chan#N}), not an address.
  *   <li>A blocking operation outside a goroutine throws {@link IllegalStateException}; non-blocking
- *       ones and {@link #close()} work from any thread.
+ *       ones and {@link #close()} work from any thread. A thread outside the runtime that may wake a
+ *       goroutine this way later holds a {@link Go#external()} registration until its last
+ *       wake-up; without one, goroutines that are all asleep waiting for it are reported as a
+ *       deadlock ({@link dev.gort.runtime.ExternalWaker} states the rule).
  * </ul>
  *
  * <p>Go: runtime/chan.go

@@ -1,6 +1,7 @@
 package dev.gort;
 
 import dev.gort.runtime.Config;
+import dev.gort.runtime.ExternalWaker;
 import dev.gort.runtime.G;
 import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.ThreadLock;
@@ -28,9 +29,32 @@ public final class Go {
         run(Config.fromEnvironment(), main);
     }
 
-    /** Runs {@code main} on a new runtime with {@code config}. */
+    /**
+     * Runs {@code main} on a new runtime with {@code config}.
+     *
+     * @throws IllegalStateException when called from a goroutine: a program has one main goroutine
+     *     (a second runtime inside a goroutine would block its carrier and report a false deadlock)
+     */
     public static void run(Config config, Runnable main) {
         Runtimes.newScheduler(config).run(main);
+    }
+
+    /**
+     * Registers a thread outside the runtime that may still wake a goroutine of the calling
+     * goroutine's runtime (a non-blocking channel operation, {@code close}, an unlock or
+     * {@code WaitGroup.done} from an executor or a callback). Until the handle is closed, goroutines
+     * all asleep are not reported as a deadlock; close it after the thread's last wake-up. An
+     * outside thread without an open handle is not counted: a goroutine waiting only for it is
+     * reported as deadlocked, as Go reports one waiting for nobody. See {@link ExternalWaker}.
+     *
+     * <pre>{@code
+     * ExternalWaker w = Go.external();
+     * executor.schedule(() -> { try (w) { c.trySend(42); } }, 200, TimeUnit.MILLISECONDS);
+     * int v = c.recv();
+     * }</pre>
+     */
+    public static ExternalWaker external() {
+        return current().externalWaker();
     }
 
     /** {@code go fn()}: starts a goroutine in the calling goroutine's runtime. */

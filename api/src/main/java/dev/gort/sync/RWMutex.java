@@ -193,8 +193,23 @@ public class RWMutex implements Locker, WaitTarget {
         return sb.append(')').toString();
     }
 
+    /** The writer: the goroutine holding the write lock, or waiting for the readers to leave (racy). */
     @Override
     public G waitTargetHolder() {
+        return w.waitTargetHolder();
+    }
+
+    /**
+     * A reader waits for the writer ({@link #waitTargetHolder()}); a writer parked in {@link #lock}
+     * waits for the readers that hold read locks, which nobody tracks (Go's RWMutex counts them,
+     * it does not name them; one may even have ended while holding its lock): null, never the
+     * writer itself, which holds {@code w} but cannot release its own wait.
+     */
+    @Override
+    public G waitTargetHolder(G waiter) {
+        if (waiter != null && waiter.waitReason() == WaitReason.SYNC_RWMUTEX_LOCK) {
+            return null;
+        }
         return w.waitTargetHolder();
     }
 }

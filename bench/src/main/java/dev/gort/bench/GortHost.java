@@ -111,7 +111,7 @@ public final class GortHost implements AutoCloseable {
     private void serve() {
         sched = Scheduler.current();
         // The benchmark thread (outside the runtime) wakes goroutine 1: not a deadlock.
-        sched.externalWakers.incrementAndGet();
+        dev.gort.runtime.ExternalWaker outside = sched.externalWaker();
         started.countDown();
         for (; ; ) {
             Runnable j;
@@ -120,7 +120,7 @@ public final class GortHost implements AutoCloseable {
             }
             job = null;
             if (j == STOP) {
-                sched.externalWakers.decrementAndGet();
+                outside.close();
                 return;
             }
             try {

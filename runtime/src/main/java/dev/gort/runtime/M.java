@@ -58,10 +58,18 @@ public final class M {
             }
         }
 
-        MThread(M m, String name) {
-            super(null, m::mstart, name, 0, false);
+        MThread(M m, String name, Origin origin) {
+            // The group, daemon status, priority and context class loader are the Go.run caller's
+            // (origin), never those of whichever thread happens to create this M (another M,
+            // sysmon, an outside thread calling newproc): threads that goroutine code creates copy
+            // them from this carrier (Thread's constructor reads Thread.currentThread()).
+            // Inheritable thread-locals are not copied (a carrier's thread-locals are shared by
+            // every goroutine it runs: docs/adr/0004).
+            super(origin.group(), m::mstart, name, 0, false);
             this.m = m;
-            setDaemon(true);
+            setDaemon(origin.daemon());
+            setPriority(origin.priority());
+            setContextClassLoader(origin.contextClassLoader());
         }
 
         public M m() {
@@ -118,6 +126,19 @@ public final class M {
         }
     }
 
+    /**
+     * What every carrier of a runtime takes from the thread that started it (the caller of
+     * {@code Go.run}), so that threads created by goroutine code get what the user expects: that
+     * thread's daemon status (a non-daemon caller's program does not lose a thread a goroutine
+     * started when main returns), thread group, priority and context class loader. Immutable.
+     */
+    public record Origin(ThreadGroup group, boolean daemon, int priority, ClassLoader contextClassLoader) {
+        /** The attributes of {@code t}, which must be alive (its group is null once it ends). */
+        public static Origin of(Thread t) {
+            return new Origin(t.getThreadGroup(), t.isDaemon(), t.getPriority(), t.getContextClassLoader());
+        }
+    }
+
     /** Immutable. Go: m.id. */
     public final long id;
     /** Immutable. */
@@ -171,7 +192,7 @@ public final class M {
         this.id = id;
         this.rand = new FastRand(System.nanoTime() ^ (id * 0x9E3779B97F4A7C15L));
         this.trace = sched.trace;
-        this.thread = new MThread(this, name + "-M" + id);
+        this.thread = new MThread(this, name + "-M" + id, sched.origin);
     }
 
     /**

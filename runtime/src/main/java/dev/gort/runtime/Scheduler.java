@@ -87,7 +87,13 @@ import jdk.internal.vm.Continuation;
  *   <li>Dead Gs are not reused (a continuation runs once); {@code allgs} unlinks them.
  *   <li>{@code sched.lock} is a Java monitor; every lock is released before a continuation yields.
  *   <li>Several runtimes can live in one JVM: nothing is static; code finds its runtime through the
- *       current carrier ({@link M#current()}).
+ *       current carrier ({@link M#current()}). {@code Go.run} inside a goroutine is rejected.
+ *   <li>Carriers take the daemon status, group, priority and context class loader of the thread that
+ *       called {@link #run} ({@link M.Origin}), because threads goroutines create copy them from the
+ *       carrier; shutdown interrupts carriers still running a goroutine so that non-daemon ones do
+ *       not keep the JVM alive (docs/adr/0004).
+ *   <li>Outside threads that may wake goroutines register ({@link ExternalWaker}); checkdead counts
+ *       them as running Ms, as Go counts the extra M of a cgo callback.
  * </ul>
  *
  * <p>Go: proc.go (the whole file; functions keep Go's names)
@@ -130,6 +136,14 @@ public final class Scheduler {
     public volatile Timers timers;
     /** The idle M waiting for the next timer sleeps here. */
     final Note netpollNote = new Note();
+
+    /**
+     * The carriers' group, daemon status, priority and context class loader: those of the thread
+     * that called {@link #run} (see {@link M.Origin}). Written once by start() before M0 is created
+     * (volatile: Ms are created later by any thread, outside ones included); read by the M
+     * constructor. The constructor's thread until then.
+     */
+    volatile M.Origin origin = M.Origin.of(Thread.currentThread());
 
     /** Set once main returns or the program dies; read volatile everywhere. */
     volatile boolean exiting;
@@ -250,9 +264,17 @@ public final class Scheduler {
 
     /** Boots the runtime with {@code main} as goroutine 1 on P0, without waiting. */
     void start(Runnable main) {
+        if (M.current() != null) {
+            // The caller's carrier would block in run() without the runtime knowing (its P and its
+            // goroutine's peers stall), and the new runtime cannot see the goroutines of the outer
+            // one that could wake its main: a false deadlock. A program has one main.
+            throw new IllegalStateException(
+                    "gort: Go.run called from a goroutine: a program has one main goroutine (use Go.go)");
+        }
         if (mainG != null) {
             throw new IllegalStateException("gort: runtime already started");
         }
+        origin = M.Origin.of(Thread.currentThread()); // before any M exists
         // The runtime is whole now: JFR, the dump signal, -Dgort.jmx, -Dgort.debug.http, and
         // -Dgort.trace=<file> tracing from here.
         trace.onStart();
@@ -297,6 +319,14 @@ public final class Scheduler {
         }
         for (M mp : ms) {
             mp.park.notewakeup();
+            if (mp.curg != null && mp.thread != Thread.currentThread()) {
+                // A goroutine still on its carrier may be blocked in a Java call (Go would just
+                // exit). Carriers are as non-daemon as the caller of run (M.Origin), so such a
+                // carrier would keep the JVM alive: interrupt it, so that an interruptible call
+                // (sleep, wait, BlockingQueue.take, Lock.lockInterruptibly, NIO) ends and the
+                // carrier leaves at its next scheduling point. A late panic is dropped (gdestroy).
+                mp.thread.interrupt();
+            }
         }
         netpollNote.notewakeup();
         sched.stopnote.notewakeup();
@@ -418,6 +448,13 @@ public final class Scheduler {
     /** A G's continuation finished. Go: proc.go gdestroy (no gfput: continuations are not reusable). */
     void gdestroy(G gp) {
         allgs.remove(gp);
+        if (gp.panic != null && done.getCount() == 0) {
+            // The program has already ended (main returned, or an earlier panic or fatal error):
+            // in Go the process is gone and this goroutine never ran on. Drop it silently rather
+            // than print a panic and halt after the fact (shutdown may have interrupted it).
+            gp.panic = null;
+            return;
+        }
         if (gp.panic != null) {
             Throwable t = gp.panic;
             gp.panic = null;
@@ -969,8 +1006,9 @@ public final class Scheduler {
             return;
         }
         if (externalWakers.get() > 0) {
-            // A thread outside the runtime may ready a G or start one: it counts as a running M
-            // (its G may even sit in the global queue already, on its way to wakep).
+            // A registered thread outside the runtime (ExternalWaker) may ready a G or start one:
+            // it counts as a running M, as Go counts the extra M of a cgo callback (its G may even
+            // sit in the global queue already, on its way to wakep).
             return;
         }
         if (run < 0) {
@@ -1005,14 +1043,41 @@ public final class Scheduler {
     }
 
     /**
-     * Embedding hook: the number of threads outside this runtime that hold a handle and may still
-     * ready a goroutine ({@link #goready}) or start one ({@link #newproc}); while it is positive,
-     * checkdead does not call "all goroutines are asleep" a deadlock. Go has no such case (nothing
-     * outside the runtime can wake a G except through a syscall or the netpoller, which keep an M
-     * running). Any thread increments/decrements; checkdead reads it under sched.lock (volatile).
+     * Open {@link ExternalWaker} registrations: threads outside this runtime that may still ready a
+     * goroutine ({@link #goready}) or start one ({@link #newproc}); while it is positive, checkdead
+     * does not call "all goroutines are asleep" a deadlock. Any thread increments (externalWaker)
+     * and decrements (ExternalWaker.close), atomically; checkdead reads it under sched.lock.
      */
-    public final java.util.concurrent.atomic.AtomicInteger externalWakers =
+    private final java.util.concurrent.atomic.AtomicInteger externalWakers =
             new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Registers a thread outside this runtime that may still wake a goroutine; see
+     * {@link ExternalWaker} for the rule. Any thread; open it before the goroutines it may wake can
+     * all block, close it after its last wake-up.
+     */
+    public ExternalWaker externalWaker() {
+        externalWakers.incrementAndGet();
+        return new ExternalWaker(this);
+    }
+
+    /** Open ExternalWaker registrations (racy, for tests and observers). */
+    public int externalWakers() {
+        return externalWakers.get();
+    }
+
+    /**
+     * An ExternalWaker closed: one outside waker fewer, which can leave every M idle and every G
+     * asleep with nobody left to wake them, so check for deadlock (Go: "when increasing nmidle ...
+     * call checkdead"). Any thread.
+     */
+    void externalWakerDone() {
+        if (externalWakers.decrementAndGet() == 0 && mainStarted) {
+            synchronized (sched.lock) {
+                checkdead();
+            }
+        }
+    }
 
     // ------------------------------------------------------------------------------------------
     // GOMAXPROCS and stopping the world.

@@ -288,7 +288,7 @@ public final class Traceback {
         sb.append("\nwait-for graph:\n");
         for (java.util.Map.Entry<G, Describable> e : waits.entrySet()) {
             G gp = e.getKey();
-            G holder = holder(e.getValue());
+            G holder = holder(e.getValue(), gp);
             sb.append("  G")
                     .append(gp.goid)
                     .append(" [")
@@ -302,7 +302,7 @@ public final class Traceback {
         }
         // Chains: follow "waits on X held by H" links; a repeated goroutine closes a cycle.
         for (java.util.Map.Entry<G, Describable> e : waits.entrySet()) {
-            if (holder(e.getValue()) == null) {
+            if (holder(e.getValue(), e.getKey()) == null) {
                 continue;
             }
             StringBuilder chain = new StringBuilder("G").append(e.getKey().goid);
@@ -321,7 +321,7 @@ public final class Traceback {
                     break;
                 }
                 chain.append(" -> ").append(shortName(d));
-                G h = holder(d);
+                G h = holder(d, cur);
                 if (h == null) {
                     break;
                 }
@@ -337,9 +337,10 @@ public final class Traceback {
         return sb.toString();
     }
 
-    private static G holder(Describable d) {
+    /** Who could release {@code waiter} from {@code d} ({@link WaitTarget#waitTargetHolder(G)}), or null. */
+    private static G holder(Describable d, G waiter) {
         try {
-            return d instanceof WaitTarget t ? t.waitTargetHolder() : null;
+            return d instanceof WaitTarget t ? t.waitTargetHolder(waiter) : null;
         } catch (RuntimeException ex) {
             return null;
         }

@@ -12,4 +12,15 @@ public interface WaitTarget extends Describable {
     default G waitTargetHolder() {
         return null;
     }
+
+    /**
+     * The goroutine that could release {@code waiter}, which waits on this object, or null when no
+     * single tracked goroutine can. Differs from {@link #waitTargetHolder()} for objects whose
+     * waiters wait for different things: a writer of an {@code RWMutex} waits for the readers (not
+     * tracked), a reader for the writer. Must not name {@code waiter} unless it really holds what it
+     * waits for (a goroutine locking a Mutex it holds: a true cycle).
+     */
+    default G waitTargetHolder(G waiter) {
+        return waitTargetHolder();
+    }
 }
