@@ -287,6 +287,10 @@ public final class PollInjector {
         // One pass in code order: labels seen so far decide which branches go backwards.
         Set<LabelNode> seen = new HashSet<>();
         boolean sync = (mn.access & Opcodes.ACC_SYNCHRONIZED) != 0;
+        // A synchronized method holds its monitor from its first instruction: an entry poll would
+        // come before the monitorEnter hook (a preemption inside the monitor at depth 0), and
+        // every poll inside is refused anyway. (Its back-edges poll, counted and refused.)
+        atEntry &= !sync;
         String wrapExit = sync ? "monitorExit" : clinit ? "clinitExit" : null;
         int lockSites = 0;
         for (AbstractInsnNode in = insns.getFirst(); in != null; ) {

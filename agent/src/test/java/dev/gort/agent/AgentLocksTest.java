@@ -171,6 +171,33 @@ class AgentLocksTest {
     }
 
     /**
+     * A synchronized method that calls others gets no entry poll: it would run inside the monitor
+     * before the monitor-depth hook (a request refused inside the previous call and re-armed at
+     * its exit used to be honoured there).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void noPreemptionAtTheEntryOfASynchronizedMethod() throws Exception {
+        Method m = method("Locks", "syncSpin", long.class, long.class, AtomicLong.class, AtomicInteger.class);
+        AtomicLong ticks = new AtomicLong();
+        AtomicInteger violations = new AtomicInteger();
+        observed(
+                "synchronized method entry",
+                () -> {
+                    Scheduler rt = Scheduler.current();
+                    long base = rt.preempt.snapshot().requested();
+                    long deadline = System.nanoTime() + 20_000 * MS;
+                    for (int k = 0;
+                            k < 10 || (rt.preempt.snapshot().requested() < base + 3 && System.nanoTime() < deadline);
+                            k++) {
+                        call(m, ticks.get(), 3 * MS, ticks, violations);
+                    }
+                },
+                ticks,
+                violations);
+    }
+
+    /**
      * JDK code that holds a lock while it calls back into instrumented code, which no injected
      * counter sees: {@code ConcurrentHashMap.computeIfAbsent}'s bin lock around the mapping
      * function, {@code Collections.synchronizedMap}, {@code Hashtable}, and

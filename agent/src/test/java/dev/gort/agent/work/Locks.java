@@ -94,6 +94,19 @@ public final class Locks {
         return "v";
     }
 
+    /**
+     * A synchronized method that calls others: the JVM holds its monitor from the first
+     * instruction, so no poll may yield before its first line, which checks that {@code ticks}
+     * still has the value its caller read just before the call.
+     */
+    public static synchronized void syncSpin(
+            long ticksAtCall, long cpuNanos, AtomicLong ticks, AtomicInteger violations) {
+        if (ticks.get() != ticksAtCall) {
+            violations.incrementAndGet();
+        }
+        Spinners.spinCpu(cpuNanos, new AtomicLong());
+    }
+
     /** A JDK method that holds a lock while it runs {@link #observed}; by name. */
     public static void insideJdkLock(String holder, long cpuNanos, AtomicLong ticks, AtomicInteger violations) {
         switch (holder) {
