@@ -38,12 +38,22 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *   <li>{@code backedge}: {@code poll()} before every backward branch: a jump or switch with a target
  *       label already seen in code order (HotSpot's rule; complete, since fall-through only goes
  *       forward);
- *   <li>{@code entry}: {@code poll()} as the first instruction of every method;
+ *   <li>{@code entry}: {@code poll()} as the first instruction of every method (but a synchronized
+ *       one: its monitor is held from that instruction on);
  *   <li>{@code budget}: {@code budget()} at both places;
  *   <li>every strategy but {@code none}: {@code monitorEnter()} after each MONITORENTER and first in a
  *       synchronized method; {@code monitorExit()} after each MONITOREXIT, before each return of a
  *       synchronized method, and in a catch-all handler added around a synchronized method's body
- *       (it runs the hook and rethrows; the JVM releases the monitor itself).
+ *       (it runs the hook and rethrows; the JVM releases the monitor itself);
+ *   <li>every strategy but {@code none}: around each call site of a method named {@code lock},
+ *       {@code lockInterruptibly}, {@code unlock} ({@code ()V}) or {@code tryLock} ({@code ()Z},
+ *       {@code (JTimeUnit)Z}) of any owner, the receiver is kept ({@code DUP}; the timed
+ *       {@code tryLock} parks its arguments in two new locals first) and passed after the call to
+ *       {@code lockAcquired}/{@code lockReleased}/{@code lockTried}, which count it if it is a
+ *       {@code java.util.concurrent.locks.Lock} (a call that throws reaches no hook);
+ *   <li>every strategy but {@code none}: {@code <clinit>} gets {@code clinitEnter()} first and
+ *       {@code clinitExit()} on every exit (before its return and in a catch-all handler), and no
+ *       poll: a class initialiser pins the continuation and holds the class's init lock.
  * </ul>
  *
  * <p><b>Strip-mining</b> ({@code backedge} with a stride &gt; 0, the default 1024): javac's counted
@@ -63,8 +73,10 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  * {@code EXPAND_FRAMES}, so every frame is complete). The class is written with
  * {@code new ClassWriter(reader, 0)}: no frame or max computation, no class loading.
  *
- * <p><b>Never instrumented</b>: {@code <clinit>} (a yield in a class initializer is refused as
- * pinned anyway), native and abstract methods, methods with JSR/RET (class files before 51).
+ * <p><b>Never instrumented</b>: native and abstract methods, methods with JSR/RET (class files
+ * before 51). A lock call site's hook leaves existing frames valid for the same reason as a poll:
+ * its new locals are used only in straight-line code between two instructions, and no frame
+ * mentions them.
  * Methods whose transformation fails a check are reported by exception; the caller keeps the
  * original class.
  */

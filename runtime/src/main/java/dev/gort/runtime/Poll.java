@@ -28,8 +28,10 @@ import jdk.internal.vm.Continuation;
  * code keeps its request pending until its slice ends (counted as unhonoured).
  *
  * <p><b>Slow path</b> ({@link #slow}, out of line): clears its carrier's flag, drops requests
- * meant for an earlier slice, refuses (and counts) while the G holds a Java monitor or the M a
- * runtime lock, records where it happened, then yields through {@link Scheduler#gopreempt}: the G
+ * meant for an earlier slice, refuses (and counts) while the G holds a Java monitor or a counted
+ * {@code Lock}, runs a class initialiser, has a JDK frame holding a lock on its stack
+ * ({@link LockFrames}, one stack walk, only here), or while the M holds a runtime lock, records
+ * where it happened, then yields through {@link Scheduler#gopreempt}: the G
  * goes to the global queue tail and gets a new slice when it runs again (Go's
  * {@code gopreempt_m}). A continuation that cannot yield (pinned: native frame, critical section)
  * is counted by {@code onPinned} reason.
