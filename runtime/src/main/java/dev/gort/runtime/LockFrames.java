@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import jdk.internal.vm.Continuation;
 
@@ -93,13 +94,23 @@ final class LockFrames {
     private static final StackWalker WALKER =
             StackWalker.getInstance(Set.of(StackWalker.Option.RETAIN_CLASS_REFERENCE), 32);
 
+    /** The walk's body as a plain class: no lambda bootstrap inside the first preemption. */
+    private static final class Scan implements Function<Stream<StackWalker.StackFrame>, Integer> {
+        @Override
+        public Integer apply(Stream<StackWalker.StackFrame> frames) {
+            return scan(frames);
+        }
+    }
+
+    private static final Scan SCAN = new Scan();
+
     static {
-        scan(); // bootstrap the walker now, not inside the first preemption
+        scan(); // bootstrap the walker now (Poll's initialiser gets here), not inside a preemption
     }
 
     /** {@link #NONE}, {@link #JDK_LOCK} or {@link #CLINIT} for the calling goroutine's frames. */
     static int scan() {
-        return WALKER.walk(LockFrames::scan);
+        return WALKER.walk(SCAN);
     }
 
     private static int scan(Stream<StackWalker.StackFrame> frames) {

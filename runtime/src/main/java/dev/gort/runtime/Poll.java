@@ -355,6 +355,7 @@ public final class Poll {
 
     static {
         site(); // bootstrap the walker and its lambdas now, not inside the first preemption
+        LockFrames.scan(); // and the lock-frame walk (class values, reflection), likewise
     }
 
     /** "class.method" of the poll's caller, by a stack walk (polls that were not given their site). */
