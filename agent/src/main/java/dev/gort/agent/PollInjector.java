@@ -20,6 +20,7 @@ import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
 import org.objectweb.asm.tree.TableSwitchInsnNode;
 import org.objectweb.asm.tree.TryCatchBlockNode;
+import org.objectweb.asm.tree.VarInsnNode;
 import org.objectweb.asm.tree.analysis.Analyzer;
 import org.objectweb.asm.tree.analysis.AnalyzerException;
 import org.objectweb.asm.tree.analysis.BasicValue;
@@ -37,12 +38,22 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *   <li>{@code backedge}: {@code poll()} before every backward branch: a jump or switch with a target
  *       label already seen in code order (HotSpot's rule; complete, since fall-through only goes
  *       forward);
- *   <li>{@code entry}: {@code poll()} as the first instruction of every method;
+ *   <li>{@code entry}: {@code poll()} as the first instruction of every method (but a synchronized
+ *       one: its monitor is held from that instruction on);
  *   <li>{@code budget}: {@code budget()} at both places;
  *   <li>every strategy but {@code none}: {@code monitorEnter()} after each MONITORENTER and first in a
  *       synchronized method; {@code monitorExit()} after each MONITOREXIT, before each return of a
  *       synchronized method, and in a catch-all handler added around a synchronized method's body
- *       (it runs the hook and rethrows; the JVM releases the monitor itself).
+ *       (it runs the hook and rethrows; the JVM releases the monitor itself);
+ *   <li>every strategy but {@code none}: around each call site of a method named {@code lock},
+ *       {@code lockInterruptibly}, {@code unlock} ({@code ()V}) or {@code tryLock} ({@code ()Z},
+ *       {@code (JTimeUnit)Z}) of any owner, the receiver is kept ({@code DUP}; the timed
+ *       {@code tryLock} parks its arguments in two new locals first) and passed after the call to
+ *       {@code lockAcquired}/{@code lockReleased}/{@code lockTried}, which count it if it is a
+ *       {@code java.util.concurrent.locks.Lock} (a call that throws reaches no hook);
+ *   <li>every strategy but {@code none}: {@code <clinit>} gets {@code clinitEnter()} first and
+ *       {@code clinitExit()} on every exit (before its return and in a catch-all handler), and no
+ *       poll: a class initialiser pins the continuation and holds the class's init lock.
  * </ul>
  *
  * <p><b>Strip-mining</b> ({@code backedge} with a stride &gt; 0, the default 1024): javac's counted
@@ -62,8 +73,10 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  * {@code EXPAND_FRAMES}, so every frame is complete). The class is written with
  * {@code new ClassWriter(reader, 0)}: no frame or max computation, no class loading.
  *
- * <p><b>Never instrumented</b>: {@code <clinit>} (a yield in a class initializer is refused as
- * pinned anyway), native and abstract methods, methods with JSR/RET (class files before 51).
+ * <p><b>Never instrumented</b>: native and abstract methods, methods with JSR/RET (class files
+ * before 51). A lock call site's hook leaves existing frames valid for the same reason as a poll:
+ * its new locals are used only in straight-line code between two instructions, and no frame
+ * mentions them.
  * Methods whose transformation fails a check are reported by exception; the caller keeps the
  * original class.
  */
@@ -150,7 +163,7 @@ public final class PollInjector {
             if ((mn.access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0 || mn.instructions.size() == 0) {
                 continue;
             }
-            if ("<clinit>".equals(mn.name) || hasJsr(mn)) {
+            if (hasJsr(mn)) {
                 skipped++;
                 continue;
             }
@@ -214,19 +227,71 @@ public final class PollInjector {
         return owner.replace('/', '.') + "." + mn.name;
     }
 
+    /** {@code Lock} methods whose call sites are counted; see {@link #lockHook}. */
+    static final String TRY_TIMED = "(JLjava/util/concurrent/TimeUnit;)Z";
+
+    /**
+     * The hook after a call site of a {@code java.util.concurrent.locks.Lock} method, or null: any
+     * non-static call named {@code lock}/{@code lockInterruptibly}/{@code unlock} {@code ()V} or
+     * {@code tryLock} {@code ()Z}/{@code (JTimeUnit)Z}, whatever its owner (a class extending
+     * {@code ReentrantLock}, such as Guava's {@code LocalCache$Segment}, calls {@code this.lock()}
+     * with its own name as the owner); the hook gets the receiver and counts it only if it is a
+     * {@code Lock} at run time.
+     */
+    static String lockHook(AbstractInsnNode in) {
+        if (!(in instanceof MethodInsnNode m) || m.getOpcode() == Opcodes.INVOKESTATIC) {
+            return null;
+        }
+        return switch (m.name) {
+            case "lock", "lockInterruptibly" -> m.desc.equals("()V") ? "lockAcquired" : null;
+            case "unlock" -> m.desc.equals("()V") ? "lockReleased" : null;
+            case "tryLock" -> m.desc.equals("()Z") || m.desc.equals(TRY_TIMED) ? "lockTried" : null;
+            default -> null;
+        };
+    }
+
+    /**
+     * Wraps a {@code Lock} call site: the receiver is kept (DUP; the timed {@code tryLock}'s two
+     * arguments go through two new locals first) and handed to the hook after the call returns;
+     * a call that throws reaches no hook (nothing was taken, or nothing released).
+     */
+    private static void hookLockCall(MethodNode mn, MethodInsnNode call, String hook) {
+        InsnList insns = mn.instructions;
+        InsnList before = new InsnList();
+        if (call.desc.equals(TRY_TIMED)) {
+            int t = mn.maxLocals;
+            int u = t + 2;
+            mn.maxLocals += 3;
+            before.add(new VarInsnNode(Opcodes.ASTORE, u));
+            before.add(new VarInsnNode(Opcodes.LSTORE, t));
+            before.add(new InsnNode(Opcodes.DUP));
+            before.add(new VarInsnNode(Opcodes.LLOAD, t));
+            before.add(new VarInsnNode(Opcodes.ALOAD, u));
+        } else {
+            before.add(new InsnNode(Opcodes.DUP));
+        }
+        insns.insertBefore(call, before);
+        String desc = hook.equals("lockTried") ? "(Ljava/lang/Object;Z)Z" : "(Ljava/lang/Object;)V";
+        insns.insert(call, new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, hook, desc, false));
+    }
+
     /** Returns {backedge polls, entry polls, monitor hooks}. */
     private int[] instrumentMethod(String owner, MethodNode mn, boolean frames) {
         InsnList insns = mn.instructions;
+        // A class initialiser gets hooks only: a yield there is refused (pinned) anyway.
+        boolean clinit = "<clinit>".equals(mn.name);
         String pollName = strategy == PreemptStrategy.BUDGET ? "budget" : "poll";
-        boolean atBackedges = strategy == PreemptStrategy.BACKEDGE || strategy == PreemptStrategy.BUDGET;
-        boolean atEntry = strategy == PreemptStrategy.ENTRY
-                || strategy == PreemptStrategy.BUDGET
-                || (strategy == PreemptStrategy.BACKEDGE && callerEntries && callsAnother(mn));
+        boolean atBackedges = !clinit && (strategy == PreemptStrategy.BACKEDGE || strategy == PreemptStrategy.BUDGET);
+        boolean atEntry = !clinit
+                && (strategy == PreemptStrategy.ENTRY
+                        || strategy == PreemptStrategy.BUDGET
+                        || (strategy == PreemptStrategy.BACKEDGE && callerEntries && callsAnother(mn)));
         int backedges = 0;
         int entries = 0;
         int hooks = 0;
+        int maxStack = mn.maxStack;
 
-        Set<AbstractInsnNode> mined = strategy == PreemptStrategy.BACKEDGE && stride > 0
+        Set<AbstractInsnNode> mined = !clinit && strategy == PreemptStrategy.BACKEDGE && stride > 0
                 ? StripMiner.stripMine(owner, mn, stride, frames, site(owner, mn))
                 : Set.of();
         // Each strip-mined loop polls once in its outer head.
@@ -234,6 +299,12 @@ public final class PollInjector {
         // One pass in code order: labels seen so far decide which branches go backwards.
         Set<LabelNode> seen = new HashSet<>();
         boolean sync = (mn.access & Opcodes.ACC_SYNCHRONIZED) != 0;
+        // A synchronized method holds its monitor from its first instruction: an entry poll would
+        // come before the monitorEnter hook (a preemption inside the monitor at depth 0), and
+        // every poll inside is refused anyway. (Its back-edges poll, counted and refused.)
+        atEntry &= !sync;
+        String wrapExit = sync ? "monitorExit" : clinit ? "clinitExit" : null;
+        int lockSites = 0;
         for (AbstractInsnNode in = insns.getFirst(); in != null; ) {
             AbstractInsnNode next = in.getNext();
             if (in instanceof LabelNode l) {
@@ -249,32 +320,40 @@ public final class PollInjector {
                 } else if (op == Opcodes.MONITOREXIT) {
                     insns.insert(in, call("monitorExit"));
                     hooks++;
-                } else if (sync && op >= Opcodes.IRETURN && op <= Opcodes.RETURN) {
-                    insns.insertBefore(in, call("monitorExit"));
+                } else if (wrapExit != null && op >= Opcodes.IRETURN && op <= Opcodes.RETURN) {
+                    insns.insertBefore(in, call(wrapExit));
+                    hooks++;
+                } else if (lockHook(in) instanceof String hook) {
+                    hookLockCall(mn, (MethodInsnNode) in, hook);
+                    lockSites++;
                     hooks++;
                 }
             }
             in = next;
         }
-        if (sync) {
-            // monitorEnter first, then the body in a catch-all whose handler runs monitorExit and
-            // rethrows. The handler entry goes last in the exception table, so it only sees what
-            // the method's own handlers let through.
+        if (wrapExit != null) {
+            // monitorEnter (clinitEnter) first, then the body in a catch-all whose handler runs
+            // monitorExit (clinitExit) and rethrows. The handler entry goes last in the exception
+            // table, so it only sees what the method's own handlers let through.
             LabelNode start = new LabelNode();
             LabelNode end = new LabelNode();
             LabelNode handler = new LabelNode();
             insns.insert(start);
-            insns.insert(call("monitorEnter"));
+            insns.insert(call(sync ? "monitorEnter" : "clinitEnter"));
             insns.add(end);
             insns.add(handler);
             if (frames) {
                 insns.add(new FrameNode(Opcodes.F_NEW, 0, new Object[0], 1, new Object[] {"java/lang/Throwable"}));
             }
-            insns.add(call("monitorExit"));
+            insns.add(call(wrapExit));
             insns.add(new InsnNode(Opcodes.ATHROW));
             mn.tryCatchBlocks.add(new TryCatchBlockNode(start, end, handler, null));
             mn.maxStack = Math.max(mn.maxStack, 1);
             hooks += 2;
+        }
+        if (lockSites > 0) {
+            // A lock call site keeps its receiver below the call's arguments (one more slot).
+            mn.maxStack = Math.max(mn.maxStack, maxStack + 1);
         }
         if (atEntry) {
             insns.insert(pollAt(pollName, site(owner, mn))); // first, so loop headers at offset 0 stay after it
@@ -284,7 +363,7 @@ public final class PollInjector {
             // The site string is pushed right before each poll, maybe above a branch's operands.
             mn.maxStack += 1;
         }
-        if ((sync || verify) && backedges + entries + hooks > 0) {
+        if ((wrapExit != null || lockSites > 0 || verify) && backedges + entries + hooks > 0) {
             try {
                 new Analyzer<BasicValue>(new BasicVerifier()).analyze(owner, mn);
             } catch (AnalyzerException e) {

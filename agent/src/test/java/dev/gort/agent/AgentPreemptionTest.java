@@ -229,6 +229,10 @@ class AgentPreemptionTest {
         Scheduler s = newScheduler(1);
         AtomicLong shortStart = new AtomicLong();
         AtomicLong unlockedAt = new AtomicLong();
+        // Warm the reflective call up first: its first use (method-handle spinning, class loading)
+        // can outlast a slice on a loaded machine, and the request would then be honoured at the
+        // method's entry, before the monitor.
+        call(spin, null, new Object(), 0L, new AtomicLong());
         s.run(() -> {
             GoSema done = new GoSema(0);
             Scheduler rt = Scheduler.current();

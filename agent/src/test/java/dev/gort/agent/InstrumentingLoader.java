@@ -15,8 +15,11 @@ import org.objectweb.asm.util.CheckClassAdapter;
  * {@link CheckClassAdapter} before the JVM's own verifier sees it at define time.
  */
 final class InstrumentingLoader extends ClassLoader {
-    private final String prefix;
+    private final java.util.List<String> prefixes;
     private final GortTransformer transformer;
+    /** Check each rewritten class with {@link CheckClassAdapter} (slow for whole libraries). */
+    private final boolean check;
+
     final AtomicInteger transformed = new AtomicInteger();
 
     InstrumentingLoader(String prefix, PreemptStrategy strategy) {
@@ -26,13 +29,34 @@ final class InstrumentingLoader extends ClassLoader {
     /** {@code stride}: the back-edge strip length ({@link StripMiner}; 0 = a poll at every back-edge). */
     InstrumentingLoader(String prefix, PreemptStrategy strategy, int stride) {
         super("gort-" + strategy.id() + "-" + stride, InstrumentingLoader.class.getClassLoader());
-        this.prefix = prefix;
+        this.prefixes = java.util.List.of(prefix);
         this.transformer = new GortTransformer(strategy, true, java.util.List.of(), java.util.List.of(), stride, true);
+        this.check = true;
+    }
+
+    /**
+     * Whole libraries (several package prefixes), rewritten as the agent would (no extra
+     * verification: the JVM verifies what it defines).
+     */
+    InstrumentingLoader(java.util.List<String> prefixes, PreemptStrategy strategy) {
+        super("gort-libs-" + strategy.id(), InstrumentingLoader.class.getClassLoader());
+        this.prefixes = prefixes;
+        this.transformer = new GortTransformer(strategy);
+        this.check = false;
+    }
+
+    private boolean mine(String name) {
+        for (String p : prefixes) {
+            if (name.startsWith(p)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-        if (!name.startsWith(prefix)) {
+        if (!mine(name)) {
             return super.loadClass(name, resolve);
         }
         synchronized (getClassLoadingLock(name)) {
@@ -41,7 +65,9 @@ final class InstrumentingLoader extends ClassLoader {
                 byte[] b = read(name);
                 byte[] t = transformer.transform(name.replace('.', '/'), b);
                 if (t != null) {
-                    check(t);
+                    if (check) {
+                        check(t);
+                    }
                     transformed.incrementAndGet();
                     b = t;
                 }

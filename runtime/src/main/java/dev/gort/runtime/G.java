@@ -128,8 +128,34 @@ public final class G {
      */
     volatile M parkedOn;
 
-    /** Java-monitor depth maintained by instrumented code (preemption must not happen inside). Plain, own G. */
+    /**
+     * Depth of carrier-owned locks held, maintained by instrumented code: Java monitors
+     * ({@link Poll#monitorEnter}) plus the {@code java.util.concurrent.locks.Lock}s counted at their
+     * call sites ({@link Poll#lockAcquired}, also in {@link #lockDepth}). Neither preemption nor a
+     * park may yield while it is non-zero (the lock belongs to the carrier thread). Plain, own G.
+     */
     public int monitorDepth;
+
+    /**
+     * The part of {@link #monitorDepth} that is {@code Lock}s (lock/tryLock/lockInterruptibly call
+     * sites minus unlock call sites, clamped at 0 on its own so that an unlock of a lock taken in
+     * uninstrumented code cannot eat a monitor's count). Plain, own G.
+     */
+    public int lockDepth;
+
+    /**
+     * Instrumented class initialisers running on this G ({@link Poll#clinitEnter}); a class
+     * initialiser pins the continuation and holds the class's init lock, so the G may neither be
+     * preempted nor wait for a P while it runs. Plain, own G.
+     */
+    public int clinitDepth;
+
+    /**
+     * A poll found this G in a syscall state inside a class initialiser and left it there rather
+     * than wait for a P ({@link Poll}); the last {@link Poll#clinitExit} re-arms its carrier's
+     * request so that the next poll outside the initialiser exits the syscall. Plain, own G.
+     */
+    boolean syscallExitDeferred;
 
     /** nanotime this G last became runnable (for scheduling latency); written by whoever readies it. */
     long runnableSince;

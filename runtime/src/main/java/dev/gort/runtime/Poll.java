@@ -2,6 +2,7 @@ package dev.gort.runtime;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.Lock;
 import jdk.internal.vm.Continuation;
 
 /**
@@ -27,8 +28,10 @@ import jdk.internal.vm.Continuation;
  * code keeps its request pending until its slice ends (counted as unhonoured).
  *
  * <p><b>Slow path</b> ({@link #slow}, out of line): clears its carrier's flag, drops requests
- * meant for an earlier slice, refuses (and counts) while the G holds a Java monitor or the M a
- * runtime lock, records where it happened, then yields through {@link Scheduler#gopreempt}: the G
+ * meant for an earlier slice, refuses (and counts) while the G holds a Java monitor or a counted
+ * {@code Lock}, runs a class initialiser, has a JDK frame holding a lock on its stack
+ * ({@link LockFrames}, one stack walk, only here), or while the M holds a runtime lock, records
+ * where it happened, then yields through {@link Scheduler#gopreempt}: the G
  * goes to the global queue tail and gets a new slice when it runs again (Go's
  * {@code gopreempt_m}). A continuation that cannot yield (pinned: native frame, critical section)
  * is counted by {@code onPinned} reason.
@@ -140,17 +143,96 @@ public final class Poll {
         if (mp != null) {
             G gp = mp.curg;
             if (gp != null) {
-                int d = gp.monitorDepth - 1;
-                if (d <= 0) {
-                    // Clamped: an exception edge we could not see (e.g. a StackOverflowError inside
-                    // the hook) must not leave the G unpreemptible forever, nor negative.
-                    gp.monitorDepth = 0;
-                    if (gp.preemptRequested() && mp.thread.rearmPreempt()) {
-                        mp.sched.preempt.rearmed.incrementAndGet();
-                    }
-                } else {
-                    gp.monitorDepth = d;
+                release(mp, gp);
+            }
+        }
+    }
+
+    /** One carrier-owned lock fewer; on the last one, re-arms a refused request (Go: releasem). */
+    private static void release(M mp, G gp) {
+        int d = gp.monitorDepth - 1;
+        if (d <= 0) {
+            // Clamped: an exception edge we could not see (e.g. a StackOverflowError inside
+            // the hook) must not leave the G unpreemptible forever, nor negative.
+            gp.monitorDepth = 0;
+            gp.lockDepth = 0;
+            if (gp.preemptRequested() && mp.thread.rearmPreempt()) {
+                mp.sched.preempt.rearmed.incrementAndGet();
+            }
+        } else {
+            gp.monitorDepth = d;
+        }
+    }
+
+    /**
+     * After a call of {@code lock()} or {@code lockInterruptibly()} on {@code lock} returned (the
+     * agent passes the receiver of every such call; only {@link Lock}s count). A {@code Lock}
+     * belongs to the carrier thread ({@code ReentrantLock}, both locks of a
+     * {@code ReentrantReadWriteLock}): counted like a monitor, so that neither preemption nor a park
+     * yields while it is held (a park then parks in place: {@link Scheduler#gopark}). Every
+     * {@code Lock} counts, also those that no thread owns: for them this only delays preemption.
+     */
+    public static void lockAcquired(Object lock) {
+        if (lock instanceof Lock) {
+            M mp = M.current();
+            G gp = mp == null ? null : mp.curg;
+            if (gp != null) {
+                gp.lockDepth++;
+                gp.monitorDepth++;
+            }
+        }
+    }
+
+    /** After {@code tryLock()} / {@code tryLock(long, TimeUnit)} returned {@code ok}: counts a success. */
+    public static boolean lockTried(Object lock, boolean ok) {
+        if (ok) {
+            lockAcquired(lock);
+        }
+        return ok;
+    }
+
+    /**
+     * After a call of {@code unlock()} on {@code lock} returned (one that threw released nothing).
+     * An unlock of a lock that no counted call took (taken in uninstrumented code) changes nothing.
+     */
+    public static void lockReleased(Object lock) {
+        if (lock instanceof Lock) {
+            M mp = M.current();
+            G gp = mp == null ? null : mp.curg;
+            if (gp != null && gp.lockDepth > 0) {
+                gp.lockDepth--;
+                release(mp, gp);
+            }
+        }
+    }
+
+    /** First in an instrumented class initialiser ({@code <clinit>}). */
+    public static void clinitEnter() {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp != null) {
+            gp.clinitDepth++;
+        }
+    }
+
+    /**
+     * On every exit of an instrumented class initialiser. After the last one, a request refused
+     * (or a syscall exit deferred) inside it is re-armed, so that the next poll honours it.
+     */
+    public static void clinitExit() {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp != null) {
+            int d = gp.clinitDepth - 1;
+            if (d <= 0) {
+                gp.clinitDepth = 0; // clamped, as monitorExit
+                boolean deferred = gp.syscallExitDeferred && gp.readgstatusNoScan() == G._Gsyscall;
+                gp.syscallExitDeferred = false;
+                if ((deferred || gp.preemptRequested()) && mp.thread.rearmPreempt()) {
+                    mp.sched.preempt.rearmed.incrementAndGet();
                 }
+            } else {
+                gp.clinitDepth = d;
             }
         }
     }
@@ -176,7 +258,18 @@ public final class Poll {
         }
         if (gp.readgstatusNoScan() == G._Gsyscall) {
             // Raised by Retake.retakeBlocked: sysmon took this carrier's P while it was blocked in
-            // user code. Exit that "syscall" (get a P back, maybe on another M) and carry on.
+            // user code. Exit that "syscall" (get a P back, maybe on another M) and carry on;
+            // but not inside a class initialiser: the G cannot leave its carrier there, so with
+            // no idle P it would wait for one, while the Ms holding every P may be waiting for
+            // this very class (a wait that looks RUNNABLE: sysmon never retakes them). It runs on
+            // without a P, as in a syscall, until a poll after the initialiser (clinitExit
+            // re-arms it), its next gort call or its end.
+            if (gp.clinitDepth != 0 || LockFrames.scan() == LockFrames.CLINIT) {
+                gp.syscallExitDeferred = true;
+                mp.sched.preempt.syscallExitsDeferred.incrementAndGet();
+                return;
+            }
+            gp.syscallExitDeferred = false;
             Syscalls.exitsyscall();
             return;
         }
@@ -212,7 +305,7 @@ public final class Poll {
         if (pp == null || (pp.runq.runqempty() && mp.sched.sched.runq.empty())) {
             return;
         }
-        if (gp.monitorDepth != 0 || mp.locks != 0) {
+        if (gp.monitorDepth != 0 || gp.clinitDepth != 0 || mp.locks != 0 || LockFrames.scan() != LockFrames.NONE) {
             return; // the budget strategy does not count refusals: sysmon's requests do
         }
         if (Scheduler.gopreempt()) {
@@ -224,12 +317,24 @@ public final class Poll {
 
     private static void tryPreempt(M mp, G gp, Preempt pr, long requestedAt, long sliceWhen, String knownSite) {
         if (gp.monitorDepth != 0) {
-            // G.preempt stays set: monitorExit re-arms the request when the last monitor is released.
-            pr.refusedMonitor.incrementAndGet();
+            // G.preempt stays set: monitorExit / lockReleased re-arm the request when the last
+            // monitor or lock is released.
+            (gp.monitorDepth > gp.lockDepth ? pr.refusedMonitor : pr.refusedLock).incrementAndGet();
+            return;
+        }
+        if (gp.clinitDepth != 0) {
+            pr.refusedClinit.incrementAndGet(); // clinitExit re-arms it
             return;
         }
         if (mp.locks != 0) {
             pr.refusedRuntimeLock.incrementAndGet();
+            return;
+        }
+        int frames = LockFrames.scan();
+        if (frames != LockFrames.NONE) {
+            // A JDK frame holds a lock around our caller, or an uninstrumented class initialiser
+            // runs: nothing tells us when it ends, so G.preempt stays set and sysmon asks again.
+            (frames == LockFrames.CLINIT ? pr.refusedClinit : pr.refusedJdkLock).incrementAndGet();
             return;
         }
         String site = !pr.recordSites ? null : knownSite != null ? knownSite : site();
@@ -250,6 +355,7 @@ public final class Poll {
 
     static {
         site(); // bootstrap the walker and its lambdas now, not inside the first preemption
+        LockFrames.scan(); // and the lock-frame walk (class values, reflection), likewise
     }
 
     /** "class.method" of the poll's caller, by a stack walk (polls that were not given their site). */

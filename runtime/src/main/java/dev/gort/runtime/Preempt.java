@@ -18,7 +18,8 @@ import org.HdrHistogram.Histogram;
  * at most a few thousand times per second, so Agrona's padded counters would not earn their place.
  *
  * <p>Accounting identity (modulo requests still pending):
- * {@code requested = honoured + refused(monitor, pinned, runtime lock) + stale + unhonoured}.
+ * {@code requested = honoured + refused(monitor, pinned, runtime lock, lock, JDK lock, clinit) + stale +
+ * unhonoured}.
  *
  * <p>Go: runtime/metrics has no preemption metrics; these follow preemption-strategies.md §8.
  */
@@ -47,6 +48,10 @@ public final class Preempt {
     final AtomicLong honoured = new AtomicLong();
     final AtomicLong refusedMonitor = new AtomicLong();
     final AtomicLong refusedRuntimeLock = new AtomicLong();
+    final AtomicLong refusedLock = new AtomicLong();
+    final AtomicLong refusedJdkLock = new AtomicLong();
+    final AtomicLong refusedClinit = new AtomicLong();
+    final AtomicLong syscallExitsDeferred = new AtomicLong();
     final AtomicLong stale = new AtomicLong();
     final AtomicLong unhonoured = new AtomicLong();
     final AtomicLong budgetYields = new AtomicLong();
@@ -146,6 +151,10 @@ public final class Preempt {
                 refusedMonitor.get(),
                 pinnedTotal,
                 refusedRuntimeLock.get(),
+                refusedLock.get(),
+                refusedJdkLock.get(),
+                refusedClinit.get(),
+                syscallExitsDeferred.get(),
                 stale.get(),
                 unhonoured.get(),
                 budgetYields.get(),

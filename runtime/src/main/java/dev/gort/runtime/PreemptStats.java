@@ -15,6 +15,14 @@ import org.HdrHistogram.Histogram;
  * @param refusedPinned       the continuation refused to yield ({@code onPinned}); by reason in
  *                            {@code pinnedByReason} ({@code NATIVE}, {@code MONITOR}, {@code CRITICAL_SECTION})
  * @param refusedRuntimeLock  the M held a runtime lock (Go's m.locks)
+ * @param refusedLock         the G held a {@code java.util.concurrent.locks.Lock} counted at its
+ *                            call sites ({@code G.lockDepth}); re-armed at the last unlock
+ * @param refusedJdkLock      a JDK frame on the G's stack holds a lock around the polling code
+ *                            ({@code CHM.computeIfAbsent}, {@code StringBuffer.append(Object)}, ...);
+ *                            retried at sysmon's next request
+ * @param refusedClinit       a class initialiser runs on the G (counted, or found on its stack)
+ * @param syscallExitsDeferred polls that found the G in a (sysmon-made) syscall inside a class
+ *                            initialiser and left it there instead of waiting for a P
  * @param stale               the request was meant for a G that had already left the carrier
  * @param unhonoured          the G left the carrier (parked, ended, yielded) before reaching a poll:
  *                            never honoured; with strategy {@code none} every request ends here
@@ -37,6 +45,10 @@ public record PreemptStats(
         long refusedMonitor,
         long refusedPinned,
         long refusedRuntimeLock,
+        long refusedLock,
+        long refusedJdkLock,
+        long refusedClinit,
+        long syscallExitsDeferred,
         long stale,
         long unhonoured,
         long budgetYields,
@@ -75,7 +87,9 @@ public record PreemptStats(
     public String toString() {
         return "preempt[" + strategy.id() + "] requested=" + requested + " honoured=" + honoured
                 + " refused{monitor=" + refusedMonitor + " pinned=" + refusedPinned + pinnedByReason
-                + " runtimeLock=" + refusedRuntimeLock + "} stale=" + stale + " unhonoured=" + unhonoured
+                + " runtimeLock=" + refusedRuntimeLock + " lock=" + refusedLock + " jdkLock=" + refusedJdkLock
+                + " clinit=" + refusedClinit + "} syscallExitsDeferred=" + syscallExitsDeferred + " stale=" + stale
+                + " unhonoured=" + unhonoured
                 + " budgetYields=" + budgetYields + " rearmed=" + rearmed + " spurious=" + spuriousPolls
                 + " request->yield{" + requestToYield + "} overrun{" + sliceOverrun + "}";
     }

@@ -642,8 +642,8 @@ public final class Scheduler {
     }
 
     /**
-     * Yields the current G for preemption if it may be preempted here (no Java monitor held, no
-     * runtime lock); called by the injected poll's slow path. Returns true if it yielded.
+     * Yields the current G for preemption if it may be preempted here (no Java monitor or counted
+     * {@code Lock} held, no class initialiser running, no runtime lock); called by the injected poll's slow path. Returns true if it yielded.
      *
      * <p>Go: preempt.go / stack.go newstack's preemption branch, gopreempt_m
      */
@@ -662,7 +662,9 @@ public final class Scheduler {
         }
         M mp = gp.m;
         Scheduler s = gp.sched;
-        if (mp.locks != 0 || gp.monitorDepth != 0) {
+        // monitorDepth also counts the java.util.concurrent locks seen at their call sites; a
+        // class initialiser pins the G and holds its class's init lock (Poll, LockFrames).
+        if (mp.locks != 0 || gp.monitorDepth != 0 || gp.clinitDepth != 0) {
             s.stats.preemptRefusedLocked.incrementAndGet();
             return false;
         }

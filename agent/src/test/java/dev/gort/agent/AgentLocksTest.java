@@ -1,0 +1,305 @@
+package dev.gort.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gort.runtime.GoSema;
+import dev.gort.runtime.PreemptStats;
+import dev.gort.runtime.PreemptStrategy;
+import dev.gort.runtime.Scheduler;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Issue 12, defects 2 and 3: no preemption while the carrier thread owns a lock (a
+ * {@code java.util.concurrent} lock taken in instrumented code, or a lock the JDK holds around a
+ * callback), and none, nor a wait for a P, inside a class initialiser. The workloads in
+ * {@code dev.gort.agent.work} go through the real transformer ({@link InstrumentingLoader},
+ * {@code backedge}) and run on GOMAXPROCS=1, where a goroutine that is not preempted keeps the
+ * only P: any other goroutine that runs meanwhile proves a preemption inside the section.
+ */
+class AgentLocksTest {
+    private static final long MS = 1_000_000L;
+    /** CPU held inside each section: longer than the 10 ms slice, so sysmon asks inside it. */
+    private static final long HOLD = 25 * MS;
+
+    private static Method method(String cls, String name, Class<?>... params) throws Exception {
+        return AgentPreemptionTest.method(PreemptStrategy.BACKEDGE, cls, name, params);
+    }
+
+    private static Object call(Method m, Object... args) {
+        return AgentPreemptionTest.call(m, null, args);
+    }
+
+    /**
+     * Goroutines that each take {@code lock} twice around a CPU loop, on one P: the critical
+     * sections never overlap (a preempted holder would let the next goroutine on the same carrier
+     * re-enter the carrier-owned lock), nothing throws (a holder resumed on another carrier would
+     * get IllegalMonitorStateException from unlock), and the refused requests are honoured after
+     * the unlock.
+     */
+    private static PreemptStats contend(Method m, Lock lock) throws Exception {
+        Scheduler s = AgentPreemptionTest.newScheduler(1);
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        s.run(() -> {
+            GoSema done = new GoSema(0);
+            Scheduler rt = Scheduler.current();
+            for (int g = 0; g < 3; g++) {
+                rt.newproc(() -> {
+                    try {
+                        for (int round = 0; round < 2; round++) {
+                            call(m, lock, HOLD, inside, overlaps);
+                        }
+                    } catch (Throwable t) {
+                        failure.compareAndSet(null, t);
+                    } finally {
+                        done.release();
+                    }
+                });
+            }
+            for (int g = 0; g < 3; g++) {
+                done.acquire();
+            }
+        });
+        PreemptStats ps = s.preempt.snapshot();
+        System.out.println("contend[" + m.getName() + "/" + lock.getClass().getSimpleName() + "]: " + ps);
+        assertNull(failure.get(), () -> "a critical section failed: " + failure.get());
+        assertEquals(0, overlaps.get(), "critical sections overlapped: " + ps);
+        assertTrue(ps.refusedLock() >= 1, "no request arrived inside a lock: " + ps);
+        assertTrue(ps.rearmed() >= 1, ps.toString());
+        return ps;
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void reentrantLockHeldAcrossACpuLoopIsNeverPreempted() throws Exception {
+        contend(
+                method("Locks", "lockedSpin", Lock.class, long.class, AtomicInteger.class, AtomicInteger.class),
+                new ReentrantLock());
+    }
+
+    /** The same through {@code ReentrantLock.tryLock(timeout)} and an unlock in another method. */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void timedTryLockAndUnlockInAnotherMethodAreCounted() throws Exception {
+        contend(
+                method(
+                        "Locks",
+                        "tryLockedSpin",
+                        ReentrantLock.class,
+                        long.class,
+                        AtomicInteger.class,
+                        AtomicInteger.class),
+                new ReentrantLock());
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void reentrantReadWriteLockWriteLockIsNeverPreempted() throws Exception {
+        contend(
+                method("Locks", "lockedSpin", Lock.class, long.class, AtomicInteger.class, AtomicInteger.class),
+                new ReentrantReadWriteLock().writeLock());
+    }
+
+    /**
+     * One goroutine holds a read lock (or the JDK holds a lock around its callback) for longer
+     * than a slice while a ticker goroutine, which counts and yields in a loop, shares the only
+     * P: the ticker runs only when the holder is preempted, so its count moves inside a section
+     * only if the holder was preempted there.
+     */
+    private static PreemptStats observed(String what, Runnable section, AtomicLong ticks, AtomicInteger violations)
+            throws Exception {
+        Scheduler s = AgentPreemptionTest.newScheduler(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicInteger stop = new AtomicInteger();
+        s.run(() -> {
+            GoSema done = new GoSema(0);
+            Scheduler rt = Scheduler.current();
+            rt.newproc(() -> {
+                rt.newproc(() -> {
+                    while (stop.get() == 0) {
+                        ticks.incrementAndGet();
+                        Scheduler.gosched();
+                    }
+                    done.release();
+                });
+                try {
+                    section.run();
+                    section.run();
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                } finally {
+                    stop.set(1);
+                    done.release();
+                }
+            });
+            for (int k = 0; k < 2; k++) {
+                done.acquire();
+            }
+        });
+        PreemptStats ps = s.preempt.snapshot();
+        System.out.println("observed[" + what + "]: ticks=" + ticks.get() + " " + ps);
+        assertNull(failure.get(), () -> "the section failed: " + failure.get());
+        assertEquals(0, violations.get(), what + ": another goroutine ran inside the section: " + ps);
+        return ps;
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void reentrantReadWriteLockReadLockIsNeverPreempted() throws Exception {
+        Method m = method("Locks", "observedSpin", Lock.class, long.class, AtomicLong.class, AtomicInteger.class);
+        Lock read = new ReentrantReadWriteLock().readLock();
+        AtomicLong ticks = new AtomicLong();
+        AtomicInteger violations = new AtomicInteger();
+        PreemptStats ps = observed("readLock", () -> call(m, read, HOLD, ticks, violations), ticks, violations);
+        assertTrue(ps.refusedLock() >= 1, ps.toString());
+    }
+
+    /**
+     * A synchronized method that calls others gets no entry poll: it would run inside the monitor
+     * before the monitor-depth hook (a request refused inside the previous call and re-armed at
+     * its exit used to be honoured there).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void noPreemptionAtTheEntryOfASynchronizedMethod() throws Exception {
+        Method m = method("Locks", "syncSpin", long.class, long.class, AtomicLong.class, AtomicInteger.class);
+        AtomicLong ticks = new AtomicLong();
+        AtomicInteger violations = new AtomicInteger();
+        observed(
+                "synchronized method entry",
+                () -> {
+                    Scheduler rt = Scheduler.current();
+                    long base = rt.preempt.snapshot().requested();
+                    long deadline = System.nanoTime() + 20_000 * MS;
+                    for (int k = 0;
+                            k < 10 || (rt.preempt.snapshot().requested() < base + 3 && System.nanoTime() < deadline);
+                            k++) {
+                        call(m, ticks.get(), 3 * MS, ticks, violations);
+                    }
+                },
+                ticks,
+                violations);
+    }
+
+    /**
+     * JDK code that holds a lock while it calls back into instrumented code, which no injected
+     * counter sees: {@code ConcurrentHashMap.computeIfAbsent}'s bin lock around the mapping
+     * function, {@code Collections.synchronizedMap}, {@code Hashtable}, and
+     * {@code StringBuffer.append(Object)} around {@code toString()}.
+     */
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "ConcurrentHashMap.computeIfAbsent",
+                "synchronizedMap.computeIfAbsent",
+                "Hashtable.computeIfAbsent",
+                "StringBuffer.append(Object)"
+            })
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void noPreemptionWhileAJdkFrameHoldsALock(String holder) throws Exception {
+        Method m = method("Locks", "insideJdkLock", String.class, long.class, AtomicLong.class, AtomicInteger.class);
+        AtomicLong ticks = new AtomicLong();
+        AtomicInteger violations = new AtomicInteger();
+        PreemptStats ps = observed(holder, () -> call(m, holder, HOLD, ticks, violations), ticks, violations);
+        assertTrue(ps.refusedJdkLock() >= 1, ps.toString());
+    }
+
+    /**
+     * Defect 3: a class initialiser blocks its carrier until sysmon has retaken the only P and
+     * another goroutine, on the P's new M, waits for the same class (a wait the JVM reports as
+     * RUNNABLE, so that M is never retaken); then it runs a CPU loop whose polls find the G in
+     * sysmon's syscall state. Exiting that syscall would wait for a P forever: the poll must leave
+     * the G running without one until the initialiser is done. Bounded by the test's timeout.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aPollInsideAClassInitialiserNeverWaitsForAP() throws Exception {
+        Method prepare = method("Clinit", "prepare", CountDownLatch.class, CountDownLatch.class, long.class);
+        Method value = prepare.getDeclaringClass().getMethod("value");
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        call(prepare, entered, gate, 30 * MS);
+        Scheduler s = AgentPreemptionTest.newScheduler(1);
+        long[] got = new long[2];
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread opener = new Thread(() -> {
+            try {
+                // The initialiser is waiting; now wait (bounded) until the other goroutine's carrier
+                // waits for the class: its stack is in Clinit.value with no initialiser on it.
+                entered.await();
+                long deadline = System.nanoTime() + 20_000 * MS;
+                while (!someoneWaitsForTheClass() && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                    Thread.yield();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                gate.countDown();
+            }
+        });
+        opener.setDaemon(true);
+        opener.start();
+        s.run(() -> {
+            GoSema done = new GoSema(0);
+            Scheduler rt = Scheduler.current();
+            for (int g = 0; g < 2; g++) {
+                int gg = g;
+                rt.newproc(() -> {
+                    try {
+                        got[gg] = (long) call(value);
+                    } catch (Throwable t) {
+                        failure.compareAndSet(null, t);
+                    } finally {
+                        done.release();
+                    }
+                });
+            }
+            done.acquire();
+            done.acquire();
+        });
+        PreemptStats ps = s.preempt.snapshot();
+        System.out.println("clinit: " + ps + " " + s.syscallStats.snapshot(s));
+        assertNull(failure.get(), () -> "initialisation failed: " + failure.get());
+        assertTrue(got[0] != 0 && got[0] == got[1], "both goroutines see the initialised value");
+        assertTrue(ps.syscallExitsDeferred() >= 1, "the scenario never happened: " + ps);
+    }
+
+    /** A carrier thread waits for Clinit$Slow's initialisation: in Clinit.value, with no <clinit> frame. */
+    private static boolean someoneWaitsForTheClass() {
+        for (Map.Entry<Thread, StackTraceElement[]> e :
+                Thread.getAllStackTraces().entrySet()) {
+            boolean inValue = false;
+            boolean inInit = false;
+            for (StackTraceElement f : e.getValue()) {
+                if (f.getClassName().endsWith("work.Clinit")
+                        && f.getMethodName().equals("value")) {
+                    inValue = true;
+                }
+                if (f.getMethodName().equals("<clinit>")) {
+                    inInit = true;
+                }
+            }
+            if (inValue && !inInit) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,131 @@
+package dev.gort.agent.work;
+
+import dev.gort.runtime.Scheduler;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Hashtable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Critical sections that outlast a time slice: under a {@code java.util.concurrent} lock taken in
+ * this (instrumented) code, and inside JDK code that holds a lock while it calls back into it.
+ */
+public final class Locks {
+    private Locks() {}
+
+    /**
+     * Holds {@code lock} (through the {@code Lock} interface) for {@code cpuNanos} of CPU; counts
+     * critical sections that overlapped another one in {@code overlaps}.
+     */
+    public static void lockedSpin(Lock lock, long cpuNanos, AtomicInteger inside, AtomicInteger overlaps) {
+        lock.lock();
+        try {
+            section(cpuNanos, inside, overlaps);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The same through {@code ReentrantLock}'s own methods, taken with {@code tryLock(timeout)}. */
+    public static void tryLockedSpin(ReentrantLock lock, long cpuNanos, AtomicInteger inside, AtomicInteger overlaps)
+            throws InterruptedException {
+        while (!lock.tryLock(1, TimeUnit.MILLISECONDS)) {
+            Thread.onSpinWait();
+        }
+        try {
+            section(cpuNanos, inside, overlaps);
+        } finally {
+            unlockElsewhere(lock);
+        }
+    }
+
+    /** An unlock in another method than the lock. */
+    private static void unlockElsewhere(Lock lock) {
+        lock.unlock();
+    }
+
+    private static void section(long cpuNanos, AtomicInteger inside, AtomicInteger overlaps) {
+        if (inside.incrementAndGet() != 1) {
+            overlaps.incrementAndGet();
+        }
+        hold(cpuNanos);
+        inside.decrementAndGet();
+    }
+
+    /**
+     * Uses {@code cpuNanos} of CPU, and goes on until sysmon has raised two preemption requests
+     * since it began (so the first one met a poll in here: a request is raised again only after a
+     * poll consumed the last one), within a 20 s bound. Deterministic however loaded the machine.
+     */
+    static void hold(long cpuNanos) {
+        Scheduler rt = Scheduler.current();
+        long base = rt.preempt.snapshot().requested();
+        Spinners.spinCpu(cpuNanos, new AtomicLong());
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (rt.preempt.snapshot().requested() < base + 2 && System.nanoTime() < deadline) {
+            Spinners.spinCpu(1_000_000L, new AtomicLong());
+        }
+    }
+
+    /**
+     * Holds {@code lock} for {@code cpuNanos} of CPU; counts in {@code violations} the sections
+     * during which {@code ticks} moved (another goroutine ran: on one P, only by a preemption).
+     */
+    public static void observedSpin(Lock lock, long cpuNanos, AtomicLong ticks, AtomicInteger violations) {
+        lock.lock();
+        try {
+            observed(cpuNanos, ticks, violations);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static String observed(long cpuNanos, AtomicLong ticks, AtomicInteger violations) {
+        long before = ticks.get();
+        hold(cpuNanos);
+        if (ticks.get() != before) {
+            violations.incrementAndGet();
+        }
+        return "v";
+    }
+
+    /**
+     * A synchronized method that calls others: the JVM holds its monitor from the first
+     * instruction, so no poll may yield before its first line, which checks that {@code ticks}
+     * still has the value its caller read just before the call.
+     */
+    public static synchronized void syncSpin(
+            long ticksAtCall, long cpuNanos, AtomicLong ticks, AtomicInteger violations) {
+        if (ticks.get() != ticksAtCall) {
+            violations.incrementAndGet();
+        }
+        Spinners.spinCpu(cpuNanos, new AtomicLong());
+    }
+
+    /** A JDK method that holds a lock while it runs {@link #observed}; by name. */
+    public static void insideJdkLock(String holder, long cpuNanos, AtomicLong ticks, AtomicInteger violations) {
+        switch (holder) {
+            case "ConcurrentHashMap.computeIfAbsent" ->
+                new ConcurrentHashMap<String, String>()
+                        .computeIfAbsent("k", k -> observed(cpuNanos, ticks, violations));
+            case "synchronizedMap.computeIfAbsent" ->
+                Collections.synchronizedMap(new HashMap<String, String>())
+                        .computeIfAbsent("k", k -> observed(cpuNanos, ticks, violations));
+            case "Hashtable.computeIfAbsent" ->
+                new Hashtable<String, String>().computeIfAbsent("k", k -> observed(cpuNanos, ticks, violations));
+            case "StringBuffer.append(Object)" ->
+                new StringBuffer().append(new Object() {
+                    @Override
+                    public String toString() {
+                        return observed(cpuNanos, ticks, violations);
+                    }
+                });
+            default -> throw new IllegalArgumentException(holder);
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package dev.gort.runtime;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import jdk.internal.vm.Continuation;
+
+/**
+ * The preemption slow path's look at the goroutine's own stack for locks that no injected counter
+ * sees: the JDK's code is never instrumented, yet some of it holds a lock while it calls back into
+ * user code (instrumented, so it polls). Also finds class initialisers, instrumented or not.
+ * Runs only when a preemption was requested of this very carrier (a few times per 10 ms slice at
+ * most), never on the poll's fast path.
+ *
+ * <p><b>Which JDK frames count as holding a lock</b> (a frame of a class of the bootstrap or
+ * platform loader):
+ * <ul>
+ *   <li>a {@code synchronized} method (by name: one synchronized overload marks them all):
+ *       {@code Hashtable}, {@code Properties}, {@code Vector}, {@code StringBuffer} (its
+ *       {@code append(Object)} calls {@code toString()} inside), ...;
+ *   <li>methods that run user code inside a {@code synchronized} block or a
+ *       {@code ReentrantLock}, listed in {@link #METHODS} and {@link #CLASSES}:
+ *       {@code ConcurrentHashMap}'s bin-locked {@code computeIfAbsent}, {@code compute},
+ *       {@code computeIfPresent}, {@code merge}, {@code putVal}, {@code replaceNode} (mapping
+ *       functions, {@code equals}); every method of {@code Collections.synchronized*} wrappers;
+ *       the lock-holding mutators of {@code CopyOnWriteArrayList}; every method of the
+ *       lock-based blocking queues ({@code compareTo}, {@code equals}, {@code toString} under
+ *       their lock); {@code ClassLoader.loadClass} (its class-loading lock around a user
+ *       {@code findClass}); {@code Throwable.printStackTrace}.
+ * </ul>
+ * Not covered: any other JDK {@code synchronized} block around a callback, and locks taken by
+ * uninstrumented non-JDK code ({@code -Dgort.agent.exclude}). The frames walked end at the
+ * continuation's entry: the carrier's own frames (the M's loop) hold nothing.
+ *
+ * <p>No Go equivalent: Go has no carrier-owned locks (preempt.go's {@code canPreemptM} checks the
+ * M's own locks only).
+ */
+final class LockFrames {
+    private LockFrames() {}
+
+    static final int NONE = 0;
+    /** A JDK frame that holds a lock while calling into the code that polled. */
+    static final int JDK_LOCK = 1;
+    /** A class initialiser ({@code <clinit>}) is running on this goroutine. */
+    static final int CLINIT = 2;
+
+    /** JDK methods that hold a lock around a user callback, by declaring class. */
+    static final Map<String, Set<String>> METHODS = Map.of(
+            "java.util.concurrent.ConcurrentHashMap",
+            Set.of("computeIfAbsent", "computeIfPresent", "compute", "merge", "putVal", "replaceNode"),
+            "java.util.concurrent.CopyOnWriteArrayList",
+            Set.of(
+                    "addIfAbsent",
+                    "addAllAbsent",
+                    "remove",
+                    "removeAll",
+                    "retainAll",
+                    "removeIf",
+                    "bulkRemove",
+                    "replaceAll",
+                    "replaceAllRange",
+                    "sort"),
+            "java.lang.ClassLoader",
+            Set.of("loadClass"),
+            "java.lang.Throwable",
+            Set.of("printStackTrace"));
+
+    /** JDK classes (or class-name prefixes ending in '$') every method of which counts. */
+    static final List<String> CLASSES = List.of(
+            "java.util.Collections$Synchronized",
+            "java.util.concurrent.PriorityBlockingQueue",
+            "java.util.concurrent.ArrayBlockingQueue",
+            "java.util.concurrent.LinkedBlockingQueue",
+            "java.util.concurrent.LinkedBlockingDeque",
+            "java.util.concurrent.DelayQueue");
+
+    /** Marker: every method of the class holds a lock. */
+    private static final Set<String> ALL = Set.of("*");
+
+    /** Per class: the names of its lock-holding methods (empty for non-JDK classes). */
+    private static final ClassValue<Set<String>> LOCKING = new ClassValue<>() {
+        @Override
+        protected Set<String> computeValue(Class<?> c) {
+            return lockingMethods(c);
+        }
+    };
+
+    private static final StackWalker WALKER =
+            StackWalker.getInstance(Set.of(StackWalker.Option.RETAIN_CLASS_REFERENCE), 32);
+
+    /** The walk's body as a plain class: no lambda bootstrap inside the first preemption. */
+    private static final class Scan implements Function<Stream<StackWalker.StackFrame>, Integer> {
+        @Override
+        public Integer apply(Stream<StackWalker.StackFrame> frames) {
+            return scan(frames);
+        }
+    }
+
+    private static final Scan SCAN = new Scan();
+
+    static {
+        scan(); // bootstrap the walker now (Poll's initialiser gets here), not inside a preemption
+    }
+
+    /** {@link #NONE}, {@link #JDK_LOCK} or {@link #CLINIT} for the calling goroutine's frames. */
+    static int scan() {
+        return WALKER.walk(SCAN);
+    }
+
+    private static int scan(Stream<StackWalker.StackFrame> frames) {
+        int found = NONE;
+        for (Iterator<StackWalker.StackFrame> it = frames.iterator(); it.hasNext(); ) {
+            StackWalker.StackFrame f = it.next();
+            Class<?> c = f.getDeclaringClass();
+            if (c == Continuation.class) {
+                break; // the continuation's entry: below are the carrier's frames
+            }
+            String name = f.getMethodName();
+            if ("<clinit>".equals(name)) {
+                return CLINIT; // the stronger verdict: it also forbids waiting for a P
+            }
+            if (found == NONE) {
+                Set<String> locking = LOCKING.get(c);
+                if (!locking.isEmpty() && (locking == ALL || locking.contains(name))) {
+                    found = JDK_LOCK; // keep walking: a class initialiser further down matters more
+                }
+            }
+        }
+        return found;
+    }
+
+    static boolean isJdk(Class<?> c) {
+        ClassLoader l = c.getClassLoader();
+        return l == null || l == ClassLoader.getPlatformClassLoader();
+    }
+
+    static Set<String> lockingMethods(Class<?> c) {
+        if (!isJdk(c)) {
+            return Set.of(); // instrumented (its monitors and locks are counted) or gort's own
+        }
+        String cn = c.getName();
+        for (String p : CLASSES) {
+            if (cn.equals(p) || (p.endsWith("$Synchronized") && cn.startsWith(p))) {
+                return ALL;
+            }
+        }
+        Set<String> names = new HashSet<>(METHODS.getOrDefault(cn, Set.of()));
+        try {
+            for (Method m : c.getDeclaredMethods()) {
+                if (Modifier.isSynchronized(m.getModifiers())) {
+                    names.add(m.getName());
+                }
+            }
+        } catch (LinkageError | SecurityException e) {
+            return ALL; // cannot tell: assume the worst (a refusal only delays a preemption)
+        }
+        return names.isEmpty() ? Set.of() : Set.copyOf(names);
+    }
+}
