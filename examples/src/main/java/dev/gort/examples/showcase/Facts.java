@@ -206,9 +206,16 @@ final class Facts {
         StringBuilder sb = new StringBuilder(n(p.requested(), "preemption request"));
         sb.append("; ").append(p.honoured()).append(" honoured at a yield point, ");
         sb.append(p.unhonoured()).append(" never reached one");
-        long refused = p.refusedMonitor() + p.refusedPinned() + p.refusedRuntimeLock();
+        long refused = p.refusedMonitor()
+                + p.refusedPinned()
+                + p.refusedRuntimeLock()
+                + p.refusedLock()
+                + p.refusedJdkLock()
+                + p.refusedClinit();
         if (refused > 0) {
             sb.append(", ").append(refused).append(" refused (Java monitor ").append(p.refusedMonitor());
+            sb.append(", j.u.c lock ").append(p.refusedLock()).append(", JDK lock frame ");
+            sb.append(p.refusedJdkLock()).append(", class initialiser ").append(p.refusedClinit());
             sb.append(", pinned ").append(p.refusedPinned()).append(", runtime lock ");
             sb.append(p.refusedRuntimeLock()).append(")");
         }
