@@ -10,6 +10,7 @@ import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -115,9 +116,10 @@ public final class Netpoll implements Describable {
     private final Object initLock = new Object();
     /**
      * Held by the thread in a selection operation (at most one: see the class comment). Taken with
-     * tryLock by non-blocking polls, lock by the blocking poll and netpollclose.
+     * tryLock by non-blocking polls (barging), lock by the blocking poll, and by netpollclose with
+     * a timed tryLock between breaks. Fair, so that a blocking poll queues behind a waiting close.
      */
-    private final ReentrantLock pollLock = new ReentrantLock();
+    private final ReentrantLock pollLock = new ReentrantLock(true);
     /** Goroutines parked on a descriptor (Go: netpollWaiters). Any thread, atomic. */
     private final AtomicInteger netpollWaiters = new AtomicInteger();
 
@@ -241,15 +243,26 @@ public final class Netpoll implements Describable {
             return;
         }
         pd.key.cancel();
-        if (!pollLock.tryLock()) {
-            // An M is in (or entering) a poll: break it; its selection releases the descriptor too.
+        // An M is in (or entering) a poll: break it until we get the lock. Once this thread waits
+        // in the (fair) lock's queue, a blocking poll's lock() queues behind it; until then a
+        // poller that took the lock again is broken again.
+        while (!pollLock.tryLock()) {
             breaks.incrementAndGet();
             sel.wakeup();
-            pollLock.lock();
+            try {
+                if (pollLock.tryLock(100, TimeUnit.MICROSECONDS)) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                // a carrier's interrupt status is no reason to stop (see Note); retry
+            }
         }
         G list = null;
         try {
             sel.selectNow(onReady);
+            if (sched.sched.lastpoll.get() == 0) {
+                sel.wakeup(); // re-issue a break we may have eaten (see netpoll)
+            }
             list = takeReady();
         } catch (ClosedSelectorException | IOException e) {
             // the runtime is ending: the selector released everything
@@ -610,9 +623,9 @@ public final class Netpoll implements Describable {
             return; // closed: evict wakes us (closing is re-checked after the park)
         }
         if (sched.sched.lastpoll.get() == 0) {
-            // An M is blocked in the poll with the old interest set: break it so it re-reads it.
-            breaks.incrementAndGet();
-            selector.wakeup();
+            // An M is blocked in the poll with the old interest set (or, if it blocked before the
+            // selector existed, on the Note): break it so that it polls with the new interest.
+            netpollBreak();
         }
     }
 
