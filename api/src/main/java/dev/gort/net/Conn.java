@@ -67,7 +67,7 @@ public final class Conn implements AutoCloseable {
             for (; ; ) {
                 int n;
                 try {
-                    n = ch.read(bb);
+                    n = Sys.read(ch, bb);
                 } catch (IOException x) {
                     throw fd.error("read", x);
                 }
@@ -110,7 +110,7 @@ public final class Conn implements AutoCloseable {
             bb.limit(off + len).position(off);
             for (; ; ) {
                 try {
-                    ch.write(bb);
+                    Sys.write(ch, bb);
                 } catch (IOException x) {
                     throw fd.error("write", x);
                 }
@@ -141,7 +141,7 @@ public final class Conn implements AutoCloseable {
             throw fd.error("close", Netpoll.pollErrClosing);
         }
         try {
-            ch.shutdownOutput();
+            Sys.run(ch::shutdownOutput);
         } catch (IOException x) {
             throw fd.error("close", x);
         }
@@ -153,7 +153,7 @@ public final class Conn implements AutoCloseable {
             throw fd.error("close", Netpoll.pollErrClosing);
         }
         try {
-            ch.shutdownInput();
+            Sys.run(ch::shutdownInput);
         } catch (IOException x) {
             throw fd.error("close", x);
         }
@@ -162,7 +162,7 @@ public final class Conn implements AutoCloseable {
     /** Go: (*TCPConn).SetLinger: {@code sec < 0} the default, 0 discards unsent data and resets. */
     public void setLinger(int sec) throws IOException {
         try {
-            ch.setOption(StandardSocketOptions.SO_LINGER, sec);
+            Sys.run(() -> ch.setOption(StandardSocketOptions.SO_LINGER, sec));
         } catch (IOException x) {
             throw fd.error("set", x);
         }
@@ -171,7 +171,7 @@ public final class Conn implements AutoCloseable {
     /** Go: (*TCPConn).SetNoDelay (on by default, as Go's). */
     public void setNoDelay(boolean on) throws IOException {
         try {
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, on);
+            Sys.run(() -> ch.setOption(StandardSocketOptions.TCP_NODELAY, on));
         } catch (IOException x) {
             throw fd.error("set", x);
         }

@@ -34,7 +34,7 @@ public final class Listener implements AutoCloseable {
             for (; ; ) {
                 SocketChannel c;
                 try {
-                    c = ch.accept();
+                    c = Sys.call(ch::accept);
                 } catch (IOException x) {
                     throw fd.error("accept", x);
                 }
@@ -69,20 +69,22 @@ public final class Listener implements AutoCloseable {
 
     static Listener listen(dev.gort.runtime.Scheduler s, String net, java.net.InetSocketAddress sa, Addr asked)
             throws IOException {
-        ServerSocketChannel ch = ServerSocketChannel.open();
+        ServerSocketChannel ch = Sys.call(ServerSocketChannel::open);
         try {
-            ch.configureBlocking(false);
-            // Go sets SO_REUSEADDR on listeners (net/sockopt_posix.go setDefaultListenerSockopts).
-            ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            ch.bind(sa, 0);
+            Sys.run(() -> {
+                ch.configureBlocking(false);
+                // Go sets SO_REUSEADDR on listeners (net/sockopt_posix.go setDefaultListenerSockopts).
+                ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+                ch.bind(sa, 0);
+            });
         } catch (IOException x) {
-            ch.close();
+            Sys.run(ch::close);
             throw new OpError("listen", net, null, asked, NetFD.syscallText("listen", x), x);
         }
         try {
-            return new Listener(new NetFD(s, net, ch, Addr.of(net, ch.getLocalAddress()), null));
+            return new Listener(new NetFD(s, net, ch, Addr.of(net, Sys.call(ch::getLocalAddress)), null));
         } catch (IOException x) {
-            ch.close();
+            Sys.run(ch::close);
             throw new OpError("listen", net, null, asked, NetFD.syscallText("listen", x), x);
         }
     }

@@ -57,21 +57,23 @@ public final class Net {
         String net = network(network, "dial", true);
         InetSocketAddress sa = resolve("dial", net, address, false);
         Addr raddr = Addr.of("tcp", sa);
-        SocketChannel ch = SocketChannel.open();
+        SocketChannel ch = Sys.call(SocketChannel::open);
         NetFD fd;
         try {
-            ch.configureBlocking(false);
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            Sys.run(() -> {
+                ch.configureBlocking(false);
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            });
             fd = new NetFD(s, "tcp", ch, null, raddr);
         } catch (IOException x) {
-            ch.close();
+            Sys.run(ch::close);
             throw new OpError("dial", "tcp", null, raddr, NetFD.syscallText("dial", x), x);
         }
         boolean ok = false;
         try {
             boolean connected;
             try {
-                connected = ch.connect(sa);
+                connected = Sys.call(() -> ch.connect(sa));
             } catch (IOException x) {
                 throw fd.error("dial", x);
             }
@@ -84,7 +86,7 @@ public final class Net {
                 for (; ; ) {
                     fd.await(Netpoll.MODE_WRITE, "dial");
                     try {
-                        if (ch.finishConnect()) {
+                        if (Sys.call(ch::finishConnect)) {
                             break;
                         }
                     } catch (IOException x) {
@@ -94,7 +96,7 @@ public final class Net {
                 Netpoll.pollSetDeadline(fd.pd, 0, Netpoll.MODE_WRITE);
                 fd.pd.setConnecting(false);
             }
-            fd.laddr = Addr.of("tcp", ch.getLocalAddress());
+            fd.laddr = Addr.of("tcp", Sys.call(ch::getLocalAddress));
             fd.describe();
             ok = true;
             return new Conn(fd);
@@ -115,13 +117,15 @@ public final class Net {
         String net = network(network, "listen", false);
         InetSocketAddress sa = resolve("listen", net, address, true);
         Addr asked = Addr.of("udp", sa);
-        DatagramChannel ch = DatagramChannel.open();
+        DatagramChannel ch = Sys.call(DatagramChannel::open);
         try {
-            ch.configureBlocking(false);
-            ch.bind(sa);
-            return new PacketConn(new NetFD(s, "udp", ch, Addr.of("udp", ch.getLocalAddress()), null));
+            Sys.run(() -> {
+                ch.configureBlocking(false);
+                ch.bind(sa);
+            });
+            return new PacketConn(new NetFD(s, "udp", ch, Addr.of("udp", Sys.call(ch::getLocalAddress)), null));
         } catch (IOException x) {
-            ch.close();
+            Sys.run(ch::close);
             throw new OpError("listen", "udp", null, asked, NetFD.syscallText("listen", x), x);
         }
     }
@@ -137,12 +141,18 @@ public final class Net {
 
     static Conn newConn(Scheduler s, String net, SocketChannel c) throws IOException {
         try {
-            c.configureBlocking(false);
-            c.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            return new Conn(
-                    new NetFD(s, net, c, Addr.of(net, c.getLocalAddress()), Addr.of(net, c.getRemoteAddress())));
+            Sys.run(() -> {
+                c.configureBlocking(false);
+                c.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            });
+            return new Conn(new NetFD(
+                    s,
+                    net,
+                    c,
+                    Addr.of(net, Sys.call(c::getLocalAddress)),
+                    Addr.of(net, Sys.call(c::getRemoteAddress))));
         } catch (IOException x) {
-            c.close();
+            Sys.run(c::close);
             throw new OpError("accept", net, null, null, NetFD.syscallText("accept", x), x);
         }
     }

@@ -43,7 +43,7 @@ final class NetFD {
         this.ch = ch;
         this.laddr = laddr;
         this.raddr = raddr;
-        this.pd = Netpoll.of(sched).netpollopen(ch, "");
+        this.pd = Sys.call(() -> Netpoll.of(sched).netpollopen(ch, ""));
         describe();
     }
 
@@ -188,9 +188,10 @@ final class NetFD {
         }
         pd.evict();
         try {
-            ch.close();
+            Sys.run(ch::close);
         } finally {
-            Netpoll.of(sched).netpollclose(pd);
+            // (its poll lock is a ReentrantLock: call it from a frame of its own, see Sys)
+            Sys.run(() -> Netpoll.of(sched).netpollclose(pd));
         }
     }
 }

@@ -42,7 +42,7 @@ public final class PacketConn implements AutoCloseable {
             for (; ; ) {
                 SocketAddress from;
                 try {
-                    from = ch.receive(bb);
+                    from = Sys.call(() -> ch.receive(bb));
                 } catch (IOException x) {
                     throw fd.error("read", x);
                 }
@@ -71,7 +71,7 @@ public final class PacketConn implements AutoCloseable {
             for (; ; ) {
                 int n;
                 try {
-                    n = ch.send(bb, addr.toInetSocketAddress());
+                    n = Sys.call(() -> ch.send(bb, addr.toInetSocketAddress()));
                 } catch (IOException x) {
                     throw fd.error("write", x);
                 }

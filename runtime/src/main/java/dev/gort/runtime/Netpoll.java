@@ -235,7 +235,11 @@ public final class Netpoll implements Describable {
     /**
      * The channel of {@code pd} was closed (after {@link PollDesc#evict}): runs a selection
      * operation so that the selector releases the descriptor now. Blocks the carrier only while a
-     * blocked poll returns. Go: netpoll.go poll_runtime_pollClose, netpoll_epoll.go netpollclose.
+     * blocked poll returns. Goroutine code must call it from a frame the JIT cannot inline into
+     * code that yields (it takes a {@code ReentrantLock}, which records the current thread: see
+     * runtime/HACKING.md; dev.gort.net's {@code Sys} does).
+     *
+     * <p>Go: netpoll.go poll_runtime_pollClose, netpoll_epoll.go netpollclose
      */
     public void netpollclose(PollDesc pd) {
         Selector sel = selector;
