@@ -32,7 +32,9 @@ public final class Main {
             new Example("RateLimit", "rate limiting with a ticker (and a bursty limiter)", RateLimit::main),
             new Example("Timeouts", "timeouts with select and Time.after", Timeouts::main),
             new Example("MergeSort", "a parallel merge sort: fork-join with goroutines", MergeSort::main),
-            new Example("ProducerConsumer", "producers and consumers on a buffered channel", ProducerConsumer::main));
+            new Example("ProducerConsumer", "producers and consumers on a buffered channel", ProducerConsumer::main),
+            new Example("Echo", "an echo server and 100 clients on dev.gort.net (the network poller)", Echo::main),
+            new Example("HttpServer", "a small HTTP/1.1 server (GET, keep-alive) on dev.gort.net", HttpServer::main));
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0 || isHelp(args[0])) {

@@ -186,6 +186,39 @@ class ExamplesTest {
     }
 
     @Test
+    void echoServesEveryClientOnAFewThreads() {
+        Run<List<String>> r = capture(out -> Echo.run(out, "50"));
+        assertTrue(r.lines().get(0).startsWith("50 clients, "), r.text());
+        // 50 clients x 10 lines of "client N line M\n"
+        long want = 0;
+        for (int id = 0; id < 50; id++) {
+            for (int i = 0; i < 10; i++) {
+                want += ("client " + id + " line " + i + "\n").length();
+            }
+        }
+        assertTrue(r.lines().get(0).contains(", " + want + " bytes echoed"), r.text());
+        assertEquals("server stopped", r.lines().get(1), r.text());
+    }
+
+    @Test
+    void httpServerAnswersKeptAliveRequests() {
+        Run<List<String>> r = capture(out -> HttpServer.run(out));
+        assertEquals(
+                "GET / -> HTTP/1.1 200 OK: gort: Go's scheduler, with a network poller",
+                r.lines().get(0),
+                r.text());
+        assertTrue(r.lines().get(1).startsWith("GET /hello -> HTTP/1.1 200 OK: hello from goroutine "), r.text());
+        assertEquals(
+                "GET /missing -> HTTP/1.1 404 Not Found: 404 page not found",
+                r.lines().get(2),
+                r.text());
+        assertEquals(
+                "after Connection: close, the server's side ended: read -1",
+                r.lines().get(4),
+                r.text());
+    }
+
+    @Test
     void timeoutsGiveUpOnTheSlowCallAndWaitForTheOtherOne() {
         Run<List<String>> r = capture(out -> Timeouts.run(out));
         assertEquals("timeout 1", r.lines().get(0));

@@ -735,6 +735,22 @@ public final class M {
                 }
             }
 
+            // Poll network. This netpoll is only an optimization before we resort to stealing. We
+            // can safely skip it if there are no waiters or a thread is blocked in netpoll already.
+            // If there is any kind of logical race with that blocked thread (e.g. it has already
+            // returned from netpoll, but does not set lastpoll yet), this thread will do blocking
+            // netpoll below anyway.
+            final Netpoll np = sched.netpoll;
+            if (np.netpollinited() && np.netpollAnyWaiters() && s.lastpoll.get() != 0) {
+                G list = np.netpoll(0); // non-blocking
+                if (list != null) {
+                    gp = netpollTake(np, pp, list);
+                    from = Ev.F_LOCAL;
+                    inheritTime = false;
+                    return gp;
+                }
+            }
+
             // Spinning Ms: steal work from other Ps.
             //
             // Limit the number of spinning Ms to half the number of busy Ps. This is necessary to
@@ -864,9 +880,8 @@ public final class M {
                 }
             }
 
-            // Poll until the next timer, if any (gort has no network poller: this is Go's blocking
-            // netpoll used only as a timed sleep, with netpollBreak as the early wake-up).
-            if (pollUntil != 0 && timers != null && s.lastpoll.getAndSet(0) != 0) {
+            // Poll network until next timer (before the poller exists, a timed sleep on a Note).
+            if (((np.netpollinited() && np.netpollAnyWaiters()) || pollUntil != 0) && s.lastpoll.getAndSet(0) != 0) {
                 s.pollUntil.set(pollUntil);
                 if (p != null) {
                     throw Fatal.fatal(sched, "findRunnable: netpoll with p");
@@ -874,39 +889,68 @@ public final class M {
                 if (spinning) {
                     throw Fatal.fatal(sched, "findRunnable: netpoll with spinning");
                 }
-                long delay = pollUntil - Scheduler.nanotime();
+                long delay = -1;
+                if (pollUntil != 0) {
+                    now = Scheduler.nanotime();
+                    delay = pollUntil - now;
+                    if (delay < 0) {
+                        delay = 0;
+                    }
+                }
                 if (trace.on) trace.mPark(this);
                 blocked = true;
-                // No noteclear before sleeping: a netpollBreak that raced with the lastpoll swap
-                // must not be lost (Go's break is a write to a pipe). A stale wake-up from an
-                // earlier break only costs one extra round.
-                if (delay > 0) {
-                    sched.netpollNote.notetsleep(delay);
-                }
-                sched.netpollNote.noteclear();
+                // A netpollBreak that raced with the lastpoll swap is not lost: Selector.wakeup (or
+                // the Note) makes the next poll return at once. A stale one costs one extra round.
+                G list = np.netpoll(delay); // block until new work is available
                 blocked = false;
                 if (trace.on) trace.mUnpark(this);
+                // Refresh now again, after potentially blocking.
+                now = Scheduler.nanotime();
                 s.pollUntil.set(0);
-                s.lastpoll.set(Scheduler.nanotime());
+                s.lastpoll.set(now);
                 P pp2;
                 synchronized (s.lock) {
-                    pp2 = sched.pidleget(0);
+                    pp2 = sched.pidleget(now);
                 }
-                if (pp2 != null) {
+                if (pp2 == null) {
+                    np.injectglist(list);
+                } else {
                     acquirep(pp2);
+                    if (list != null) {
+                        gp = netpollTake(np, pp2, list);
+                        from = Ev.F_LOCAL;
+                        inheritTime = false;
+                        return gp;
+                    }
                     if (wasSpinning) {
                         becomeSpinning();
                     }
                     continue top;
                 }
-            } else if (pollUntil != 0 && timers != null) {
-                long pu = s.pollUntil.get();
-                if (pu == 0 || pu > pollUntil) {
+            } else if (pollUntil != 0) { // gort: also before init (the Note sleeper)
+                long pollerPollUntil = s.pollUntil.get();
+                if (pollerPollUntil == 0 || pollerPollUntil > pollUntil) {
                     sched.netpollBreak();
                 }
             }
             stopm();
         }
+    }
+
+    /**
+     * findRunnable's share of a netpoll result: the first goroutine runs here (Go: list.pop(),
+     * casgstatus, traceGoUnpark), the rest is injected. Traced as an unblock onto this P by no
+     * goroutine (the poller), then a start from it.
+     */
+    private G netpollTake(Netpoll np, P pp, G list) {
+        G gp = list;
+        G rest = gp.schedlink;
+        gp.schedlink = null;
+        np.injectglist(rest);
+        np.netpollAdjustWaiters(-1);
+        gp.casgstatus(G._Gwaiting, G._Grunnable);
+        if (trace.on) trace.goUnblock(this, pp, gp, Ev.W_LOCAL);
+        return gp;
     }
 
     // stealWork's extra results (Go returns a tuple). Owner only, plain.

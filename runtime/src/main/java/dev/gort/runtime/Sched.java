@@ -54,7 +54,7 @@ final class Sched {
     /** sysmon is deep-sleeping: written under lock, read volatile (lock-free pre-check). Go: sched.sysmonwait. */
     volatile boolean sysmonwait;
 
-    /** lastpoll != 0 means nobody blocks in "netpoll" (gort: the timed idle wait). Go: sched.lastpoll. */
+    /** lastpoll != 0 means nobody blocks in netpoll; else when the last poll ended (nanotime). Go: sched.lastpoll. */
     final AtomicLong lastpoll = new AtomicLong(1);
     /** When the M blocked in netpoll will wake; Go: sched.pollUntil. */
     final AtomicLong pollUntil = new AtomicLong();

@@ -82,8 +82,10 @@ import jdk.internal.vm.Continuation;
  *       a whole back-off step past it (Go's slice can run 15 ms when the step is 10 ms).
  *   <li>A "syscall" is any Java call that blocks its carrier: explicit {@code Syscall.block} calls,
  *       and carriers sysmon sees blocked while holding a P.
- *   <li>No GC, no network poller: gort's "netpoll" is only the timed sleep of the one idle M that
- *       waits for the next timer (with {@code netpollBreak} to wake it early).
+ *   <li>No GC. The network poller ({@link Netpoll}) is a Java {@code Selector}, level-triggered
+ *       where Go's epoll is edge-triggered: interest is armed when a goroutine parks and disarmed
+ *       when reported; until the first network use the last idle M sleeps until the next timer on
+ *       a Note (Go creates the poller at the first timer).
  *   <li>Dead Gs are not reused (a continuation runs once); {@code allgs} unlinks them.
  *   <li>{@code sched.lock} is a Java monitor; every lock is released before a continuation yields.
  *   <li>Several runtimes can live in one JVM: nothing is static; code finds its runtime through the
@@ -134,8 +136,10 @@ public final class Scheduler {
 
     /** The per-P timer heaps ({@link TimerHeaps}), installed by the constructor; null = no timers. */
     public volatile Timers timers;
-    /** The idle M waiting for the next timer sleeps here. */
+    /** Before the network poller exists, the idle M waiting for the next timer sleeps here. */
     final Note netpollNote = new Note();
+    /** The network poller (its selector is opened at the first network use). Immutable. */
+    public final Netpoll netpoll = new Netpoll(this);
 
     /**
      * The carriers' group, daemon status, priority and context class loader: those of the thread
@@ -328,7 +332,8 @@ public final class Scheduler {
                 mp.thread.interrupt();
             }
         }
-        netpollNote.notewakeup();
+        netpollBreak();
+        netpoll.close();
         sched.stopnote.notewakeup();
         sysmon.stop();
         Runnable h = shutdownHook;
@@ -990,7 +995,7 @@ public final class Scheduler {
 
     /** Go: netpoll.go netpollBreak. */
     void netpollBreak() {
-        netpollNote.notewakeup();
+        netpoll.netpollBreak();
     }
 
     /**
@@ -1011,6 +1016,12 @@ public final class Scheduler {
             // A registered thread outside the runtime (ExternalWaker) may ready a G or start one:
             // it counts as a running M, as Go counts the extra M of a cgo callback (its G may even
             // sit in the global queue already, on its way to wakep).
+            return;
+        }
+        if (netpoll.netpollAnyWaiters() && run == 0) {
+            // gort: a goroutine parked on the network can be woken by the poller. In Go the M
+            // blocked in netpoll is not idle (run > 0); gort's is not either, and this also covers
+            // the moment it has returned from the poll and not yet taken a P.
             return;
         }
         if (run < 0) {

@@ -20,7 +20,7 @@ import java.util.function.LongConsumer;
  * seen start (see the loop), so a slice ends within a wake-up's jitter of 10 ms instead of up to
  * one back-off step later.
  *
- * <p>Not ported: netpoll (gort has none), the forced GC, the scavenger, GOMAXPROCS updates. The
+ * <p>Not ported: the forced GC, the scavenger, GOMAXPROCS updates. The
  * sleep uses {@code LockSupport.parkNanos}, as Go's {@code usleep} is subject to the kernel's
  * timer slack (about 50 µs on Linux), so the shortest real period is ~60-80 µs on both. No Agrona
  * idle strategy: the sleep policy is Go's exact back-off, and spinning or yielding would burn a
@@ -231,6 +231,25 @@ public final class Sysmon {
                 // sched.lock or sysmonlock above.
                 now = System.nanoTime();
                 rounds++;
+                // poll network if not polled for more than 10ms
+                Netpoll np = s.netpoll;
+                long lastpoll = sc.lastpoll.get();
+                long pnow = Scheduler.nanotime(); // lastpoll's clock
+                if (np.netpollinited() && lastpoll != 0 && lastpoll + 10_000_000L < pnow) {
+                    sc.lastpoll.compareAndSet(lastpoll, pnow);
+                    G list = np.netpoll(0); // non-blocking - returns list of goroutines
+                    if (list != null) {
+                        // Need to decrement number of idle locked M's (pretending that one more is
+                        // running) before injectglist. Otherwise it can lead to the following
+                        // situation: injectglist grabs all P's but before it starts M's to run the
+                        // P's, another M returns from syscall, finishes running its G, observes
+                        // that there is no work to do and no other running M's and reports
+                        // deadlock.
+                        s.incidlelocked(-1);
+                        np.injectglist(list);
+                        s.incidlelocked(1);
+                    }
+                }
                 // retake P's blocked in syscalls and preempt long running G's
                 if (retake(now) != 0) {
                     idle = 0;

@@ -1,0 +1,21 @@
+package dev.gort.net;
+
+/**
+ * A read, write, accept or dial whose deadline expired: {@code read tcp
+ * 127.0.0.1:8080->127.0.0.1:51234: i/o timeout}. The type to catch where Go tests
+ * {@code errors.Is(err, os.ErrDeadlineExceeded)} or {@code err.(net.Error).Timeout()}.
+ *
+ * <p>Go: os/error.go ErrDeadlineExceeded, internal/poll DeadlineExceededError
+ */
+public final class DeadlineExceededException extends OpError {
+    private static final long serialVersionUID = 1L;
+
+    DeadlineExceededException(String op, String net, Addr source, Addr addr) {
+        super(op, net, source, addr, TIMEOUT, null);
+    }
+
+    @Override
+    public boolean timeout() {
+        return true;
+    }
+}

@@ -1,0 +1,325 @@
+package dev.gort.net;
+
+import dev.gort.Syscall;
+import dev.gort.runtime.Netpoll;
+import dev.gort.runtime.Scheduler;
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.net.UnknownHostException;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+
+/**
+ * Go's {@code net} package on gort's network poller: sockets whose I/O parks the goroutine, so a
+ * server with 10,000 connections needs GOMAXPROCS carrier threads, not 10,000.
+ *
+ * <pre>{@code
+ * Listener ln = Net.listen("tcp", "127.0.0.1:0");
+ * Go.go(() -> { Conn c = ln.accept(); ... });
+ * Conn c = Net.dial("tcp", ln.addr().toString());
+ * }</pre>
+ *
+ * <p>Networks: {@code tcp}, {@code tcp4}, {@code tcp6}, {@code udp}, {@code udp4}, {@code udp6}.
+ * Addresses are Go's {@code host:port} ({@code [::1]:80}; an empty host listens on every address
+ * and dials the local system). Host names are resolved by the JDK's blocking resolver inside
+ * {@link Syscall#block} (the P is handed off if it blocks long, as for Go's cgo resolver); IP
+ * literals need no lookup. Every call must come from a goroutine.
+ *
+ * <p>Go: net/dial.go Dial, DialTimeout, Listen, ListenPacket; net/ipsock.go SplitHostPort
+ */
+public final class Net {
+    private Net() {}
+
+    /** Go: net.Listen. */
+    public static Listener listen(String network, String address) throws IOException {
+        Scheduler s = NetFD.sched("Listen");
+        String net = network(network, "listen", true);
+        InetSocketAddress sa = resolve("listen", net, address, true);
+        return Listener.listen(s, base(net), sa, Addr.of(base(net), sa));
+    }
+
+    /** Go: net.Dial. */
+    public static Conn dial(String network, String address) throws IOException {
+        return dialTimeout(network, address, null);
+    }
+
+    /**
+     * Go: net.DialTimeout: {@code null} or zero is no timeout; a connection not established in
+     * time fails with {@code dial tcp 10.0.0.1:80: i/o timeout} ({@link DeadlineExceededException}).
+     */
+    public static Conn dialTimeout(String network, String address, Duration timeout) throws IOException {
+        Scheduler s = NetFD.sched("Dial");
+        String net = network(network, "dial", true);
+        InetSocketAddress sa = resolve("dial", net, address, false);
+        Addr raddr = Addr.of("tcp", sa);
+        SocketChannel ch = Sys.call(SocketChannel::open);
+        NetFD fd;
+        try {
+            Sys.run(() -> {
+                ch.configureBlocking(false);
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            });
+            fd = new NetFD(s, "tcp", ch, null, raddr);
+        } catch (IOException x) {
+            Sys.run(ch::close);
+            throw new OpError("dial", "tcp", null, raddr, NetFD.syscallText("dial", x), x);
+        }
+        boolean ok = false;
+        try {
+            boolean connected;
+            try {
+                connected = Sys.call(() -> ch.connect(sa));
+            } catch (IOException x) {
+                throw fd.error("dial", x);
+            }
+            if (!connected) {
+                fd.pd.setConnecting(true);
+                if (timeout != null && !timeout.isZero()) {
+                    long d = timeout.isNegative() ? -1 : saturatedNanos(timeout);
+                    Netpoll.pollSetDeadline(fd.pd, d, Netpoll.MODE_WRITE);
+                }
+                for (; ; ) {
+                    fd.await(Netpoll.MODE_WRITE, "dial");
+                    try {
+                        if (Sys.call(ch::finishConnect)) {
+                            break;
+                        }
+                    } catch (IOException x) {
+                        throw fd.error("dial", x);
+                    }
+                }
+                Netpoll.pollSetDeadline(fd.pd, 0, Netpoll.MODE_WRITE);
+                fd.pd.setConnecting(false);
+            }
+            fd.laddr = Addr.of("tcp", Sys.call(ch::getLocalAddress));
+            fd.describe();
+            ok = true;
+            return new Conn(fd);
+        } finally {
+            if (!ok) {
+                try {
+                    fd.close("close");
+                } catch (IOException ignored) {
+                    // the dial's own error is the one to report
+                }
+            }
+        }
+    }
+
+    /** Go: net.ListenPacket (UDP). */
+    public static PacketConn listenPacket(String network, String address) throws IOException {
+        Scheduler s = NetFD.sched("ListenPacket");
+        String net = network(network, "listen", false);
+        InetSocketAddress sa = resolve("listen", net, address, true);
+        Addr asked = Addr.of("udp", sa);
+        DatagramChannel ch = Sys.call(DatagramChannel::open);
+        try {
+            Sys.run(() -> {
+                ch.configureBlocking(false);
+                ch.bind(sa);
+            });
+            return new PacketConn(new NetFD(s, "udp", ch, Addr.of("udp", Sys.call(ch::getLocalAddress)), null));
+        } catch (IOException x) {
+            Sys.run(ch::close);
+            throw new OpError("listen", "udp", null, asked, NetFD.syscallText("listen", x), x);
+        }
+    }
+
+    /**
+     * Resolves {@code host:port} for network (off the P for a name). Go: net.ResolveTCPAddr,
+     * ResolveUDPAddr.
+     */
+    public static Addr resolveAddr(String network, String address) throws IOException {
+        String net = network(network, "resolve", network != null && network.startsWith("tcp"));
+        return Addr.of(base(net), resolve("resolve", net, address, false));
+    }
+
+    static Conn newConn(Scheduler s, String net, SocketChannel c) throws IOException {
+        try {
+            Sys.run(() -> {
+                c.configureBlocking(false);
+                c.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            });
+            return new Conn(new NetFD(
+                    s,
+                    net,
+                    c,
+                    Addr.of(net, Sys.call(c::getLocalAddress)),
+                    Addr.of(net, Sys.call(c::getRemoteAddress))));
+        } catch (IOException x) {
+            Sys.run(c::close);
+            throw new OpError("accept", net, null, null, NetFD.syscallText("accept", x), x);
+        }
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private static String base(String net) {
+        return net.substring(0, 3);
+    }
+
+    /** Go: net/dial.go parseNetwork: {@code dial foo: unknown network foo}. */
+    private static String network(String network, String op, boolean tcp) throws OpError {
+        String n = network == null ? "" : network;
+        boolean ok = tcp
+                ? n.equals("tcp") || n.equals("tcp4") || n.equals("tcp6")
+                : n.equals("udp") || n.equals("udp4") || n.equals("udp6");
+        if (!ok) {
+            throw new OpError(op, n, null, null, "unknown network " + n, null);
+        }
+        return n;
+    }
+
+    /** Go: net.SplitHostPort (the same checks and texts). Returns {host, port}. */
+    public static String[] splitHostPort(String hostport) throws AddrError {
+        final String missingPort = "missing port in address";
+        final String tooManyColons = "too many colons in address";
+        if (hostport == null) {
+            throw new AddrError(missingPort, "");
+        }
+        int j = 0;
+        int k = 0;
+        // The port starts after the last colon.
+        int i = hostport.lastIndexOf(':');
+        if (i < 0) {
+            throw new AddrError(missingPort, hostport);
+        }
+        String host;
+        if (hostport.charAt(0) == '[') {
+            // Expect the first ']' just before the last ':'.
+            int end = hostport.indexOf(']');
+            if (end < 0) {
+                throw new AddrError("missing ']' in address", hostport);
+            }
+            if (end + 1 == hostport.length()) {
+                // There can't be a ':' behind the ']' now.
+                throw new AddrError(missingPort, hostport);
+            } else if (end + 1 != i) {
+                // Either ']' isn't followed by a colon, or it is followed by a colon that is not
+                // the last one.
+                if (hostport.charAt(end + 1) == ':') {
+                    throw new AddrError(tooManyColons, hostport);
+                }
+                throw new AddrError(missingPort, hostport);
+            }
+            host = hostport.substring(1, end);
+            j = 1;
+            k = end + 1; // there can't be a '[' resp. ']' before these positions
+        } else {
+            host = hostport.substring(0, i);
+            if (host.indexOf(':') >= 0) {
+                throw new AddrError(tooManyColons, hostport);
+            }
+        }
+        if (hostport.indexOf('[', j) >= 0) {
+            throw new AddrError("unexpected '[' in address", hostport);
+        }
+        if (hostport.indexOf(']', k) >= 0) {
+            throw new AddrError("unexpected ']' in address", hostport);
+        }
+        return new String[] {host, hostport.substring(i + 1)};
+    }
+
+    /** Go: net.JoinHostPort. */
+    public static String joinHostPort(String host, String port) {
+        return host.indexOf(':') >= 0 ? "[" + host + "]:" + port : host + ":" + port;
+    }
+
+    /** The underlying error of a malformed address. Go: net.AddrError. */
+    public static final class AddrError extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        AddrError(String err, String addr) {
+            super(addr == null || addr.isEmpty() ? err : "address " + addr + ": " + err);
+        }
+    }
+
+    private static InetSocketAddress resolve(String op, String net, String address, boolean listen) throws IOException {
+        String[] hp;
+        try {
+            hp = splitHostPort(address);
+        } catch (AddrError e) {
+            throw new OpError(op, net, null, null, e.getMessage(), e);
+        }
+        String host = hp[0];
+        int port = port(op, net, hp[1]);
+        boolean want4 = net.endsWith("4");
+        boolean want6 = net.endsWith("6");
+        if (host.isEmpty()) {
+            if (listen) {
+                return want4
+                        ? new InetSocketAddress(InetAddress.ofLiteral("0.0.0.0"), port)
+                        : want6
+                                ? new InetSocketAddress(InetAddress.ofLiteral("::"), port)
+                                : new InetSocketAddress(port);
+            }
+            return new InetSocketAddress(InetAddress.ofLiteral(want6 ? "::1" : "127.0.0.1"), port);
+        }
+        InetAddress ip = literal(host);
+        if (ip == null) {
+            InetAddress[] all;
+            try {
+                all = Syscall.block(() -> InetAddress.getAllByName(host));
+            } catch (UnknownHostException e) {
+                throw new OpError(op, net, null, null, "lookup " + host + ": no such host", e);
+            }
+            for (InetAddress a : all) {
+                if ((want4 && a instanceof Inet4Address)
+                        || (want6 && a instanceof Inet6Address)
+                        || (!want4 && !want6)) {
+                    ip = a;
+                    break;
+                }
+            }
+            if (ip == null) {
+                throw new OpError(op, net, null, null, "address " + host + ": no suitable address found", null);
+            }
+        } else if ((want4 && !(ip instanceof Inet4Address)) || (want6 && !(ip instanceof Inet6Address))) {
+            throw new OpError(op, net, null, null, "address " + address + ": no suitable address found", null);
+        }
+        return new InetSocketAddress(ip, port);
+    }
+
+    private static InetAddress literal(String host) {
+        int pct = host.indexOf('%'); // zone
+        String h = pct >= 0 ? host.substring(0, pct) : host;
+        if (h.isEmpty() || !(h.indexOf(':') >= 0 || h.chars().allMatch(c -> c == '.' || (c >= '0' && c <= '9')))) {
+            return null;
+        }
+        try {
+            return InetAddress.ofLiteral(h);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** Go: net's port parsing: {@code lookup tcp/http2: unknown port}, {@code address 70000: invalid port}. */
+    private static int port(String op, String net, String port) throws OpError {
+        if (port.isEmpty()) {
+            return 0; // Go: an empty port is port 0
+        }
+        int p = 0;
+        for (int i = 0; i < port.length(); i++) {
+            char c = port.charAt(i);
+            if (c < '0' || c > '9') {
+                throw new OpError(op, net, null, null, "lookup " + base(net) + "/" + port + ": unknown port", null);
+            }
+            p = p * 10 + (c - '0');
+            if (p > 65535) {
+                throw new OpError(op, net, null, null, "address " + port + ": invalid port", null);
+            }
+        }
+        return p;
+    }
+}

@@ -1,0 +1,197 @@
+package dev.gort.net;
+
+import dev.gort.runtime.Netpoll;
+import dev.gort.runtime.Netpoll.PollDesc;
+import dev.gort.runtime.Scheduler;
+import dev.gort.sync.Mutex;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.ConnectException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectableChannel;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A socket on the poller: its channel (non-blocking), poll descriptor, Go's read and write locks
+ * (one reader and one writer at a time, as internal/poll's fdMutex), and error wording.
+ *
+ * <p>Go: net/fd_posix.go netFD, internal/poll/fd_unix.go FD, fd_poll_runtime.go pollDesc
+ */
+final class NetFD {
+    /** Immutable. */
+    final String net;
+
+    final SelectableChannel ch;
+    final Scheduler sched;
+    final PollDesc pd;
+    /** Written by the goroutine that creates or connects the socket, before others see it. */
+    volatile Addr laddr;
+
+    volatile Addr raddr;
+    /** Go: fdMutex's read and write halves (goroutine mutexes: a waiting reader parks). */
+    private final Mutex rlock = new Mutex();
+
+    private final Mutex wlock = new Mutex();
+    /** Set once by the first close (CAS). */
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    NetFD(Scheduler sched, String net, SelectableChannel ch, Addr laddr, Addr raddr) throws IOException {
+        this.sched = sched;
+        this.net = net;
+        this.ch = ch;
+        this.laddr = laddr;
+        this.raddr = raddr;
+        this.pd = Sys.call(() -> Netpoll.of(sched).netpollopen(ch, ""));
+        describe();
+    }
+
+    /** The runtime of the calling goroutine; network calls are goroutine calls. */
+    static Scheduler sched(String what) {
+        Scheduler s = Scheduler.current();
+        if (s == null || Scheduler.currentG() == null) {
+            throw new IllegalStateException("gort: net." + what + " called outside a goroutine");
+        }
+        return s;
+    }
+
+    void describe() {
+        Addr l = laddr;
+        Addr r = raddr;
+        pd.describeAs(net + " " + (l == null ? "" : l.toString()) + (r == null ? "" : "->" + r));
+    }
+
+    boolean isClosed() {
+        return closed.get();
+    }
+
+    void readLock(String op) throws IOException {
+        if (closed.get()) {
+            throw error(op, Netpoll.pollErrClosing);
+        }
+        rlock.lock();
+    }
+
+    void readUnlock() {
+        rlock.unlock();
+    }
+
+    void writeLock(String op) throws IOException {
+        if (closed.get()) {
+            throw error(op, Netpoll.pollErrClosing);
+        }
+        wlock.lock();
+    }
+
+    void writeUnlock() {
+        wlock.unlock();
+    }
+
+    /** Go: (*pollDesc).prepareRead / prepareWrite. */
+    void prepare(int mode, String op) throws IOException {
+        int e = Netpoll.pollReset(pd, mode);
+        if (e != Netpoll.pollNoError) {
+            throw error(op, e);
+        }
+    }
+
+    /** Go: (*pollDesc).waitRead / waitWrite. */
+    void await(int mode, String op) throws IOException {
+        int e = Netpoll.pollWait(pd, mode);
+        if (e != Netpoll.pollNoError) {
+            throw error(op, e);
+        }
+    }
+
+    /** Go: internal/poll convertErr plus net's OpError. */
+    OpError error(String op, int pollErr) {
+        if (pollErr == Netpoll.pollErrTimeout) {
+            return new DeadlineExceededException(op, net, sourceFor(op), addrFor(op));
+        }
+        return new OpError(op, net, sourceFor(op), addrFor(op), OpError.CLOSED, null);
+    }
+
+    private Addr sourceFor(String op) {
+        return op.equals("accept") || op.equals("dial") ? null : laddr;
+    }
+
+    private Addr addrFor(String op) {
+        return op.equals("accept") ? laddr : raddr;
+    }
+
+    /** An exception of the channel, worded as Go's (ECONNRESET: {@code read: connection reset by peer}). */
+    OpError error(String op, IOException x) {
+        if (x instanceof ClosedChannelException || pd.closing()) {
+            return error(op, Netpoll.pollErrClosing);
+        }
+        return new OpError(op, net, sourceFor(op), addrFor(op), syscallText(op, x), x);
+    }
+
+    /** Go's os.SyscallError text for a JDK socket exception. */
+    static String syscallText(String op, IOException x) {
+        String m = x.getMessage() == null ? x.getClass().getSimpleName() : x.getMessage();
+        String l = m.toLowerCase(Locale.ROOT);
+        String sys = switch (op) {
+            case "dial" -> "connect";
+            case "listen" -> "bind";
+            default -> op;
+        };
+        if (x instanceof ConnectException || l.contains("connection refused")) {
+            return "connect: connection refused";
+        }
+        if (x instanceof BindException || l.contains("address already in use")) {
+            return "bind: address already in use";
+        }
+        if (l.contains("connection reset")) {
+            return sys + ": connection reset by peer";
+        }
+        if (l.contains("broken pipe")) {
+            return sys + ": broken pipe";
+        }
+        if (l.contains("cannot assign requested address")) {
+            return sys + ": cannot assign requested address";
+        }
+        if (l.contains("network is unreachable") || l.contains("no route to host")) {
+            return sys + ": " + l;
+        }
+        return sys + ": " + (l.isEmpty() ? m : Character.toLowerCase(m.charAt(0)) + m.substring(1));
+    }
+
+    /**
+     * Go: internal/poll setDeadlineImpl: null clears; a deadline now or past fails pending and
+     * future I/O at once.
+     */
+    void setDeadline(Instant t, int mode) throws IOException {
+        if (closed.get()) {
+            throw error("set", Netpoll.pollErrClosing);
+        }
+        long d = 0;
+        if (t != null) {
+            Instant now = Instant.now();
+            try {
+                d = java.time.Duration.between(now, t).toNanos();
+            } catch (ArithmeticException overflow) {
+                d = t.isAfter(now) ? Long.MAX_VALUE : -1;
+            }
+            if (d == 0) {
+                d = -1; // don't confuse deadline right now with no deadline
+            }
+        }
+        Netpoll.pollSetDeadline(pd, d, mode);
+    }
+
+    /** Go: (*FD).Close: evicts the waiters (they fail with the closed error), then closes. */
+    void close(String op) throws IOException {
+        if (!closed.compareAndSet(false, true)) {
+            throw error(op, Netpoll.pollErrClosing);
+        }
+        pd.evict();
+        try {
+            Sys.run(ch::close);
+        } finally {
+            // (its poll lock is a ReentrantLock: call it from a frame of its own, see Sys)
+            Sys.run(() -> Netpoll.of(sched).netpollclose(pd));
+        }
+    }
+}

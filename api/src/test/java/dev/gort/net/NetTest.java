@@ -1,0 +1,581 @@
+package dev.gort.net;
+
+import static dev.gort.GortTesting.check;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gort.Chan;
+import dev.gort.Go;
+import dev.gort.GortTesting;
+import dev.gort.Time;
+import dev.gort.runtime.Netpoll;
+import dev.gort.runtime.Scheduler;
+import dev.gort.sync.WaitGroup;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * dev.gort.net on the network poller: the runtime-facing parts of Go's net tests
+ * (net/net_test.go TestCloseUnblocksRead, net/timeout_test.go, net/dial_test.go), loopback only.
+ */
+class NetTest {
+
+    /** Waits (parking, bounded) until cond holds: a wait-for-condition, never an ordering sleep. */
+    static void waitFor(String what, BooleanSupplier cond) {
+        long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!cond.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Time.sleep(Time.MILLISECOND);
+        }
+    }
+
+    static int waiters() {
+        return Netpoll.of(Go.current()).netpollWaiters();
+    }
+
+    static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String readN(Conn c, int n) throws IOException {
+        byte[] b = new byte[n];
+        int got = 0;
+        while (got < n) {
+            int k = c.read(b, got, n - got);
+            if (k < 0) {
+                throw new AssertionError("EOF after " + got + " bytes");
+            }
+            got += k;
+        }
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    interface IoBody {
+        void run() throws Exception;
+    }
+
+    static void run(int procs, IoBody body) {
+        GortTesting.run(procs, () -> {
+            try {
+                body.run();
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
+    static void go(IoBody body) {
+        Go.go(() -> {
+            try {
+                body.run();
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "GOMAXPROCS={0}")
+    @ValueSource(ints = {1, 2})
+    void echoRoundTripsAndEofIsMinusOne(int procs) {
+        run(procs, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            check(ln.addr().port() != 0, "port chosen: %s", ln.addr());
+            go(() -> {
+                Conn c = ln.accept();
+                byte[] buf = new byte[7];
+                for (int n; (n = c.read(buf)) >= 0; ) {
+                    c.write(buf, 0, n);
+                }
+                c.close();
+            });
+            Conn c = Net.dial("tcp", ln.addr().toString());
+            check(c.remoteAddr().equals(ln.addr()), "remote %s", c.remoteAddr());
+            check(c.localAddr().toString().startsWith("127.0.0.1:"), "local %s", c.localAddr());
+            for (int i = 0; i < 100; i++) {
+                String msg = "hello " + i;
+                c.write(bytes(msg));
+                check(readN(c, msg.length()).equals(msg), "echo %d", i);
+            }
+            check(Netpoll.of(Go.current()).wokenByPoller.get() > 0, "goroutines were woken by the poller");
+            c.closeWrite();
+            byte[] b = new byte[8];
+            check(c.read(b) == -1, "EOF after half-close is -1");
+            check(c.read(b) == -1, "EOF stays -1");
+            check(c.read(b, 0, 0) == 0, "a zero-length read returns 0");
+            c.close();
+            ln.close();
+        });
+    }
+
+    @Test
+    void streamViewsRunJavaCodeOnAConn() {
+        run(1, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            go(() -> {
+                Conn c = ln.accept();
+                BufferedReader r = new BufferedReader(new InputStreamReader(c.inputStream(), StandardCharsets.UTF_8));
+                OutputStream out = c.outputStream();
+                for (String line; (line = r.readLine()) != null; ) {
+                    out.write(bytes(line.toUpperCase() + "\n"));
+                }
+                out.close();
+                out.close(); // a second close of a view does nothing
+            });
+            Conn c = Net.dial("tcp", ln.addr().toString());
+            OutputStream out = c.outputStream();
+            out.write(bytes("one\ntwo\n"));
+            c.closeWrite();
+            BufferedReader r = new BufferedReader(new InputStreamReader(c.inputStream(), StandardCharsets.UTF_8));
+            check("ONE".equals(r.readLine()), "line 1");
+            check("TWO".equals(r.readLine()), "line 2");
+            check(r.readLine() == null, "EOF");
+            check(c.inputStream().read() == -1, "single-byte read at EOF is -1");
+            c.close();
+            ln.close();
+        });
+    }
+
+    /** Go: net_test.go TestCloseUnblocksRead. */
+    @Test
+    void closeUnblocksAParkedRead() {
+        AtomicReference<Throwable> got = new AtomicReference<>();
+        run(1, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            Chan<Conn> srv = Chan.make(1);
+            go(() -> srv.send(ln.accept()));
+            Conn c = Net.dial("tcp", ln.addr().toString());
+            Conn s = srv.recv();
+            Chan<Boolean> done = Chan.make();
+            go(() -> {
+                try {
+                    c.read(new byte[10]);
+                } catch (IOException e) {
+                    got.set(e);
+                }
+                done.send(true);
+            });
+            waitFor("the reader to park", () -> waiters() == 1);
+            c.close();
+            done.recv();
+            check(waiters() == 0, "no waiter left");
+            IOException again = assertThrows(IOException.class, c::close);
+            check(again.getMessage().endsWith(": use of closed network connection"), "%s", again);
+            s.close();
+            ln.close();
+        });
+        OpError e = (OpError) got.get();
+        assertTrue(e.closed(), String.valueOf(e));
+        assertTrue(
+                e.getMessage()
+                        .matches(
+                                "read tcp 127\\.0\\.0\\.1:\\d+->127\\.0\\.0\\.1:\\d+: use of closed network connection"),
+                e.getMessage());
+    }
+
+    /** Go: net_test.go TestCloseUnblocksRead for a listener (accept). */
+    @Test
+    void closeUnblocksAParkedAccept() {
+        AtomicReference<Throwable> got = new AtomicReference<>();
+        AtomicReference<String> addr = new AtomicReference<>();
+        run(2, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            addr.set(ln.addr().toString());
+            Chan<Boolean> done = Chan.make();
+            go(() -> {
+                try {
+                    ln.accept();
+                } catch (IOException e) {
+                    got.set(e);
+                }
+                done.send(true);
+            });
+            waitFor("accept to park", () -> waiters() == 1);
+            ln.close();
+            done.recv();
+            // the port is free again once close returns
+            Listener again = Net.listen("tcp", addr.get());
+            again.close();
+        });
+        assertEquals(
+                "accept tcp " + addr.get() + ": use of closed network connection",
+                got.get().getMessage());
+    }
+
+    /** Go: timeout_test.go TestReadTimeout's past deadline: fails at once, even with data waiting. */
+    @Test
+    void pastDeadlineFailsAtOnce() {
+        run(1, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            Chan<Conn> srv = Chan.make(1);
+            go(() -> srv.send(ln.accept()));
+            Conn c = Net.dial("tcp", ln.addr().toString());
+            Conn s = srv.recv();
+            s.write(bytes("x"));
+            c.setReadDeadline(Instant.now().minusSeconds(1));
+            DeadlineExceededException e = assertThrows(DeadlineExceededException.class, () -> c.read(new byte[1]));
+            check(e.timeout(), "timeout()");
+            check(
+                    e.getMessage().equals("read tcp " + c.localAddr() + "->" + c.remoteAddr() + ": i/o timeout"),
+                    "%s",
+                    e);
+            c.setWriteDeadline(Instant.now().minusSeconds(1));
+            assertThrows(DeadlineExceededException.class, () -> c.write(bytes("y")));
+            // clearing the deadlines restores I/O, and the byte was not lost
+            c.setDeadline(null);
+            check(readN(c, 1).equals("x"), "data kept");
+            c.write(bytes("y"));
+            check(readN(s, 1).equals("y"), "write works again");
+            c.close();
+            s.close();
+            ln.close();
+        });
+    }
+
+    /** An expired deadline wakes the parked reader; extending it while blocked takes effect. */
+    @ParameterizedTest(name = "GOMAXPROCS={0}")
+    @ValueSource(ints = {1, 2})
+    void deadlineWakesTheReaderAndExtendingItWhileBlockedTakesEffect(int procs) {
+        run(procs, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            Chan<Conn> srv = Chan.make(1);
+            go(() -> srv.send(ln.accept()));
+            Conn c = Net.dial("tcp", ln.addr().toString());
+            Conn s = srv.recv();
+
+            // expires while parked
+            Instant dl = Instant.now().plusMillis(30);
+            c.setReadDeadline(dl);
+            assertThrows(DeadlineExceededException.class, () -> c.read(new byte[1]));
+            check(!Instant.now().isBefore(dl), "not before the deadline");
+
+            // extended while parked: the old deadline passes, the read keeps waiting, gets the data
+            c.setReadDeadline(Instant.now().plusMillis(40));
+            Chan<String> got = Chan.make(1);
+            go(() -> {
+                try {
+                    got.send(readN(c, 2));
+                } catch (IOException e) {
+                    got.send(e.getMessage());
+                }
+            });
+            waitFor("the reader to park", () -> waiters() == 1);
+            c.setReadDeadline(Instant.now().plusSeconds(3600));
+            Time.sleep(Duration.ofMillis(100)); // past the first deadline
+            check(got.len() == 0, "still waiting after the old deadline: %s", got.len() == 0 ? "" : got.recv());
+            s.write(bytes("ok"));
+            check("ok".equals(got.recv()), "read the data");
+
+            // cleared while parked
+            c.setReadDeadline(Instant.now().plusMillis(40));
+            go(() -> {
+                try {
+                    got.send(readN(c, 2));
+                } catch (IOException e) {
+                    got.send(e.getMessage());
+                }
+            });
+            waitFor("the reader to park", () -> waiters() == 1);
+            c.setReadDeadline(null);
+            Time.sleep(Duration.ofMillis(100));
+            check(got.len() == 0, "cleared deadline does not fire");
+            s.write(bytes("ok"));
+            check("ok".equals(got.recv()), "read after clear");
+            c.close();
+            s.close();
+            ln.close();
+        });
+    }
+
+    /** Go: timeout_test.go TestReadTimeoutFluctuation's shape: each times out at its own deadline. */
+    @Test
+    void manyGoroutinesWithStaggeredDeadlinesEachTimeOutAtTheirOwn() {
+        run(2, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            int n = 20;
+            List<Conn> servers = new ArrayList<>();
+            Chan<Conn> srv = Chan.make(n);
+            go(() -> {
+                for (int i = 0; i < n; i++) {
+                    srv.send(ln.accept());
+                }
+            });
+            WaitGroup wg = new WaitGroup();
+            Instant base = Instant.now();
+            Chan<String> errs = Chan.make(n);
+            for (int i = 0; i < n; i++) {
+                Conn c = Net.dial("tcp", ln.addr().toString());
+                servers.add(srv.recv());
+                Instant dl = base.plusMillis(20 + 10L * i);
+                c.setReadDeadline(dl);
+                wg.add(1);
+                go(() -> {
+                    try {
+                        c.read(new byte[1]);
+                        errs.send("read returned");
+                    } catch (DeadlineExceededException e) {
+                        if (Instant.now().isBefore(dl)) {
+                            errs.send("timed out before its deadline");
+                        }
+                    } finally {
+                        c.close();
+                        wg.done();
+                    }
+                });
+            }
+            wg.await();
+            check(errs.len() == 0, "%s", errs.len() == 0 ? "" : errs.recv());
+            for (Conn s : servers) {
+                s.close();
+            }
+            ln.close();
+        });
+    }
+
+    /** Go: dial_test.go TestDialTimeout, with a listener whose backlog is full (SYNs dropped). */
+    @Test
+    void dialTimeout() {
+        run(1, () -> {
+            java.nio.channels.ServerSocketChannel full = java.nio.channels.ServerSocketChannel.open();
+            full.bind(new java.net.InetSocketAddress("127.0.0.1", 0), 1);
+            String addr = "127.0.0.1:" + ((java.net.InetSocketAddress) full.getLocalAddress()).getPort();
+            List<Conn> ok = new ArrayList<>();
+            DeadlineExceededException timedOut = null;
+            for (int i = 0; i < 16 && timedOut == null; i++) {
+                try {
+                    ok.add(Net.dialTimeout("tcp", addr, Duration.ofMillis(200)));
+                } catch (DeadlineExceededException e) {
+                    timedOut = e;
+                }
+            }
+            check(timedOut != null, "a dial to a full backlog timed out");
+            check(timedOut.getMessage().equals("dial tcp " + addr + ": i/o timeout"), "%s", timedOut);
+            for (Conn c : ok) {
+                c.close();
+            }
+            full.close();
+            check(waiters() == 0, "no waiter left");
+        });
+    }
+
+    static long openFds() throws IOException {
+        try (var s = Files.list(Path.of("/proc/self/fd"))) {
+            return s.count();
+        }
+    }
+
+    /** A peer reset mid-read is an error, not a hang; no descriptor leaks. */
+    @Test
+    void peerResetMidReadIsAnErrorAndNoDescriptorLeaks() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "Linux /proc");
+        run(2, () -> {
+            resetOnce(); // warm up: the poller, classes, the JDK's own descriptors
+            long before = openFds();
+            for (int i = 0; i < 5; i++) {
+                resetOnce();
+            }
+            long after = openFds();
+            check(before == after, "open descriptors before %d, after %d", before, after);
+        });
+    }
+
+    private static void resetOnce() throws IOException {
+        Listener ln = Net.listen("tcp", "127.0.0.1:0");
+        Chan<Conn> srv = Chan.make(1);
+        go(() -> srv.send(ln.accept()));
+        Conn c = Net.dial("tcp", ln.addr().toString());
+        Conn s = srv.recv();
+        Chan<String> got = Chan.make(1);
+        go(() -> {
+            try {
+                byte[] b = new byte[16];
+                while (c.read(b) >= 0) {}
+                got.send("EOF");
+            } catch (OpError e) {
+                got.send(e.getMessage());
+            }
+        });
+        waitFor("the reader to park", () -> waiters() == 1);
+        s.setLinger(0);
+        s.close(); // RST
+        String e = got.recv();
+        check(
+                e.matches("read tcp 127\\.0\\.0\\.1:\\d+->127\\.0\\.0\\.1:\\d+: read: connection reset by peer"),
+                "%s",
+                e);
+        c.close();
+        ln.close();
+    }
+
+    @Test
+    void badInputGetsGoErrorsAndLosesNothing() {
+        run(1, () -> {
+            OpError e = assertThrows(OpError.class, () -> Net.dial("tcp", "127.0.0.1"));
+            check(e.getMessage().equals("dial tcp: address 127.0.0.1: missing port in address"), "%s", e);
+            e = assertThrows(OpError.class, () -> Net.dial("tcp", "1:2:3"));
+            check(e.getMessage().equals("dial tcp: address 1:2:3: too many colons in address"), "%s", e);
+            e = assertThrows(OpError.class, () -> Net.dial("tcp", "127.0.0.1:70000"));
+            check(e.getMessage().equals("dial tcp: address 70000: invalid port"), "%s", e);
+            e = assertThrows(OpError.class, () -> Net.dial("foo", "127.0.0.1:80"));
+            check(e.getMessage().equals("dial foo: unknown network foo"), "%s", e);
+            e = assertThrows(OpError.class, () -> Net.listen("udp", "127.0.0.1:0"));
+            check(e.getMessage().equals("listen udp: unknown network udp"), "%s", e);
+
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            e = assertThrows(OpError.class, () -> Net.listen("tcp", ln.addr().toString()));
+            check(e.getMessage().equals("listen tcp " + ln.addr() + ": bind: address already in use"), "%s", e);
+
+            Chan<Conn> srv = Chan.make(1);
+            go(() -> srv.send(ln.accept()));
+            Conn c = Net.dial("tcp", ln.addr().toString());
+            Conn s = srv.recv();
+            s.write(bytes("abc"));
+            byte[] b = new byte[3];
+            assertThrows(IndexOutOfBoundsException.class, () -> c.read(b, 0, -1));
+            assertThrows(IndexOutOfBoundsException.class, () -> c.read(b, 2, 2));
+            assertThrows(IndexOutOfBoundsException.class, () -> c.write(b, -1, 1));
+            check(readN(c, 3).equals("abc"), "nothing lost by the rejected reads");
+            s.close();
+            c.close();
+            e = assertThrows(OpError.class, () -> c.read(b));
+            check(e.closed() && e.getMessage().endsWith("use of closed network connection"), "%s", e);
+            e = assertThrows(OpError.class, () -> c.write(b));
+            check(e.getMessage().startsWith("write tcp ") && e.closed(), "%s", e);
+            int port = ln.addr().port();
+            ln.close();
+            e = assertThrows(OpError.class, () -> Net.dial("tcp", "127.0.0.1:" + port));
+            check(e.getMessage().equals("dial tcp 127.0.0.1:" + port + ": connect: connection refused"), "%s", e);
+            check(waiters() == 0, "no waiter left");
+        });
+        assertThrows(IllegalStateException.class, () -> Net.listen("tcp", "127.0.0.1:0"));
+    }
+
+    @Test
+    void dumpShowsIoWaitAndTheConnectionsAddresses() {
+        run(1, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            Chan<Conn> srv = Chan.make(1);
+            go(() -> srv.send(ln.accept()));
+            Conn c = Net.dial("tcp", ln.addr().toString());
+            Conn s = srv.recv();
+            go(() -> {
+                try {
+                    c.read(new byte[1]);
+                } catch (OpError expected) {
+                    // closed below
+                }
+            });
+            waitFor("the reader to park", () -> waiters() == 1);
+            String dump = Go.stack(true);
+            check(dump.contains("[IO wait"), "%s", dump);
+            check(dump.contains("tcp " + c.localAddr() + "->" + c.remoteAddr()), "%s", dump);
+            c.close();
+            s.close();
+            ln.close();
+        });
+    }
+
+    /** A program whose only goroutine waits on the network, with no deadline, is not a deadlock. */
+    @Test
+    void aGoroutineParkedOnTheNetworkIsNotADeadlock() throws Exception {
+        Scheduler s = new Scheduler(GortTesting.config(1));
+        AtomicReference<Addr> addr = new AtomicReference<>();
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                s.run(() -> {
+                    try {
+                        Listener ln = Net.listen("tcp", "127.0.0.1:0");
+                        addr.set(ln.addr());
+                        Conn c = ln.accept(); // main parks: every M is idle or in the poll
+                        check(readN(c, 2).equals("hi"), "read");
+                        c.close();
+                        ln.close();
+                    } catch (IOException e) {
+                        throw new AssertionError(e);
+                    }
+                });
+            } catch (Throwable e) {
+                failed.set(e);
+            }
+        });
+        t.start();
+        long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while ((addr.get() == null || s.netpoll.netpollWaiters() == 0) && System.nanoTime() < end && t.isAlive()) {
+            Thread.onSpinWait();
+        }
+        // Let sysmon and the idle Ms run their deadlock checks with main parked (not an ordering
+        // sleep: nothing is expected to happen in it).
+        Thread.sleep(200);
+        assertTrue(t.isAlive(), "the program ended while main waited on the network: " + failed.get());
+        try (java.net.Socket peer = new java.net.Socket("127.0.0.1", addr.get().port())) {
+            peer.getOutputStream().write(bytes("hi"));
+            t.join(20_000);
+        }
+        assertTrue(!t.isAlive(), "main returned");
+        assertEquals(null, failed.get());
+    }
+
+    @Test
+    void udpReadFromWriteToAndDeadlines() {
+        run(2, () -> {
+            PacketConn a = Net.listenPacket("udp", "127.0.0.1:0");
+            PacketConn b = Net.listenPacket("udp", "127.0.0.1:0");
+            Chan<String> got = Chan.make(1);
+            go(() -> {
+                byte[] buf = new byte[64];
+                PacketConn.Packet p = b.readFrom(buf);
+                got.send(new String(buf, 0, p.n(), StandardCharsets.UTF_8) + " from " + p.addr());
+                b.writeTo(bytes("pong"), p.addr());
+            });
+            waitFor("the reader to park", () -> waiters() == 1);
+            a.writeTo(bytes("ping"), b.localAddr());
+            check(got.recv().equals("ping from " + a.localAddr()), "server got ping");
+            byte[] buf = new byte[64];
+            PacketConn.Packet p = a.readFrom(buf);
+            check(new String(buf, 0, p.n(), StandardCharsets.UTF_8).equals("pong"), "client got pong");
+            a.setReadDeadline(Instant.now().plusMillis(20));
+            DeadlineExceededException e = assertThrows(DeadlineExceededException.class, () -> a.readFrom(buf));
+            check(e.getMessage().equals("read udp " + a.localAddr() + ": i/o timeout"), "%s", e);
+            a.close();
+            b.close();
+            e = null;
+            OpError closed = assertThrows(OpError.class, () -> a.readFrom(buf));
+            check(closed.closed(), "%s", closed);
+        });
+    }
+
+    /** Timers still fire on time once the poller exists (the blocking poll is the idle M's sleep). */
+    @Test
+    void timersStillFireOnceThePollerExists() {
+        run(1, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0"); // initialises the poller
+            for (int i = 0; i < 20; i++) {
+                long t0 = System.nanoTime();
+                Time.sleep(Duration.ofMillis(2));
+                check(System.nanoTime() - t0 >= 2_000_000, "slept at least 2 ms");
+            }
+            ln.close();
+        });
+    }
+}

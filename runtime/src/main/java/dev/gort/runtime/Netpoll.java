@@ -1,0 +1,962 @@
+package dev.gort.runtime;
+
+import dev.gort.runtime.trace.Ev;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * The network poller: goroutines that wait for a socket park here, not their carriers; the
+ * scheduler polls for ready sockets and runs the goroutines they wake. The one file to open for
+ * the netpoller.
+ *
+ * <h2>Model (Go's netpoll.go, on a {@link Selector})</h2>
+ *
+ * <p>Each socket has a {@link PollDesc} with Go's two semaphores, {@code rg} (read) and {@code wg}
+ * (write). Each is {@code pdNil} (null), {@link #pdReady} (an I/O notification is pending),
+ * {@link #pdWait} (a goroutine is preparing to park) or the parked {@link G}. A goroutine's read
+ * first tries the non-blocking call; only when it would block does it call {@link #pollWait}, which
+ * parks it ({@code netpollblock}) after re-checking closing and deadlines. Whoever polls
+ * ({@link #netpoll}) turns ready keys into runnable goroutines ({@code netpollready}); closing
+ * ({@link PollDesc#evict}) and deadlines ({@code netpolldeadlineimpl}, on the runtime's own timers)
+ * unblock them with an error. The scheduler polls in Go's places: a non-blocking poll in
+ * {@code findRunnable} before stealing, the blocking poll of the last idle M until the next timer,
+ * sysmon's poll when nobody polled for 10 ms.
+ *
+ * <h2>Differences from Go</h2>
+ *
+ * <ul>
+ *   <li>Java's {@code Selector} is level-triggered, Go's epoll edge-triggered. A socket is
+ *       registered once ({@link #netpollopen}); its interest is armed when a goroutine parks on it
+ *       and disarmed when the poller reports it (as EPOLLONESHOT, or the JDK's own virtual-thread
+ *       poller): a socket with unread data and no reader would otherwise make every poll return at
+ *       once. Arming is a queued update, no system call; only when an M is blocked in the poll
+ *       ({@code sched.lastpoll == 0}) does it cost a {@code Selector.wakeup()}, so that the blocked
+ *       poll picks the new interest up.
+ *   <li>Go's polls run concurrently on one epoll descriptor. A Java selection operation holds the
+ *       selector's monitor, so here one thread polls at a time ({@link #pollLock}): a non-blocking
+ *       poll that finds the lock taken returns nothing (the holder finds the events), a blocking
+ *       one waits for it.
+ *   <li>A Java selection operation consumes a pending {@code wakeup()}, where Go's non-blocking
+ *       poll leaves the break for the blocking one: a non-blocking poll that may have eaten it
+ *       re-issues it when some M is (about to be) blocked in the poll.
+ *   <li>The poller is created at the first network use (Go: {@code netpollGenericInit}), not at the
+ *       first timer; until then the last idle M sleeps until the next timer on a {@link Note}.
+ *   <li>Closing a registered channel in Java only cancels its key: the descriptor is released at
+ *       the selector's next selection operation. {@link #netpollclose} runs one, so that the
+ *       descriptor (and a listener's port) is free when {@code close} returns.
+ * </ul>
+ *
+ * <p>Go: netpoll.go, netpoll_epoll.go; proc.go injectglist
+ */
+public final class Netpoll implements Describable {
+    /** An I/O readiness notification is pending. Go: pdReady. */
+    static final Object pdReady = new Object() {
+        @Override
+        public String toString() {
+            return "pdReady";
+        }
+    };
+    /** A goroutine prepares to park on the semaphore. Go: pdWait. */
+    static final Object pdWait = new Object() {
+        @Override
+        public String toString() {
+            return "pdWait";
+        }
+    };
+
+    /** Go: netpoll.go pollNoError. */
+    public static final int pollNoError = 0;
+    /** Descriptor is closed. Go: pollErrClosing. */
+    public static final int pollErrClosing = 1;
+    /** I/O deadline expired. Go: pollErrTimeout. */
+    public static final int pollErrTimeout = 2;
+
+    /** Read mode, as Go's {@code 'r'}. */
+    public static final int MODE_READ = 'r';
+    /** Write mode, as Go's {@code 'w'}. */
+    public static final int MODE_WRITE = 'w';
+    /** Both, as Go's {@code 'r'+'w'} (pollSetDeadline only). */
+    public static final int MODE_READ_WRITE = 'r' + 'w';
+
+    // PollDesc.info bits. Go: pollClosing, pollExpiredReadDeadline, pollExpiredWriteDeadline.
+    static final int pollClosing = 1;
+    static final int pollExpiredReadDeadline = 4;
+    static final int pollExpiredWriteDeadline = 8;
+
+    private static final VarHandle RG;
+    private static final VarHandle WG;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            RG = l.findVarHandle(PollDesc.class, "rg", Object.class);
+            WG = l.findVarHandle(PollDesc.class, "wg", Object.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Immutable: the runtime this poller serves. */
+    final Scheduler sched;
+    /** Written once by netpollGenericInit under initLock; read volatile (Go: netpollInited). */
+    private volatile Selector selector;
+
+    private final Object initLock = new Object();
+    /**
+     * Held by the thread in a selection operation (at most one: see the class comment). Taken with
+     * tryLock by non-blocking polls (barging), lock by the blocking poll, and by netpollclose with
+     * a timed tryLock between breaks. Fair, so that a blocking poll queues behind a waiting close.
+     */
+    private final ReentrantLock pollLock = new ReentrantLock(true);
+    /** Goroutines parked on a descriptor (Go: netpollWaiters). Any thread, atomic. */
+    private final AtomicInteger netpollWaiters = new AtomicInteger();
+
+    // The list netpoll builds from ready keys, linked through G.schedlink. Guarded by pollLock.
+    private G readyHead;
+    private int readyN;
+    /** The selection action, allocated once. */
+    private final Consumer<SelectionKey> onReady = this::netpollready;
+
+    /** Polls that returned at least one goroutine, and goroutines they woke. Any thread, atomic. */
+    public final AtomicLong polls = new AtomicLong();
+
+    public final AtomicLong wokenByPoller = new AtomicLong();
+    /** Selector.wakeup calls made to break a blocked poll (netpollBreak and arming). Atomic. */
+    public final AtomicLong breaks = new AtomicLong();
+
+    Netpoll(Scheduler sched) {
+        this.sched = sched;
+    }
+
+    /** The runtime's poller. */
+    public static Netpoll of(Scheduler s) {
+        return s.netpoll;
+    }
+
+    /** Go: netpoll.go netpollinited. */
+    public boolean netpollinited() {
+        return selector != null;
+    }
+
+    /** Opens the selector at the first network use. Go: netpoll.go netpollGenericInit, netpollinit. */
+    public void netpollGenericInit() throws IOException {
+        if (selector != null) {
+            return;
+        }
+        synchronized (initLock) {
+            if (selector == null && !sched.exiting) {
+                selector = Selector.open();
+            }
+        }
+        if (selector == null) {
+            throw new IOException("use of closed network connection"); // the runtime is ending
+        }
+    }
+
+    /** Go: netpoll.go netpollAnyWaiters. */
+    public boolean netpollAnyWaiters() {
+        return netpollWaiters.get() > 0;
+    }
+
+    /** Goroutines parked on the network now (metrics, tests). */
+    public int netpollWaiters() {
+        return netpollWaiters.get();
+    }
+
+    /** Go: netpoll.go netpollAdjustWaiters. */
+    void netpollAdjustWaiters(int delta) {
+        if (delta != 0) {
+            netpollWaiters.addAndGet(delta);
+        }
+    }
+
+    /**
+     * Wakes the M blocked in {@link #netpoll}, or the next one to block. Go: netpoll_epoll.go
+     * netpollBreak (a write to an eventfd; here {@code Selector.wakeup}, or the Note before the
+     * poller exists: both, since it may be created while an M sleeps on the Note).
+     */
+    void netpollBreak() {
+        sched.netpollNote.notewakeup();
+        Selector sel = selector;
+        if (sel != null) {
+            breaks.incrementAndGet();
+            sel.wakeup();
+        }
+    }
+
+    /** Closes the selector (runtime shutdown); a blocked poll returns. */
+    void close() {
+        Selector sel;
+        synchronized (initLock) {
+            sel = selector;
+        }
+        if (sel != null) {
+            try {
+                sel.close();
+            } catch (IOException ignored) {
+                // nothing left to release
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Descriptors.
+
+    /**
+     * Registers a non-blocking channel with the poller (once: its key stays for the channel's
+     * life) and returns its poll descriptor. {@code what} names it in dumps ({@code tcp
+     * 127.0.0.1:8080->127.0.0.1:51234}).
+     *
+     * <p>Go: netpoll.go poll_runtime_pollOpen, netpoll_epoll.go netpollopen
+     */
+    public PollDesc netpollopen(SelectableChannel ch, String what) throws IOException {
+        netpollGenericInit();
+        PollDesc pd = new PollDesc(this, ch, what);
+        try {
+            pd.key = ch.register(selector, 0, pd);
+        } catch (ClosedSelectorException e) {
+            throw new IOException("use of closed network connection", e);
+        }
+        return pd;
+    }
+
+    /**
+     * The channel of {@code pd} was closed (after {@link PollDesc#evict}): runs a selection
+     * operation so that the selector releases the descriptor now. Blocks the carrier only while a
+     * blocked poll returns. Goroutine code must call it from a frame the JIT cannot inline into
+     * code that yields (it takes a {@code ReentrantLock}, which records the current thread: see
+     * runtime/HACKING.md; dev.gort.net's {@code Sys} does).
+     *
+     * <p>Go: netpoll.go poll_runtime_pollClose, netpoll_epoll.go netpollclose
+     */
+    public void netpollclose(PollDesc pd) {
+        Selector sel = selector;
+        if (sel == null) {
+            return;
+        }
+        pd.key.cancel();
+        // An M is in (or entering) a poll: break it until we get the lock. Once this thread waits
+        // in the (fair) lock's queue, a blocking poll's lock() queues behind it; until then a
+        // poller that took the lock again is broken again.
+        while (!pollLock.tryLock()) {
+            breaks.incrementAndGet();
+            sel.wakeup();
+            try {
+                if (pollLock.tryLock(100, TimeUnit.MICROSECONDS)) {
+                    break;
+                }
+            } catch (InterruptedException e) {
+                // a carrier's interrupt status is no reason to stop (see Note); retry
+            }
+        }
+        G list = null;
+        try {
+            sel.selectNow(onReady);
+            if (sched.sched.lastpoll.get() == 0) {
+                sel.wakeup(); // re-issue a break we may have eaten (see netpoll)
+            }
+            list = takeReady();
+        } catch (ClosedSelectorException | IOException e) {
+            // the runtime is ending: the selector released everything
+        } finally {
+            pollLock.unlock();
+            Thread.interrupted();
+        }
+        if (list != null) {
+            injectglist(list);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Polling (the scheduler's side).
+
+    /**
+     * Checks for ready network connections and returns the goroutines they make runnable, linked
+     * through {@code schedlink} (still {@code _Gwaiting}; {@link #injectglist} readies them). delay
+     * &lt; 0 blocks until woken, 0 does not block, &gt; 0 blocks up to delay ns (rounded to Java's
+     * millisecond timeout as Go rounds to epoll_wait's). Before the selector exists, a positive or
+     * negative delay sleeps on {@code sched.netpollNote}.
+     *
+     * <p>Each goroutine returned was counted in netpollWaiters: the caller adjusts by minus the
+     * list's length after injecting it ({@link #injectglist} does).
+     *
+     * <p>Go: netpoll_epoll.go netpoll
+     */
+    G netpoll(long delay) {
+        Selector sel = selector;
+        if (sel == null) {
+            if (delay != 0) {
+                sched.netpollNote.notetsleep(delay);
+                sched.netpollNote.noteclear();
+            }
+            return null;
+        }
+        if (delay == 0) {
+            if (!pollLock.tryLock()) {
+                return null; // someone else polls: they will find the events
+            }
+        } else {
+            pollLock.lock();
+        }
+        try {
+            if (delay == 0) {
+                sel.selectNow(onReady);
+                if (sched.sched.lastpoll.get() == 0) {
+                    // An M is (about to be) blocked in the poll: re-issue a break we may have eaten.
+                    sel.wakeup();
+                }
+            } else {
+                // Go: netpoll_epoll.go's waitms rounding.
+                long waitms;
+                if (delay < 0) {
+                    waitms = 0; // Java: block
+                } else if (delay < 1_000_000) {
+                    waitms = 1;
+                } else if (delay < 1_000_000_000_000_000L) {
+                    waitms = delay / 1_000_000;
+                } else {
+                    waitms = 1_000_000_000_000L; // 1e9 seconds: a very long time
+                }
+                sel.select(onReady, waitms);
+            }
+            sched.netpollNote.noteclear(); // a break that reached the note (pre-init) is spent too
+            return takeReady();
+        } catch (ClosedSelectorException | IOException e) {
+            return takeReady(); // the runtime is ending
+        } finally {
+            pollLock.unlock();
+            // Carriers' interrupt status is no wake-up (see Note): a set one would make every
+            // selection return at once.
+            Thread.interrupted();
+        }
+    }
+
+    /** Detaches the list the last selection built; pollLock held. */
+    private G takeReady() {
+        G head = readyHead;
+        int n = readyN;
+        readyHead = null;
+        readyN = 0;
+        if (n > 0) {
+            polls.incrementAndGet();
+            wokenByPoller.addAndGet(n);
+        }
+        return head;
+    }
+
+    /**
+     * A selected key: disarms what fired (see the class comment) and unblocks the goroutines
+     * waiting for it. Runs inside the selection operation, pollLock held.
+     *
+     * <p>Go: netpoll.go netpollready
+     */
+    private void netpollready(SelectionKey key) {
+        PollDesc pd = (PollDesc) key.attachment();
+        int ready;
+        try {
+            ready = key.readyOps();
+            key.interestOpsAnd(~ready);
+        } catch (CancelledKeyException e) {
+            return; // closed meanwhile: evict already woke its goroutines
+        }
+        G rg = null;
+        G wg = null;
+        if ((ready & (SelectionKey.OP_READ | SelectionKey.OP_ACCEPT)) != 0) {
+            rg = netpollunblock(pd, MODE_READ, true);
+        }
+        if ((ready & (SelectionKey.OP_WRITE | SelectionKey.OP_CONNECT)) != 0) {
+            wg = netpollunblock(pd, MODE_WRITE, true);
+        }
+        if (rg != null) {
+            rg.schedlink = readyHead;
+            readyHead = rg;
+            readyN++;
+        }
+        if (wg != null) {
+            wg.schedlink = readyHead;
+            readyHead = wg;
+            readyN++;
+        }
+    }
+
+    /**
+     * Makes the goroutines of {@code glist} (linked through schedlink, {@code _Gwaiting}) runnable
+     * and puts them on run queues: the current P's if it has one (those beyond what the idle Ps
+     * can take go to the global queue, with Ms started for the idle Ps), else the global queue.
+     * Then adjusts netpollWaiters by the list's length (each was counted when it parked).
+     *
+     * <p>Go: proc.go injectglist (with the netpollAdjustWaiters(delta) of its callers)
+     */
+    void injectglist(G glist) {
+        if (glist == null) {
+            return;
+        }
+        M mp = M.current();
+        if (mp != null && mp.sched != sched) {
+            mp = null;
+        }
+        // Mark all the goroutines as runnable before we put them on the run queues.
+        G tail = null;
+        int n = 0;
+        for (G gp = glist; gp != null; gp = gp.schedlink) {
+            tail = gp;
+            n++;
+            gp.casgstatus(G._Gwaiting, G._Grunnable);
+        }
+        if (mp != null) {
+            mp.locks++; // no retake of our P while we use it (Retake.retakeBlocked)
+        }
+        try {
+            P pp = mp == null ? null : Syscalls.pForRuntime(mp);
+            if (pp == null) {
+                for (G gp = glist; gp != null; gp = gp.schedlink) {
+                    if (sched.trace.on) sched.trace.goUnblock(mp, null, gp, Ev.W_GLOBAL);
+                }
+                synchronized (sched.sched.lock) {
+                    sched.sched.runq.globrunqputbatch(glist, tail, n);
+                }
+                netpollAdjustWaiters(-n);
+                startIdle(n);
+                return;
+            }
+            // As many as there are idle Ps go to the global queue, for them; the rest to ours.
+            int npidle = sched.sched.npidle.get();
+            G q = glist;
+            int left = n;
+            if (npidle > 0) {
+                G gh = q;
+                G gt = q;
+                int gn = 1;
+                if (sched.trace.on) sched.trace.goUnblock(mp, null, gt, Ev.W_GLOBAL);
+                while (gn < npidle && gt.schedlink != null) {
+                    gt = gt.schedlink;
+                    gn++;
+                    if (sched.trace.on) sched.trace.goUnblock(mp, null, gt, Ev.W_GLOBAL);
+                }
+                q = gt.schedlink;
+                left -= gn;
+                synchronized (sched.sched.lock) {
+                    sched.sched.runq.globrunqputbatch(gh, gt, gn);
+                }
+                startIdle(gn);
+            }
+            if (q != null) {
+                for (G gp = q; gp != null; gp = gp.schedlink) {
+                    if (sched.trace.on) sched.trace.goUnblock(mp, pp, gp, Ev.W_LOCAL);
+                }
+                G rest = pp.runq.runqputbatch(q, left);
+                if (rest != null) {
+                    G rt = rest;
+                    int rn = 1;
+                    while (rt.schedlink != null) {
+                        rt = rt.schedlink;
+                        rn++;
+                    }
+                    synchronized (sched.sched.lock) {
+                        sched.sched.runq.globrunqputbatch(rest, rt, rn);
+                    }
+                }
+            }
+        } finally {
+            if (mp != null) {
+                mp.locks--;
+            }
+        }
+        netpollAdjustWaiters(-n);
+        // Some P's might have become idle after we loaded npidle but before any goroutines were
+        // added to the queue: wakep is the best bet (it does nothing in the common case).
+        sched.wakep();
+    }
+
+    /** Starts up to n idle Ps (spinning). Go: injectglist's startIdle. */
+    private void startIdle(int n) {
+        for (; n > 0; n--) {
+            P pp;
+            synchronized (sched.sched.lock) {
+                pp = sched.pidlegetSpinningIfConfigured();
+            }
+            if (pp == null) {
+                break;
+            }
+            sched.startm(pp, false);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // The goroutine's side.
+
+    /**
+     * Prepares a descriptor for a read or write: fails with the pending error, else clears the
+     * semaphore. Go: netpoll.go poll_runtime_pollReset.
+     */
+    public static int pollReset(PollDesc pd, int mode) {
+        int errcode = netpollcheckerr(pd, mode);
+        if (errcode != pollNoError) {
+            return errcode;
+        }
+        if (mode == MODE_READ) {
+            pd.rg = null;
+        } else if (mode == MODE_WRITE) {
+            pd.wg = null;
+        }
+        return pollNoError;
+    }
+
+    /**
+     * Parks the calling goroutine until {@code pd} is ready for {@code mode}, it is closed or its
+     * deadline expires. Returns pollNoError (try the I/O again), pollErrClosing or pollErrTimeout.
+     *
+     * <p>Go: netpoll.go poll_runtime_pollWait
+     */
+    public static int pollWait(PollDesc pd, int mode) {
+        int errcode = netpollcheckerr(pd, mode);
+        if (errcode != pollNoError) {
+            return errcode;
+        }
+        while (!netpollblock(pd, mode, false)) {
+            errcode = netpollcheckerr(pd, mode);
+            if (errcode != pollNoError) {
+                return errcode;
+            }
+            // Can happen if timeout has fired and unblocked us, but before we had a chance to run,
+            // timeout has been reset. Pretend it has not happened and retry.
+        }
+        return pollNoError;
+    }
+
+    /** Go: netpoll.go netpollcheckerr. */
+    static int netpollcheckerr(PollDesc pd, int mode) {
+        int info = pd.info;
+        if ((info & pollClosing) != 0) {
+            return pollErrClosing;
+        }
+        if ((mode == MODE_READ && (info & pollExpiredReadDeadline) != 0)
+                || (mode == MODE_WRITE && (info & pollExpiredWriteDeadline) != 0)) {
+            return pollErrTimeout;
+        }
+        return pollNoError;
+    }
+
+    /**
+     * Returns true if IO is ready, or false if timed out or closed. waitio: wait only for completed
+     * IO, ignore errors.
+     *
+     * <p>Go: netpoll.go netpollblock
+     */
+    static boolean netpollblock(PollDesc pd, int mode, boolean waitio) {
+        VarHandle gpp = mode == MODE_READ ? RG : WG;
+        // set the gpp semaphore to pdWait
+        for (; ; ) {
+            // Consume notification if already ready.
+            if (gpp.compareAndSet(pd, pdReady, null)) {
+                return true;
+            }
+            if (gpp.compareAndSet(pd, null, pdWait)) {
+                break;
+            }
+            // Double check that this isn't corrupt; otherwise we'd loop forever.
+            Object v = gpp.getVolatile(pd);
+            if (v != pdReady && v != null) {
+                throw Fatal.fatal(pd.netpoll.sched, "runtime: double wait");
+            }
+        }
+        // need to recheck error states after setting gpp to pdWait; this is necessary because
+        // pollUnblock/pollSetDeadline/deadlineimpl do the opposite: store to closing/rd/wd,
+        // publishInfo, load of rg/wg
+        if (waitio || netpollcheckerr(pd, mode) == pollNoError) {
+            pd.netpoll.arm(pd, mode);
+            Scheduler.gopark(Netpoll::netpollblockcommit, pd.sema(mode), WaitReason.IO_WAIT, pd);
+        }
+        // be careful to not lose concurrent pdReady notification
+        Object old = gpp.getAndSet(pd, null);
+        if (old != null && old != pdReady && old != pdWait) {
+            throw Fatal.fatal(pd.netpoll.sched, "runtime: corrupted polldesc");
+        }
+        return old == pdReady;
+    }
+
+    /**
+     * gopark's unlock function, on the M after the goroutine yielded: publishes the parked G in
+     * the semaphore (pdWait -&gt; G) unless a notification or an unblock came first. Go: netpoll.go
+     * netpollblockcommit.
+     */
+    private static boolean netpollblockcommit(G gp, Sema sema) {
+        PollDesc pd = sema.pd;
+        boolean r = (sema.read ? RG : WG).compareAndSet(pd, pdWait, gp);
+        if (r) {
+            // Bump the count of goroutines waiting for the poller. The scheduler uses this to
+            // decide whether to block waiting for the poller if there is nothing else to do.
+            pd.netpoll.netpollAdjustWaiters(1);
+        }
+        return r;
+    }
+
+    /** gort: the semaphore of one mode, as gopark's lock argument (two per descriptor, immutable). */
+    static final class Sema {
+        final PollDesc pd;
+        final boolean read;
+
+        Sema(PollDesc pd, boolean read) {
+            this.pd = pd;
+            this.read = read;
+        }
+    }
+
+    /** Arms the interest for mode before parking (see the class comment). */
+    private void arm(PollDesc pd, int mode) {
+        int op = mode == MODE_READ ? pd.rop : pd.wop;
+        SelectionKey k = pd.key;
+        try {
+            if ((k.interestOps() & op) != 0) {
+                return; // still armed: the poller has not reported it yet
+            }
+            k.interestOpsOr(op);
+        } catch (CancelledKeyException e) {
+            return; // closed: evict wakes us (closing is re-checked after the park)
+        }
+        if (sched.sched.lastpoll.get() == 0) {
+            // An M is blocked in the poll with the old interest set (or, if it blocked before the
+            // selector existed, on the Note): break it so that it polls with the new interest.
+            netpollBreak();
+        }
+    }
+
+    /**
+     * Takes the goroutine parked on pd's mode semaphore (or null). ioready: an I/O notification
+     * (sets pdReady when nobody waits); else an unblock for closing or a deadline.
+     *
+     * <p>Go: netpoll.go netpollunblock (the returned G was counted in netpollWaiters; the caller
+     * adjusts by -1)
+     */
+    static G netpollunblock(PollDesc pd, int mode, boolean ioready) {
+        VarHandle gpp = mode == MODE_READ ? RG : WG;
+        for (; ; ) {
+            Object old = gpp.getVolatile(pd);
+            if (old == pdReady) {
+                return null;
+            }
+            if (old == null && !ioready) {
+                // Only set pdReady for ioready. runtime_pollWait will check for timeout/cancel
+                // before waiting.
+                return null;
+            }
+            Object nw = ioready ? pdReady : null;
+            if (gpp.compareAndSet(pd, old, nw)) {
+                if (old == pdWait) {
+                    return null;
+                }
+                return (G) old;
+            }
+        }
+    }
+
+    /** Readies gp, taken from a semaphore by a deadline or a close. Go: netpoll.go netpollgoready. */
+    private void netpollgoready(G gp) {
+        netpollAdjustWaiters(-1);
+        sched.goready(gp);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Deadlines.
+
+    /**
+     * Sets the read, write or both deadlines of pd: {@code d > 0} ns from now, {@code d < 0}
+     * already expired (fails pending and future I/O at once), 0 none. Extending or clearing it
+     * while a goroutine is blocked takes effect for that goroutine.
+     *
+     * <p>Go: netpoll.go poll_runtime_pollSetDeadline
+     */
+    public static void pollSetDeadline(PollDesc pd, long d, int mode) {
+        Netpoll np = pd.netpoll;
+        G rg = null;
+        G wg = null;
+        synchronized (pd) {
+            if (pd.closing) {
+                return;
+            }
+            long rd0 = pd.rd;
+            long wd0 = pd.wd;
+            boolean combo0 = rd0 > 0 && rd0 == wd0;
+            if (d > 0) {
+                d += Scheduler.nanotime();
+                if (d <= 0) {
+                    // If the user has a deadline in the future, but the delay calculation
+                    // overflows, then set the deadline to the maximum possible value.
+                    d = Long.MAX_VALUE;
+                }
+            }
+            if (mode == MODE_READ || mode == MODE_READ_WRITE) {
+                pd.rd = d;
+            }
+            if (mode == MODE_WRITE || mode == MODE_READ_WRITE) {
+                pd.wd = d;
+            }
+            pd.publishInfo();
+            boolean combo = pd.rd > 0 && pd.rd == pd.wd;
+            Timer.Func rtf = combo ? Netpoll::netpollDeadline : Netpoll::netpollReadDeadline;
+            if (!pd.rrun) {
+                if (pd.rd > 0) {
+                    // Copy current seq into the timer arg. Timer func will check the seq against
+                    // current descriptor seq, if they differ the descriptor was reused or timers
+                    // were reset.
+                    pd.rt.modify(pd.rd, 0, rtf, pd, pd.rseq);
+                    pd.rrun = true;
+                }
+            } else if (pd.rd != rd0 || combo != combo0) {
+                pd.rseq++; // invalidate current timers
+                if (pd.rd > 0) {
+                    pd.rt.modify(pd.rd, 0, rtf, pd, pd.rseq);
+                } else {
+                    pd.rt.stop();
+                    pd.rrun = false;
+                }
+            }
+            if (!pd.wrun) {
+                if (pd.wd > 0 && !combo) {
+                    pd.wt.modify(pd.wd, 0, Netpoll::netpollWriteDeadline, pd, pd.wseq);
+                    pd.wrun = true;
+                }
+            } else if (pd.wd != wd0 || combo != combo0) {
+                pd.wseq++; // invalidate current timers
+                if (pd.wd > 0 && !combo) {
+                    pd.wt.modify(pd.wd, 0, Netpoll::netpollWriteDeadline, pd, pd.wseq);
+                } else {
+                    pd.wt.stop();
+                    pd.wrun = false;
+                }
+            }
+            // If we set the new deadline in the past, unblock currently pending IO if any.
+            // Note that pd.publishInfo has already been called, above, immediately after modifying
+            // rd and wd.
+            if (pd.rd < 0) {
+                rg = netpollunblock(pd, MODE_READ, false);
+            }
+            if (pd.wd < 0) {
+                wg = netpollunblock(pd, MODE_WRITE, false);
+            }
+        }
+        if (rg != null) {
+            np.netpollgoready(rg);
+        }
+        if (wg != null) {
+            np.netpollgoready(wg);
+        }
+    }
+
+    /** Go: netpoll.go netpolldeadlineimpl. */
+    private static void netpolldeadlineimpl(PollDesc pd, long seq, boolean read, boolean write) {
+        G rg = null;
+        G wg = null;
+        synchronized (pd) {
+            // Seq arg is seq when the timer was set. If it's stale, ignore the timer event.
+            long currentSeq = read ? pd.rseq : pd.wseq;
+            if (seq != currentSeq) {
+                // The descriptor was reused or timers were reset.
+                return;
+            }
+            if (read) {
+                if (pd.rd <= 0 || !pd.rrun) {
+                    throw Fatal.fatal(pd.netpoll.sched, "runtime: inconsistent read deadline");
+                }
+                pd.rd = -1;
+                pd.publishInfo();
+                rg = netpollunblock(pd, MODE_READ, false);
+            }
+            if (write) {
+                if (pd.wd <= 0 || (!pd.wrun && !read)) {
+                    throw Fatal.fatal(pd.netpoll.sched, "runtime: inconsistent write deadline");
+                }
+                pd.wd = -1;
+                pd.publishInfo();
+                wg = netpollunblock(pd, MODE_WRITE, false);
+            }
+        }
+        if (rg != null) {
+            pd.netpoll.netpollgoready(rg);
+        }
+        if (wg != null) {
+            pd.netpoll.netpollgoready(wg);
+        }
+    }
+
+    /** Go: netpoll.go netpollDeadline. */
+    private static void netpollDeadline(Object arg, long seq, long delay) {
+        netpolldeadlineimpl((PollDesc) arg, seq, true, true);
+    }
+
+    /** Go: netpoll.go netpollReadDeadline. */
+    private static void netpollReadDeadline(Object arg, long seq, long delay) {
+        netpolldeadlineimpl((PollDesc) arg, seq, true, false);
+    }
+
+    /** Go: netpoll.go netpollWriteDeadline. */
+    private static void netpollWriteDeadline(Object arg, long seq, long delay) {
+        netpolldeadlineimpl((PollDesc) arg, seq, false, true);
+    }
+
+    @Override
+    public String describe() {
+        return "netpoll (" + netpollWaiters.get() + " waiting)";
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * One socket's poll descriptor.
+     *
+     * <p>Go: netpoll.go pollDesc
+     */
+    public static final class PollDesc implements Describable {
+        /** Immutable. */
+        final Netpoll netpoll;
+        /** Immutable: the channel (non-blocking). */
+        public final SelectableChannel ch;
+        /** Written once by netpollopen before the descriptor is published. */
+        SelectionKey key;
+        /** Immutable: the interest a read wait arms (OP_ACCEPT for a listener). */
+        final int rop;
+        /**
+         * The interest a write wait arms: OP_CONNECT while connecting, then OP_WRITE. Written by
+         * the goroutine that connects before it waits, read by the waiting goroutine (plain).
+         */
+        int wop = SelectionKey.OP_WRITE;
+        /** What dumps print; written by the owner when the addresses are known, read racily (volatile). */
+        private volatile String what;
+
+        // Go's semaphores: null (pdNil), pdReady, pdWait or the parked G. VarHandle CAS (RG, WG).
+        @SuppressWarnings("unused")
+        private volatile Object rg;
+
+        @SuppressWarnings("unused")
+        private volatile Object wg;
+
+        /** closing, expired deadlines: written under this monitor by publishInfo, read lock-free. */
+        volatile int info;
+
+        // ---- guarded by this object's monitor (Go: pd.lock) ----
+        boolean closing;
+        /** Read deadline (nanotime), 0 none, &lt; 0 expired. */
+        long rd;
+        /** Write deadline. */
+        long wd;
+        /** Protects from stale read/write timers. */
+        long rseq;
+
+        long wseq;
+        /** The read deadline timer is armed (rt). */
+        boolean rrun;
+
+        boolean wrun;
+        /** Immutable timers, armed by pollSetDeadline (Go: pd.rt, pd.wt). */
+        final Timer rt;
+
+        final Timer wt;
+        /** Immutable gopark lock arguments for both modes. */
+        private final Sema rsema;
+
+        private final Sema wsema;
+
+        PollDesc(Netpoll netpoll, SelectableChannel ch, String what) {
+            this.netpoll = netpoll;
+            this.ch = ch;
+            this.what = what;
+            this.rop = ch instanceof ServerSocketChannel ? SelectionKey.OP_ACCEPT : SelectionKey.OP_READ;
+            this.rt = new Timer(netpoll.sched, null, null);
+            this.wt = new Timer(netpoll.sched, null, null);
+            this.rsema = new Sema(this, true);
+            this.wsema = new Sema(this, false);
+        }
+
+        Sema sema(int mode) {
+            return mode == MODE_READ ? rsema : wsema;
+        }
+
+        /** While connecting, a write wait waits for the connection (OP_CONNECT). Owner goroutine. */
+        public void setConnecting(boolean connecting) {
+            wop = connecting ? SelectionKey.OP_CONNECT : SelectionKey.OP_WRITE;
+        }
+
+        /** Go: netpoll.go (*pollDesc).publishInfo; this monitor held. */
+        void publishInfo() {
+            int i = 0;
+            if (closing) {
+                i |= pollClosing;
+            }
+            if (rd < 0) {
+                i |= pollExpiredReadDeadline;
+            }
+            if (wd < 0) {
+                i |= pollExpiredWriteDeadline;
+            }
+            info = i;
+        }
+
+        /**
+         * Marks the descriptor closing and wakes every goroutine parked on it (they return
+         * pollErrClosing); stops its deadline timers. Call before closing the channel.
+         *
+         * <p>Go: netpoll.go poll_runtime_pollUnblock
+         */
+        public void evict() {
+            G rg;
+            G wg;
+            synchronized (this) {
+                if (closing) {
+                    return; // gort: idempotent (Go's fdMutex lets only one Close through)
+                }
+                closing = true;
+                rseq++;
+                wseq++;
+                publishInfo();
+                rg = netpollunblock(this, MODE_READ, false);
+                wg = netpollunblock(this, MODE_WRITE, false);
+                if (rrun) {
+                    rt.stop();
+                    rrun = false;
+                }
+                if (wrun) {
+                    wt.stop();
+                    wrun = false;
+                }
+            }
+            if (rg != null) {
+                netpoll.netpollgoready(rg);
+            }
+            if (wg != null) {
+                netpoll.netpollgoready(wg);
+            }
+        }
+
+        /** Renames the descriptor in dumps (e.g. once a dial knows its local address). */
+        public void describeAs(String what) {
+            this.what = what;
+        }
+
+        /** Closing (evict was called). */
+        public boolean closing() {
+            return (info & pollClosing) != 0;
+        }
+
+        @Override
+        public String describe() {
+            return what;
+        }
+
+        @Override
+        public String toString() {
+            return what;
+        }
+    }
+}
