@@ -368,8 +368,10 @@ public final class M {
             gp.cont.run();
             int st = G._Grunning;
             if (gp.readgstatusNoScan() == G._Gsyscall && gp.yieldReason != G.YIELD_SYSCALL) {
-                // sysmon retook this M's P while the carrier was blocked in user code, and the G
-                // left (ended or yielded) without a gort call noticing: finish that "syscall" here.
+                // The G left its carrier in a syscall: it parked or yielded inside one (gopark and
+                // Gosched leave the exit to us, since a lock may be held there), or sysmon retook
+                // this M's P while the carrier was blocked in user code and the G then ended or
+                // yielded without a gort call noticing. Finish the syscall here, never waiting.
                 st = exitsyscallM(gp);
             }
             if (gp.cont.isDone()) {
@@ -416,23 +418,12 @@ public final class M {
     }
 
     /**
-     * The G left its carrier in _Gsyscall (sysmon retook the P while it was blocked): try to get
-     * a P back as exitsyscall would. Returns the status to leave from: _Grunning with a P, else
+     * The G left its carrier in _Gsyscall (parked or yielded in a syscall, or sysmon retook the P
+     * while it was blocked): try to get a P back without waiting. Returns the status to leave from: _Grunning with a P, else
      * _Gsyscall (this M has no P; the departure handlers then queue the G globally).
      */
     private int exitsyscallM(G gp) {
-        P op = oldp;
-        oldp = null;
-        if (Syscalls.exitsyscallfast(this, op)) {
-            p.incSyscalltick();
-            gp.casgstatus(G._Gsyscall, G._Grunning);
-            if (trace.on) trace.syscallExit(this, p, gp, Ev.X_OTHER_P);
-            return G._Grunning;
-        }
-        // No P: the G leaves its carrier from the syscall. The trace shows it running on no P for
-        // the instant it takes to stop (X_OTHER_P with no P), so that the stop event below fits.
-        if (trace.on) trace.syscallExit(this, null, gp, Ev.X_OTHER_P);
-        return G._Gsyscall;
+        return Syscalls.exitsyscallNoWait(this, gp) ? G._Grunning : G._Gsyscall;
     }
 
     /**

@@ -459,11 +459,15 @@ public final class Scheduler {
         if (gp == null) {
             throw new IllegalStateException("gort: gopark called outside a goroutine");
         }
-        if (gp.readgstatusNoScan() == G._Gsyscall) {
-            // A gort call inside a syscall section (or after sysmon retook the P from this blocked
-            // carrier): the syscall is over; get a P back first (this may move the G to another M).
-            Syscalls.exitsyscall();
-        }
+        // A park inside a syscall section (or after sysmon retook the P from this blocked carrier)
+        // ends the syscall, but not here: the caller may hold the lock that unlockf releases (a
+        // channel's, a semaphore's), and exitsyscall may yield (no P: exitsyscall0 queues the G)
+        // or preempt, which would leave that lock held by a G that is not running: every other G
+        // touching it spins forever, and the world never stops. A park needs no P: the G yields
+        // still _Gsyscall and its M finishes the syscall before unlockf runs (M.run's
+        // exitsyscallM, then park_m from _Gsyscall); a G that cannot yield parks in place from
+        // _Gsyscall. (Go never gets here: its exitsyscall runs in the syscall wrapper, before any
+        // runtime lock is taken.)
         M mp = gp.m;
         gp.waitreason = reason;
         gp.waitingOn = waitingOn;
@@ -558,12 +562,11 @@ public final class Scheduler {
             Thread.yield();
             return;
         }
-        if (gp.readgstatusNoScan() == G._Gsyscall) {
-            Syscalls.exitsyscall(); // see gopark
-        }
         if (gp.monitorDepth != 0) {
             return; // a hint: never yield inside a Java monitor (jdk25-continuations.md §5)
         }
+        // In a syscall (sysmon retook the P of this blocked carrier): as in gopark, the yield
+        // needs no P; the M ends the syscall (M.run's exitsyscallM) and queues the G globally.
         gp.yieldReason = G.YIELD_GOSCHED;
         if (!Continuation.yield(G.SCOPE)) {
             gp.yieldReason = G.YIELD_NONE; // pinned: Gosched is a hint, carry on
