@@ -153,6 +153,16 @@ public final class M {
     int syscalltick;
     /** A G locked to this M ended: the thread ends too (Go: mexit). Owner only, plain. */
     boolean exitThread;
+    /**
+     * Counted in {@code sched.nmidlelocked}: this M sleeps until its locked (or parked-in-place) G
+     * is runnable. Under sched.lock, plain (Scheduler.idlelockedSleep/idlelockedWake).
+     */
+    boolean idlelocked;
+    /**
+     * That G's waker came before this M counted itself: its next idlelockedSleep must not count.
+     * Under sched.lock, plain.
+     */
+    boolean idlelockedWoken;
     /** Syscall exits that kept the old P / took an idle P (Syscalls.exitsyscallfast). Owner only, plain. */
     long syscallFastOldP, syscallFastIdleP;
 
@@ -590,7 +600,7 @@ public final class M {
             P pp = releasep();
             sched.handoffp(pp);
         }
-        sched.incidlelocked(1);
+        sched.idlelockedSleep(this);
         // Wait until another thread schedules lockedg again.
         blocked = true;
         park.notesleep();
@@ -625,7 +635,7 @@ public final class M {
             throw Fatal.fatal(sched, "startlockedm: m has p");
         }
         // directly handoff current P to the locked m
-        sched.incidlelocked(-1);
+        sched.idlelockedWake(mp);
         P pp = releasep();
         mp.from = from; // where the G was found, for the locked M's trace (published by the note)
         mp.fromVictim = fromVictim;

@@ -503,17 +503,23 @@ public final class Scheduler {
 
     /** Go: proc.go ready. */
     public void ready(G gp, boolean next) {
-        // Mark runnable.
-        gp.casgstatus(G._Gwaiting, G._Grunnable);
+        // Parked in place (pinned, or holding a Java monitor)? Read before the CAS: parkedOn was
+        // set before the G went waiting, and we found the G through the lock its unlockf released.
         M pm = gp.parkedOn;
         if (pm != null) {
-            // Parked in place (pinned, or holding a Java monitor): it can run only on that carrier,
-            // which finds itself a P (Syscalls.parkInPlace). Do as startlockedm does for its count.
+            // It can run only on that carrier, which finds itself a P (Syscalls.parkInPlace). Do as
+            // startlockedm does for its count, and BEFORE the CAS: the carrier may see the G
+            // runnable at once (its park loop re-checks on any unpark, spurious ones included) and
+            // count itself idle-locked again in waitForP; were our decrement still to come, it
+            // would be counted twice and checkdead would call a running M idle ("runnable g").
+            idlelockedWake(pm);
+            gp.casgstatus(G._Gwaiting, G._Grunnable);
             if (trace.on) trace.goUnblock(M.current(), null, gp, Ev.W_GLOBAL);
-            incidlelocked(-1);
             java.util.concurrent.locks.LockSupport.unpark(pm.thread);
             return;
         }
+        // Mark runnable.
+        gp.casgstatus(G._Gwaiting, G._Grunnable);
         M mp = M.current();
         P pp = null;
         if (mp != null && mp.sched == this) {
@@ -535,8 +541,54 @@ public final class Scheduler {
     }
 
     /**
+     * {@code incidlelocked(1)} for {@code mp} itself: it is about to sleep until its locked G (or
+     * the G parked in place on it) is runnable again, so it no longer counts as running, and a
+     * deadlock is checked for. Unless that G's waker ({@link #idlelockedWake}) got there first:
+     * then the G is already runnable and the M already handed a P or unparked, so it never counts
+     * as idle. Go does the increment after the G is published (globrunqput, unlockf) and the
+     * waker's decrement unconditionally: when the waker wins, nmidlelocked dips to -1 and the
+     * increment's checkdead sees this M idle while its own G is runnable ({@code checkdead:
+     * runnable g}, with every other M idle); pairing the two per M closes that window.
+     *
+     * <p>Go: proc.go incidlelocked(1) in stoplockedm (and exitsyscall0's)
+     */
+    void idlelockedSleep(M mp) {
+        synchronized (sched.lock) {
+            if (mp.idlelockedWoken) {
+                mp.idlelockedWoken = false;
+                return;
+            }
+            if (mp.idlelocked) {
+                System.err.println("runtime: M" + mp.id + " nmidlelocked=" + sched.nmidlelocked);
+                throw Fatal.fatal(this, "incidlelocked: m counted idle-locked twice");
+            }
+            mp.idlelocked = true;
+            sched.nmidlelocked++;
+            checkdead();
+        }
+    }
+
+    /**
+     * {@code incidlelocked(-1)} for the M that sleeps (or is about to) until {@code mp}'s G runs:
+     * called by the waker (startlockedm, ready of a G parked in place) before it hands over.
+     *
+     * <p>Go: proc.go incidlelocked(-1) in startlockedm
+     */
+    void idlelockedWake(M mp) {
+        synchronized (sched.lock) {
+            if (mp.idlelocked) {
+                mp.idlelocked = false;
+                sched.nmidlelocked--;
+            } else {
+                mp.idlelockedWoken = true;
+            }
+        }
+    }
+
+    /**
      * Adjusts the count of Ms waiting for their locked G (or parked in place with it), then checks
-     * for deadlock when it grows. Go: proc.go incidlelocked.
+     * for deadlock when it grows (sysmon's pretend-running decrement around a retake). Go: proc.go
+     * incidlelocked.
      */
     void incidlelocked(int v) {
         synchronized (sched.lock) {

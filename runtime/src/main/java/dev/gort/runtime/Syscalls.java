@@ -323,7 +323,7 @@ public final class Syscalls {
                 s.trace.syscallExit(mp, null, gp, Ev.X_NO_P);
             }
             // Wait until another thread schedules gp and so m again (Go: stoplockedm).
-            s.incidlelocked(1);
+            s.idlelockedSleep(mp);
             mp.blocked = true;
             P np;
             do {
@@ -388,14 +388,14 @@ public final class Syscalls {
         if (from == G._Grunning) {
             s.handoffp(mp.releasep());
         }
-        s.incidlelocked(1);
+        s.idlelockedSleep(mp); // the waker may have readied gp already: then it does not count
         mp.blocked = true;
         while (gp.readgstatus() == G._Gwaiting) {
             LockSupport.park(gp); // goready: CAS to _Grunnable, then unpark this thread
         }
         mp.blocked = false;
         gp.parkedOn = null;
-        // The waker did incidlelocked(-1). Now a P, as for a syscall exit without its P.
+        // The waker did idlelockedWake. Now a P, as for a syscall exit without its P.
         waitForP(mp, gp, false);
     }
 
