@@ -33,6 +33,7 @@ class ParkInSyscallTest {
             AtomicBoolean g3Runs = new AtomicBoolean();
             Go.go(
                     () -> { // G3: runs once G2's syscall hands the P off
+                        awaitG2(g2);
                         g3Runs.set(true);
                         waitFor(() -> leftItsCarrier(g2[0]), "G2 to park inside its syscall");
                         c.send(42);
@@ -66,6 +67,7 @@ class ParkInSyscallTest {
             G[] g2 = new G[1];
             Go.go(
                     () -> { // G3: runs on the P sysmon took from G2's carrier
+                        awaitG2(g2);
                         waitFor(() -> leftItsCarrier(g2[0]), "G2 to park after the retake");
                         c.send(7);
                         done.send(3);
@@ -100,6 +102,7 @@ class ParkInSyscallTest {
             G[] g2 = new G[1];
             AtomicBoolean g3Runs = new AtomicBoolean();
             Go.go(() -> {
+                awaitG2(g2);
                 g3Runs.set(true);
                 waitFor(() -> leftItsCarrier(g2[0]), "G2 to park inside its syscall");
                 b.send(5);
@@ -120,6 +123,19 @@ class ParkInSyscallTest {
             done.recv();
         });
         assertEquals(5, got.get());
+    }
+
+    /**
+     * G3 normally runs second, but main's carrier may lose its P to sysmon while it loads classes,
+     * and then both Gs go to the global queue in creation order: let G2 start first (yielding the
+     * P), and only then hold the P without yielding.
+     */
+    private static void awaitG2(G[] g2) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (g2[0] == null) {
+            assertTrue(System.nanoTime() < deadline, "timed out waiting for G2 to start");
+            Go.gosched();
+        }
     }
 
     private static boolean leftItsCarrier(G g) {

@@ -199,6 +199,8 @@ public final class M {
     public static M current() {
         try {
             return (M) CARRIER.invokeExact();
+        } catch (RuntimeException | Error e) {
+            throw e; // a StackOverflowError at the call stays one (callers may catch it)
         } catch (Throwable t) {
             throw new AssertionError(t);
         }

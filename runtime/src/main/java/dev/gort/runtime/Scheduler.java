@@ -342,6 +342,12 @@ public final class Scheduler {
         finish(new GortFatalError(msg));
     }
 
+    /** {@link #onFatal} failed half-way: record the error and end the program without the dump. */
+    void onFatalDumpFailed(String msg) {
+        fatalMessage = msg;
+        finish(new GortFatalError(msg));
+    }
+
     public String fatalMessage() {
         return fatalMessage;
     }

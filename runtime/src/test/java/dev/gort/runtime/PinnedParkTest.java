@@ -69,7 +69,7 @@ class PinnedParkTest {
      * idle-locked again in waitForP. With the waker's decrement still to come it was counted twice,
      * every M looked idle and checkdead died with {@code checkdead: runnable g} (the waker's G, in
      * status 2), as PinnedParkTest did once on a loaded machine. Failed within 2000 rounds, in a
-     * few seconds, before the fix; 1000 rounds here.
+     * few seconds, before the fix; 300 rounds here.
      */
     @Test
     void wakerUncountsTheParkedCarrierBeforeItCanRun() {
@@ -87,7 +87,7 @@ class PinnedParkTest {
         spurious.setDaemon(true);
         spurious.start();
         try {
-            for (int i = 0; i < 1000; i++) {
+            for (int i = 0; i < 300; i++) {
                 Scheduler s = new Scheduler(TestSupport.config(1));
                 s.run(() -> {
                     GoSema sema = new GoSema(0);
@@ -198,7 +198,7 @@ class PinnedParkTest {
                         // loading, may have lost its P to sysmon): wait for the store.
                         long deadline = System.nanoTime() + 10_000_000_000L;
                         while (g1.get() == null && System.nanoTime() < deadline) {
-                            Thread.onSpinWait();
+                            Scheduler.gosched(); // yield the P: main may need it
                         }
                         dump.set(Traceback.dump(g1.get(), System.nanoTime()));
                         sema.release();
