@@ -982,6 +982,7 @@ public final class M {
             G gp = pp.runq.runqget();
             if (gp != null) {
                 inheritTime = pp.runq.inheritTime;
+                from = Ev.F_LOCAL; // as in stealWork's timer pass (the trace said "from global")
                 return gp;
             }
         }
