@@ -86,6 +86,14 @@ import jdk.internal.vm.Continuation;
  *       waits for the next timer (with {@code netpollBreak} to wake it early).
  *   <li>Dead Gs are not reused (a continuation runs once); {@code allgs} unlinks them.
  *   <li>{@code sched.lock} is a Java monitor; every lock is released before a continuation yields.
+ *   <li>A G may park (or Gosched) while in a syscall: a gort call inside {@code Syscall.block}, or
+ *       after sysmon retook the P of its blocked carrier. It yields still {@code _Gsyscall} and its
+ *       M ends the syscall without waiting for a P before the unlock function runs
+ *       ({@code Syscalls.exitsyscallNoWait}); Go's exitsyscall runs in the syscall wrapper, before
+ *       any runtime lock, so Go never parks from {@code _Gsyscall}.
+ *   <li>An M that sleeps until its locked or parked-in-place G is runnable counts in
+ *       {@code nmidlelocked} once, paired with its waker ({@code idlelockedSleep} /
+ *       {@code idlelockedWake}); Go's plain increments can count it twice for an instant.
  *   <li>Several runtimes can live in one JVM: nothing is static; code finds its runtime through the
  *       current carrier ({@link M#current()}).
  * </ul>

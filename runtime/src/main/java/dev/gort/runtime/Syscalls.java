@@ -370,7 +370,7 @@ public final class Syscalls {
         // In a syscall (see gopark): take a P back only if one is free at once; never wait for
         // one here, where the caller may still hold the lock that unlockf releases.
         int from = gp.readgstatusNoScan() == G._Gsyscall && !exitsyscallNoWait(mp, gp) ? G._Gsyscall : G._Grunning;
-        gp.parkedOn = mp; // before the release CAS: a waker reads it after its CAS
+        gp.parkedOn = mp; // before the CAS to waiting: a waker found gp through the lock unlockf releases
         gp.casgstatus(from, G._Gwaiting);
         if (gp.waitsince == 0) {
             gp.waitsince = System.nanoTime();
