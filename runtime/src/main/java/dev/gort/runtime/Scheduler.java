@@ -382,11 +382,14 @@ public final class Scheduler {
         // (its stack check): without this, goroutines that only respawn each other through runnext
         // share one time slice forever and starve the global queue even though sysmon asks them to
         // stop (nothing else in their code polls unless the agent instrumented it).
+        // The creator's frame first: a StackWalker walk after a yield in this same compiled method
+        // may run with the carrier thread C2 loaded before the yield ("Invalid thread walking this
+        // stack stream", RandomizedStressTest traced under the entry strategy); see M.current().
+        StackTraceElement createdAt = RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null;
         Poll.poll();
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
-        G newg = newG(
-                fn, parent == null ? 0 : parent.goid, RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null);
+        G newg = newG(fn, parent == null ? 0 : parent.goid, createdAt);
         newg.casgstatus(G._Gidle, G._Grunnable);
         newg.runnableSince = 0;
         P pp = null;
