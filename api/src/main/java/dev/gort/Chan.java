@@ -8,6 +8,7 @@ import dev.gort.internal.Sudog;
 import dev.gort.internal.WaitQ;
 import dev.gort.runtime.Fatal;
 import dev.gort.runtime.G;
+import dev.gort.runtime.GortFatalError;
 import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.WaitReason;
 import dev.gort.runtime.WaitTarget;
@@ -104,9 +105,12 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
     /** Immutable: this is the nil channel. */
     final boolean isNil;
 
-    /** 0 = free, 1 = held: CAS (acquire) to take, setRelease to drop. Go: c.lock. */
-    @SuppressWarnings("unused")
-    private int lockWord;
+    /**
+     * {@link SpinLock}: FREE, HELD or BROKEN. CAS (acquire) to take, setRelease to drop, getOpaque
+     * to spin; volatile only for the call-free BROKEN store of a section that died (this class's
+     * and Select's). Go: c.lock.
+     */
+    volatile int lockWord;
     /** Elements in buf: written under the lock with setRelease, read racily with getAcquire. Go: c.qcount. */
     private int qcount;
     /** Under the lock, plain. Go: c.sendx, c.recvx. */
@@ -339,13 +343,18 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             return false;
         }
         lock();
-        boolean any = false;
-        while (qcount > 0) {
-            any = true;
-            bufrecv();
+        try {
+            boolean any = false;
+            while (qcount > 0) {
+                any = true;
+                bufrecv();
+            }
+            unlock();
+            return any;
+        } catch (Throwable t) {
+            lockWord = t instanceof StackOverflowError ? SpinLock.BROKEN_STACK : SpinLock.BROKEN; // no call: SpinLock
+            throw SpinLock.died(this, t, "timerchandrain");
         }
-        unlock();
-        return any;
     }
 
     /**
@@ -428,7 +437,21 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         }
 
         lock();
+        try {
+            return chansendLocked(ep, block);
+        } catch (PanicError | IllegalStateException | GortFatalError e) {
+            throw e; // the operation's own outcomes, thrown with the lock released
+        } catch (Throwable t) {
+            lockWord = t instanceof StackOverflowError ? SpinLock.BROKEN_STACK : SpinLock.BROKEN; // no call: SpinLock
+            throw SpinLock.died(this, t, "chansend");
+        }
+    }
 
+    /**
+     * chansend from the lock on (held on entry); whatever escapes it other than its own panics
+     * is fatal ({@link SpinLock}).
+     */
+    private boolean chansendLocked(Object ep, boolean block) {
         if (closed != 0) {
             unlock();
             throw new PanicError("send on closed channel");
@@ -547,7 +570,18 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         }
 
         lock();
+        try {
+            return chanrecvLocked(block);
+        } catch (PanicError | IllegalStateException | GortFatalError e) {
+            throw e; // the operation's own outcomes, thrown with the lock released
+        } catch (Throwable t) {
+            lockWord = t instanceof StackOverflowError ? SpinLock.BROKEN_STACK : SpinLock.BROKEN; // no call: SpinLock
+            throw SpinLock.died(this, t, "chanrecv");
+        }
+    }
 
+    /** chanrecv from the lock on (held on entry); see {@link #chansendLocked}. */
+    private Object chanrecvLocked(boolean block) {
         if (closed != 0) {
             if (qcount == 0) {
                 unlock();
@@ -642,6 +676,18 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             throw new PanicError("close of nil channel");
         }
         lock();
+        try {
+            closechanLocked();
+        } catch (PanicError | IllegalStateException | GortFatalError e) {
+            throw e;
+        } catch (Throwable t) {
+            lockWord = t instanceof StackOverflowError ? SpinLock.BROKEN_STACK : SpinLock.BROKEN; // no call: SpinLock
+            throw SpinLock.died(this, t, "closechan");
+        }
+    }
+
+    /** closechan from the lock on (held on entry), readying included; see {@link #chansendLocked}. */
+    private void closechanLocked() {
         if (closed != 0) {
             unlock();
             throw new PanicError("close of closed channel");

@@ -3,8 +3,10 @@ package dev.gort;
 import dev.gort.internal.GoParker;
 import dev.gort.internal.ParkCommit;
 import dev.gort.internal.Parker;
+import dev.gort.internal.SpinLock;
 import dev.gort.internal.Sudog;
 import dev.gort.runtime.Fatal;
+import dev.gort.runtime.GortFatalError;
 import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.WaitReason;
 import dev.gort.runtime.WaitTarget;
@@ -405,152 +407,163 @@ public final class Select implements WaitTarget {
             }
         }
 
-        // lock all the channels involved in the select
-        sellock();
+        try {
+            // lock all the channels involved in the select
+            sellock();
 
-        // pass 1 - look for something already waiting
-        for (int i = 0; i < norder; i++) {
-            int casi = pollorder[i];
-            Chan<?> c = chans[casi];
+            // pass 1 - look for something already waiting
+            for (int i = 0; i < norder; i++) {
+                int casi = pollorder[i];
+                Chan<?> c = chans[casi];
+                if (kinds[casi] == SEND) {
+                    if (c.isClosed()) {
+                        selunlock();
+                        throw new PanicError("send on closed channel");
+                    }
+                    Sudog sg = c.recvq.dequeue(parker);
+                    if (sg != null) {
+                        // can send to a sleeping receiver (sg)
+                        c.send(sg, elems[casi], this);
+                        return casi;
+                    }
+                    if (c.lenLocked() < c.dataqsiz) {
+                        // can send to buffer
+                        c.bufsend(elems[casi]);
+                        selunlock();
+                        return casi;
+                    }
+                } else {
+                    Sudog sg = c.sendq.dequeue(parker);
+                    if (sg != null) {
+                        // can receive from sleeping sender (sg)
+                        recvValue = c.recv(sg, this);
+                        recvOK = true;
+                        return casi;
+                    }
+                    if (c.lenLocked() > 0) {
+                        // can receive from buffer
+                        recvValue = c.bufrecv();
+                        recvOK = true;
+                        selunlock();
+                        return casi;
+                    }
+                    if (c.isClosed()) {
+                        // read at end of closed channel
+                        selunlock();
+                        recvValue = null;
+                        recvOK = false;
+                        return casi;
+                    }
+                }
+            }
+
+            if (!block) {
+                selunlock();
+                return -1;
+            }
+
+            // pass 2 - enqueue on all chans
+            Object gp = parker.current();
+            if (gp == null) {
+                selunlock();
+                throw new IllegalStateException("gort: a blocking select needs a goroutine (use Go.run / Go.go)");
+            }
+            Sudog head = null;
+            Sudog tail = null;
+            for (int i = 0; i < norder; i++) {
+                int casi = lockorder[i];
+                Chan<?> c = chans[casi];
+                Sudog sg = sudogs[casi];
+                if (sg == null) {
+                    sg = new Sudog();
+                    sudogs[casi] = sg;
+                }
+                sg.g = gp;
+                sg.isSelect = true;
+                sg.success = false;
+                sg.elem = kinds[casi] == SEND ? elems[casi] : null;
+                sg.c = c;
+                sg.caseIndex = casi;
+                sg.waitlink = null;
+                // Construct the waiting list in lock order.
+                if (head == null) {
+                    head = sg;
+                } else {
+                    tail.waitlink = sg;
+                }
+                tail = sg;
+                if (kinds[casi] == SEND) {
+                    c.sendq.enqueue(sg);
+                } else {
+                    c.recvq.enqueue(sg);
+                }
+                if (c.timer != null) {
+                    c.timer.blockTimerChan();
+                }
+            }
+
+            // wait for someone to wake us up
+            parker.setParam(gp, null);
+            parker.park(gp, norder == 0 ? null : SEL_PARK_COMMIT, head, WaitReason.SELECT, this);
+
+            sellock();
+
+            parker.clearSelectDone(gp);
+            Object param = parker.param(gp);
+            parker.setParam(gp, null);
+
+            // pass 3 - dequeue from unsuccessful chans, otherwise they stack up on quiet channels;
+            // record the successful case. The sudogs are linked in lock order.
+            int casi = -1;
+            boolean caseSuccess = false;
+            Object value = null;
+            for (Sudog sg = head; sg != null; ) {
+                Sudog next = sg.waitlink;
+                int k = sg.caseIndex;
+                if (chans[k].timer != null) {
+                    chans[k].timer.unblockTimerChan();
+                }
+                if (sg == param) {
+                    // sg has already been dequeued by the goroutine that woke us up.
+                    casi = k;
+                    caseSuccess = sg.success;
+                    value = sg.elem;
+                } else if (kinds[k] == SEND) {
+                    chans[k].sendq.dequeueSudoG(sg);
+                } else {
+                    chans[k].recvq.dequeueSudoG(sg);
+                }
+                sg.isSelect = false;
+                sg.waitlink = null;
+                sg.release();
+                sg = next;
+            }
+
+            if (casi < 0) {
+                selunlock();
+                throw Fatal.fatal(Scheduler.current(), "selectgo: bad wakeup");
+            }
+            selunlock();
+
             if (kinds[casi] == SEND) {
-                if (c.isClosed()) {
-                    selunlock();
+                if (!caseSuccess) {
                     throw new PanicError("send on closed channel");
                 }
-                Sudog sg = c.recvq.dequeue(parker);
-                if (sg != null) {
-                    // can send to a sleeping receiver (sg)
-                    c.send(sg, elems[casi], this);
-                    return casi;
-                }
-                if (c.lenLocked() < c.dataqsiz) {
-                    // can send to buffer
-                    c.bufsend(elems[casi]);
-                    selunlock();
-                    return casi;
-                }
             } else {
-                Sudog sg = c.sendq.dequeue(parker);
-                if (sg != null) {
-                    // can receive from sleeping sender (sg)
-                    recvValue = c.recv(sg, this);
-                    recvOK = true;
-                    return casi;
-                }
-                if (c.lenLocked() > 0) {
-                    // can receive from buffer
-                    recvValue = c.bufrecv();
-                    recvOK = true;
-                    selunlock();
-                    return casi;
-                }
-                if (c.isClosed()) {
-                    // read at end of closed channel
-                    selunlock();
-                    recvValue = null;
-                    recvOK = false;
-                    return casi;
-                }
+                recvValue = caseSuccess ? value : null;
+                recvOK = caseSuccess;
             }
+            return casi;
+        } catch (PanicError | IllegalStateException | GortFatalError e) {
+            throw e; // the select's own outcomes, thrown with every lock released
+        } catch (Throwable t) {
+            // Before any call (see SpinLock): every channel of the select may be locked.
+            for (int i = 0; i < norder; i++) {
+                chans[lockorder[i]].lockWord =
+                        t instanceof StackOverflowError ? SpinLock.BROKEN_STACK : SpinLock.BROKEN;
+            }
+            throw SpinLock.died(this, t, "selectgo");
         }
-
-        if (!block) {
-            selunlock();
-            return -1;
-        }
-
-        // pass 2 - enqueue on all chans
-        Object gp = parker.current();
-        if (gp == null) {
-            selunlock();
-            throw new IllegalStateException("gort: a blocking select needs a goroutine (use Go.run / Go.go)");
-        }
-        Sudog head = null;
-        Sudog tail = null;
-        for (int i = 0; i < norder; i++) {
-            int casi = lockorder[i];
-            Chan<?> c = chans[casi];
-            Sudog sg = sudogs[casi];
-            if (sg == null) {
-                sg = new Sudog();
-                sudogs[casi] = sg;
-            }
-            sg.g = gp;
-            sg.isSelect = true;
-            sg.success = false;
-            sg.elem = kinds[casi] == SEND ? elems[casi] : null;
-            sg.c = c;
-            sg.caseIndex = casi;
-            sg.waitlink = null;
-            // Construct the waiting list in lock order.
-            if (head == null) {
-                head = sg;
-            } else {
-                tail.waitlink = sg;
-            }
-            tail = sg;
-            if (kinds[casi] == SEND) {
-                c.sendq.enqueue(sg);
-            } else {
-                c.recvq.enqueue(sg);
-            }
-            if (c.timer != null) {
-                c.timer.blockTimerChan();
-            }
-        }
-
-        // wait for someone to wake us up
-        parker.setParam(gp, null);
-        parker.park(gp, norder == 0 ? null : SEL_PARK_COMMIT, head, WaitReason.SELECT, this);
-
-        sellock();
-
-        parker.clearSelectDone(gp);
-        Object param = parker.param(gp);
-        parker.setParam(gp, null);
-
-        // pass 3 - dequeue from unsuccessful chans, otherwise they stack up on quiet channels;
-        // record the successful case. The sudogs are linked in lock order.
-        int casi = -1;
-        boolean caseSuccess = false;
-        Object value = null;
-        for (Sudog sg = head; sg != null; ) {
-            Sudog next = sg.waitlink;
-            int k = sg.caseIndex;
-            if (chans[k].timer != null) {
-                chans[k].timer.unblockTimerChan();
-            }
-            if (sg == param) {
-                // sg has already been dequeued by the goroutine that woke us up.
-                casi = k;
-                caseSuccess = sg.success;
-                value = sg.elem;
-            } else if (kinds[k] == SEND) {
-                chans[k].sendq.dequeueSudoG(sg);
-            } else {
-                chans[k].recvq.dequeueSudoG(sg);
-            }
-            sg.isSelect = false;
-            sg.waitlink = null;
-            sg.release();
-            sg = next;
-        }
-
-        if (casi < 0) {
-            selunlock();
-            throw Fatal.fatal(Scheduler.current(), "selectgo: bad wakeup");
-        }
-        selunlock();
-
-        if (kinds[casi] == SEND) {
-            if (!caseSuccess) {
-                throw new PanicError("send on closed channel");
-            }
-        } else {
-            recvValue = caseSuccess ? value : null;
-            recvOK = caseSuccess;
-        }
-        return casi;
     }
 
     static final boolean DEBUG_CHECKS = Boolean.getBoolean("gort.debug.checks");

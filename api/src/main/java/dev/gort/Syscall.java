@@ -21,8 +21,11 @@ import dev.gort.runtime.Syscalls;
  * <ul>
  *   <li>The call runs on the goroutine's current carrier; the goroutine may continue on another
  *       carrier afterwards (if no P was free when the call returned).
- *   <li>A gort operation inside the call (a channel send, {@code Go.go}, a park) ends the syscall
- *       section early: the goroutine takes a P back first.
+ *   <li>A gort operation inside the call that parks or yields (a blocking receive, a select, a
+ *       {@code Mutex} wait, {@code Gosched}) ends the syscall section early: the goroutine parks
+ *       like any other (its carrier finishes the syscall after it has left, never while a channel
+ *       lock is held) and runs on with a P when it is woken. Non-blocking operations run without
+ *       a P (what they wake goes to the global queue).
  *   <li>Outside a goroutine the call simply runs.
  *   <li>Blocking calls nobody wraps are detected by sysmon when the carrier's thread state shows
  *       it blocked (sleep, park, wait, monitor); native I/O stays RUNNABLE and is not detected:

@@ -1,6 +1,7 @@
 package dev.gort.internal;
 
 import dev.gort.runtime.Fatal;
+import dev.gort.runtime.GortFatalError;
 import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.WaitReason;
 import java.lang.invoke.MethodHandles;
@@ -44,9 +45,8 @@ public final class Sema {
     private volatile int count;
     /** Waiters, counted before they re-check and queue (Go: root.nwait): getAndAdd, read volatile. */
     private volatile int nwait;
-    /** 0 free, 1 held: CAS to take, setRelease to drop. Go: root.lock. */
-    @SuppressWarnings("unused")
-    private int lockWord;
+    /** {@link SpinLock} word: CAS to take, setRelease to drop; volatile for the BROKEN store. Go: root.lock. */
+    private volatile int lockWord;
     /** The waiters, FIFO (LIFO inserts at the head); under the lock, plain. */
     private Sudog head;
 
@@ -123,25 +123,33 @@ public final class Sema {
         s.g = gp;
         s.c = this;
         s.elem = null;
-        for (; ; ) {
-            lock();
-            // Add ourselves to nwait to disable the "easy case" in semrelease.
-            NWAIT.getAndAdd(this, 1);
-            // Check cansemacquire to avoid a missed wakeup.
-            if (cansemacquire()) {
-                NWAIT.getAndAdd(this, -1);
-                unlock();
-                break;
+        lock();
+        try {
+            for (; ; ) {
+                // Add ourselves to nwait to disable the "easy case" in semrelease.
+                NWAIT.getAndAdd(this, 1);
+                // Check cansemacquire to avoid a missed wakeup.
+                if (cansemacquire()) {
+                    NWAIT.getAndAdd(this, -1);
+                    unlock();
+                    break;
+                }
+                // Any semrelease after the cansemacquire knows we're waiting (we set nwait above).
+                s.ticket = 0;
+                queue(s, lifo);
+                parker.park(gp, SEMA_COMMIT, this, reason, owner);
+                if (s.ticket != 0 || cansemacquire()) {
+                    break;
+                }
+                lock();
             }
-            // Any semrelease after the cansemacquire knows we're waiting (we set nwait above).
-            s.ticket = 0;
-            queue(s, lifo);
-            parker.park(gp, SEMA_COMMIT, this, reason, owner);
-            if (s.ticket != 0 || cansemacquire()) {
-                break;
-            }
+            s.release();
+        } catch (GortFatalError e) {
+            throw e;
+        } catch (Throwable t) {
+            lockWord = t instanceof StackOverflowError ? SpinLock.BROKEN_STACK : SpinLock.BROKEN; // no call: SpinLock
+            throw SpinLock.died(this, t, "semacquire");
         }
-        s.release();
     }
 
     /**
@@ -151,6 +159,19 @@ public final class Sema {
      * <p>Go: sema.go semrelease1
      */
     public void semrelease(boolean handoff) {
+        // From the add on, the unit is out and a waiter may be owed a wake-up: whatever escapes is
+        // fatal (SpinLock), lock held or not.
+        try {
+            semrelease1(handoff);
+        } catch (GortFatalError e) {
+            throw e;
+        } catch (Throwable t) {
+            lockWord = t instanceof StackOverflowError ? SpinLock.BROKEN_STACK : SpinLock.BROKEN; // no call: SpinLock
+            throw SpinLock.died(this, t, "semrelease");
+        }
+    }
+
+    private void semrelease1(boolean handoff) {
         COUNT.getAndAdd(this, 1);
         // Easy case: no waiters? This check must happen after the add above, to avoid a missed
         // wakeup (see the loop in semacquire).

@@ -5,6 +5,7 @@ import dev.gort.internal.ParkCommit;
 import dev.gort.internal.Parker;
 import dev.gort.internal.SpinLock;
 import dev.gort.internal.Sudog;
+import dev.gort.runtime.GortFatalError;
 import dev.gort.runtime.WaitReason;
 import dev.gort.runtime.WaitTarget;
 import java.lang.invoke.MethodHandles;
@@ -42,9 +43,8 @@ public class Cond implements WaitTarget {
     private volatile int wait;
     /** Ticket of the next waiter to notify: written under the lock (volatile), read racily. Go: notify. */
     private volatile int notify;
-    /** 0 free, 1 held. Go: notifyList.lock. */
-    @SuppressWarnings("unused")
-    private int lockWord;
+    /** {@link SpinLock} word; volatile for the BROKEN store of a section that died. Go: notifyList.lock. */
+    private volatile int lockWord;
     /** The waiters, under the lock. */
     private Sudog head;
 
@@ -107,6 +107,17 @@ public class Cond implements WaitTarget {
 
     /** Go: sema.go notifyListWait: sleeps unless ticket t was already notified. */
     private void notifyListWait(int t) {
+        try {
+            notifyListWait1(t);
+        } catch (IllegalStateException | GortFatalError e) {
+            throw e;
+        } catch (Throwable t1) {
+            lockWord = t1 instanceof StackOverflowError ? SpinLock.BROKEN_STACK : SpinLock.BROKEN; // no call: SpinLock
+            throw SpinLock.died(this, t1, "notifyListWait");
+        }
+    }
+
+    private void notifyListWait1(int t) {
         lock();
         // Return right away if this ticket has already been notified.
         if (less(t, notify)) {
@@ -135,6 +146,17 @@ public class Cond implements WaitTarget {
 
     /** Go: sema.go notifyListNotifyAll. */
     private void notifyListNotifyAll() {
+        try {
+            notifyListNotifyAll1();
+        } catch (IllegalStateException | GortFatalError e) {
+            throw e;
+        } catch (Throwable t1) {
+            lockWord = t1 instanceof StackOverflowError ? SpinLock.BROKEN_STACK : SpinLock.BROKEN; // no call: SpinLock
+            throw SpinLock.died(this, t1, "notifyListNotifyAll");
+        }
+    }
+
+    private void notifyListNotifyAll1() {
         // Fast path: no new waiters since the last notification.
         if (wait == notify) {
             return;
@@ -157,6 +179,17 @@ public class Cond implements WaitTarget {
 
     /** Go: sema.go notifyListNotifyOne. */
     private void notifyListNotifyOne() {
+        try {
+            notifyListNotifyOne1();
+        } catch (IllegalStateException | GortFatalError e) {
+            throw e;
+        } catch (Throwable t1) {
+            lockWord = t1 instanceof StackOverflowError ? SpinLock.BROKEN_STACK : SpinLock.BROKEN; // no call: SpinLock
+            throw SpinLock.died(this, t1, "notifyListNotifyOne");
+        }
+    }
+
+    private void notifyListNotifyOne1() {
         // Fast path: no new waiters since the last notification.
         if (wait == notify) {
             return;

@@ -30,12 +30,18 @@ public final class Fatal {
     /** As {@link #fatal(String)}, printing {@code sched}'s goroutine dump when it is known. */
     public static GortFatalError fatal(Scheduler sched, String msg) {
         PrintStream err = System.err;
-        err.println("fatal error: " + msg);
+        err.print("fatal error: "); // no "+": see SpinLock.died (fatal errors may come from a deep stack)
+        err.println(msg);
         if (sched != null) {
             try {
                 sched.onFatal(msg);
             } catch (Throwable t) {
-                err.println("runtime: error while dumping goroutines: " + t);
+                // The dump failed (a fatal error raised from a nearly exhausted stack): the program
+                // must end all the same, so finish first (if even that overflows, the error
+                // propagates and the caller's next attempt, higher up, ends it), then say so.
+                sched.onFatalDumpFailed(msg);
+                err.print("runtime: error while dumping goroutines: ");
+                err.println(t);
             }
         }
         err.flush();

@@ -174,6 +174,16 @@ public final class M {
     int syscalltick;
     /** A G locked to this M ended: the thread ends too (Go: mexit). Owner only, plain. */
     boolean exitThread;
+    /**
+     * Counted in {@code sched.nmidlelocked}: this M sleeps until its locked (or parked-in-place) G
+     * is runnable. Under sched.lock, plain (Scheduler.idlelockedSleep/idlelockedWake).
+     */
+    boolean idlelocked;
+    /**
+     * That G's waker came before this M counted itself: its next idlelockedSleep must not count.
+     * Under sched.lock, plain.
+     */
+    boolean idlelockedWoken;
     /** Syscall exits that kept the old P / took an idle P (Syscalls.exitsyscallfast). Owner only, plain. */
     long syscallFastOldP, syscallFastIdleP;
 
@@ -210,6 +220,8 @@ public final class M {
     public static M current() {
         try {
             return (M) CARRIER.invokeExact();
+        } catch (RuntimeException | Error e) {
+            throw e; // a StackOverflowError at the call stays one (callers may catch it)
         } catch (Throwable t) {
             throw new AssertionError(t);
         }
@@ -389,8 +401,10 @@ public final class M {
             gp.cont.run();
             int st = G._Grunning;
             if (gp.readgstatusNoScan() == G._Gsyscall && gp.yieldReason != G.YIELD_SYSCALL) {
-                // sysmon retook this M's P while the carrier was blocked in user code, and the G
-                // left (ended or yielded) without a gort call noticing: finish that "syscall" here.
+                // The G left its carrier in a syscall: it parked or yielded inside one (gopark and
+                // Gosched leave the exit to us, since a lock may be held there), or sysmon retook
+                // this M's P while the carrier was blocked in user code and the G then ended or
+                // yielded without a gort call noticing. Finish the syscall here, never waiting.
                 st = exitsyscallM(gp);
             }
             if (gp.cont.isDone()) {
@@ -437,23 +451,12 @@ public final class M {
     }
 
     /**
-     * The G left its carrier in _Gsyscall (sysmon retook the P while it was blocked): try to get
-     * a P back as exitsyscall would. Returns the status to leave from: _Grunning with a P, else
+     * The G left its carrier in _Gsyscall (parked or yielded in a syscall, or sysmon retook the P
+     * while it was blocked): try to get a P back without waiting. Returns the status to leave from: _Grunning with a P, else
      * _Gsyscall (this M has no P; the departure handlers then queue the G globally).
      */
     private int exitsyscallM(G gp) {
-        P op = oldp;
-        oldp = null;
-        if (Syscalls.exitsyscallfast(this, op)) {
-            p.incSyscalltick();
-            gp.casgstatus(G._Gsyscall, G._Grunning);
-            if (trace.on) trace.syscallExit(this, p, gp, Ev.X_OTHER_P);
-            return G._Grunning;
-        }
-        // No P: the G leaves its carrier from the syscall. The trace shows it running on no P for
-        // the instant it takes to stop (X_OTHER_P with no P), so that the stop event below fits.
-        if (trace.on) trace.syscallExit(this, null, gp, Ev.X_OTHER_P);
-        return G._Gsyscall;
+        return Syscalls.exitsyscallNoWait(this, gp) ? G._Grunning : G._Gsyscall;
     }
 
     /**
@@ -620,7 +623,7 @@ public final class M {
             P pp = releasep();
             sched.handoffp(pp);
         }
-        sched.incidlelocked(1);
+        sched.idlelockedSleep(this);
         // Wait until another thread schedules lockedg again.
         blocked = true;
         park.notesleep();
@@ -655,7 +658,7 @@ public final class M {
             throw Fatal.fatal(sched, "startlockedm: m has p");
         }
         // directly handoff current P to the locked m
-        sched.incidlelocked(-1);
+        sched.idlelockedWake(mp);
         P pp = releasep();
         mp.from = from; // where the G was found, for the locked M's trace (published by the note)
         mp.fromVictim = fromVictim;
@@ -1044,6 +1047,7 @@ public final class M {
             G gp = pp.runq.runqget();
             if (gp != null) {
                 inheritTime = pp.runq.inheritTime;
+                from = Ev.F_LOCAL; // as in stealWork's timer pass (the trace said "from global")
                 return gp;
             }
         }

@@ -88,6 +88,14 @@ import jdk.internal.vm.Continuation;
  *       a Note (Go creates the poller at the first timer).
  *   <li>Dead Gs are not reused (a continuation runs once); {@code allgs} unlinks them.
  *   <li>{@code sched.lock} is a Java monitor; every lock is released before a continuation yields.
+ *   <li>A G may park (or Gosched) while in a syscall: a gort call inside {@code Syscall.block}, or
+ *       after sysmon retook the P of its blocked carrier. It yields still {@code _Gsyscall} and its
+ *       M ends the syscall without waiting for a P before the unlock function runs
+ *       ({@code Syscalls.exitsyscallNoWait}); Go's exitsyscall runs in the syscall wrapper, before
+ *       any runtime lock, so Go never parks from {@code _Gsyscall}.
+ *   <li>An M that sleeps until its locked or parked-in-place G is runnable counts in
+ *       {@code nmidlelocked} once, paired with its waker ({@code idlelockedSleep} /
+ *       {@code idlelockedWake}); Go's plain increments can count it twice for an instant.
  *   <li>Several runtimes can live in one JVM: nothing is static; code finds its runtime through the
  *       current carrier ({@link M#current()}). {@code Go.run} inside a goroutine is rejected.
  *   <li>Carriers take the daemon status, group, priority and context class loader of the thread that
@@ -388,6 +396,12 @@ public final class Scheduler {
         finish(new GortFatalError(msg));
     }
 
+    /** {@link #onFatal} failed half-way: record the error and end the program without the dump. */
+    void onFatalDumpFailed(String msg) {
+        fatalMessage = msg;
+        finish(new GortFatalError(msg));
+    }
+
     public String fatalMessage() {
         return fatalMessage;
     }
@@ -414,11 +428,14 @@ public final class Scheduler {
         // (its stack check): without this, goroutines that only respawn each other through runnext
         // share one time slice forever and starve the global queue even though sysmon asks them to
         // stop (nothing else in their code polls unless the agent instrumented it).
+        // The creator's frame first: a StackWalker walk after a yield in this same compiled method
+        // may run with the carrier thread C2 loaded before the yield ("Invalid thread walking this
+        // stack stream", RandomizedStressTest traced under the entry strategy); see M.current().
+        StackTraceElement createdAt = RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null;
         Poll.poll();
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
-        G newg = newG(
-                fn, parent == null ? 0 : parent.goid, RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null);
+        G newg = newG(fn, parent == null ? 0 : parent.goid, createdAt);
         newg.casgstatus(G._Gidle, G._Grunnable);
         newg.runnableSince = 0;
         P pp = null;
@@ -515,11 +532,15 @@ public final class Scheduler {
         if (gp == null) {
             throw new IllegalStateException("gort: gopark called outside a goroutine");
         }
-        if (gp.readgstatusNoScan() == G._Gsyscall) {
-            // A gort call inside a syscall section (or after sysmon retook the P from this blocked
-            // carrier): the syscall is over; get a P back first (this may move the G to another M).
-            Syscalls.exitsyscall();
-        }
+        // A park inside a syscall section (or after sysmon retook the P from this blocked carrier)
+        // ends the syscall, but not here: the caller may hold the lock that unlockf releases (a
+        // channel's, a semaphore's), and exitsyscall may yield (no P: exitsyscall0 queues the G)
+        // or preempt, which would leave that lock held by a G that is not running: every other G
+        // touching it spins forever, and the world never stops. A park needs no P: the G yields
+        // still _Gsyscall and its M finishes the syscall before unlockf runs (M.run's
+        // exitsyscallM, then park_m from _Gsyscall); a G that cannot yield parks in place from
+        // _Gsyscall. (Go never gets here: its exitsyscall runs in the syscall wrapper, before any
+        // runtime lock is taken.)
         M mp = gp.m;
         gp.waitreason = reason;
         gp.waitingOn = waitingOn;
@@ -555,17 +576,23 @@ public final class Scheduler {
 
     /** Go: proc.go ready. */
     public void ready(G gp, boolean next) {
-        // Mark runnable.
-        gp.casgstatus(G._Gwaiting, G._Grunnable);
+        // Parked in place (pinned, or holding a Java monitor)? Read before the CAS: parkedOn was
+        // set before the G went waiting, and we found the G through the lock its unlockf released.
         M pm = gp.parkedOn;
         if (pm != null) {
-            // Parked in place (pinned, or holding a Java monitor): it can run only on that carrier,
-            // which finds itself a P (Syscalls.parkInPlace). Do as startlockedm does for its count.
+            // It can run only on that carrier, which finds itself a P (Syscalls.parkInPlace). Do as
+            // startlockedm does for its count, and BEFORE the CAS: the carrier may see the G
+            // runnable at once (its park loop re-checks on any unpark, spurious ones included) and
+            // count itself idle-locked again in waitForP; were our decrement still to come, it
+            // would be counted twice and checkdead would call a running M idle ("runnable g").
+            idlelockedWake(pm);
+            gp.casgstatus(G._Gwaiting, G._Grunnable);
             if (trace.on) trace.goUnblock(M.current(), null, gp, Ev.W_GLOBAL);
-            incidlelocked(-1);
             java.util.concurrent.locks.LockSupport.unpark(pm.thread);
             return;
         }
+        // Mark runnable.
+        gp.casgstatus(G._Gwaiting, G._Grunnable);
         M mp = M.current();
         P pp = null;
         if (mp != null && mp.sched == this) {
@@ -587,8 +614,54 @@ public final class Scheduler {
     }
 
     /**
+     * {@code incidlelocked(1)} for {@code mp} itself: it is about to sleep until its locked G (or
+     * the G parked in place on it) is runnable again, so it no longer counts as running, and a
+     * deadlock is checked for. Unless that G's waker ({@link #idlelockedWake}) got there first:
+     * then the G is already runnable and the M already handed a P or unparked, so it never counts
+     * as idle. Go does the increment after the G is published (globrunqput, unlockf) and the
+     * waker's decrement unconditionally: when the waker wins, nmidlelocked dips to -1 and the
+     * increment's checkdead sees this M idle while its own G is runnable ({@code checkdead:
+     * runnable g}, with every other M idle); pairing the two per M closes that window.
+     *
+     * <p>Go: proc.go incidlelocked(1) in stoplockedm (and exitsyscall0's)
+     */
+    void idlelockedSleep(M mp) {
+        synchronized (sched.lock) {
+            if (mp.idlelockedWoken) {
+                mp.idlelockedWoken = false;
+                return;
+            }
+            if (mp.idlelocked) {
+                System.err.println("runtime: M" + mp.id + " nmidlelocked=" + sched.nmidlelocked);
+                throw Fatal.fatal(this, "incidlelocked: m counted idle-locked twice");
+            }
+            mp.idlelocked = true;
+            sched.nmidlelocked++;
+            checkdead();
+        }
+    }
+
+    /**
+     * {@code incidlelocked(-1)} for the M that sleeps (or is about to) until {@code mp}'s G runs:
+     * called by the waker (startlockedm, ready of a G parked in place) before it hands over.
+     *
+     * <p>Go: proc.go incidlelocked(-1) in startlockedm
+     */
+    void idlelockedWake(M mp) {
+        synchronized (sched.lock) {
+            if (mp.idlelocked) {
+                mp.idlelocked = false;
+                sched.nmidlelocked--;
+            } else {
+                mp.idlelockedWoken = true;
+            }
+        }
+    }
+
+    /**
      * Adjusts the count of Ms waiting for their locked G (or parked in place with it), then checks
-     * for deadlock when it grows. Go: proc.go incidlelocked.
+     * for deadlock when it grows (sysmon's pretend-running decrement around a retake). Go: proc.go
+     * incidlelocked.
      */
     void incidlelocked(int v) {
         synchronized (sched.lock) {
@@ -614,12 +687,11 @@ public final class Scheduler {
             Thread.yield();
             return;
         }
-        if (gp.readgstatusNoScan() == G._Gsyscall) {
-            Syscalls.exitsyscall(); // see gopark
-        }
         if (gp.monitorDepth != 0) {
             return; // a hint: never yield inside a Java monitor (jdk25-continuations.md §5)
         }
+        // In a syscall (sysmon retook the P of this blocked carrier): as in gopark, the yield
+        // needs no P; the M ends the syscall (M.run's exitsyscallM) and queues the G globally.
         gp.yieldReason = G.YIELD_GOSCHED;
         if (!Continuation.yield(G.SCOPE)) {
             gp.yieldReason = G.YIELD_NONE; // pinned: Gosched is a hint, carry on

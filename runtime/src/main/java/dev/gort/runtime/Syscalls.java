@@ -241,6 +241,30 @@ public final class Syscalls {
         return false;
     }
 
+    /**
+     * Ends the syscall of a G that is leaving it by parking or yielding (or has left its carrier
+     * already), without ever waiting: exitsyscall's fast path only. True: this M holds a P and
+     * the G is {@code _Grunning}. False: no P free; the G stays {@code _Gsyscall} and departs from
+     * there (parking, or queueing a G globally, needs no P). Never yields, never blocks: safe
+     * while the caller holds a channel or semaphore lock.
+     *
+     * <p>Go: proc.go exitsyscallfast (Go's Gs never park from _Gsyscall; gort's may, see gopark)
+     */
+    static boolean exitsyscallNoWait(M mp, G gp) {
+        P op = mp.oldp;
+        mp.oldp = null;
+        if (exitsyscallfast(mp, op)) {
+            mp.p.incSyscalltick();
+            gp.casgstatus(G._Gsyscall, G._Grunning);
+            if (mp.trace.on) mp.trace.syscallExit(mp, mp.p, gp, Ev.X_OTHER_P);
+            return true;
+        }
+        // No P: the G leaves from the syscall. The trace shows it running on no P for the instant
+        // it takes to stop (X_OTHER_P with no P), so that the stop event that follows fits.
+        if (mp.trace.on) mp.trace.syscallExit(mp, null, gp, Ev.X_OTHER_P);
+        return false;
+    }
+
     /** No P at hand: yield to the M (exitsyscall0), or, if the G cannot leave its carrier, wait here. */
     private static boolean exitsyscallSlow(M mp, G gp) {
         if (gp.lockedm == null && gp.monitorDepth == 0) {
@@ -301,7 +325,7 @@ public final class Syscalls {
                 s.trace.syscallExit(mp, null, gp, Ev.X_NO_P);
             }
             // Wait until another thread schedules gp and so m again (Go: stoplockedm).
-            s.incidlelocked(1);
+            s.idlelockedSleep(mp);
             mp.blocked = true;
             P np;
             do {
@@ -345,29 +369,35 @@ public final class Syscalls {
      */
     static void parkInPlace(M mp, G gp, G.ParkUnlock<Object> unlockf, Object lock) {
         Scheduler s = mp.sched;
-        gp.parkedOn = mp; // before the release CAS: a waker reads it after its CAS
-        gp.casgstatus(G._Grunning, G._Gwaiting);
+        // In a syscall (see gopark): take a P back only if one is free at once; never wait for
+        // one here, where the caller may still hold the lock that unlockf releases.
+        int from = gp.readgstatusNoScan() == G._Gsyscall && !exitsyscallNoWait(mp, gp) ? G._Gsyscall : G._Grunning;
+        gp.parkedOn = mp; // before the CAS to waiting: a waker found gp through the lock unlockf releases
+        gp.casgstatus(from, G._Gwaiting);
         if (gp.waitsince == 0) {
             gp.waitsince = System.nanoTime();
         }
         if (unlockf != null && !unlockf.unlock(gp, lock)) {
-            // Cancelled: unlockf guarantees nobody can ready it. Run on (Go: execute(gp, true)).
+            // Cancelled: unlockf guarantees nobody can ready it. Run on (Go: execute(gp, true)),
+            // still in the syscall if it was.
             gp.parkedOn = null;
-            gp.casgstatus(G._Gwaiting, G._Grunning);
+            gp.casgstatus(G._Gwaiting, from);
             gp.waitsince = 0;
             return;
         }
         s.syscallStats.pinnedParks.incrementAndGet();
         if (s.trace.on) s.trace.goStop(mp, mp.p, gp, Ev.S_PARK);
-        s.handoffp(mp.releasep());
-        s.incidlelocked(1);
+        if (from == G._Grunning) {
+            s.handoffp(mp.releasep());
+        }
+        s.idlelockedSleep(mp); // the waker may have readied gp already: then it does not count
         mp.blocked = true;
         while (gp.readgstatus() == G._Gwaiting) {
             LockSupport.park(gp); // goready: CAS to _Grunnable, then unpark this thread
         }
         mp.blocked = false;
         gp.parkedOn = null;
-        // The waker did incidlelocked(-1). Now a P, as for a syscall exit without its P.
+        // The waker did idlelockedWake. Now a P, as for a syscall exit without its P.
         waitForP(mp, gp, false);
     }
 

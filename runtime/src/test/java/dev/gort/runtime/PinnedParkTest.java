@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import jdk.internal.vm.Continuation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -57,6 +59,63 @@ class PinnedParkTest {
         SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
         assertEquals(1, st.pinnedParks());
         assertEquals(1, st.pinnedRefused());
+    }
+
+    /**
+     * The waker of a G parked in place uncounts its carrier from nmidlelocked before the G becomes
+     * runnable (issue 12, defect 9). The carrier re-checks the G's status on every unpark,
+     * spurious ones included (LockSupport allows them; a plain thread sends them here nonstop), so
+     * it may see the G runnable right after the waker's CAS and, finding no idle P, count itself
+     * idle-locked again in waitForP. With the waker's decrement still to come it was counted twice,
+     * every M looked idle and checkdead died with {@code checkdead: runnable g} (the waker's G, in
+     * status 2), as PinnedParkTest did once on a loaded machine. Failed within 2000 rounds, in a
+     * few seconds, before the fix; 300 rounds here.
+     */
+    @Test
+    void wakerUncountsTheParkedCarrierBeforeItCanRun() {
+        AtomicReference<Thread> carrier = new AtomicReference<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread spurious = new Thread(() -> {
+            while (!stop.get()) {
+                Thread t = carrier.get();
+                if (t != null) {
+                    LockSupport.unpark(t);
+                }
+                Thread.onSpinWait();
+            }
+        });
+        spurious.setDaemon(true);
+        spurious.start();
+        try {
+            for (int i = 0; i < 300; i++) {
+                Scheduler s = new Scheduler(TestSupport.config(1));
+                s.run(() -> {
+                    GoSema sema = new GoSema(0);
+                    GoSema done = new GoSema(0);
+                    s.newproc(
+                            () -> { // G2: wakes G1 on another carrier
+                                sema.release();
+                                done.release();
+                            });
+                    s.newproc(
+                            () -> { // G1: parks in place
+                                Continuation.pin();
+                                try {
+                                    carrier.set(Thread.currentThread());
+                                    sema.acquire();
+                                } finally {
+                                    carrier.set(null);
+                                    Continuation.unpin();
+                                }
+                                done.release();
+                            });
+                    done.acquire();
+                    done.acquire();
+                });
+            }
+        } finally {
+            stop.set(true);
+        }
     }
 
     /**
@@ -132,14 +191,20 @@ class PinnedParkTest {
         s.run(() -> {
             GoSema sema = new GoSema(0);
             GoSema done = new GoSema(0);
-            G[] g1 = new G[1];
+            AtomicReference<G> g1 = new AtomicReference<>();
             s.newproc(
                     () -> { // G2: dumps G1 while it is parked in place, then wakes it
-                        dump.set(Traceback.dump(g1[0], System.nanoTime()));
+                        // G2 can run before main has stored G1 (main's carrier, blocked on class
+                        // loading, may have lost its P to sysmon): wait for the store.
+                        long deadline = System.nanoTime() + 10_000_000_000L;
+                        while (g1.get() == null && System.nanoTime() < deadline) {
+                            Scheduler.gosched(); // yield the P: main may need it
+                        }
+                        dump.set(Traceback.dump(g1.get(), System.nanoTime()));
                         sema.release();
                         done.release();
                     });
-            g1[0] = s.newproc(() -> {
+            g1.set(s.newproc(() -> {
                 Continuation.pin();
                 try {
                     sema.acquire();
@@ -147,7 +212,7 @@ class PinnedParkTest {
                     Continuation.unpin();
                 }
                 done.release();
-            });
+            }));
             done.acquire();
             done.acquire();
         });
