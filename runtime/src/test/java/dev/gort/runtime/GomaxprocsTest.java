@@ -43,8 +43,12 @@ class GomaxprocsTest {
             G mainG = Scheduler.currentG();
             GoSema mainDone = new GoSema(0);
             Runnable caller = () -> {
+                M m = M.current();
+                // No preemption until the global queue has been checked: a request honoured while the
+                // caller creates its children (a loaded machine stretches the loop past sysmon's 10 ms)
+                // would send the caller to the global queue and let P1 run them (Go's acquirem).
+                m.locks++;
                 try {
-                    M m = M.current();
                     P p1 = m.p();
                     observed.add("caller on P" + p1.id);
                     GoSema childDone = new GoSema(0);
@@ -72,6 +76,7 @@ class GomaxprocsTest {
                     want.add(mainG); // main was already waiting there
                     observed.add("global in order " + List.of(global).equals(want));
                     resized.set(true);
+                    m.locks--; // Go's releasem
 
                     old = rt.gomaxprocs(3);
                     P[] allp = rt.allp();
