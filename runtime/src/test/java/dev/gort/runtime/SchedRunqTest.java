@@ -131,10 +131,14 @@ class SchedRunqTest {
             done.acquire();
         });
         int runs = runsWhenMainBack.get();
+        // A preemption (a loaded machine can stall the P past sysmon's 10 ms slice) ends a partner run
+        // after it put the next partner in runnext: that one then runs from runnext with the time
+        // slice inherited, without a schedtick of its own, so each preemption allows one run more.
+        long preempted = preemptsAfter.get() - preemptsBefore.get();
         assertTrue(
-                runs >= 0 && runs <= 61,
+                runs >= 0 && runs <= 61 + preempted,
                 "main came back from the global queue after " + runs + " partner runs (schedtick " + tickWhenMainLeft
-                        + " -> " + tickWhenMainBack + ")");
+                        + " -> " + tickWhenMainBack + ", " + preempted + " preemptions)");
         // The machine may stall this P for more than sysmon's 10 ms slice; sysmon then preempts a G
         // (to the global queue, behind or ahead of main) and main comes back early. Only the bound
         // holds then: the exact schedtick accounting below assumes no preemption.
