@@ -112,7 +112,7 @@ public final class Traceback {
     }
 
     /** A class of gort's runtime (its {@code runtime.*}), or of the continuation machinery. */
-    static boolean isRuntimeClass(String cn) {
+    public static boolean isRuntimeClass(String cn) {
         if (cn.startsWith("jdk.internal.vm.Continuation")) {
             return true;
         }
@@ -342,6 +342,14 @@ public final class Traceback {
             sb.append("\t[waiting on ").append(what.replace('\n', ' ')).append("]\n");
         }
         return sb.toString();
+    }
+
+    /**
+     * The goroutine's stack, innermost first, runtime frames included (as Go's goroutine profile
+     * records them), the carrier's scheduling loop and a dump's own frames excluded.
+     */
+    public static StackTraceElement[] stack(G gp) {
+        return frames(gp);
     }
 
     /** The goroutine's own frames, innermost first, without the runtime's frames below it. */
