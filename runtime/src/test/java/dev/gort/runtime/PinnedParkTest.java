@@ -135,7 +135,8 @@ class PinnedParkTest {
             G[] g1 = new G[1];
             s.newproc(
                     () -> { // G2: dumps G1 while it is parked in place, then wakes it
-                        dump.set(Traceback.dump(g1[0], System.nanoTime()));
+                        // GOTRACEBACK=system: GoSema is a runtime-package class, hidden by default
+                        dump.set(Traceback.dump(g1[0], System.nanoTime(), 2));
                         sema.release();
                         done.release();
                     });

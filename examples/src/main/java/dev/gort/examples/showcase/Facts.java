@@ -218,6 +218,36 @@ final class Facts {
         return sb.toString();
     }
 
+    /**
+     * Whether sysmon's figures add up: requests = honoured + never reached + refused + stale, and
+     * the same number of requests as the trace's PreemptRequest events (the trace covers the run,
+     * the figures the whole runtime: both start with the runtime here). Says which does not.
+     */
+    static String preemptBalance(dev.gort.runtime.PreemptStats p, Trace t) {
+        long refused = p.refusedMonitor() + p.refusedPinned() + p.refusedRuntimeLock();
+        long parts = p.honoured() + p.unhonoured() + refused + p.stale();
+        int traced = t == null ? -1 : count(t, Ev.PREEMPT_REQ, null);
+        StringBuilder sb = new StringBuilder();
+        sb.append(parts == p.requested() ? "adds up: " : "DOES NOT add up: ")
+                .append(p.requested())
+                .append(" requests, ")
+                .append(p.honoured())
+                .append(" + ")
+                .append(p.unhonoured())
+                .append(" + ")
+                .append(refused)
+                .append(" + ")
+                .append(p.stale())
+                .append(" = ")
+                .append(parts)
+                .append(" (honoured + never reached + refused + stale)");
+        if (traced >= 0) {
+            sb.append(traced == p.requested() ? "; the trace has the same " : "; but the trace has ")
+                    .append(Facts.n(traced, "PreemptRequest event"));
+        }
+        return sb.toString();
+    }
+
     static String n(long n, String what) {
         return n + " " + what + (n == 1 ? "" : "s");
     }
