@@ -86,6 +86,19 @@ public final class Traceback {
         tracebackCache = parseTraceback(level == null || level.isBlank() ? null : level.trim());
     }
 
+    /** The GOTRACEBACK setting by Go's name ({@code ./gort env} prints it): none, single, all, system, crash, or N. */
+    public static String setting() {
+        int t = tracebackCache;
+        return switch (t) {
+            case 0 -> "none";
+            case 1 << TRACEBACK_SHIFT -> "single";
+            case 1 << TRACEBACK_SHIFT | TRACEBACK_ALL -> "all";
+            case 2 << TRACEBACK_SHIFT | TRACEBACK_ALL -> "system";
+            case 2 << TRACEBACK_SHIFT | TRACEBACK_ALL | TRACEBACK_CRASH -> "crash";
+            default -> Integer.toString(t >>> TRACEBACK_SHIFT);
+        };
+    }
+
     /** Go: gotraceback's level: 0 none, 1 user frames, 2 runtime frames too. */
     public static int level() {
         return tracebackCache >>> TRACEBACK_SHIFT;

@@ -243,7 +243,7 @@ public final class JfrEvents {
     }
 
     /** {@code -Dgort.jfr=true} / {@code GORT_JFR=1}: gort's events in every recording. Read at each use. */
-    static boolean gortJfr() {
+    public static boolean gortJfr() {
         return dev.gort.runtime.Config.boolSetting("gort.jfr", "GORT_JFR", false);
     }
 
