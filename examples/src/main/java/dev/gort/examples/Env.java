@@ -46,6 +46,8 @@ final class Env {
         row(rows, "gort.creators", Config.choiceSetting("gort.creators", null, "off", "off", "stack"));
         row(rows, "gort.fatal", Config.choiceSetting("gort.fatal", null, "halt", "halt", "throw"));
         row(rows, "gort.jmx", dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto());
+        row(rows, "gort.jfr", dev.gort.runtime.trace.JfrEvents.gortJfr());
+        row(rows, "gort.traceback", dev.gort.runtime.Traceback.setting());
         String http = System.getProperty("gort.debug.http");
         row(rows, "gort.debug.http", http == null ? "" : http.trim());
         row(rows, "GODEBUG.schedtrace", d.schedtrace());

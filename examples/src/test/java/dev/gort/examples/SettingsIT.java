@@ -92,6 +92,8 @@ class SettingsIT {
         GOOD.put("-Dgort.debug=sigtrap=1", "GODEBUG.sigtrap=1");
         GOOD.put("-Dgort.jmx=true", "gort.jmx=true"); // its effect: ObserversStartupTest (runtime)
         GOOD.put("-Dgort.debug.http=127.0.0.1:0", "gort.debug.http=127.0.0.1:0"); // ObserversStartupTest too
+        GOOD.put("-Dgort.jfr=true", "gort.jfr=true"); // its effect: JfrEventsTest (runtime)
+        GOOD.put("-Dgort.traceback=system", "gort.traceback=system"); // GoroutineDumpLayoutTest (runtime)
 
         BAD.put("-Dgort.runqsize=3", "malformed -Dgort.runqsize=3: want a power of two from 2 to 65536");
         BAD.put("-Dgort.runqsize=0", "malformed -Dgort.runqsize=0: want a power of two");
@@ -110,6 +112,10 @@ class SettingsIT {
         BAD.put("-Dgort.debug.checks=yes!", "malformed -Dgort.debug.checks=yes!: want true or false");
         BAD.put("-Dgort.jmx=maybe", "malformed -Dgort.jmx=maybe: want true or false");
         BAD.put("-Dgort.fatal=explode", "malformed -Dgort.fatal=explode: want one of halt, throw");
+        BAD.put("-Dgort.jfr=maybe", "malformed -Dgort.jfr=maybe: want true or false");
+        BAD.put(
+                "-Dgort.traceback=loud",
+                "malformed -Dgort.traceback=loud: want none, single, all, system, crash or a level >= 0");
     }
 
     @Test

@@ -68,6 +68,9 @@ public final class DumpSignal {
                 }
             }
         }
+        if (Traceback.level() == 0) {
+            return; // GOTRACEBACK=none: Go's signal handler prints no goroutines either
+        }
         for (Scheduler s : live) {
             StringBuilder sb = new StringBuilder();
             sb.append(Traceback.dumpAll(s)).append(Traceback.waitForGraph(s));

@@ -11,24 +11,45 @@ public final class GoPanic extends RuntimeException {
     GoPanic(G gp, Throwable cause) {
         super("panic: " + cause + " [recovered=false] in goroutine " + gp.goid, cause);
         this.goid = gp.goid;
-        this.createdBy = Traceback.createdBy(gp);
+        this.createdBy = Traceback.createdBy(gp, Traceback.goFrames(cause.getStackTrace(), false), Traceback.level());
     }
 
     public long goid() {
         return goid;
     }
 
-    /** Go's crash text: {@code panic: ...}, then {@code goroutine N [running]:}, the stack, the creator. */
+    /**
+     * Go's crash text at the GOTRACEBACK level: {@code panic: ...}, then (unless {@code none})
+     * {@code goroutine N [running]:}, the stack without runtime frames (unless {@code system}), the
+     * creator, and {@code exit status 2}.
+     *
+     * <p>Go: panic.go printpanics, dopanic_m
+     */
     public String goFormat() {
+        return goFormat(null);
+    }
+
+    /**
+     * As {@link #goFormat()}; with GOTRACEBACK {@code all} or above, {@code others} (the other
+     * goroutines' dump, Go's tracebackothers) follows the panicking one after a blank line.
+     */
+    String goFormat(String others) {
+        int level = Traceback.level();
         StringBuilder sb = new StringBuilder();
         Throwable c = getCause();
-        sb.append("panic: ").append(c).append("\n\n");
-        sb.append("goroutine ").append(goid).append(" [running]:\n");
-        for (StackTraceElement e : c.getStackTrace()) {
-            Traceback.frame(sb, e);
-        }
-        if (createdBy != null) {
-            sb.append(createdBy);
+        sb.append("panic: ").append(c).append("\n");
+        if (level > 0) {
+            sb.append("\ngoroutine ").append(goid).append(" [running]:\n");
+            Traceback.frames(sb, Traceback.goFrames(c.getStackTrace(), false), level);
+            if (createdBy != null) {
+                sb.append(createdBy);
+            }
+            if (others != null && Traceback.all() && !others.isEmpty()) {
+                sb.append('\n').append(others);
+            }
+            if (Traceback.crash()) {
+                sb.append('\n').append(Traceback.jvmThreads());
+            }
         }
         sb.append("exit status 2\n");
         return sb.toString();

@@ -388,8 +388,15 @@ public final class Scheduler {
         if (h != null) {
             h.accept(msg);
         } else {
-            System.err.println();
-            System.err.print(Traceback.dumpAll(this));
+            // Go: a user fatal (the deadlock) dumps at GOTRACEBACK's level, a runtime throw at 2
+            int level = msg.endsWith("- deadlock!") ? Traceback.level() : 2;
+            if (level > 0) {
+                System.err.println();
+                System.err.print(Traceback.dumpAll(this, level));
+            }
+            if (Traceback.crash()) {
+                System.err.print(Traceback.jvmThreads());
+            }
         }
         // gort beyond Go: which goroutine waits on which channel/mutex, and who could wake it.
         System.err.print(Traceback.waitForGraph(this));
@@ -481,7 +488,7 @@ public final class Scheduler {
             Throwable t = gp.panic;
             gp.panic = null;
             GoPanic p = new GoPanic(gp, t);
-            System.err.print(p.goFormat());
+            System.err.print(p.goFormat(Traceback.all() ? Traceback.dumpAll(this) : null));
             System.err.flush();
             finish(p);
             if (config.panicExits()) {

@@ -1,21 +1,154 @@
 package dev.gort.runtime;
 
 /**
- * Goroutine dumps in Go's format:
+ * Goroutine dumps in Go's layout (Go 1.21+):
  * <pre>
  * goroutine 7 [chan receive, 3 minutes]:
  * dev.gort.examples.Sieve.filter(...)
  * 	Sieve.java:42
  * created by dev.gort.examples.Sieve.main in goroutine 1
+ * 	Sieve.java:17
+ * 	[waiting on chan#3 int (len 0/cap 0, 1 waiting receiver)]
  * </pre>
  *
- * <p>Go: traceback.go goroutineheader, traceback, printcreatedby
+ * <p>A frame is its function line ({@code Class.method(...)}: Go's form for a frame whose arguments
+ * it does not print) and a tab-indented {@code File.java:line}; an unknown file or line prints as
+ * Go prints them, {@code ?} and {@code 0}. Runtime frames (the classes of gort's runtime packages:
+ * {@code dev.gort}, {@code dev.gort.runtime.*}, {@code dev.gort.internal}, {@code dev.gort.agent},
+ * and the continuation's own {@code jdk.internal.vm} frames) are hidden unless {@code
+ * GOTRACEBACK=system} or {@code crash}, as Go hides {@code runtime.*} ({@link #showframe}); test
+ * classes ({@code *Test}, {@code *IT}) count as the user's code wherever they live.
+ * {@code dev.gort.sync}, {@code dev.gort.context} and {@code dev.gort.net} are shown, as Go shows
+ * {@code sync}, {@code context} and {@code net}.
+ *
+ * <p>gort beyond Go: the last line of a waiting goroutine names what it waits on, tab-indented and
+ * in brackets, so that a Go-dump parser (panicparse's grammar) takes it for text between dumps: it
+ * is neither a function line (those end in {@code )}) nor a file line (those end in {@code :N}).
+ *
+ * <p>{@code GOTRACEBACK} ({@code -Dgort.traceback} wins over the variable) is read as Go reads it:
+ * {@code none} (0), {@code single} (the default, 1), {@code all} (1, every goroutine), {@code
+ * system} (2: runtime frames, and {@code gp= m=} in headers), {@code crash} (system, and then the
+ * JVM's own threads); a number is that level with all goroutines. Anything else is a malformed
+ * setting.
+ *
+ * <p>Go: traceback.go goroutineheader, traceback, printcreatedby, showframe; runtime1.go gotraceback
  */
 public final class Traceback {
     private Traceback() {}
 
     private static final java.util.Set<String> RUNTIME_FRAMES = java.util.Set.of(
             "dev.gort.runtime.Scheduler", "dev.gort.runtime.Traceback", "dev.gort.Go", "dev.gort.Runtimes");
+
+    // GOTRACEBACK, packed as Go packs traceback_cache: level << 2 | all << 0 | crash << 1.
+    private static final int TRACEBACK_ALL = 1;
+    private static final int TRACEBACK_CRASH = 2;
+    private static final int TRACEBACK_SHIFT = 2;
+
+    /**
+     * The GOTRACEBACK setting. Written by {@link #setTraceback} (any thread), read by every dump:
+     * volatile.
+     */
+    private static volatile int tracebackCache = parseTraceback(Config.setting("gort.traceback", "GOTRACEBACK"));
+
+    /** Go: runtime1.go setTraceback. A value Go would not accept is a malformed setting. */
+    static int parseTraceback(String v) {
+        if (v == null) {
+            return 1 << TRACEBACK_SHIFT;
+        }
+        return switch (v.toLowerCase(java.util.Locale.ROOT)) {
+            case "none" -> 0;
+            case "single" -> 1 << TRACEBACK_SHIFT;
+            case "all" -> 1 << TRACEBACK_SHIFT | TRACEBACK_ALL;
+            case "system" -> 2 << TRACEBACK_SHIFT | TRACEBACK_ALL;
+            case "crash" -> 2 << TRACEBACK_SHIFT | TRACEBACK_ALL | TRACEBACK_CRASH;
+            default -> {
+                try {
+                    int n = Integer.parseInt(v);
+                    if (n < 0) {
+                        throw new NumberFormatException();
+                    }
+                    yield n << TRACEBACK_SHIFT | TRACEBACK_ALL;
+                } catch (NumberFormatException e) {
+                    throw Config.malformed(
+                            "gort.traceback", "GOTRACEBACK", "none, single, all, system, crash or a level >= 0");
+                }
+            }
+        };
+    }
+
+    /**
+     * Sets GOTRACEBACK for this JVM ({@code none}, {@code single}, {@code all}, {@code system},
+     * {@code crash}, or a number). Unlike Go's, it may lower the level below the environment's.
+     *
+     * <p>Go: runtime/debug.SetTraceback
+     */
+    public static void setTraceback(String level) {
+        tracebackCache = parseTraceback(level == null || level.isBlank() ? null : level.trim());
+    }
+
+    /** The GOTRACEBACK setting by Go's name ({@code ./gort env} prints it): none, single, all, system, crash, or N. */
+    public static String setting() {
+        int t = tracebackCache;
+        return switch (t) {
+            case 0 -> "none";
+            case 1 << TRACEBACK_SHIFT -> "single";
+            case 1 << TRACEBACK_SHIFT | TRACEBACK_ALL -> "all";
+            case 2 << TRACEBACK_SHIFT | TRACEBACK_ALL -> "system";
+            case 2 << TRACEBACK_SHIFT | TRACEBACK_ALL | TRACEBACK_CRASH -> "crash";
+            default -> Integer.toString(t >>> TRACEBACK_SHIFT);
+        };
+    }
+
+    /** Go: gotraceback's level: 0 none, 1 user frames, 2 runtime frames too. */
+    public static int level() {
+        return tracebackCache >>> TRACEBACK_SHIFT;
+    }
+
+    /** Go: gotraceback's all: a crash prints every goroutine, not only the one that failed. */
+    public static boolean all() {
+        return (tracebackCache & TRACEBACK_ALL) != 0;
+    }
+
+    /** Go: gotraceback's crash: after the dump, crash (here: print the JVM's threads too). */
+    public static boolean crash() {
+        return (tracebackCache & TRACEBACK_CRASH) != 0;
+    }
+
+    /**
+     * Whether a frame of class {@code cn} is shown at {@code level}: everything at 2 and above,
+     * otherwise everything but the runtime's frames.
+     *
+     * <p>Go: traceback.go showframe, showfuncinfo
+     */
+    static boolean showframe(String cn, int level) {
+        return level > 1 || !isRuntimeClass(cn);
+    }
+
+    /** A class of gort's runtime (its {@code runtime.*}), or of the continuation machinery. */
+    public static boolean isRuntimeClass(String cn) {
+        if (cn.startsWith("jdk.internal.vm.Continuation")) {
+            return true;
+        }
+        if (!cn.startsWith("dev.gort.")) {
+            return false;
+        }
+        int dot = cn.lastIndexOf('.');
+        String pkg = cn.substring(0, dot);
+        String top = cn.substring(dot + 1);
+        int dollar = top.indexOf('$');
+        if (dollar > 0) {
+            top = top.substring(0, dollar);
+        }
+        if (top.endsWith("Test") || top.endsWith("IT")) {
+            return false; // a test is the user's code, even in a runtime package
+        }
+        return pkg.equals("dev.gort")
+                || pkg.equals("dev.gort.runtime")
+                || pkg.startsWith("dev.gort.runtime.")
+                || pkg.equals("dev.gort.internal")
+                || pkg.startsWith("dev.gort.internal.")
+                || pkg.equals("dev.gort.agent");
+    }
 
     /**
      * The frame that called {@code go}: the first frame outside the runtime's spawning code. Costs a
@@ -31,28 +164,52 @@ public final class Traceback {
                         .orElse(null));
     }
 
-    /** Go: traceback.go goroutineheader. */
+    /** Go: traceback.go goroutineheader, at the GOTRACEBACK level. */
     public static String header(G gp, long now) {
-        int st = gp.readgstatus();
-        String status;
+        return header(gp, now, level());
+    }
+
+    /** Go: traceback.go gStatusStrings. */
+    private static String gStatusString(int st) {
+        return switch (st) {
+            case G._Gidle -> "idle";
+            case G._Grunnable -> "runnable";
+            case G._Grunning -> "running";
+            case G._Gsyscall -> "syscall";
+            case G._Gwaiting -> "waiting";
+            case G._Gdead -> "dead";
+            case G._Gpreempted -> "preempted";
+            default -> "???";
+        };
+    }
+
+    /** Go: traceback.go goroutineheader. */
+    static String header(G gp, long now, int level) {
+        int raw = gp.readgstatusRaw();
+        boolean isScan = (raw & G._Gscan) != 0;
+        int st = raw & ~G._Gscan;
+        String status = gStatusString(st);
         WaitReason wr = gp.waitreason;
-        if ((st == G._Gwaiting) && wr != WaitReason.ZERO) {
+        if (st == G._Gwaiting && wr != WaitReason.ZERO) {
             status = wr.go();
-        } else {
-            status = switch (st) {
-                case G._Grunnable -> "runnable";
-                case G._Grunning -> "running";
-                case G._Gsyscall -> "syscall";
-                case G._Gwaiting -> "waiting";
-                case G._Gdead -> "dead";
-                case G._Gpreempted -> "preempted";
-                default -> "idle";
-            };
         }
-        StringBuilder sb =
-                new StringBuilder("goroutine ").append(gp.goid).append(" [").append(status);
-        if (st == G._Gwaiting && gp.waitsince != 0) {
-            long mins = (now - gp.waitsince) / 60_000_000_000L;
+        StringBuilder sb = new StringBuilder("goroutine ").append(gp.goid);
+        if (level >= 2) {
+            M m = gp.m;
+            sb.append(" gp=0x").append(Integer.toHexString(System.identityHashCode(gp)));
+            if (m != null) {
+                sb.append(" m=").append(m.id).append(" mp=0x").append(Integer.toHexString(System.identityHashCode(m)));
+            } else {
+                sb.append(" m=nil");
+            }
+        }
+        sb.append(" [").append(status);
+        if (isScan) {
+            sb.append(" (scan)");
+        }
+        long since = gp.waitsince;
+        if ((st == G._Gwaiting || st == G._Gsyscall) && since != 0) {
+            long mins = (now - since) / 60_000_000_000L;
             if (mins >= 1) {
                 sb.append(", ").append(mins).append(" minutes"); // Go prints "1 minutes" too
             }
@@ -63,62 +220,149 @@ public final class Traceback {
         return sb.append("]:").toString();
     }
 
+    /** Go's frame: {@code pkg.Func(...)}, then a tab and {@code file:line} ({@code ?} and 0 when unknown). */
     static void frame(StringBuilder sb, StackTraceElement e) {
         sb.append(e.getClassName()).append('.').append(e.getMethodName()).append("(...)\n");
-        sb.append('\t').append(e.getFileName() == null ? "?" : e.getFileName());
-        if (e.getLineNumber() >= 0) {
-            sb.append(':').append(e.getLineNumber());
-        }
-        sb.append('\n');
+        fileLine(sb, e.getFileName(), e.getLineNumber());
     }
 
-    /** Go: traceback.go printcreatedby. */
+    private static void fileLine(StringBuilder sb, String file, int line) {
+        sb.append('\t')
+                .append(file == null ? "?" : file)
+                .append(':')
+                .append(Math.max(line, 0))
+                .append('\n');
+    }
+
+    /** The frames of a Java stack that {@link #showframe} keeps at {@code level}, in Go's layout. */
+    static void frames(StringBuilder sb, StackTraceElement[] st, int level) {
+        for (StackTraceElement e : st) {
+            if (showframe(e.getClassName(), level)) {
+                frame(sb, e);
+            }
+        }
+    }
+
+    /** Go: traceback.go printcreatedby, at the GOTRACEBACK level; null when Go prints none. */
     static String createdBy(G gp) {
+        return createdBy(gp, frames(gp), level());
+    }
+
+    /**
+     * {@code created by <function> in goroutine N} and, on the next line, the go statement's
+     * {@code file:line}. With {@code -Dgort.creators=stack} (or while tracing) that is the exact
+     * frame. Otherwise gort knows only the go function: a lambda {@code lambda$main$0} of class
+     * {@code C} was written in {@code C.main}, which is then named with line 0 (unknown, as Go
+     * prints it); anything else names the function's class at {@code ?:0}. None for goroutine 1, and
+     * none when the creator is a runtime frame that {@link #showframe} hides (as Go).
+     *
+     * <p>Go: traceback.go printcreatedby, printcreatedby1
+     */
+    static String createdBy(G gp, StackTraceElement[] st, int level) {
         if (gp.parentGoid == 0 && gp.goid == 1) {
             return null; // main
         }
         String fn;
-        if (gp.createdAt != null) {
-            fn = gp.createdAt.getClassName() + "." + gp.createdAt.getMethodName() + "\n\t" + gp.createdAt.getFileName()
-                    + ":" + gp.createdAt.getLineNumber();
+        String file;
+        int line;
+        StackTraceElement at = gp.createdAt;
+        if (at != null) {
+            fn = at.getClassName() + "." + at.getMethodName();
+            file = at.getFileName();
+            line = at.getLineNumber();
+            if (!showframe(at.getClassName(), level)) {
+                return null;
+            }
         } else {
-            // A lambda's class is named after its enclosing class: Foo$$Lambda/0x... -> Foo.
-            String cn = gp.cont.fn.getClass().getName();
-            int i = cn.indexOf("$$Lambda");
-            fn = (i > 0 ? cn.substring(0, i) : cn) + " (go statement)";
+            StackTraceElement bottom = null;
+            for (int i = st.length - 1; i >= 0; i--) {
+                if (!isRuntimeClass(st[i].getClassName())) {
+                    bottom = st[i];
+                    break;
+                }
+            }
+            java.util.regex.Matcher lm = bottom == null ? null : LAMBDA.matcher(bottom.getMethodName());
+            if (lm != null && lm.matches()) {
+                String enclosing = switch (lm.group(1)) {
+                    case "static" -> "<clinit>";
+                    case "new" -> "<init>";
+                    default -> lm.group(1);
+                };
+                fn = bottom.getClassName() + "." + enclosing;
+                file = bottom.getFileName();
+            } else {
+                // A lambda's class is named after its enclosing class: Foo$$Lambda/0x... -> Foo.
+                String cn = gp.cont.fn.getClass().getName();
+                int i = cn.indexOf("$$Lambda");
+                fn = i > 0 ? cn.substring(0, i) : cn;
+                file = null;
+            }
+            line = 0;
         }
-        return "created by " + fn + (gp.parentGoid == 0 ? "" : " in goroutine " + gp.parentGoid) + "\n";
+        StringBuilder sb = new StringBuilder("created by ").append(fn);
+        if (gp.parentGoid != 0) {
+            sb.append(" in goroutine ").append(gp.parentGoid);
+        }
+        sb.append('\n');
+        fileLine(sb, file, line);
+        return sb.toString();
     }
 
+    private static final java.util.regex.Pattern LAMBDA = java.util.regex.Pattern.compile("lambda\\$(.+)\\$\\d+");
+
     /**
-     * One goroutine: header, frames (of its parked continuation, or above the continuation entry on
-     * its carrier's stack while it runs), {@code created by}, and what it waits on.
+     * One goroutine at the GOTRACEBACK level: header, frames (of its parked continuation, or above
+     * the continuation entry on its carrier's stack while it runs), {@code created by}, and what it
+     * waits on.
      *
      * <p>A parked continuation's frames are read under the G's scan bit ({@link G#castogscanstatus},
      * Go's _Gscan), so no M can mount it while {@code getStackTrace} walks it: an M that wants to run
      * it (or a waker that wants to ready it) spins in casgstatus for those few microseconds.
      */
     public static String dump(G gp, long now) {
-        String header = header(gp, now);
+        return dump(gp, now, level());
+    }
+
+    /** Go: traceback.go goroutineheader + traceback + printcreatedby for one G, at {@code level}. */
+    static String dump(G gp, long now, int level) {
+        String header = header(gp, now, level);
         StackTraceElement[] st = frames(gp);
         StringBuilder sb = new StringBuilder(header).append('\n');
-        for (StackTraceElement e : st) {
-            frame(sb, e);
+        int before = sb.length();
+        frames(sb, st, level);
+        if (sb.length() == before) {
+            if (gp.readgstatus() == G._Grunning) {
+                // Go: tracebackothers
+                sb.append("\tgoroutine running on other thread; stack unavailable\n");
+            } else {
+                // Not started yet (Go prints its entry function at the function's first line):
+                // the go function, at an unknown line.
+                String cn = gp.cont.fn.getClass().getName();
+                int slash = cn.indexOf('/'); // a lambda's hidden class: Foo$$Lambda/0x... -> Foo$$Lambda
+                sb.append(slash > 0 ? cn.substring(0, slash) : cn).append(".run(...)\n");
+                fileLine(sb, null, 0);
+            }
         }
-        String cb = createdBy(gp);
+        String cb = createdBy(gp, st, level);
         if (cb != null) {
             sb.append(cb);
         }
         Object on = gp.waitingOn;
         if (on != null && gp.readgstatus() == G._Gwaiting) {
-            sb.append("waiting on ")
-                    .append(
-                            on instanceof Describable d
-                                    ? safeDescribe(d)
-                                    : on.getClass().getName())
-                    .append('\n');
+            String what = on instanceof Describable d
+                    ? safeDescribe(d)
+                    : on.getClass().getName();
+            sb.append("\t[waiting on ").append(what.replace('\n', ' ')).append("]\n");
         }
         return sb.toString();
+    }
+
+    /**
+     * The goroutine's stack, innermost first, runtime frames included (as Go's goroutine profile
+     * records them), the carrier's scheduling loop and a dump's own frames excluded.
+     */
+    public static StackTraceElement[] stack(G gp) {
+        return frames(gp);
     }
 
     /** The goroutine's own frames, innermost first, without the runtime's frames below it. */
@@ -150,7 +394,7 @@ public final class Traceback {
     }
 
     /** Frames above the continuation's entry (the goroutine's), minus the dump's own frames. */
-    private static StackTraceElement[] goFrames(StackTraceElement[] st, boolean self) {
+    static StackTraceElement[] goFrames(StackTraceElement[] st, boolean self) {
         java.util.List<StackTraceElement> out = new java.util.ArrayList<>();
         for (StackTraceElement e : st) {
             String cn = e.getClassName();
@@ -159,9 +403,7 @@ public final class Traceback {
                             || e.getMethodName().equals("run"))) {
                 break; // below this: the carrier's scheduling loop
             }
-            if (cn.startsWith("jdk.internal.vm.Continuation")
-                    || cn.equals("dev.gort.runtime.G")
-                    || (self && (cn.equals("java.lang.Thread") || cn.equals("dev.gort.runtime.Traceback")))) {
+            if (self && (cn.equals("java.lang.Thread") || cn.equals("dev.gort.runtime.Traceback"))) {
                 continue;
             }
             out.add(e);
@@ -258,10 +500,45 @@ public final class Traceback {
 
     /** Every goroutine, in goid order, separated by blank lines (Go's all-goroutines dump). */
     public static String dumpAll(Scheduler s) {
+        return dumpAll(s, level());
+    }
+
+    /** {@link #dumpAll(Scheduler)} at {@code level} (a runtime throw dumps at 2, as Go's). */
+    static String dumpAll(Scheduler s, int level) {
         long now = System.nanoTime();
         StringBuilder sb = new StringBuilder();
         for (G gp : s.allgs()) {
-            sb.append(dump(gp, now)).append('\n');
+            sb.append(dump(gp, now, level)).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /**
+     * {@code GOTRACEBACK=crash}'s extra: the JVM's threads, each as {@code jstack} prints its name
+     * line and {@code at} frames (Go dumps the crashing threads' registers and aborts; the JVM's
+     * threads are the carriers that hold what a Go core dump would show).
+     */
+    public static String jvmThreads() {
+        StringBuilder sb = new StringBuilder("JVM threads:\n");
+        java.util.Map<Thread, StackTraceElement[]> all = Thread.getAllStackTraces();
+        java.util.List<Thread> ts = new java.util.ArrayList<>(all.keySet());
+        ts.sort(java.util.Comparator.comparingLong(Thread::threadId));
+        for (Thread t : ts) {
+            sb.append('"')
+                    .append(t.getName())
+                    .append("\" #")
+                    .append(t.threadId())
+                    .append(t.isDaemon() ? " daemon" : "")
+                    .append(" prio=")
+                    .append(t.getPriority())
+                    .append('\n')
+                    .append("   java.lang.Thread.State: ")
+                    .append(t.getState())
+                    .append('\n');
+            for (StackTraceElement e : all.get(t)) {
+                sb.append("\tat ").append(e).append('\n');
+            }
+            sb.append('\n');
         }
         return sb.toString();
     }

@@ -69,7 +69,7 @@ class GoroutineDumpTest {
         assertTrue(lines[2].startsWith("\t") && lines[2].contains(".java:"), d); // \tfile:line
         assertTrue(d.contains("GoroutineDumpTest.parkOn(...)\n\tGoroutineDumpTest.java:"), d);
         assertTrue(d.contains("\ncreated by ") && d.contains(" in goroutine 1\n"), d);
-        assertTrue(d.endsWith("waiting on gate#1 (closed, 1 waiting)\n"), d);
+        assertTrue(d.endsWith("\t[waiting on gate#1 (closed, 1 waiting)]\n"), d);
         assertFalse(
                 d.contains("dev.gort.runtime.M.") || d.contains("Continuation.enter"), "runtime frames leaked: " + d);
         assertTrue(dump3.get().startsWith("goroutine " + h.group(1) + " [chan receive, 3 minutes]:\n"), dump3.get());

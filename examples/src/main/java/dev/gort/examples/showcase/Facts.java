@@ -197,7 +197,6 @@ final class Facts {
         return r;
     }
 
-    /** "1 steal", "2 steals". */
     /**
      * sysmon's preemption figures in one line: the requests, then every way they ended that occurred
      * (honoured, never reached, refused by reason, stale), so that the parts shown are all there are.
@@ -206,12 +205,7 @@ final class Facts {
         StringBuilder sb = new StringBuilder(n(p.requested(), "preemption request"));
         sb.append("; ").append(p.honoured()).append(" honoured at a yield point, ");
         sb.append(p.unhonoured()).append(" never reached one");
-        long refused = p.refusedMonitor()
-                + p.refusedPinned()
-                + p.refusedRuntimeLock()
-                + p.refusedLock()
-                + p.refusedJdkLock()
-                + p.refusedClinit();
+        long refused = refused(p);
         if (refused > 0) {
             sb.append(", ").append(refused).append(" refused (Java monitor ").append(p.refusedMonitor());
             sb.append(", j.u.c lock ").append(p.refusedLock()).append(", JDK lock frame ");
@@ -225,6 +219,47 @@ final class Facts {
         return sb.toString();
     }
 
+    /** Refused requests, every reason. */
+    static long refused(dev.gort.runtime.PreemptStats p) {
+        return p.refusedMonitor()
+                + p.refusedPinned()
+                + p.refusedRuntimeLock()
+                + p.refusedLock()
+                + p.refusedJdkLock()
+                + p.refusedClinit();
+    }
+
+    /**
+     * Whether sysmon's figures add up: requests = honoured + never reached + refused + stale, and
+     * the same number of requests as the trace's PreemptRequest events (the trace covers the run,
+     * the figures the whole runtime: both start with the runtime here). Says which does not.
+     */
+    static String preemptBalance(dev.gort.runtime.PreemptStats p, Trace t) {
+        long refused = refused(p);
+        long parts = p.honoured() + p.unhonoured() + refused + p.stale();
+        int traced = t == null ? -1 : count(t, Ev.PREEMPT_REQ, null);
+        StringBuilder sb = new StringBuilder();
+        sb.append(parts == p.requested() ? "adds up: " : "DOES NOT add up: ")
+                .append(p.requested())
+                .append(" requests, ")
+                .append(p.honoured())
+                .append(" + ")
+                .append(p.unhonoured())
+                .append(" + ")
+                .append(refused)
+                .append(" + ")
+                .append(p.stale())
+                .append(" = ")
+                .append(parts)
+                .append(" (honoured + never reached + refused + stale)");
+        if (traced >= 0) {
+            sb.append(traced == p.requested() ? "; the trace has the same " : "; but the trace has ")
+                    .append(Facts.n(traced, "PreemptRequest event"));
+        }
+        return sb.toString();
+    }
+
+    /** "1 steal", "2 steals". */
     static String n(long n, String what) {
         return n + " " + what + (n == 1 ? "" : "s");
     }

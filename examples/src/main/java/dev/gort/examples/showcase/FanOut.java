@@ -105,7 +105,7 @@ final class FanOut extends Scenario {
             int ran = ranOn.getOrDefault(p, Set.of()).size();
             int stole = st.gsByThief().getOrDefault(p, 0);
             out.printf(
-                    "    P%d: ran %2d of %d goroutines (%5.1f ms of CPU)   stole %2d in %s%s%n",
+                    "    P%d: ran %2d of %d goroutines (%5.1f ms of wall time on it)   stole %2d in %s%s%n",
                     p,
                     ran,
                     workers.size(),

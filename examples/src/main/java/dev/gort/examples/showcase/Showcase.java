@@ -99,6 +99,15 @@ public final class Showcase {
                                 "  %s%s%n",
                                 v.label(),
                                 o.child ? " (in a child JVM started with -Dgort.preempt=" + v.preempt() + ")" : "");
+                        // which runs had the agent, and whether the Ps had a CPU each
+                        out.printf("  %s%n", agentLine());
+                        int cpus = Runtime.getRuntime().availableProcessors();
+                        if (v.gomaxprocs() > cpus) {
+                            out.printf(
+                                    "  warning: GOMAXPROCS=%d exceeds this machine's %d CPUs: the Ps' threads take turns"
+                                            + " on the CPUs, so the wall times below include waiting for one%n",
+                                    v.gomaxprocs(), cpus);
+                        }
                         if (warmed.add(sc.id + "/" + v.gomaxprocs())) {
                             sc.warmUp(o, v);
                         }

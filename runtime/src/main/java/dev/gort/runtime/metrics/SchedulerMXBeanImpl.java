@@ -23,7 +23,7 @@ public final class SchedulerMXBeanImpl implements SchedulerMXBean {
     private final Scheduler s;
     private final Metrics m;
 
-    private SchedulerMXBeanImpl(Scheduler s) {
+    SchedulerMXBeanImpl(Scheduler s) {
         this.s = s;
         this.m = new Metrics(s);
     }
@@ -116,12 +116,12 @@ public final class SchedulerMXBeanImpl implements SchedulerMXBean {
 
     @Override
     public double getSchedLatencyP50Seconds() {
-        return s.stats.schedLatencies.quantileSeconds(0.5);
+        return orZero(s.stats.schedLatencies.quantileSeconds(0.5));
     }
 
     @Override
     public double getSchedLatencyP99Seconds() {
-        return s.stats.schedLatencies.quantileSeconds(0.99);
+        return orZero(s.stats.schedLatencies.quantileSeconds(0.99));
     }
 
     @Override
@@ -146,5 +146,10 @@ public final class SchedulerMXBeanImpl implements SchedulerMXBean {
     @Override
     public String schedtrace(boolean detailed) {
         return SchedTrace.format(s, s.schedtrace.elapsedMs(System.nanoTime()), detailed);
+    }
+
+    /** JMX consoles plot numbers: no sample yet reads as 0 s, not NaN. */
+    private static double orZero(double v) {
+        return Double.isNaN(v) ? 0 : v;
     }
 }

@@ -9,15 +9,16 @@ import java.util.Set;
 
 /**
  * Writes a trace as Chrome/Perfetto Trace Event JSON laid out like {@code go tool trace}'s "view by
- * proc" (cmd/trace/procgen.go): {@code pid 0} "PROCS" with a row per P ({@code Proc N}) holding one
+ * proc" (cmd/trace/procgen.go): {@code pid 1} "PROCS" with a row per P ({@code Proc N}, tid N+1) holding one
  * {@code X} slice per run of a G named {@code G<id> <start function>}, instants {@code proc start} /
  * {@code proc stop} / {@code preempt request}, flow arrows {@code go} and {@code unblock (<reason>)}
  * from the waker's slice to the wakee's next start, and a pseudo row "Syscalls" (async slices, one
- * per G in a syscall, named with its M); {@code pid 1} "STATS" counters Goroutines {Running,
+ * per G in a syscall, named with its M); {@code pid 2} "STATS" counters Goroutines {Running,
  * Runnable, Waiting}, Threads {Running, InSyscall, Spinning, Idle}, Procs {Idle}, Global runq {Len}
- * and Local runqs {P0..}; {@code pid 2} "THREADS" a row per M with the P it holds, and async
+ * and Local runqs {P0..}, each written when it changes; {@code pid 3} "THREADS" a row per M (tid id+1) with the P it holds, and async
  * "spinning" / "syscall" spans. Timestamps are microseconds with ns fractions; {@code
- * displayTimeUnit} is ns. Opens in ui.perfetto.dev and chrome://tracing.
+ * displayTimeUnit} is ns. Every event has a {@code cat}; flows are bound to their enclosing slices
+ * ({@code bp:e}) and written only with both ends. Opens in ui.perfetto.dev and chrome://tracing.
  */
 public final class ChromeTraceWriter {
     private final Trace t;
@@ -33,10 +34,21 @@ public final class ChromeTraceWriter {
         new ChromeTraceWriter(t, w).run();
     }
 
-    private static final int PID_PROCS = 0;
-    private static final int PID_STATS = 1;
-    private static final int PID_THREADS = 2;
+    // Processes and threads are numbered from 1 (pid 0 / tid 0 are the idle process and swapper to
+    // Perfetto, and some loaders drop them): P n is tid n+1, M n is tid n+1 under THREADS.
+    private static final int PID_PROCS = 1;
+    private static final int PID_STATS = 2;
+    private static final int PID_THREADS = 3;
+    private static final int TID_STATS = 1;
     private static final int TID_SYSCALLS = 100_000;
+
+    private static int ptid(int p) {
+        return p + 1;
+    }
+
+    private static long mtid(long m) {
+        return m + 1;
+    }
 
     private static String us(long ns) {
         long q = ns / 1000;
@@ -77,8 +89,28 @@ public final class ChromeTraceWriter {
     }
 
     private void meta(String name, int pid, Integer tid, String key, Object value) throws IOException {
-        ev("{\"ph\":\"M\",\"name\":\"" + name + "\",\"pid\":" + pid + (tid == null ? "" : ",\"tid\":" + tid)
-                + ",\"args\":{\"" + key + "\":" + (value instanceof String s ? str(s) : value) + "}}");
+        ev("{\"ph\":\"M\",\"name\":\"" + name + "\",\"cat\":\"__metadata\",\"pid\":" + pid
+                + (tid == null ? "" : ",\"tid\":" + tid) + ",\"args\":{\"" + key + "\":"
+                + (value instanceof String s ? str(s) : value) + "}}");
+    }
+
+    /** A flow's start, held until the wakee's slice starts. */
+    private record Flow(String name, long id, long ts, int tid) {}
+
+    /** A flow half ({@code s} or {@code f}) bound to the enclosing slice ({@code bp:e}) on a P's row. */
+    private static String flow(String ph, String name, long id, long ts, int tid) {
+        return "{\"ph\":\"" + ph + "\",\"bp\":\"e\",\"name\":" + str(name) + ",\"cat\":\"sched\",\"id\":" + id
+                + ",\"ts\":" + us(ts) + ",\"pid\":" + PID_PROCS + ",\"tid\":" + tid + "}";
+    }
+
+    /** A counter sample, written only when its values differ from its previous sample. */
+    private void counter(Map<String, String> last, String name, long ts, String args) throws IOException {
+        if (args.equals(last.get(name))) {
+            return;
+        }
+        last.put(name, args);
+        ev("{\"ph\":\"C\",\"name\":" + str(name) + ",\"cat\":\"stats\",\"ts\":" + us(ts) + ",\"pid\":" + PID_STATS
+                + ",\"tid\":" + TID_STATS + ",\"args\":{" + args + "}}");
     }
 
     private int procs() {
@@ -104,11 +136,12 @@ public final class ChromeTraceWriter {
         meta("process_name", PID_THREADS, null, "name", "THREADS");
         meta("process_sort_index", PID_THREADS, null, "sort_index", 3);
         for (int p = 0; p < np; p++) {
-            meta("thread_name", PID_PROCS, p, "name", "Proc " + p);
-            meta("thread_sort_index", PID_PROCS, p, "sort_index", p);
+            meta("thread_name", PID_PROCS, ptid(p), "name", "Proc " + p);
+            meta("thread_sort_index", PID_PROCS, ptid(p), "sort_index", p);
         }
         meta("thread_name", PID_PROCS, TID_SYSCALLS, "name", "Syscalls");
         meta("thread_sort_index", PID_PROCS, TID_SYSCALLS, "sort_index", -1);
+        meta("thread_name", PID_STATS, TID_STATS, "name", "counters");
 
         // replay state
         long[] runG = new long[np];
@@ -116,8 +149,10 @@ public final class ChromeTraceWriter {
         String[] runFrom = new String[np];
         boolean[] runInherit = new boolean[np];
         Map<Long, String> lastReason = new HashMap<>();
-        Map<Long, Long> pendingFlow = new HashMap<>();
-        Map<Long, String> pendingFlowName = new HashMap<>();
+        // A flow starts in the waker's open slice and ends at the wakee's next slice: both halves
+        // are written when that slice starts, so no arrow dangles; a waker outside any G slice
+        // (a timer, sysmon, another thread) draws none.
+        Map<Long, Flow> pendingFlow = new HashMap<>();
         Map<Long, Integer> gloc = new HashMap<>(); // 0 runnable, 1 running, 2 waiting, 3 syscall
         int[] local = new int[np];
         int global = 0;
@@ -128,8 +163,7 @@ public final class ChromeTraceWriter {
         Set<Long> inSyscall = new HashSet<>();
         Set<Long> ms = new HashSet<>();
         long flowIds = 0;
-        String lastCounters = "";
-        long lastCounterTs = Long.MIN_VALUE;
+        Map<String, String> lastCounter = new HashMap<>();
 
         for (int i = 0; i < t.size(); i++) {
             int code = t.code(i);
@@ -138,7 +172,7 @@ public final class ChromeTraceWriter {
             long g = t.g(i);
             long ts = t.ts(i);
             if (m >= 0 && ms.add(m)) {
-                meta("thread_name", PID_THREADS, (int) m, "name", "M" + m);
+                meta("thread_name", PID_THREADS, (int) mtid(m), "name", "M" + m);
             }
             switch (code) {
                 case Ev.GO_STATUS -> {
@@ -168,12 +202,9 @@ public final class ChromeTraceWriter {
                     } else if (t.small(i) >= Ev.W_GLOBAL) {
                         global++;
                     }
-                    long id = ++flowIds;
-                    if (p >= 0) {
-                        ev("{\"ph\":\"s\",\"name\":\"go\",\"cat\":\"sched\",\"id\":" + id + ",\"ts\":" + us(ts)
-                                + ",\"pid\":0,\"tid\":" + p + "}");
-                        pendingFlow.put(g, id);
-                        pendingFlowName.put(g, "go");
+                    if (p >= 0 && runG[p] != 0) {
+                        long id = ++flowIds;
+                        pendingFlow.put(g, new Flow("go", id, ts, ptid(p)));
                     }
                 }
                 case Ev.GO_UNBLOCK -> {
@@ -184,11 +215,12 @@ public final class ChromeTraceWriter {
                         global++;
                     }
                     String name = "unblock (" + lastReason.getOrDefault(g, "?") + ")";
-                    long id = ++flowIds;
-                    ev("{\"ph\":\"s\",\"name\":" + str(name) + ",\"cat\":\"sched\",\"id\":" + id + ",\"ts\":" + us(ts)
-                            + ",\"pid\":0,\"tid\":" + (p >= 0 ? p : TID_SYSCALLS) + "}");
-                    pendingFlow.put(g, id);
-                    pendingFlowName.put(g, name);
+                    if (p >= 0 && runG[p] != 0) {
+                        long id = ++flowIds;
+                        pendingFlow.put(g, new Flow(name, id, ts, ptid(p)));
+                    } else {
+                        pendingFlow.remove(g);
+                    }
                 }
                 case Ev.RUNQ_KICK -> {
                     if (p >= 0) {
@@ -218,7 +250,8 @@ public final class ChromeTraceWriter {
                     }
                     if (v >= 0 && t.x(i) > 0) {
                         ev("{\"ph\":\"i\",\"s\":\"t\",\"name\":\"steal " + t.x(i) + " from P" + v
-                                + "\",\"cat\":\"sched\",\"ts\":" + us(ts) + ",\"pid\":0,\"tid\":" + p + "}");
+                                + "\",\"cat\":\"sched\",\"ts\":" + us(ts) + ",\"pid\":" + PID_PROCS + ",\"tid\":"
+                                + ptid(p) + "}");
                     }
                 }
                 case Ev.GO_START -> {
@@ -239,10 +272,10 @@ public final class ChromeTraceWriter {
                         runStart[p] = ts;
                         runFrom[p] = from == Ev.F_STOLEN ? "stolen-from-P" + t.a(i) : Ev.from(from);
                         runInherit[p] = t.x(i) != 0;
-                        Long id = pendingFlow.remove(g);
-                        if (id != null) {
-                            ev("{\"ph\":\"f\",\"name\":" + str(pendingFlowName.remove(g)) + ",\"cat\":\"sched\",\"id\":"
-                                    + id + ",\"ts\":" + us(ts) + ",\"pid\":0,\"tid\":" + p + "}");
+                        Flow f = pendingFlow.remove(g);
+                        if (f != null) {
+                            ev(flow("s", f.name, f.id, f.ts, f.tid));
+                            ev(flow("f", f.name, f.id, ts, ptid(p)));
                         }
                     }
                 }
@@ -253,8 +286,8 @@ public final class ChromeTraceWriter {
                         gloc.put(g, 3);
                         inSyscall.add(m);
                         ev("{\"ph\":\"b\",\"name\":" + str("G" + g + " syscall (M" + m + ")")
-                                + ",\"cat\":\"syscall\",\"id\":" + g + ",\"ts\":" + us(ts) + ",\"pid\":0,\"tid\":"
-                                + TID_SYSCALLS + "}");
+                                + ",\"cat\":\"syscall\",\"id\":" + g + ",\"ts\":" + us(ts) + ",\"pid\":" + PID_PROCS
+                                + ",\"tid\":" + TID_SYSCALLS + "}");
                     } else {
                         int why = t.small(i);
                         stop = why == Ev.S_PARK ? "blocked: " + Trace.waitReason(t.a(i)) : Ev.stop(why);
@@ -276,7 +309,8 @@ public final class ChromeTraceWriter {
                         String name = t.gname(g);
                         ev("{\"ph\":\"X\",\"name\":" + str(name) + ",\"cat\":\"g\",\"ts\":" + us(runStart[p])
                                 + ",\"dur\":"
-                                + us(ts - runStart[p]) + ",\"pid\":0,\"tid\":" + p + ",\"args\":{\"goid\":" + g
+                                + us(ts - runStart[p]) + ",\"pid\":" + PID_PROCS + ",\"tid\":" + ptid(p)
+                                + ",\"args\":{\"goid\":" + g
                                 + ",\"from\":"
                                 + str(runFrom[p]) + ",\"inheritTime\":" + runInherit[p] + ",\"stop\":" + str(stop)
                                 + "}}");
@@ -287,7 +321,8 @@ public final class ChromeTraceWriter {
                     inSyscall.remove(m);
                     ev("{\"ph\":\"e\",\"name\":" + str("G" + g + " syscall (M" + m + ")")
                             + ",\"cat\":\"syscall\",\"id\":" + g
-                            + ",\"ts\":" + us(ts) + ",\"pid\":0,\"tid\":" + TID_SYSCALLS + ",\"args\":{\"outcome\":"
+                            + ",\"ts\":" + us(ts) + ",\"pid\":" + PID_PROCS + ",\"tid\":" + TID_SYSCALLS
+                            + ",\"args\":{\"outcome\":"
                             + str(Ev.outcome(t.small(i))) + "}}");
                     if (t.small(i) == Ev.X_NO_P) {
                         gloc.put(g, 0);
@@ -307,7 +342,7 @@ public final class ChromeTraceWriter {
                     }
                     if (code == Ev.PROC_START) {
                         ev("{\"ph\":\"i\",\"s\":\"t\",\"name\":\"proc start\",\"cat\":\"proc\",\"ts\":" + us(ts)
-                                + ",\"pid\":0,\"tid\":" + p + ",\"args\":{\"m\":" + m + "}}");
+                                + ",\"pid\":" + PID_PROCS + ",\"tid\":" + ptid(p) + ",\"args\":{\"m\":" + m + "}}");
                     }
                 }
                 case Ev.PROC_STOP, Ev.HANDOFF -> {
@@ -316,31 +351,34 @@ public final class ChromeTraceWriter {
                     Long since = mHeldSince.remove(holder);
                     if (held != null && since != null && holder >= 0) {
                         ev("{\"ph\":\"X\",\"name\":\"P" + held + "\",\"cat\":\"m\",\"ts\":" + us(since) + ",\"dur\":"
-                                + us(ts - since) + ",\"pid\":2,\"tid\":" + holder + "}");
+                                + us(ts - since) + ",\"pid\":" + PID_THREADS + ",\"tid\":" + mtid(holder) + "}");
                     }
                     ev("{\"ph\":\"i\",\"s\":\"t\",\"name\":\""
                             + (code == Ev.HANDOFF ? "handoff from M" + holder : "proc stop")
-                            + "\",\"cat\":\"proc\",\"ts\":" + us(ts) + ",\"pid\":0,\"tid\":" + p + "}");
+                            + "\",\"cat\":\"proc\",\"ts\":" + us(ts) + ",\"pid\":" + PID_PROCS + ",\"tid\":"
+                            + ptid(p) + "}");
                 }
                 case Ev.SPIN_START -> {
                     spinning.add(m);
-                    ev("{\"ph\":\"b\",\"name\":\"spinning\",\"cat\":\"spin\",\"id\":" + m + ",\"ts\":" + us(ts)
-                            + ",\"pid\":2,\"tid\":" + m + "}");
+                    ev("{\"ph\":\"b\",\"name\":\"spinning\",\"cat\":\"spin\",\"id\":" + mtid(m) + ",\"ts\":" + us(ts)
+                            + ",\"pid\":" + PID_THREADS + ",\"tid\":" + mtid(m) + "}");
                 }
                 case Ev.SPIN_STOP -> {
                     if (spinning.remove(m)) {
-                        ev("{\"ph\":\"e\",\"name\":\"spinning\",\"cat\":\"spin\",\"id\":" + m + ",\"ts\":" + us(ts)
-                                + ",\"pid\":2,\"tid\":" + m + "}");
+                        ev("{\"ph\":\"e\",\"name\":\"spinning\",\"cat\":\"spin\",\"id\":" + mtid(m) + ",\"ts\":"
+                                + us(ts) + ",\"pid\":" + PID_THREADS + ",\"tid\":" + mtid(m) + "}");
                     }
                 }
                 case Ev.M_PARK -> parked.add(m);
                 case Ev.M_UNPARK -> parked.remove(m);
                 case Ev.PREEMPT_REQ ->
                     ev("{\"ph\":\"i\",\"s\":\"t\",\"name\":\"preempt request\",\"cat\":\"preempt\",\"ts\":" + us(ts)
-                            + ",\"pid\":0,\"tid\":" + Math.max(p, 0) + ",\"args\":{\"goid\":" + g + "}}");
+                            + ",\"pid\":" + PID_PROCS + ",\"tid\":" + ptid(Math.max(p, 0)) + ",\"args\":{\"goid\":" + g
+                            + "}}");
                 case Ev.TIMER_FIRE ->
                     ev("{\"ph\":\"i\",\"s\":\"t\",\"name\":\"timer fire\",\"cat\":\"timer\",\"ts\":" + us(ts)
-                            + ",\"pid\":0,\"tid\":" + Math.max(p, 0) + ",\"args\":{\"goid\":" + g + "}}");
+                            + ",\"pid\":" + PID_PROCS + ",\"tid\":" + ptid(Math.max(p, 0)) + ",\"args\":{\"goid\":" + g
+                            + "}}");
                 default -> {}
             }
             // counters, once per distinct timestamp and only on change
@@ -365,23 +403,21 @@ public final class ChromeTraceWriter {
                             .append("\":")
                             .append(local[k]);
                 }
-                String c = running + "/" + runnable + "/" + waiting + "/" + inSyscall.size() + "/" + spinning.size()
-                        + "/" + parked.size() + "/" + ms.size() + "/" + idleP + "/" + global + "/" + lq;
-                if (!c.equals(lastCounters) && ts != lastCounterTs) {
-                    lastCounters = c;
-                    lastCounterTs = ts;
-                    String at = ",\"ts\":" + us(ts) + ",\"pid\":1,\"tid\":0";
-                    ev("{\"ph\":\"C\",\"name\":\"Goroutines\"" + at + ",\"args\":{\"Running\":" + running
-                            + ",\"Runnable\":" + runnable + ",\"Waiting\":" + waiting + "}}");
-                    int threadsRunning = ms.size() - parked.size() - inSyscall.size();
-                    ev("{\"ph\":\"C\",\"name\":\"Threads\"" + at + ",\"args\":{\"Running\":"
-                            + Math.max(0, threadsRunning)
-                            + ",\"InSyscall\":" + inSyscall.size() + ",\"Spinning\":" + spinning.size() + ",\"Idle\":"
-                            + parked.size() + "}}");
-                    ev("{\"ph\":\"C\",\"name\":\"Procs\"" + at + ",\"args\":{\"Idle\":" + Math.max(0, idleP) + "}}");
-                    ev("{\"ph\":\"C\",\"name\":\"Global runq\"" + at + ",\"args\":{\"Len\":" + global + "}}");
-                    ev("{\"ph\":\"C\",\"name\":\"Local runqs\"" + at + ",\"args\":{" + lq + "}}");
-                }
+                int threadsRunning = ms.size() - parked.size() - inSyscall.size();
+                counter(
+                        lastCounter,
+                        "Goroutines",
+                        ts,
+                        "\"Running\":" + running + ",\"Runnable\":" + runnable + ",\"Waiting\":" + waiting);
+                counter(
+                        lastCounter,
+                        "Threads",
+                        ts,
+                        "\"Running\":" + Math.max(0, threadsRunning) + ",\"InSyscall\":" + inSyscall.size()
+                                + ",\"Spinning\":" + spinning.size() + ",\"Idle\":" + parked.size());
+                counter(lastCounter, "Procs", ts, "\"Idle\":" + Math.max(0, idleP));
+                counter(lastCounter, "Global runq", ts, "\"Len\":" + global);
+                counter(lastCounter, "Local runqs", ts, lq.toString());
             }
         }
         // close slices still open at the end
@@ -390,7 +426,8 @@ public final class ChromeTraceWriter {
             if (runG[p] != 0) {
                 ev("{\"ph\":\"X\",\"name\":" + str(t.gname(runG[p])) + ",\"cat\":\"g\",\"ts\":" + us(runStart[p])
                         + ",\"dur\":"
-                        + us(end - runStart[p]) + ",\"pid\":0,\"tid\":" + p + ",\"args\":{\"goid\":" + runG[p]
+                        + us(end - runStart[p]) + ",\"pid\":" + PID_PROCS + ",\"tid\":" + ptid(p)
+                        + ",\"args\":{\"goid\":" + runG[p]
                         + ",\"from\":" + str(runFrom[p]) + ",\"stop\":\"(trace end)\"}}");
             }
         }

@@ -6,6 +6,7 @@ import dev.gort.runtime.SchedTrace;
 import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.Traceback;
 import dev.gort.runtime.metrics.Metrics;
+import dev.gort.runtime.pprof.Pprof;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.StringWriter;
@@ -14,15 +15,16 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * Loopback-only HTTP endpoints for a running program, mirroring net/http/pprof:
  * <ul>
- *   <li>{@code /debug/pprof/goroutine?debug=2}: the full goroutine dump (Go's format) and the wait-for
- *       graph; {@code debug=1}: identical stacks grouped ({@code goroutine profile: total N}, then
- *       {@code <count> @ ...} and {@code #\t<func>\t<file>:<line>} lines);
+ *   <li>{@code /debug/pprof/goroutine}: the goroutine profile as gzip'd profile.proto ({@code go
+ *       tool pprof} reads it); {@code ?debug=1} Go's grouped text ({@code goroutine profile: total
+ *       N}, {@code <count> @ 0x..}, {@code #\t0x..\t<func>+0x0\t<file>:<line>}); {@code ?debug=2}
+ *       the full goroutine dump (Go's format) and the wait-for graph;
+ *   <li>{@code /debug/pprof/threadcreate} (and {@code ?debug=1}): one record per M ({@link Pprof});
  *   <li>{@code /debug/sched?detail=1}: one schedtrace;
  *   <li>{@code /debug/metrics}: every runtime/metrics value, one {@code name value} per line;
  *   <li>{@code /debug/trace?seconds=5&format=html|json}: traces for that long (at most 60 s) and
@@ -42,7 +44,8 @@ public final class DebugServer implements AutoCloseable {
     public static DebugServer start(Scheduler s, int port) throws IOException {
         HttpServer hs = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
         DebugServer d = new DebugServer(s, hs);
-        hs.createContext("/debug/pprof/goroutine", d::goroutine);
+        hs.createContext("/debug/pprof/goroutine", ex -> d.profile(ex, "goroutine"));
+        hs.createContext("/debug/pprof/threadcreate", ex -> d.profile(ex, "threadcreate"));
         hs.createContext("/debug/sched", d::sched);
         hs.createContext("/debug/metrics", d::metrics);
         hs.createContext("/debug/trace", d::trace);
@@ -112,41 +115,39 @@ public final class DebugServer implements AutoCloseable {
         }
     }
 
-    private void goroutine(HttpExchange ex) throws IOException {
-        String debug = query(ex.getRequestURI()).getOrDefault("debug", "2");
-        if (!debug.equals("1")) {
-            reply(ex, 200, "text/plain; charset=utf-8", Traceback.dumpAll(s) + Traceback.waitForGraph(s));
-            return;
+    /**
+     * {@code /debug/pprof/goroutine} and {@code /debug/pprof/threadcreate}, as net/http/pprof
+     * serves them: {@code debug=0} (the default) the gzip'd profile.proto as an attachment, {@code
+     * debug=1} the grouped text, {@code debug=2} (goroutine only) the full dump, here followed by
+     * gort's wait-for graph (text a dump parser skips). Go: net/http/pprof handler.ServeHTTP.
+     */
+    private void profile(HttpExchange ex, String name) throws IOException {
+        int debug;
+        try {
+            debug = Integer.parseInt(query(ex.getRequestURI()).getOrDefault("debug", "0"));
+        } catch (NumberFormatException e) {
+            debug = 0; // Go: strconv.Atoi's error ignored, debug stays 0
         }
-        // debug=1: group goroutines with identical stacks (Go's goroutine profile text)
-        Map<String, Integer> groups = new LinkedHashMap<>();
-        String all = Traceback.dumpAll(s);
-        for (String entry : all.split("\n\n")) {
-            int nl = entry.indexOf('\n');
-            if (!entry.startsWith("goroutine ") || nl < 0) {
-                continue;
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        if (name.equals("goroutine")) {
+            Pprof.writeGoroutine(s, out, debug);
+            if (debug >= 2) {
+                out.write(Traceback.waitForGraph(s).getBytes(StandardCharsets.UTF_8));
             }
-            StringBuilder frames = new StringBuilder();
-            String[] lines = entry.substring(nl + 1).split("\n");
-            for (int i = 0; i + 1 < lines.length; i += 2) {
-                if (lines[i].startsWith("created by") || lines[i].startsWith("waiting on")) {
-                    break;
-                }
-                frames.append("#\t")
-                        .append(lines[i].replace("(...)", ""))
-                        .append('\t')
-                        .append(lines[i + 1].strip())
-                        .append('\n');
-            }
-            groups.merge(frames.toString(), 1, Integer::sum);
+        } else {
+            Pprof.writeThreadCreate(s, out, debug);
         }
-        StringBuilder sb = new StringBuilder("goroutine profile: total ")
-                .append(s.numGoroutine())
-                .append('\n');
-        for (Map.Entry<String, Integer> g : groups.entrySet()) {
-            sb.append(g.getValue()).append(" @\n").append(g.getKey()).append('\n');
+        byte[] b = out.toByteArray();
+        if (debug != 0) {
+            ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+        } else {
+            ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
+            ex.getResponseHeaders().set("Content-Disposition", "attachment; filename=\"" + name + "\"");
         }
-        reply(ex, 200, "text/plain; charset=utf-8", sb.toString());
+        ex.sendResponseHeaders(200, b.length);
+        try (OutputStream os = ex.getResponseBody()) {
+            os.write(b);
+        }
     }
 
     private void sched(HttpExchange ex) throws IOException {

@@ -18,8 +18,9 @@ import java.util.Map;
  * threads, and a time scrubber. The cursor time is in the URL hash ({@code #t=<ns>} or
  * {@code #e=<event index>}), so a link (or a headless browser) can open the page at any moment.
  *
- * <p>Traces above {@link #MAX_EVENTS} events keep their first {@code MAX_EVENTS} (the page says so);
- * use a flight-recorder window for long runs.
+ * <p>Traces above {@link #MAX_EVENTS} events keep their last {@code MAX_EVENTS}, as a flight
+ * recorder keeps the end of a run (the page says so and replays them as a trace that starts
+ * mid-run); use a flight-recorder window for long runs.
  */
 public final class HtmlTimeline {
     private HtmlTimeline() {}
@@ -28,10 +29,15 @@ public final class HtmlTimeline {
     public static final int MAX_EVENTS = 300_000;
 
     public static void write(Trace t, Writer w) throws IOException {
+        write(t, w, MAX_EVENTS);
+    }
+
+    /** {@link #write(Trace, Writer)} keeping at most the last {@code maxEvents} events. */
+    static void write(Trace t, Writer w, int maxEvents) throws IOException {
         String tpl = template();
         int at = tpl.indexOf("/*GORT-DATA*/");
         w.write(tpl, 0, at);
-        writeData(t, w);
+        writeData(t, w, maxEvents);
         w.write(tpl, at + "/*GORT-DATA*/".length(), tpl.length() - at - "/*GORT-DATA*/".length());
         w.flush();
     }
@@ -47,10 +53,11 @@ public final class HtmlTimeline {
         }
     }
 
-    private static void writeData(Trace t, Writer w) throws IOException {
-        int n = Math.min(t.size(), MAX_EVENTS);
+    private static void writeData(Trace t, Writer w, int maxEvents) throws IOException {
+        int n = t.size();
+        int from = Math.max(0, n - maxEvents); // the first event kept
         int procs = Math.max(1, t.initialProcs);
-        for (int i = 0; i < n; i++) {
+        for (int i = from; i < n; i++) {
             procs = Math.max(procs, t.p(i) + 1);
             if (t.code(i) == Ev.GOMAXPROCS) {
                 procs = Math.max(procs, (int) t.a(i));
@@ -68,9 +75,9 @@ public final class HtmlTimeline {
                 .append(",\"end\":")
                 .append(n == 0 ? 0 : t.ts(n - 1))
                 .append(",\"complete\":")
-                .append(t.complete)
+                .append(t.complete && from == 0)
                 .append(",\"truncated\":")
-                .append(n < t.size())
+                .append(from > 0)
                 .append(",\"totalEvents\":")
                 .append(t.size())
                 .append(",\"wallStart\":")
@@ -109,8 +116,8 @@ public final class HtmlTimeline {
         sb.append("},\n\"ev\":[");
         w.write(sb.toString());
         sb.setLength(0);
-        for (int i = 0; i < n; i++) {
-            sb.append(i == 0 ? "" : ",")
+        for (int i = from; i < n; i++) {
+            sb.append(i == from ? "" : ",")
                     .append('[')
                     .append(t.ts(i))
                     .append(',')

@@ -28,10 +28,14 @@ import jdk.jfr.Timespan;
  * and {@code p}.
  *
  * <p>Every event fed by the hooks is off by default: a JFR recording started with the JDK's default
- * or profile settings does not turn gort's hooks on (that would put every hook on its slow path). Enable
- * them with the shipped settings file ({@code jcmd <pid> JFR.start settings=gort.jfc}, the file is the
- * resource {@code dev/gort/runtime/trace/gort.jfc}) or per event ({@code gort.Park#enabled=true}).
- * Only the periodic SchedStats is on by default (it costs nothing between periods).
+ * or profile settings does not turn gort's hooks on (that would put every hook on its slow path,
+ * for every program that runs with JFR on). {@code -Dgort.jfr=true} (or {@code GORT_JFR=1}) turns
+ * them on in every recording, the JDK's {@code default} and {@code profile} ones included, with no
+ * {@code .jfc} to extract: gort enables its events on each recording as it starts ({@link
+ * Recording#enable}). Otherwise enable them with the shipped settings file ({@code jcmd <pid>
+ * JFR.start settings=gort.jfc}, the resource {@code dev/gort/runtime/trace/gort.jfc}) or per event
+ * ({@code gort.Park#enabled=true}). Only the periodic SchedStats is on by default (it costs nothing
+ * between periods).
  *
  * <p>The events ride on the tracer's hooks: a listener on the flight recorder turns every runtime's
  * {@link Tracer#on} on while a recording enables any {@code gort.*} event, and off again after (no
@@ -238,6 +242,31 @@ public final class JfrEvents {
         }
     }
 
+    /** {@code -Dgort.jfr=true} / {@code GORT_JFR=1}: gort's events in every recording. Read at each use. */
+    public static boolean gortJfr() {
+        return dev.gort.runtime.Config.boolSetting("gort.jfr", "GORT_JFR", false);
+    }
+
+    /**
+     * Under {@code -Dgort.jfr=true}: enables every gort event in {@code r} (run events from 0 ms, no
+     * stack traces), as if its settings had them. Go has no JFR; this is the JVM's analogue of
+     * starting {@code runtime/trace} with the program.
+     */
+    private static void enableIn(Recording r) {
+        jdk.jfr.RecordingState st = r.getState();
+        if (st != jdk.jfr.RecordingState.NEW
+                && st != jdk.jfr.RecordingState.DELAYED
+                && st != jdk.jfr.RecordingState.RUNNING) {
+            return;
+        }
+        for (Class<?> c : HOOKED) {
+            var es = r.enable(c.asSubclass(Event.class)).withoutStackTrace();
+            if (c == GoroutineRun.class) {
+                es.withThreshold(java.time.Duration.ZERO);
+            }
+        }
+    }
+
     static synchronized void register(Tracer t) {
         TRACERS.removeIf(r -> r.get() == null);
         TRACERS.add(new WeakReference<>(t));
@@ -247,6 +276,9 @@ public final class JfrEvents {
                 FlightRecorder.addListener(new FlightRecorderListener() {
                     @Override
                     public void recordingStateChanged(Recording recording) {
+                        if (gortJfr()) {
+                            enableIn(recording);
+                        }
                         ensurePeriodic();
                         refresh();
                     }
@@ -257,6 +289,11 @@ public final class JfrEvents {
             }
         }
         if (FlightRecorder.isInitialized()) {
+            if (gortJfr()) {
+                for (Recording r : FlightRecorder.getFlightRecorder().getRecordings()) {
+                    enableIn(r);
+                }
+            }
             ensurePeriodic();
             t.setJfr(wanted());
         }

@@ -691,6 +691,7 @@ public final class Tracer {
 
     /** gp enters a syscall on (pp, mp) (Go: GoSyscallBegin). */
     public void syscallEnter(M mp, P pp, G gp) {
+        noteSyscallM(pp, mp);
         TraceBuf b = buf(mp);
         if (b.session.record) {
             b.emit(System.nanoTime(), hdr(Ev.SYSCALL_ENTER, 0, pp, mp), gp.goid, 0, 0);
@@ -714,15 +715,53 @@ public final class Tracer {
      * buffer, attributed to {@code blocked}: the same record as {@link #syscallEnter}, small = 1.
      */
     public void syscallEnterBlocked(M blocked, P pp, G gp) {
+        noteSyscallM(pp, blocked);
         TraceBuf b = buf(self());
         if (b.session.record) {
             b.emit(System.nanoTime(), hdr(Ev.SYSCALL_ENTER, 1, pp, blocked), gp.goid, 0, 0);
         }
     }
 
-    /** pp was taken from {@code fromM} (in a syscall) and handed off; called by whoever took it. */
+    /**
+     * The M that last entered a syscall holding P i, so that a hand-off whose caller does not know
+     * it (sysmon's retake, a stop-the-world, a P taken back from another syscall) names it. Elements
+     * are written plainly by that M before its P's {@code _Psyscall} store and read by whoever took
+     * the P after its CAS from {@code _Psyscall}, which orders them; the array reference is volatile,
+     * replaced (grown) under this tracer's lock. A racing grow can lose one entry: that hand-off then
+     * names no M (-1).
+     */
+    private volatile M[] syscallM = new M[8];
+
+    private void noteSyscallM(P pp, M mp) {
+        if (pp == null) {
+            return;
+        }
+        M[] a = syscallM;
+        if (pp.id >= a.length) {
+            a = growSyscallM(pp.id);
+        }
+        a[pp.id] = mp;
+    }
+
+    private synchronized M[] growSyscallM(int id) {
+        M[] a = syscallM;
+        if (id >= a.length) {
+            a = java.util.Arrays.copyOf(a, Math.max(id + 1, a.length * 2));
+            syscallM = a;
+        }
+        return a;
+    }
+
+    /**
+     * pp was taken from {@code fromM} (in a syscall) and handed off; called by whoever took it. A
+     * null {@code fromM} means the caller does not know it: the M that entered the syscall with pp.
+     */
     public void handoff(P pp, M fromM) {
         M mp = self();
+        if (fromM == null && pp != null) {
+            M[] a = syscallM;
+            fromM = pp.id < a.length ? a[pp.id] : null;
+        }
         TraceBuf b = buf(mp);
         if (b.session.record) {
             b.emit(System.nanoTime(), hdr(Ev.HANDOFF, 0, pp, mp), 0, fromM == null ? -1 : fromM.id, 0);

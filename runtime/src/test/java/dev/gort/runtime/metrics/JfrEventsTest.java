@@ -80,4 +80,76 @@ class JfrEventsTest {
             rec.stop();
         }
     }
+
+    /**
+     * {@code -Dgort.jfr=true}: the JDK's own default and profile settings record gort's events (no
+     * .jfc extracted), and every SyscallHandoff names the M whose syscall lost its P (sysmon's
+     * retake used to record -1).
+     */
+    @Test
+    void gortJfrRecordsUnderDefaultAndProfileSettings() throws Exception {
+        String old = System.getProperty("gort.jfr");
+        System.setProperty("gort.jfr", "true");
+        try {
+            for (String settings : List.of("default", "profile")) {
+                Path file = Files.createTempFile("gort", ".jfr");
+                try (Recording rec = new Recording(Configuration.getConfiguration(settings))) {
+                    rec.start();
+                    syscallRetakenBySysmon();
+                    rec.stop();
+                    rec.dump(file);
+                }
+                List<RecordedEvent> events = RecordingFile.readAllEvents(file);
+                Map<String, Integer> counts = new HashMap<>();
+                for (RecordedEvent e : events) {
+                    counts.merge(e.getEventType().getName(), 1, Integer::sum);
+                }
+                assertTrue(counts.getOrDefault("gort.GoroutineStart", 0) >= 2, settings + ": " + counts);
+                assertTrue(counts.getOrDefault("gort.GoroutineRun", 0) >= 2, settings + ": " + counts);
+                assertTrue(counts.getOrDefault("gort.Park", 0) >= 1, settings + ": " + counts);
+                assertTrue(counts.getOrDefault("gort.SyscallHandoff", 0) >= 1, settings + ": " + counts);
+                for (RecordedEvent e : events) {
+                    if (e.getEventType().getName().equals("gort.SyscallHandoff")) {
+                        assertTrue(e.getLong("fromM") >= 0, "hand-off from an unnamed M: " + e);
+                    }
+                }
+                Files.deleteIfExists(file);
+            }
+        } finally {
+            if (old == null) {
+                System.clearProperty("gort.jfr");
+            } else {
+                System.setProperty("gort.jfr", old);
+            }
+        }
+    }
+
+    /** A goroutine blocks in a syscall until sysmon retakes its P (bounded wait for that hand-off). */
+    static void syscallRetakenBySysmon() {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        s.run(() -> {
+            dev.gort.runtime.GoSema done = new dev.gort.runtime.GoSema("done", 0);
+            long before = s.stats.handoffs.get();
+            Scheduler.current().newproc(() -> {
+                dev.gort.runtime.G me = dev.gort.runtime.Syscalls.entersyscall();
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (s.stats.handoffs.get() == before && System.nanoTime() < deadline) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(100_000); // the "syscall"
+                }
+                dev.gort.runtime.Syscalls.exitsyscall(me);
+                done.release();
+            });
+            done.acquire();
+            assertTrue(s.stats.handoffs.get() > before, "sysmon never retook the P");
+        });
+    }
+
+    /** The MXBean's latency attributes are numbers before any latency was sampled (JMX consoles plot them). */
+    @Test
+    void mxbeanLatenciesAreNumbersWithoutSamples() {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        SchedulerMXBeanImpl b = new SchedulerMXBeanImpl(s);
+        assertEquals(0.0, b.getSchedLatencyP50Seconds());
+        assertEquals(0.0, b.getSchedLatencyP99Seconds());
+    }
 }

@@ -34,13 +34,15 @@ class DebugServerTest {
                     started.acquire();
                 }
                 // the HTTP calls block this carrier; the parked goroutines stay parked meanwhile
-                String[] r = new String[5];
+                String[] r = new String[7];
                 try {
                     r[0] = get(http, base + "/debug/pprof/goroutine?debug=2");
                     r[1] = get(http, base + "/debug/pprof/goroutine?debug=1");
                     r[2] = get(http, base + "/debug/sched?detail=1");
                     r[3] = get(http, base + "/debug/metrics");
                     r[4] = get(http, base + "/debug/trace?seconds=0.05&format=json");
+                    r[5] = get(http, base + "/debug/pprof/goroutine");
+                    r[6] = get(http, base + "/debug/pprof/threadcreate?debug=1");
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }
@@ -55,7 +57,14 @@ class DebugServerTest {
         assertTrue(r[0].startsWith("goroutine 1 [running]:") || r[0].startsWith("goroutine 1 [syscall]:"), r[0]);
         assertTrue(r[0].contains("[semacquire]:"), r[0]);
         assertTrue(r[1].startsWith("goroutine profile: total 4\n"), r[1]);
-        assertTrue(r[1].contains("3 @\n#\t"), r[1]);
+        assertTrue(
+                java.util.regex.Pattern.compile("(?m)^3 @( 0x[0-9a-f]+)+\n#\t0x")
+                        .matcher(r[1])
+                        .find(),
+                r[1]);
+        // no debug: the gzip'd profile.proto, as net/http/pprof serves it
+        assertTrue(r[5].startsWith("\u001f"), r[5].substring(0, Math.min(20, r[5].length())));
+        assertTrue(r[6].startsWith("threadcreate profile: total "), r[6]);
         assertTrue(
                 r[2].startsWith("SCHED ") && r[2].contains(" gcwaiting=false ") && r[2].contains("\n  P1: status="),
                 r[2]);

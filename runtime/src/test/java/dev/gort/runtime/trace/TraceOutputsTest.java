@@ -61,9 +61,12 @@ class TraceOutputsTest {
         StringWriter w = new StringWriter();
         ChromeTraceWriter.write(r.trace(), w);
         String json = w.toString();
-        assertTrue(json.contains("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"PROCS\"}}"));
-        assertTrue(json.contains(
-                "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":1,\"args\":{\"name\":\"Proc 1\"}}"));
+        assertTrue(
+                json.contains(
+                        "{\"ph\":\"M\",\"name\":\"process_name\",\"cat\":\"__metadata\",\"pid\":1,\"args\":{\"name\":\"PROCS\"}}"));
+        assertTrue(
+                json.contains(
+                        "{\"ph\":\"M\",\"name\":\"thread_name\",\"cat\":\"__metadata\",\"pid\":1,\"tid\":2,\"args\":{\"name\":\"Proc 1\"}}"));
         assertTrue(json.contains("\"name\":\"STATS\""));
         // one X slice per run, named G<id> <start function>
         Matcher x = Pattern.compile("\\{\"ph\":\"X\",\"name\":\"G(\\d+) [^\"]+\",\"cat\":\"g\"")
@@ -74,11 +77,13 @@ class TraceOutputsTest {
         }
         assertEquals(r.trace().count(Ev.GO_START), slices);
         // flows: every start preceded by a create or unblock has s and f with the same id, cat and name
-        Matcher s = Pattern.compile("\\{\"ph\":\"s\",\"name\":(\"[^\"]+\"),\"cat\":\"sched\",\"id\":(\\d+)")
+        Matcher s = Pattern.compile(
+                        "\\{\"ph\":\"s\",\"bp\":\"e\",\"name\":(\"[^\"]+\"),\"cat\":\"sched\",\"id\":(\\d+)")
                 .matcher(json);
         int flows = 0;
         while (s.find()) {
-            String end = "{\"ph\":\"f\",\"name\":" + s.group(1) + ",\"cat\":\"sched\",\"id\":" + s.group(2) + ",";
+            String end = "{\"ph\":\"f\",\"bp\":\"e\",\"name\":" + s.group(1) + ",\"cat\":\"sched\",\"id\":" + s.group(2)
+                    + ",";
             if (json.contains(end)) {
                 flows++;
             }
@@ -198,5 +203,145 @@ class TraceOutputsTest {
         assertTrue(t.size() <= 2 * TraceBuf.CHUNK_EVENTS + 1000, "kept " + t.size());
         TraceValidator.Result res = TraceValidator.validate(t);
         assertTrue(res.ok(), res::toString);
+    }
+
+    /**
+     * The flight recorder keeps the last events: a windowed trace of a run ends with the run's own
+     * last events (both ping-pong goroutines' exits), and everything kept lies in the last part of
+     * the run, not its beginning.
+     */
+    @Test
+    void flightRecorderWindowKeepsTheLastEvents() {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        s.trace.start(new Tracer.Options().window(1));
+        s.run(() -> Workloads.pingPongBody(100_000));
+        Trace t = s.trace.stop();
+        assertFalse(t.complete);
+        int exits = 0;
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == Ev.GO_STOP && t.small(i) == Ev.S_EXIT && (t.g(i) == 2 || t.g(i) == 3)) {
+                exits++;
+            }
+        }
+        assertEquals(2, exits, "the window lost the run's last events");
+    }
+
+    static final Pattern FIELD =
+            Pattern.compile("\"(ph|name|cat|pid|tid|ts|dur|id|bp)\":(\"(?:[^\"\\\\]|\\\\.)*\"|-?[0-9.]+)");
+
+    /** One trace event's top-level fields (the writer puts one event per line; args are not read). */
+    static java.util.Map<String, String> fields(String line) {
+        int args = line.indexOf(",\"args\":");
+        Matcher m = FIELD.matcher(args < 0 ? line : line.substring(0, args));
+        java.util.Map<String, String> f = new java.util.HashMap<>();
+        while (m.find()) {
+            String v = m.group(2);
+            f.putIfAbsent(m.group(1), v.startsWith("\"") ? v.substring(1, v.length() - 1) : v);
+        }
+        return f;
+    }
+
+    static long ns(String us) {
+        return new java.math.BigDecimal(us).movePointRight(3).longValueExact();
+    }
+
+    /**
+     * What Perfetto's maintainers ask of synthetic JSON traces: processes and threads numbered from
+     * 1 (never 0), a {@code cat} on every event, flow events bound to their enclosing slices
+     * ({@code bp:e}: the start inside the waker's slice, the end at the start of the wakee's slice,
+     * on the same row), none dangling (each id has one start and one end), and counters written only
+     * when their values change.
+     */
+    @Test
+    void chromeJsonFollowsPerfettosRules() throws Exception {
+        Workloads.Run r = Workloads.fanOut(Workloads.config(2, true), 8, 200_000);
+        StringWriter w = new StringWriter();
+        ChromeTraceWriter.write(r.trace(), w);
+        String json = w.toString();
+        java.util.List<java.util.Map<String, String>> evs = new java.util.ArrayList<>();
+        for (String line : json.split("\n")) {
+            String l = line.endsWith(",") ? line.substring(0, line.length() - 1) : line;
+            if (l.startsWith("{\"ph\":")) {
+                evs.add(fields(l));
+            }
+        }
+        assertTrue(evs.size() > 100, json.substring(0, Math.min(500, json.length())));
+        java.util.Map<String, java.util.List<long[]>> slices = new java.util.HashMap<>();
+        java.util.Map<String, java.util.List<java.util.Map<String, String>>> flows = new java.util.HashMap<>();
+        java.util.Map<String, String> lastCounter = new java.util.HashMap<>();
+        for (String line : json.split("\n")) {
+            String l = line.endsWith(",") ? line.substring(0, line.length() - 1) : line;
+            if (l.startsWith("{\"ph\":\"C\"")) {
+                java.util.Map<String, String> f = fields(l);
+                String args = l.substring(l.indexOf(",\"args\":"));
+                assertFalse(args.equals(lastCounter.get(f.get("name"))), "counter written without a change: " + l);
+                lastCounter.put(f.get("name"), args);
+            }
+        }
+        for (java.util.Map<String, String> e : evs) {
+            assertTrue(e.containsKey("cat") && !e.get("cat").isEmpty(), "no cat: " + e);
+            assertTrue(Long.parseLong(e.get("pid")) >= 1, "pid 0: " + e);
+            if (e.containsKey("tid")) {
+                assertTrue(Long.parseLong(e.get("tid")) >= 1, "tid 0: " + e);
+            }
+            String row = e.get("pid") + "/" + e.get("tid");
+            switch (e.get("ph")) {
+                case "X" ->
+                    slices.computeIfAbsent(row, k -> new java.util.ArrayList<>())
+                            .add(new long[] {ns(e.get("ts")), ns(e.get("ts")) + ns(e.get("dur"))});
+                case "s", "f" -> {
+                    assertEquals("e", e.get("bp"), "flow not bound to its enclosing slice: " + e);
+                    flows.computeIfAbsent(e.get("id"), k -> new java.util.ArrayList<>())
+                            .add(e);
+                }
+                default -> {}
+            }
+        }
+        assertTrue(flows.size() >= 8, "flows: " + flows.size());
+        for (var fl : flows.entrySet()) {
+            var halves = fl.getValue();
+            assertEquals(2, halves.size(), "flow " + fl.getKey() + " dangles: " + halves);
+            var st = halves.stream()
+                    .filter(h -> h.get("ph").equals("s"))
+                    .findFirst()
+                    .orElseThrow();
+            var fi = halves.stream()
+                    .filter(h -> h.get("ph").equals("f"))
+                    .findFirst()
+                    .orElseThrow();
+            long sts = ns(st.get("ts"));
+            long fts = ns(fi.get("ts"));
+            assertTrue(
+                    slices.getOrDefault(st.get("pid") + "/" + st.get("tid"), java.util.List.of()).stream()
+                            .anyMatch(x -> x[0] <= sts && sts <= x[1]),
+                    "flow start outside any slice of its row: " + st);
+            assertTrue(
+                    slices.getOrDefault(fi.get("pid") + "/" + fi.get("tid"), java.util.List.of()).stream()
+                            .anyMatch(x -> x[0] == fts),
+                    "flow end not at a slice's start: " + fi);
+        }
+    }
+
+    /** An HTML page that must drop events keeps the last ones (the end of the run), and says so. */
+    @Test
+    void htmlPageKeepsTheLastEventsWhenItDrops() throws Exception {
+        Workloads.Run r = Workloads.fanOut(Workloads.config(2, true), 8, 200_000);
+        Trace t = r.trace();
+        int keep = t.size() / 3;
+        StringWriter w = new StringWriter();
+        HtmlTimeline.write(t, w, keep);
+        String page = w.toString();
+        int ev = page.indexOf("\"ev\":[");
+        assertTrue(ev > 0);
+        Matcher first = Pattern.compile("\\[(-?\\d+),(\\d+),").matcher(page);
+        assertTrue(first.find(ev + 6));
+        int k = t.size() - keep;
+        assertEquals(t.ts(k), Long.parseLong(first.group(1)), "first event kept");
+        assertEquals(t.code(k), Integer.parseInt(first.group(2)));
+        String lastEv = "[" + t.ts(t.size() - 1) + "," + t.code(t.size() - 1) + "," + t.small(t.size() - 1) + ",";
+        int last = page.lastIndexOf("],[");
+        assertTrue(page.startsWith(lastEv, last + 2), "last event kept: " + page.substring(last, last + 80));
+        assertTrue(page.contains("\"truncated\":true,\"totalEvents\":" + t.size()), "page says it dropped");
+        assertTrue(page.contains("\"complete\":false"));
     }
 }

@@ -1,0 +1,266 @@
+package dev.gort.runtime.pprof;
+
+import dev.gort.runtime.G;
+import dev.gort.runtime.Scheduler;
+import dev.gort.runtime.Traceback;
+import dev.gort.runtime.pprof.ProfileProto.Function;
+import dev.gort.runtime.pprof.ProfileProto.Line;
+import dev.gort.runtime.pprof.ProfileProto.Location;
+import dev.gort.runtime.pprof.ProfileProto.Mapping;
+import dev.gort.runtime.pprof.ProfileProto.Profile;
+import dev.gort.runtime.pprof.ProfileProto.Sample;
+import dev.gort.runtime.pprof.ProfileProto.ValueType;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.GZIPOutputStream;
+
+/**
+ * Go's count profiles ({@code goroutine}, {@code threadcreate}) in the two forms
+ * {@code runtime/pprof} writes: {@code debug=0}, a gzip-compressed {@code profile.proto} (built with
+ * protobuf-java's generated classes from the checked-in {@code src/main/protobuf/profile.proto},
+ * compiled at build time by protoc from Maven Central), which {@code go tool pprof} reads; and
+ * {@code debug=1}, the legacy text ({@code goroutine profile: total N}, then {@code count @ addr...}
+ * and a {@code #\taddr\tfunc+0x0\tfile:line} line per frame, aligned as Go's tabwriter aligns them).
+ * {@code debug=2} of the goroutine profile is the goroutine dump ({@link Traceback#dumpAll}).
+ *
+ * <p>The JVM has no program counters: each distinct frame (class, method, file, line) gets a
+ * location id, which is also its address, and offsets print as {@code +0x0}. One mapping stands for
+ * the JVM, with every function already named (pprof does not try to symbolize).
+ *
+ * <p>Go: runtime/pprof/pprof.go writeGoroutine, writeThreadCreate, printCountProfile,
+ * printStackRecord; runtime/pprof/proto.go profileBuilder
+ */
+public final class Pprof {
+    private Pprof() {}
+
+    /**
+     * The goroutine profile of {@code s}: every live goroutine's stack (runtime frames included, as
+     * Go's), identical stacks counted together. Go: pprof.go writeGoroutine.
+     */
+    public static void writeGoroutine(Scheduler s, OutputStream w, int debug) throws IOException {
+        if (debug >= 2) {
+            w.write(Traceback.dumpAll(s).getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        List<StackTraceElement[]> stacks = new ArrayList<>();
+        for (G gp : s.allgs()) {
+            stacks.add(Traceback.stack(gp));
+        }
+        writeCountProfile(w, debug, "goroutine", stacks);
+    }
+
+    /**
+     * The threadcreate profile: one record per M of {@code allm} (sysmon's included, as Go's allm).
+     * gort does not record the stacks that created its Ms, so every record's stack is empty, which
+     * Go prints as {@code #\t0x0}. Go: pprof.go writeThreadCreate.
+     */
+    public static void writeThreadCreate(Scheduler s, OutputStream w, int debug) throws IOException {
+        List<StackTraceElement[]> stacks = new ArrayList<>();
+        for (int i = 0, n = s.allm().size(); i < n; i++) {
+            stacks.add(new StackTraceElement[0]);
+        }
+        writeCountProfile(w, debug, "threadcreate", stacks);
+    }
+
+    /** Go: pprof.go printCountProfile (text for debug &gt; 0, else the gzip'd proto). */
+    static void writeCountProfile(OutputStream w, int debug, String name, List<StackTraceElement[]> stacks)
+            throws IOException {
+        Builder b = new Builder();
+        // group identical stacks by their location ids: Go's keys "@ 0x.. 0x.."
+        Map<String, long[]> locsByKey = new LinkedHashMap<>();
+        Map<String, Integer> count = new HashMap<>();
+        for (StackTraceElement[] st : stacks) {
+            long[] locs = new long[st.length];
+            StringBuilder key = new StringBuilder("@");
+            for (int i = 0; i < st.length; i++) {
+                locs[i] = b.location(st[i]);
+                key.append(" 0x").append(Long.toHexString(locs[i]));
+            }
+            String k = key.toString();
+            locsByKey.putIfAbsent(k, locs);
+            count.merge(k, 1, Integer::sum);
+        }
+        List<String> keys = new ArrayList<>(locsByKey.keySet());
+        keys.sort((x, y) -> {
+            int cx = count.get(x), cy = count.get(y);
+            return cx != cy ? Integer.compare(cy, cx) : x.compareTo(y);
+        });
+        if (debug > 0) {
+            StringBuilder sb = new StringBuilder();
+            sb.append(name).append(" profile: total ").append(stacks.size()).append('\n');
+            for (String k : keys) {
+                sb.append(count.get(k)).append(' ').append(k).append('\n');
+                printStackRecord(sb, b, locsByKey.get(k), false);
+            }
+            w.write(sb.toString().getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        Profile.Builder p = b.profile;
+        p.setPeriodType(b.valueType(name, "count"));
+        p.setPeriod(1);
+        p.addSampleType(b.valueType(name, "count"));
+        p.setTimeNanos(System.currentTimeMillis() * 1_000_000L);
+        for (String k : keys) {
+            Sample.Builder sm = Sample.newBuilder().addValue(count.get(k));
+            for (long l : locsByKey.get(k)) {
+                sm.addLocationId(l);
+            }
+            p.addSample(sm);
+        }
+        w.write(b.build());
+    }
+
+    /**
+     * One record's frames, Go's {@code #\t0x..\tfunc+0x0\tfile:line}: leading runtime frames are
+     * hidden (the whole stack is printed if nothing else is left), an empty stack prints
+     * {@code #\t0x0}, then a blank line. Go: pprof.go printStackRecord.
+     */
+    static void printStackRecord(StringBuilder sb, Builder b, long[] locs, boolean allFrames) {
+        List<String[]> rows = new ArrayList<>();
+        boolean show = allFrames;
+        if (locs.length == 0) {
+            rows.add(new String[] {"#", "0x0"});
+        }
+        for (long l : locs) {
+            StackTraceElement e = b.frames.get((int) l - 1);
+            if (show || !Traceback.isRuntimeClass(e.getClassName())) {
+                show = true;
+                rows.add(new String[] {
+                    "#",
+                    "0x" + Long.toHexString(l),
+                    e.getClassName() + "." + e.getMethodName() + "+0x0",
+                    (e.getFileName() == null ? "?" : e.getFileName()) + ":" + Math.max(0, e.getLineNumber())
+                });
+            }
+        }
+        if (locs.length > 0 && !show) {
+            printStackRecord(sb, b, locs, true);
+            return;
+        }
+        tabwrite(sb, rows);
+        sb.append('\n');
+    }
+
+    /**
+     * Go's text/tabwriter (minwidth 1, tabwidth 8, padding 1, padchar '\t') on one block of lines
+     * whose cells but the last are tab-terminated: column j is as wide as its widest cell plus one,
+     * rounded up to a multiple of 8, and each cell is followed by the tabs that fill that width.
+     */
+    private static void tabwrite(StringBuilder sb, List<String[]> rows) {
+        int cols = 0;
+        for (String[] r : rows) {
+            cols = Math.max(cols, r.length - 1);
+        }
+        int[] width = new int[cols];
+        for (int j = 0; j < cols; j++) {
+            int w = 1;
+            for (String[] r : rows) {
+                if (j < r.length - 1) {
+                    w = Math.max(w, r[j].length() + 1);
+                }
+            }
+            width[j] = (w + 7) / 8 * 8;
+        }
+        for (String[] r : rows) {
+            for (int j = 0; j < r.length; j++) {
+                sb.append(r[j]);
+                if (j < r.length - 1) {
+                    int n = width[j] - r[j].length();
+                    sb.append("\t".repeat((n + 7) / 8));
+                }
+            }
+            sb.append('\n');
+        }
+    }
+
+    /** Go: proto.go profileBuilder: the string table, functions, locations and the one mapping. */
+    static final class Builder {
+        final Profile.Builder profile = Profile.newBuilder();
+        private final Map<String, Integer> strings = new HashMap<>();
+        private final Map<String, Long> functions = new HashMap<>();
+        private final Map<StackTraceElement, Long> locations = new HashMap<>();
+        /** The frame of location id i+1. */
+        final List<StackTraceElement> frames = new ArrayList<>();
+
+        Builder() {
+            string(""); // string_table[0] must be ""
+        }
+
+        int string(String s) {
+            Integer i = strings.get(s);
+            if (i == null) {
+                i = strings.size();
+                strings.put(s, i);
+                profile.addStringTable(s);
+            }
+            return i;
+        }
+
+        ValueType valueType(String type, String unit) {
+            return ValueType.newBuilder()
+                    .setType(string(type))
+                    .setUnit(string(unit))
+                    .build();
+        }
+
+        long location(StackTraceElement e) {
+            Long id = locations.get(e);
+            if (id != null) {
+                return id;
+            }
+            long lid = locations.size() + 1;
+            locations.put(e, lid);
+            frames.add(e);
+            String fname = e.getClassName() + "." + e.getMethodName();
+            String file = e.getFileName() == null ? "?" : e.getFileName();
+            String fkey = fname + "\0" + file;
+            Long fid = functions.get(fkey);
+            if (fid == null) {
+                fid = (long) functions.size() + 1;
+                functions.put(fkey, fid);
+                profile.addFunction(Function.newBuilder()
+                        .setId(fid)
+                        .setName(string(fname))
+                        .setSystemName(string(fname))
+                        .setFilename(string(file)));
+            }
+            profile.addLocation(Location.newBuilder()
+                    .setId(lid)
+                    .setMappingId(1)
+                    .setAddress(lid)
+                    .addLine(Line.newBuilder().setFunctionId(fid).setLine(Math.max(0, e.getLineNumber()))));
+            return lid;
+        }
+
+        /** The profile, gzip-compressed (Go's profileBuilder.build writes through gzip). */
+        byte[] build() {
+            profile.addMapping(Mapping.newBuilder()
+                    .setId(1)
+                    .setMemoryStart(0)
+                    .setMemoryLimit(locations.size() + 1L)
+                    .setFilename(string(jvmName()))
+                    .setHasFunctions(true)
+                    .setHasFilenames(true)
+                    .setHasLineNumbers(true));
+            ByteArrayOutputStream bo = new ByteArrayOutputStream();
+            try (GZIPOutputStream gz = new GZIPOutputStream(bo)) {
+                profile.build().writeTo(gz);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return bo.toByteArray();
+        }
+
+        private static String jvmName() {
+            return ProcessHandle.current().info().command().orElse("java");
+        }
+    }
+}
