@@ -260,6 +260,60 @@ class NetTest {
         });
     }
 
+    /**
+     * The metric /gort/sched/goroutines/waiting-network:goroutines and the MXBean's
+     * GoroutinesWaitingNetwork count the goroutines parked on the poller: each parked read counts
+     * once, a woken one no more, and they are part of /sched/goroutines/waiting.
+     */
+    @Test
+    void waitingNetworkMetricCountsGoroutinesParkedOnThePoller() {
+        int n = 7;
+        run(2, () -> {
+            dev.gort.runtime.metrics.Metrics m = new dev.gort.runtime.metrics.Metrics(Go.current());
+            String name = "/gort/sched/goroutines/waiting-network:goroutines";
+            check(m.value(name) == 0, "nobody waits yet: %s", m.value(name));
+            javax.management.ObjectName bean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(Go.current());
+            try {
+                Listener ln = Net.listen("tcp", "127.0.0.1:0");
+                WaitGroup wg = new WaitGroup();
+                List<Conn> clients = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    clients.add(Net.dial("tcp", ln.addr().toString()));
+                    Conn c = ln.accept();
+                    wg.add(1);
+                    go(() -> {
+                        try {
+                            c.read(new byte[1]); // parks until its client writes
+                        } finally {
+                            c.close();
+                            wg.done();
+                        }
+                    });
+                }
+                waitFor(n + " readers parked", () -> waiters() == n);
+                check(m.value(name) == n, "metric %s, want %d", m.value(name), n);
+                Object attr = java.lang.management.ManagementFactory.getPlatformMBeanServer()
+                        .getAttribute(bean, "GoroutinesWaitingNetwork");
+                check(Integer.valueOf(n).equals(attr), "MXBean %s, want %d", attr, n);
+                check(
+                        m.value("/sched/goroutines/waiting:goroutines") >= n,
+                        "part of waiting: %s",
+                        m.value("/sched/goroutines/waiting:goroutines"));
+                clients.get(0).write(bytes("x"));
+                waitFor("one reader woken", () -> waiters() == n - 1);
+                check(m.value(name) == n - 1, "metric %s after one wake-up, want %d", m.value(name), n - 1);
+                for (Conn c : clients) {
+                    c.close();
+                }
+                wg.await();
+                check(m.value(name) == 0, "metric %s at the end", m.value(name));
+                ln.close();
+            } finally {
+                dev.gort.runtime.metrics.SchedulerMXBeanImpl.unregister(bean);
+            }
+        });
+    }
+
     /** Go: net/sock_linux.go maxListenerBacklog, maxAckBacklog (and net/sock_linux_test.go). */
     @Test
     void maxListenerBacklogReadsSomaxconnAsGoDoes() {
