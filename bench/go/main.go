@@ -13,7 +13,9 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"math"
+	"net"
 	"os"
 	"runtime"
 	"strings"
@@ -80,7 +82,98 @@ func workloads() []workload {
 		{name: "parked", unit: "bytes/task", procs: []int{1}, run: func() float64 { return parked(*parkedN) }},
 		{name: "gosched goroutines=2", unit: "ns/op", run: func() float64 { return gosched(2, 1<<20) }},
 		{name: "gosched goroutines=16", unit: "ns/op", run: func() float64 { return gosched(16, 1<<20) }},
+		{name: "netpingpong", unit: "ns/op", run: func() float64 { return netPingPong(2000) }},
+		{name: "netecho", unit: "ns/op", run: func() float64 { return netEcho(1000, 10, 64) }},
 	}
+}
+
+// netPingPong: one-byte round trips on one loopback TCP connection to an echo goroutine; ns per
+// round trip (bench's NetPingPong; the connection is set up outside the timed part).
+func netPingPong(n int) float64 {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		io.Copy(c, c)
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	b := []byte{1}
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		if _, err := c.Write(b); err != nil {
+			panic(err)
+		}
+		if _, err := io.ReadFull(c, b); err != nil {
+			panic(err)
+		}
+	}
+	return float64(time.Since(t0).Nanoseconds()) / float64(n)
+}
+
+// netEcho: conns loopback connections to echo goroutines, each client goroutine writes a msg-byte
+// message and reads it back, rounds times, all connections at once; ns per echoed message
+// (bench's NetEcho; connecting is outside the timed part).
+func netEcho(conns, rounds, msg int) float64 {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, msg)
+				io.CopyBuffer(c, c, buf)
+			}()
+		}
+	}()
+	cs := make([]net.Conn, conns)
+	for i := range cs {
+		if cs[i], err = net.Dial("tcp", ln.Addr().String()); err != nil {
+			panic(err)
+		}
+	}
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	wg.Add(conns)
+	for _, c := range cs {
+		c := c
+		go func() {
+			defer wg.Done()
+			out := make([]byte, msg)
+			back := make([]byte, msg)
+			for r := 0; r < rounds; r++ {
+				if _, err := c.Write(out); err != nil {
+					panic(err)
+				}
+				if _, err := io.ReadFull(c, back); err != nil {
+					panic(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	d := time.Since(t0)
+	for _, c := range cs {
+		c.Close()
+	}
+	return float64(d.Nanoseconds()) / float64(conns*rounds)
 }
 
 // spawn: one goroutine starts n goroutines that each finish at once, counted down on a WaitGroup;

@@ -75,7 +75,7 @@ public final class Listener implements AutoCloseable {
                 ch.configureBlocking(false);
                 // Go sets SO_REUSEADDR on listeners (net/sockopt_posix.go setDefaultListenerSockopts).
                 ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-                ch.bind(sa, 0);
+                ch.bind(sa, Backlog.listenerBacklog);
             });
         } catch (IOException x) {
             Sys.run(ch::close);
@@ -86,6 +86,73 @@ public final class Listener implements AutoCloseable {
         } catch (IOException x) {
             Sys.run(ch::close);
             throw new OpError("listen", net, null, asked, NetFD.syscallText("listen", x), x);
+        }
+    }
+
+    /**
+     * The backlog every listener gets: the kernel's {@code somaxconn}, read once, as Go does. Java's
+     * default (a backlog below 1) is 50: a burst of dials beyond it that the accepting goroutine
+     * has not drained yet loses SYNs, and each such dial then waits for the SYN's retransmission
+     * (1 s, then 3 s, 7 s ...) while every M sits idle.
+     *
+     * <p>Go: net/net.go listenerBacklog, net/sock_linux.go maxListenerBacklog, maxAckBacklog
+     */
+    static final class Backlog {
+        private Backlog() {}
+
+        /** Go: syscall.SOMAXCONN on Linux (the fallback when somaxconn cannot be read). */
+        static final int SOMAXCONN = 128;
+
+        /** Immutable once the holder is initialised (Go: listenerBacklogCache's sync.Once). */
+        static final int listenerBacklog = maxListenerBacklog(somaxconn(), System.getProperty("os.version", ""));
+
+        private static String somaxconn() {
+            // Not Files.readString: a procfs file reports size 0, and JDK 25's readString then
+            // returns its first byte only ("4" for "4096\n"). A stream reads to the end.
+            try (java.io.FileInputStream in = new java.io.FileInputStream("/proc/sys/net/core/somaxconn")) {
+                return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+            } catch (IOException | RuntimeException e) {
+                return null;
+            }
+        }
+
+        /** Go: net/sock_linux.go maxListenerBacklog (somaxconn: the file's text, null if unreadable). */
+        static int maxListenerBacklog(String somaxconn, String kernelVersion) {
+            if (somaxconn == null || somaxconn.isBlank()) {
+                return SOMAXCONN;
+            }
+            long n;
+            try {
+                n = Long.parseLong(somaxconn.trim().split("\\s+")[0]);
+            } catch (NumberFormatException e) {
+                return SOMAXCONN;
+            }
+            if (n <= 0) {
+                return SOMAXCONN;
+            }
+            if (n > (1 << 16) - 1) {
+                return maxAckBacklog(n, kernelVersion);
+            }
+            return (int) n;
+        }
+
+        /**
+         * Linux stores the backlog as a uint16 before kernel 4.1, a uint32 since: truncate to avoid
+         * wrapping (Java's listen takes an int, so at most Integer.MAX_VALUE). Go: net/sock_linux.go
+         * maxAckBacklog.
+         */
+        static int maxAckBacklog(long n, String kernelVersion) {
+            int major = 0;
+            int minor = 0;
+            String[] v = kernelVersion.split("[^0-9]+", 3);
+            try {
+                major = v.length > 0 && !v[0].isEmpty() ? Integer.parseInt(v[0]) : 0;
+                minor = v.length > 1 && !v[1].isEmpty() ? Integer.parseInt(v[1]) : 0;
+            } catch (NumberFormatException e) {
+                // unparsable: the conservative 16 bits
+            }
+            long max = major > 4 || (major == 4 && minor >= 1) ? Integer.MAX_VALUE : (1 << 16) - 1;
+            return (int) Math.min(n, max);
         }
     }
 

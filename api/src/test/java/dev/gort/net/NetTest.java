@@ -222,6 +222,110 @@ class NetTest {
                 got.get().getMessage());
     }
 
+    /**
+     * A listener's accept queue is the kernel's somaxconn, as Go's (net/sock_linux.go
+     * maxListenerBacklog), not Java's default of 50: dials beyond 50 that nobody has accepted yet
+     * complete at once instead of losing their SYN and waiting for its retransmission (1 s, 3 s, 7 s
+     * ...: the stall of NetLoadTest.tenThousandIdleConnections at GOMAXPROCS=4).
+     */
+    @Test
+    void listenBacklogIsSomaxconnNotJavasFifty() {
+        int n = 200;
+        run(2, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            List<Conn> clients = new ArrayList<>();
+            java.util.concurrent.atomic.AtomicInteger dialed = new java.util.concurrent.atomic.AtomicInteger();
+            go(
+                    () -> { // nobody accepts while these dial
+                        for (int i = 0; i < n; i++) {
+                            Conn c = Net.dial("tcp", ln.addr().toString());
+                            synchronized (clients) {
+                                clients.add(c);
+                            }
+                            dialed.incrementAndGet();
+                        }
+                    });
+            try {
+                waitFor(n + " dials with nobody accepting", () -> dialed.get() == n);
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + ": " + dialed.get() + " done", e);
+            }
+            for (int i = 0; i < n; i++) {
+                ln.accept().close();
+            }
+            for (Conn c : clients) {
+                c.close();
+            }
+            ln.close();
+        });
+    }
+
+    /**
+     * The metric /gort/sched/goroutines/waiting-network:goroutines and the MXBean's
+     * GoroutinesWaitingNetwork count the goroutines parked on the poller: each parked read counts
+     * once, a woken one no more, and they are part of /sched/goroutines/waiting.
+     */
+    @Test
+    void waitingNetworkMetricCountsGoroutinesParkedOnThePoller() {
+        int n = 7;
+        run(2, () -> {
+            dev.gort.runtime.metrics.Metrics m = new dev.gort.runtime.metrics.Metrics(Go.current());
+            String name = "/gort/sched/goroutines/waiting-network:goroutines";
+            check(m.value(name) == 0, "nobody waits yet: %s", m.value(name));
+            javax.management.ObjectName bean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(Go.current());
+            try {
+                Listener ln = Net.listen("tcp", "127.0.0.1:0");
+                WaitGroup wg = new WaitGroup();
+                List<Conn> clients = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    clients.add(Net.dial("tcp", ln.addr().toString()));
+                    Conn c = ln.accept();
+                    wg.add(1);
+                    go(() -> {
+                        try {
+                            c.read(new byte[1]); // parks until its client writes
+                        } finally {
+                            c.close();
+                            wg.done();
+                        }
+                    });
+                }
+                waitFor(n + " readers parked", () -> waiters() == n);
+                check(m.value(name) == n, "metric %s, want %d", m.value(name), n);
+                Object attr = java.lang.management.ManagementFactory.getPlatformMBeanServer()
+                        .getAttribute(bean, "GoroutinesWaitingNetwork");
+                check(Integer.valueOf(n).equals(attr), "MXBean %s, want %d", attr, n);
+                check(
+                        m.value("/sched/goroutines/waiting:goroutines") >= n,
+                        "part of waiting: %s",
+                        m.value("/sched/goroutines/waiting:goroutines"));
+                clients.get(0).write(bytes("x"));
+                waitFor("one reader woken", () -> waiters() == n - 1);
+                check(m.value(name) == n - 1, "metric %s after one wake-up, want %d", m.value(name), n - 1);
+                for (Conn c : clients) {
+                    c.close();
+                }
+                wg.await();
+                check(m.value(name) == 0, "metric %s at the end", m.value(name));
+                ln.close();
+            } finally {
+                dev.gort.runtime.metrics.SchedulerMXBeanImpl.unregister(bean);
+            }
+        });
+    }
+
+    /** Go: net/sock_linux.go maxListenerBacklog, maxAckBacklog (and net/sock_linux_test.go). */
+    @Test
+    void maxListenerBacklogReadsSomaxconnAsGoDoes() {
+        assertEquals(4096, Listener.Backlog.maxListenerBacklog("4096\n", "6.8.0"));
+        assertEquals(Listener.Backlog.SOMAXCONN, Listener.Backlog.maxListenerBacklog(null, "6.8.0"));
+        assertEquals(Listener.Backlog.SOMAXCONN, Listener.Backlog.maxListenerBacklog("0\n", "6.8.0"));
+        assertEquals(Listener.Backlog.SOMAXCONN, Listener.Backlog.maxListenerBacklog("x\n", "6.8.0"));
+        assertEquals(70_000, Listener.Backlog.maxListenerBacklog("70000\n", "4.1.0"));
+        assertEquals(65_535, Listener.Backlog.maxListenerBacklog("70000\n", "3.10.0-1160.el7"));
+        assertEquals(Integer.MAX_VALUE, Listener.Backlog.maxAckBacklog(1L << 32, "5.15.0"));
+    }
+
     /** Go: timeout_test.go TestReadTimeout's past deadline: fails at once, even with data waiting. */
     @Test
     void pastDeadlineFailsAtOnce() {

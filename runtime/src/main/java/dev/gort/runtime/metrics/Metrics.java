@@ -1,6 +1,7 @@
 package dev.gort.runtime.metrics;
 
 import dev.gort.runtime.G;
+import dev.gort.runtime.Netpoll;
 import dev.gort.runtime.P;
 import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.TimeHistogram;
@@ -148,6 +149,11 @@ public final class Metrics {
                 "Approximate count of goroutines running or blocked in a system call or blocking Java call.",
                 false,
                 s -> countStatus(s, G._Gsyscall));
+        u(
+                "/gort/sched/goroutines/waiting-network:goroutines",
+                "Approximate count of goroutines parked on the network poller (a read, write, accept or dial waiting for its socket); part of /sched/goroutines/waiting:goroutines.",
+                false,
+                s -> Netpoll.of(s).netpollWaiters());
         u(
                 "/sched/threads/total:threads",
                 "The current count of live threads that are owned by the Go runtime (carriers and sysmon).",

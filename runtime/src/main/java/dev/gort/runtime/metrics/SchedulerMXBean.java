@@ -14,6 +14,9 @@ public interface SchedulerMXBean {
 
     long getGoroutinesCreated();
 
+    /** Goroutines parked on the network poller ({@code /gort/sched/goroutines/waiting-network}). */
+    int getGoroutinesWaitingNetwork();
+
     long getThreads();
 
     int getIdleProcs();

@@ -1,5 +1,6 @@
 package dev.gort.runtime.metrics;
 
+import dev.gort.runtime.Netpoll;
 import dev.gort.runtime.P;
 import dev.gort.runtime.SchedTrace;
 import dev.gort.runtime.Scheduler;
@@ -67,6 +68,11 @@ public final class SchedulerMXBeanImpl implements SchedulerMXBean {
     @Override
     public long getGoroutinesCreated() {
         return s.stats.goroutinesCreated.get();
+    }
+
+    @Override
+    public int getGoroutinesWaitingNetwork() {
+        return Netpoll.of(s).netpollWaiters();
     }
 
     @Override
