@@ -73,7 +73,12 @@ public final class Strategies {
     /** The strategy of {@code -Dgort.preempt} / {@code GORT_PREEMPT} (default {@code backedge}). */
     public static Strategy fromEnvironment() {
         String v = dev.gort.runtime.Config.setting("gort.preempt", "GORT_PREEMPT");
-        return named(v == null ? "backedge" : v);
+        try {
+            return named(v == null ? "backedge" : v);
+        } catch (IllegalArgumentException e) {
+            PreemptStrategy.nameFromEnvironment(); // an unknown name: the runtime's "malformed" fatal error
+            throw e;
+        }
     }
 
     /** A built-in family with its settings: {@code stride} and {@code callers} matter to backedge only. */

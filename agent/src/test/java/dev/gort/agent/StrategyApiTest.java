@@ -94,6 +94,9 @@ class StrategyApiTest {
             assertEquals("fibonly", PreemptStrategy.nameFromEnvironment());
             assertEquals(PreemptStrategy.ENTRY, PreemptStrategy.fromEnvironment());
             assertInstanceOf(FibOnly.class, Strategies.fromEnvironment());
+            System.setProperty("gort.preempt", "nosuch");
+            assertThrows(dev.gort.runtime.GortFatalError.class, PreemptStrategy::nameFromEnvironment);
+            assertThrows(dev.gort.runtime.GortFatalError.class, Strategies::fromEnvironment);
         } finally {
             if (old == null) {
                 System.clearProperty("gort.preempt");
