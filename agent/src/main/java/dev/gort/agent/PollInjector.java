@@ -41,8 +41,9 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *   <li>{@code entry}: {@code poll()} as the first instruction of every method (but a synchronized
  *       one: its monitor is held from that instruction on);
  *   <li>{@code budget}: {@code budget()} at both places;
- *   <li>every strategy but {@code none}: {@code monitorEnter()} after each MONITORENTER and first in a
- *       synchronized method; {@code monitorExit()} after each MONITOREXIT, before each return of a
+ *   <li>every strategy but {@code none}: {@code monitorEnter()} after each MONITORENTER (inside the
+ *       block's catch-any range: {@link #hookMonitorEnter}) and first in a
+ *       synchronized method; {@code monitorExit()} before each MONITOREXIT, before each return of a
  *       synchronized method, and in a catch-all handler added around a synchronized method's body
  *       (it runs the hook and rethrows; the JVM releases the monitor itself);
  *   <li>every strategy but {@code none}: around each call site of a method named {@code lock},
@@ -280,6 +281,34 @@ public final class PollInjector {
         insns.insert(call, new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, hook, desc, false));
     }
 
+    /**
+     * {@code Poll.monitorEnter()} right after a MONITORENTER, inside the catch-any ranges that begin
+     * at the labels just after it (javac's synchronized-block handler, which releases the monitor):
+     * a call between MONITORENTER and the range's start could throw with the monitor held and no
+     * handler to release it, and HotSpot then finds the method's monitors unbalanced and never
+     * compiles it (C1 and C2: "not compilable (unbalanced monitors)"). Those ranges are made to
+     * start at a new label before the hook; the old labels stay where they are (one may be a
+     * jump target, such as a loop head, and the hook must not run again on that jump).
+     */
+    private static void hookMonitorEnter(MethodNode mn, AbstractInsnNode enter) {
+        Set<LabelNode> after = new HashSet<>();
+        for (AbstractInsnNode n = enter.getNext(); n != null && n.getOpcode() < 0; n = n.getNext()) {
+            if (n instanceof LabelNode l) {
+                after.add(l);
+            }
+        }
+        LabelNode start = new LabelNode();
+        InsnList l = new InsnList();
+        l.add(start);
+        l.add(call("monitorEnter"));
+        mn.instructions.insert(enter, l);
+        for (TryCatchBlockNode tcb : mn.tryCatchBlocks) {
+            if (after.contains(tcb.start)) {
+                tcb.start = start;
+            }
+        }
+    }
+
     /** Returns {backedge polls, entry polls, monitor hooks}. */
     private int[] instrumentMethod(String owner, MethodNode mn, boolean frames) {
         InsnList insns = mn.instructions;
@@ -321,10 +350,12 @@ public final class PollInjector {
             } else {
                 int op = in.getOpcode();
                 if (op == Opcodes.MONITORENTER) {
-                    insns.insert(in, call("monitorEnter"));
+                    hookMonitorEnter(mn, in);
                     hooks++;
                 } else if (op == Opcodes.MONITOREXIT) {
-                    insns.insert(in, call("monitorExit"));
+                    // Before the exit, so that the hook runs with the monitor held: inside javac's
+                    // catch-any range, as HotSpot's monitor matching requires (no poll comes between).
+                    insns.insertBefore(in, call("monitorExit"));
                     hooks++;
                 } else if (wrapExit != null && op >= Opcodes.IRETURN && op <= Opcodes.RETURN) {
                     insns.insertBefore(in, call(wrapExit));
