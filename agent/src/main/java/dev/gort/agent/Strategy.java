@@ -17,6 +17,10 @@ import org.objectweb.asm.tree.MethodNode;
  * in code order. Everything that keeps preemption safe (monitor, lock and class-initialiser hooks)
  * is the injector's, whatever the strategy says: a strategy only decides where polls go.
  *
+ * <p>The ASM tree types here are ASM's own inside this module and its tests; in the published
+ * agent jar they are relocated to {@code dev.gort.agent.shaded.asm}, so a strategy compiled against
+ * the jar uses those.
+ *
  * <p>A strategy object is shared by every class-loading thread: it must be immutable (or
  * thread-safe) and must not load classes.
  */
