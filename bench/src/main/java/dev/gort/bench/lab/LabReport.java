@@ -22,7 +22,7 @@ public final class LabReport {
 
     static final String CSV_HEADER = "workload,strategy,same_result,steady_us,overhead_pct,first_us,requested,honoured,"
             + "unhonoured,refused_monitor,refused_lock,refused_jdklock,refused_clinit,refused_pinned,budget_yields,"
-            + "yields,p50_us,p99_us,max_us,sites_hit,backedge_polls,entry_polls,methods_changed,bytes_per_method";
+            + "yields,p50_us,p99_us,max_us,sites_hit,workload_site_yields,backedge_polls,entry_polls,methods_changed,bytes_per_method";
 
     /**
      * One strategy's point: geomean overhead, worst p99 over the workloads (a workload that never
@@ -36,7 +36,7 @@ public final class LabReport {
         for (Result r : rs) {
             b.append(String.format(
                     Locale.ROOT,
-                    "%s,%s,%b,%.2f,%.2f,%.2f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.1f,%d,%d,%d,%d,%.1f%n",
+                    "%s,%s,%b,%.2f,%.2f,%.2f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%.1f,%d,%d,%d,%d,%d,%.1f%n",
                     r.workload(),
                     r.strategy(),
                     r.sameResult(),
@@ -57,6 +57,7 @@ public final class LabReport {
                     r.p99Us(),
                     r.maxUs(),
                     r.sitesHit(),
+                    r.workloadSiteYields(),
                     r.backedgePolls(),
                     r.entryPolls(),
                     r.methodsChanged(),

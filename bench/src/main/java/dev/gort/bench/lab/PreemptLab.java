@@ -118,6 +118,8 @@ public final class PreemptLab {
             double p99Us,
             double maxUs,
             int sitesHit,
+            /** honoured preemptions at a poll inside the workload's own classes (not the harness's gort calls) */
+            long workloadSiteYields,
             int backedgePolls,
             int entryPolls,
             int methodsChanged,
@@ -170,6 +172,8 @@ public final class PreemptLab {
     }
 
     private static final String PKG = "dev.gort.bench.lab.work.Workloads$";
+    /** The prefix of a poll site in the workloads ("class.method"). */
+    static final String WORK_SITE = "dev.gort.bench.lab.work.";
 
     private static LabWorkload load(LabLoader l, String w) throws ReflectiveOperationException {
         return (LabWorkload)
@@ -266,6 +270,10 @@ public final class PreemptLab {
                     p.p99() / 1e3,
                     p.max() / 1e3,
                     st.sites().size(),
+                    st.sites().entrySet().stream()
+                            .filter(e -> e.getKey().startsWith(WORK_SITE))
+                            .mapToLong(Map.Entry::getValue)
+                            .sum(),
                     cs.backedgePolls(),
                     cs.entryPolls(),
                     cs.methodsChanged(),

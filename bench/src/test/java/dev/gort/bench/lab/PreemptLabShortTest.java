@@ -44,7 +44,9 @@ class PreemptLabShortTest {
                 .filter(r -> r.workload().equals("Spin") && r.strategy().equals("none"))
                 .findFirst()
                 .orElseThrow();
-        assertEquals(0, none.honoured(), "none yielded in a call-free loop: " + none);
+        // Not none.honoured(): the harness's own newproc polls (as Go's newproc prologue does), and a
+        // loaded machine can make sysmon ask the goroutine that spawns the hogs.
+        assertEquals(0, none.workloadSiteYields(), "none yielded in a call-free loop: " + none);
         assertEquals(0, none.budgetYields(), "none yielded in a call-free loop: " + none);
         assertEquals(0, none.backedgePolls() + none.entryPolls(), "none placed polls: " + none);
 
