@@ -61,13 +61,14 @@ public final class GortAgent {
     }
 
     private static void install0(String args, Instrumentation inst) {
-        PreemptStrategy strategy =
-                args != null && !args.isBlank() ? PreemptStrategy.parse(args) : PreemptStrategy.fromEnvironment();
+        // Any registered strategy or a Strategy class name (Strategies); resolving it registers its
+        // name with the runtime, which then accepts the same gort.preempt.
+        Strategy strategy = args != null && !args.isBlank() ? Strategies.named(args) : Strategies.fromEnvironment();
         if (args != null && !args.isBlank()) {
-            System.setProperty("gort.preempt", strategy.id()); // the runtime reports the same strategy
+            System.setProperty("gort.preempt", args.trim()); // the runtime reports the same strategy
         }
         exportContinuations(inst);
-        if (strategy == PreemptStrategy.NONE) {
+        if (strategy.family() == PreemptStrategy.NONE) {
             return;
         }
         inst.addTransformer(new GortTransformer(strategy), false);

@@ -40,6 +40,21 @@ public final class GortTransformer implements ClassFileTransformer {
                 PreemptStrategy.callerEntriesFromEnvironment());
     }
 
+    /** {@code strategy} (any {@link Strategy}), with the agent's verify/exclude/include settings. */
+    public GortTransformer(Strategy strategy) {
+        this(
+                strategy,
+                Boolean.getBoolean("gort.agent.verify"),
+                prefixes("gort.agent.exclude"),
+                prefixes("gort.agent.include"));
+    }
+
+    public GortTransformer(Strategy strategy, boolean verify, List<String> exclude, List<String> include) {
+        this.injector = new PollInjector(strategy, verify);
+        this.exclude = exclude;
+        this.include = include;
+    }
+
     public GortTransformer(PreemptStrategy strategy, boolean verify, List<String> exclude, List<String> include) {
         this(strategy, verify, exclude, include, PreemptStrategy.DEFAULT_STRIDE, true);
     }

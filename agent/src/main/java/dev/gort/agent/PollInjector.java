@@ -41,8 +41,9 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *   <li>{@code entry}: {@code poll()} as the first instruction of every method (but a synchronized
  *       one: its monitor is held from that instruction on);
  *   <li>{@code budget}: {@code budget()} at both places;
- *   <li>every strategy but {@code none}: {@code monitorEnter()} after each MONITORENTER and first in a
- *       synchronized method; {@code monitorExit()} after each MONITOREXIT, before each return of a
+ *   <li>every strategy but {@code none}: {@code monitorEnter()} after each MONITORENTER (inside the
+ *       block's catch-any range: {@link #hookMonitorEnter}) and first in a
+ *       synchronized method; {@code monitorExit()} before each MONITOREXIT, before each return of a
  *       synchronized method, and in a catch-all handler added around a synchronized method's body
  *       (it runs the hook and rethrows; the JVM releases the monitor itself);
  *   <li>every strategy but {@code none}: around each call site of a method named {@code lock},
@@ -91,10 +92,8 @@ public final class PollInjector {
         }
     }
 
-    private final PreemptStrategy strategy;
+    private final Strategy strategy;
     private final boolean verify;
-    private final int stride;
-    private final boolean callerEntries;
 
     /**
      * @param strategy where to put polls ({@link PreemptStrategy#NONE}: the class is never changed)
@@ -120,20 +119,22 @@ public final class PollInjector {
      *                      ones C2 inlines into hot loops) stay free of polls
      */
     public PollInjector(PreemptStrategy strategy, boolean verify, int stride, boolean callerEntries) {
-        if (stride < 0) {
-            throw new IllegalArgumentException("gort: negative preemption stride " + stride);
-        }
-        this.strategy = strategy;
+        this(Strategies.of(strategy, stride, callerEntries), verify);
+    }
+
+    /** Polls where {@code strategy} says ({@link Strategy}); the hooks as for every strategy. */
+    public PollInjector(Strategy strategy, boolean verify) {
+        this.strategy = java.util.Objects.requireNonNull(strategy, "strategy");
         this.verify = verify;
-        this.stride = stride;
-        this.callerEntries = callerEntries;
     }
 
-    public int stride() {
-        return stride;
-    }
-
+    /** The strategy's family. */
     public PreemptStrategy strategy() {
+        return strategy.family();
+    }
+
+    /** The strategy itself. */
+    public Strategy placement() {
         return strategy;
     }
 
@@ -143,7 +144,7 @@ public final class PollInjector {
      * @throws IllegalStateException if a changed method fails verification (nothing is returned)
      */
     public Result instrument(byte[] classfile) {
-        if (strategy == PreemptStrategy.NONE) {
+        if (strategy.family() == PreemptStrategy.NONE) {
             return new Result(null, 0, 0, 0, 0, 0);
         }
         ClassReader cr = new ClassReader(classfile);
@@ -216,9 +217,14 @@ public final class PollInjector {
 
     /** {@code ldc "class.method"; invokestatic Poll.<name>(String)}: a yield point that knows its site. */
     static InsnList pollAt(String name, String site) {
+        return pollAt(POLL, name, site);
+    }
+
+    /** {@code ldc "class.method"; invokestatic owner.name(String)}: a strategy's yield point. */
+    static InsnList pollAt(String owner, String name, String site) {
         InsnList l = new InsnList();
         l.add(new LdcInsnNode(site));
-        l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, name, "(Ljava/lang/String;)V", false));
+        l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, owner, name, "(Ljava/lang/String;)V", false));
         return l;
     }
 
@@ -275,25 +281,51 @@ public final class PollInjector {
         insns.insert(call, new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, hook, desc, false));
     }
 
+    /**
+     * {@code Poll.monitorEnter()} right after a MONITORENTER, inside the catch-any ranges that begin
+     * at the labels just after it (javac's synchronized-block handler, which releases the monitor):
+     * a call between MONITORENTER and the range's start could throw with the monitor held and no
+     * handler to release it, and HotSpot then finds the method's monitors unbalanced and never
+     * compiles it (C1 and C2: "not compilable (unbalanced monitors)"). Those ranges are made to
+     * start at a new label before the hook; the old labels stay where they are (one may be a
+     * jump target, such as a loop head, and the hook must not run again on that jump).
+     */
+    private static void hookMonitorEnter(MethodNode mn, AbstractInsnNode enter) {
+        Set<LabelNode> after = new HashSet<>();
+        for (AbstractInsnNode n = enter.getNext(); n != null && n.getOpcode() < 0; n = n.getNext()) {
+            if (n instanceof LabelNode l) {
+                after.add(l);
+            }
+        }
+        LabelNode start = new LabelNode();
+        InsnList l = new InsnList();
+        l.add(start);
+        l.add(call("monitorEnter"));
+        mn.instructions.insert(enter, l);
+        for (TryCatchBlockNode tcb : mn.tryCatchBlocks) {
+            if (after.contains(tcb.start)) {
+                tcb.start = start;
+            }
+        }
+    }
+
     /** Returns {backedge polls, entry polls, monitor hooks}. */
     private int[] instrumentMethod(String owner, MethodNode mn, boolean frames) {
         InsnList insns = mn.instructions;
         // A class initialiser gets hooks only: a yield there is refused (pinned) anyway.
         boolean clinit = "<clinit>".equals(mn.name);
-        String pollName = strategy == PreemptStrategy.BUDGET ? "budget" : "poll";
-        boolean atBackedges = !clinit && (strategy == PreemptStrategy.BACKEDGE || strategy == PreemptStrategy.BUDGET);
-        boolean atEntry = !clinit
-                && (strategy == PreemptStrategy.ENTRY
-                        || strategy == PreemptStrategy.BUDGET
-                        || (strategy == PreemptStrategy.BACKEDGE && callerEntries && callsAnother(mn)));
+        String pollOwner = strategy.pollOwner();
+        String pollName = strategy.pollName();
+        // Asked before any edit: the strategy sees the method as javac wrote it.
+        boolean atEntry = !clinit && strategy.pollAtEntry(owner, mn);
+        int stride = clinit ? 0 : strategy.stride(owner, mn);
         int backedges = 0;
         int entries = 0;
         int hooks = 0;
         int maxStack = mn.maxStack;
 
-        Set<AbstractInsnNode> mined = !clinit && strategy == PreemptStrategy.BACKEDGE && stride > 0
-                ? StripMiner.stripMine(owner, mn, stride, frames, site(owner, mn))
-                : Set.of();
+        Set<AbstractInsnNode> mined =
+                stride > 0 ? StripMiner.stripMine(owner, mn, stride, frames, site(owner, mn)) : Set.of();
         // Each strip-mined loop polls once in its outer head.
         backedges += mined.size() / 2;
         // One pass in code order: labels seen so far decide which branches go backwards.
@@ -309,16 +341,21 @@ public final class PollInjector {
             AbstractInsnNode next = in.getNext();
             if (in instanceof LabelNode l) {
                 seen.add(l);
-            } else if (atBackedges && isBackward(in, seen) && !mined.contains(in)) {
-                insns.insertBefore(in, pollAt(pollName, site(owner, mn)));
+            } else if (!clinit
+                    && !mined.contains(in)
+                    && backwardTarget(in, seen) instanceof LabelNode target
+                    && strategy.pollAtBackedge(owner, mn, in, target)) {
+                insns.insertBefore(in, pollAt(pollOwner, pollName, site(owner, mn)));
                 backedges++;
             } else {
                 int op = in.getOpcode();
                 if (op == Opcodes.MONITORENTER) {
-                    insns.insert(in, call("monitorEnter"));
+                    hookMonitorEnter(mn, in);
                     hooks++;
                 } else if (op == Opcodes.MONITOREXIT) {
-                    insns.insert(in, call("monitorExit"));
+                    // Before the exit, so that the hook runs with the monitor held: inside javac's
+                    // catch-any range, as HotSpot's monitor matching requires (no poll comes between).
+                    insns.insertBefore(in, call("monitorExit"));
                     hooks++;
                 } else if (wrapExit != null && op >= Opcodes.IRETURN && op <= Opcodes.RETURN) {
                     insns.insertBefore(in, call(wrapExit));
@@ -356,7 +393,8 @@ public final class PollInjector {
             mn.maxStack = Math.max(mn.maxStack, maxStack + 1);
         }
         if (atEntry) {
-            insns.insert(pollAt(pollName, site(owner, mn))); // first, so loop headers at offset 0 stay after it
+            insns.insert(
+                    pollAt(pollOwner, pollName, site(owner, mn))); // first, so loop headers at offset 0 stay after it
             entries++;
         }
         if (backedges + entries > 0) {
@@ -373,17 +411,37 @@ public final class PollInjector {
         return new int[] {backedges, entries, hooks};
     }
 
-    private static boolean isBackward(AbstractInsnNode in, Set<LabelNode> seen) {
+    /**
+     * The head of the loop that {@code in} closes: its target label already seen in code order (for
+     * a switch, the earliest seen of its targets), or null if {@code in} is not a backward branch.
+     */
+    private static LabelNode backwardTarget(AbstractInsnNode in, Set<LabelNode> seen) {
         if (in instanceof JumpInsnNode j) {
-            return j.getOpcode() != Opcodes.JSR && seen.contains(j.label);
+            return j.getOpcode() != Opcodes.JSR && seen.contains(j.label) ? j.label : null;
         }
+        List<LabelNode> targets;
+        LabelNode dflt;
         if (in instanceof TableSwitchInsnNode t) {
-            return seen.contains(t.dflt) || anySeen(t.labels, seen);
+            targets = t.labels;
+            dflt = t.dflt;
+        } else if (in instanceof LookupSwitchInsnNode l) {
+            targets = l.labels;
+            dflt = l.dflt;
+        } else {
+            return null;
         }
-        if (in instanceof LookupSwitchInsnNode l) {
-            return seen.contains(l.dflt) || anySeen(l.labels, seen);
+        if (!seen.contains(dflt) && !anySeen(targets, seen)) {
+            return null;
         }
-        return false;
+        // The earliest seen target in code order (the longest loop this switch closes): walking
+        // back, the last target label met.
+        LabelNode head = null;
+        for (AbstractInsnNode p = in.getPrevious(); p != null; p = p.getPrevious()) {
+            if (p instanceof LabelNode l && (l == dflt || targets.contains(l))) {
+                head = l;
+            }
+        }
+        return head;
     }
 
     private static boolean anySeen(List<LabelNode> labels, Set<LabelNode> seen) {

@@ -34,6 +34,14 @@ final class InstrumentingLoader extends ClassLoader {
         this.check = true;
     }
 
+    /** Any {@link Strategy} (the lab's and a researcher's). */
+    InstrumentingLoader(String prefix, Strategy strategy) {
+        super("gort-" + strategy.name(), InstrumentingLoader.class.getClassLoader());
+        this.prefixes = java.util.List.of(prefix);
+        this.transformer = new GortTransformer(strategy, true, java.util.List.of(), java.util.List.of());
+        this.check = true;
+    }
+
     /**
      * Whole libraries (several package prefixes), rewritten as the agent would (no extra
      * verification: the JVM verifies what it defines).

@@ -30,8 +30,10 @@ public final class Preempt {
     /** Default budget (polls per slice) for {@link PreemptStrategy#BUDGET}; see {@link #budgetQuantum}. */
     public static final int DEFAULT_BUDGET = 1 << 22;
 
-    /** Immutable: the strategy named on the command line (the agent decides where polls go). */
+    /** Immutable: the family of the strategy named on the command line (the agent decides where polls go). */
     final PreemptStrategy strategy;
+    /** Immutable: that strategy's name as registered (a family's id, or an agent strategy's name). */
+    final String strategyName;
     /**
      * Immutable: polls (back-edges + entries) a G may pass in one slice under the budget strategy
      * before it yields to waiting work ({@code -Dgort.preempt.budget}, {@code GORT_PREEMPT_BUDGET}).
@@ -71,9 +73,13 @@ public final class Preempt {
 
     Preempt() {
         this(
-                PreemptStrategy.fromEnvironment(),
+                PreemptStrategy.nameFromEnvironment(),
                 budgetFromEnvironment(),
                 Config.boolSetting("gort.preempt.sites", "GORT_PREEMPT_SITES", true));
+    }
+
+    private Preempt(String strategyName, int budgetQuantum, boolean recordSites) {
+        this(PreemptStrategy.familyOf(strategyName), strategyName, budgetQuantum, recordSites);
     }
 
     /** {@code -Dgort.preempt.budget} / {@code GORT_PREEMPT_BUDGET}: polls per slice (budget strategy), >= 1. */
@@ -82,13 +88,23 @@ public final class Preempt {
     }
 
     Preempt(PreemptStrategy strategy, int budgetQuantum, boolean recordSites) {
+        this(strategy, strategy.id(), budgetQuantum, recordSites);
+    }
+
+    Preempt(PreemptStrategy strategy, String strategyName, int budgetQuantum, boolean recordSites) {
         this.strategy = strategy;
+        this.strategyName = strategyName;
         this.budgetQuantum = budgetQuantum;
         this.recordSites = recordSites;
     }
 
     public PreemptStrategy strategy() {
         return strategy;
+    }
+
+    /** The strategy's name ({@code -Dgort.preempt}): a family's id or a registered strategy's. */
+    public String strategyName() {
+        return strategyName;
     }
 
     public int budgetQuantum() {
