@@ -628,9 +628,12 @@ class NetTest {
         while ((addr.get() == null || s.netpoll.netpollWaiters() == 0) && System.nanoTime() < end && t.isAlive()) {
             Thread.onSpinWait();
         }
-        // Let sysmon and the idle Ms run their deadlock checks with main parked (not an ordering
-        // sleep: nothing is expected to happen in it).
-        Thread.sleep(200);
+        // Main parked: wait until the P is idle, so that its M has gone through the idle path, whose
+        // mput runs checkdead (Go: proc.go mput), instead of sleeping for a while.
+        while (s.npidle() < s.gomaxprocs() && System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+        assertEquals(s.gomaxprocs(), s.npidle(), "the P never went idle while main waited on the network");
         assertTrue(t.isAlive(), "the program ended while main waited on the network: " + failed.get());
         try (java.net.Socket peer = new java.net.Socket("127.0.0.1", addr.get().port())) {
             peer.getOutputStream().write(bytes("hi"));

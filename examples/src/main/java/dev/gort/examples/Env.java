@@ -43,8 +43,8 @@ final class Env {
         row(rows, "gort.sysmon.maxdelay", Sysmon.maxDelayFromEnvironment());
         row(rows, "gort.trace", trace == null ? "" : trace);
         row(rows, "gort.trace.window", GoDebugProps.traceWindowMs());
-        row(rows, "gort.creators", Config.choiceSetting("gort.creators", null, "off", "off", "stack"));
-        row(rows, "gort.fatal", Config.choiceSetting("gort.fatal", null, "halt", "halt", "throw"));
+        row(rows, "gort.creators", Config.creatorsSetting());
+        row(rows, "gort.fatal", Config.fatalSetting());
         row(rows, "gort.jmx", dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto());
         row(rows, "gort.jfr", dev.gort.runtime.trace.JfrEvents.gortJfr());
         row(rows, "gort.traceback", dev.gort.runtime.Traceback.setting());

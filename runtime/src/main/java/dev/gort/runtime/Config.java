@@ -196,6 +196,16 @@ public record Config(
         };
     }
 
+    /** {@code -Dgort.creators=off|stack}: how "created by" frames are found (read by the runtime and ./gort env). */
+    public static String creatorsSetting() {
+        return choiceSetting("gort.creators", null, "off", "off", "stack");
+    }
+
+    /** {@code -Dgort.fatal=halt|throw}: what a fatal error does (read by {@link Fatal} and ./gort env). */
+    public static String fatalSetting() {
+        return choiceSetting("gort.fatal", null, "halt", "halt", "throw");
+    }
+
     /** One of {@code choices} (case-insensitive, returned lower-case); absent: dflt; else {@link #malformed}. */
     public static String choiceSetting(String prop, String env, String dflt, String... choices) {
         String v = setting(prop, env);

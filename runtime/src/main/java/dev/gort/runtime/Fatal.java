@@ -18,7 +18,7 @@ public final class Fatal {
      * Read once: {@code -Dgort.fatal=throw} makes fatal errors exceptions (tests); {@code halt}
      * (the default) halts the JVM; anything else is itself a fatal error (which halts).
      */
-    static final boolean THROW = "throw".equals(Config.choiceSetting("gort.fatal", null, "halt", "halt", "throw"));
+    static final boolean THROW = "throw".equals(Config.fatalSetting());
 
     private Fatal() {}
 

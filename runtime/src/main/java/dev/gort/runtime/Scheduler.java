@@ -471,8 +471,7 @@ public final class Scheduler {
      * Record the exact frame that called go() ({@code -Dgort.creators=stack}): a stack walk per spawn
      * (~1 us), so it is off by default and "created by" then names the function's class.
      */
-    static final boolean RECORD_CREATORS =
-            "stack".equals(Config.choiceSetting("gort.creators", null, "off", "off", "stack"));
+    static final boolean RECORD_CREATORS = "stack".equals(Config.creatorsSetting());
 
     /** A G's continuation finished. Go: proc.go gdestroy (no gfput: continuations are not reusable). */
     void gdestroy(G gp) {
