@@ -40,7 +40,7 @@ final class DebugChecks {
         for (G gp : s.sched.runq.snapshot()) {
             place(s, seen, gp, "sched.runq", true, where);
         }
-        for (M mp : s.allm) {
+        for (M mp : s.idle.synced.allm) {
             G c = mp.curg;
             if (c != null) {
                 place(s, seen, c, mp + ".curg", false, where);

@@ -72,7 +72,7 @@ public final class ExternalWaker implements AutoCloseable {
     @Override
     public void close() {
         if (CLOSED.compareAndSet(this, false, true)) {
-            sched.externalWakerDone();
+            sched.idle.externalWakerDone();
         }
     }
 

@@ -295,7 +295,7 @@ public final class M {
             t.printStackTrace();
         } finally {
             thread.clearPreemptIfSet(); // keep Poll's JVM-wide armed count exact
-            sched.mexit(this);
+            sched.idle.mexit(this);
         }
     }
 
@@ -344,7 +344,7 @@ public final class M {
             // This thread is going to run a goroutine and is not spinning anymore, so if it was
             // marked as spinning we need to reset it now and potentially start a new spinning M.
             if (spinning) {
-                resetspinning();
+                sched.idle.resetspinning(this);
             }
             if (gp.lockedm != null) {
                 // Hands off own p to the locked m, then blocks waiting for a new p.
@@ -512,7 +512,7 @@ public final class M {
             sched.sched.runq.globrunqput(gp);
         }
         if (p != null) {
-            sched.wakep();
+            sched.idle.wakep();
         }
     }
 
@@ -578,7 +578,7 @@ public final class M {
         P pp;
         boolean locked = false;
         synchronized (sched.sched.lock) {
-            pp = sched.pidleget(0);
+            pp = sched.idle.pidleget();
             if (pp == null) {
                 sched.sched.runq.globrunqput(gp);
                 // Below, we stoplockedm if gp is locked. globrunqput releases ownership of gp, so
@@ -621,9 +621,9 @@ public final class M {
         if (p != null) {
             // Schedule another M to run this p.
             P pp = releasep();
-            sched.handoffp(pp);
+            sched.idle.handoffp(pp);
         }
-        sched.idlelockedSleep(this);
+        sched.idle.idlelockedSleep(this);
         // Wait until another thread schedules lockedg again.
         blocked = true;
         park.notesleep();
@@ -658,7 +658,7 @@ public final class M {
             throw Fatal.fatal(sched, "startlockedm: m has p");
         }
         // directly handoff current P to the locked m
-        sched.idlelockedWake(mp);
+        sched.idle.idlelockedWake(mp);
         P pp = releasep();
         mp.from = from; // where the G was found, for the locked M's trace (published by the note)
         mp.fromVictim = fromVictim;
@@ -685,6 +685,7 @@ public final class M {
      */
     G findRunnable() {
         final Sched s = sched.sched;
+        final Idle idle = sched.idle;
         top:
         for (; ; ) {
             if (sched.exiting) {
@@ -761,9 +762,9 @@ public final class M {
             if (sched.config.stealing()
                     && (spinning
                             || !sched.config.spinning()
-                            || 2 * s.nmspinning.get() < sched.gomaxprocs - s.npidle.get())) {
+                            || 2 * idle.nmspinning.get() < sched.gomaxprocs - idle.npidle.get())) {
                 if (!spinning && sched.config.spinning()) {
-                    becomeSpinning();
+                    idle.becomeSpinning(this);
                 }
                 gp = stealWork(pp, timers);
                 if (gp != null) {
@@ -804,16 +805,16 @@ public final class M {
                     from = Ev.F_GLOBAL;
                     return gp;
                 }
-                if (!spinning && s.needspinning.get() == 1) {
+                if (!spinning && idle.needspinning.get() == 1) {
                     // See "Delicate dance" comment below.
-                    becomeSpinning();
+                    idle.becomeSpinning(this);
                     continue top;
                 }
                 // Drop our P (the invariant: an M without a P never runs Go code).
                 if (releasep() != pp) {
                     throw Fatal.fatal(sched, "findRunnable: wrong p");
                 }
-                sched.pidleput(pp, now);
+                idle.pidleput(pp);
             }
 
             // Delicate dance: thread transitions from spinning to non-spinning state, potentially
@@ -825,11 +826,7 @@ public final class M {
             // the work.
             boolean wasSpinning = spinning;
             if (spinning) {
-                if (trace.on) trace.spinStop(this);
-                spinning = false;
-                if (s.nmspinning.decrementAndGet() < 0) {
-                    throw Fatal.fatal(sched, "findRunnable: negative nmspinning");
-                }
+                idle.dropspinning(this, "findRunnable");
 
                 // Note the for correctness, only the last M transitioning from spinning to
                 // non-spinning must perform these rechecks to ensure no missed work. However, the
@@ -838,20 +835,18 @@ public final class M {
 
                 // Check global and P runqueues again.
                 synchronized (s.lock) {
-                    if (!s.runq.empty()) {
-                        P pp2 = sched.pidlegetSpinning();
-                        if (pp2 != null) {
-                            acquirep(pp2);
-                            gp = s.runq.globrunqgetbatch(pp2.runq.capacity() / 2, sched.gomaxprocs, pp2.runq);
-                            // gp may be null only if another M took the work meanwhile; then spin again.
-                            becomeSpinning();
-                            if (gp == null) {
-                                continue top;
-                            }
-                            inheritTime = false;
-                            from = Ev.F_GLOBAL;
-                            return gp;
+                    P pp2 = idle.recheckGlobal();
+                    if (pp2 != null) {
+                        acquirep(pp2);
+                        gp = s.runq.globrunqgetbatch(pp2.runq.capacity() / 2, sched.gomaxprocs, pp2.runq);
+                        // gp may be null only if another M took the work meanwhile; then spin again.
+                        idle.becomeSpinning(this);
+                        if (gp == null) {
+                            continue top;
                         }
+                        inheritTime = false;
+                        from = Ev.F_GLOBAL;
+                        return gp;
                     }
                 }
                 // gort: with stealing off another P's queue is no work for this M (only its owner
@@ -859,7 +854,7 @@ public final class M {
                 P pp2 = sched.config.stealing() ? checkRunqsNoP(allpSnap) : null;
                 if (pp2 != null) {
                     acquirep(pp2);
-                    becomeSpinning();
+                    idle.becomeSpinning(this);
                     continue top;
                 }
                 if (timers != null) {
@@ -871,7 +866,7 @@ public final class M {
                 P pp2 = null;
                 synchronized (s.lock) {
                     if (!s.runq.empty()) {
-                        pp2 = sched.pidleget(0);
+                        pp2 = idle.pidleget();
                     }
                 }
                 if (pp2 == null && sched.config.stealing()) {
@@ -913,7 +908,7 @@ public final class M {
                 s.lastpoll.set(now);
                 P pp2;
                 synchronized (s.lock) {
-                    pp2 = sched.pidleget(now);
+                    pp2 = idle.pidleget();
                 }
                 if (pp2 == null) {
                     np.injectglist(list);
@@ -926,7 +921,7 @@ public final class M {
                         return gp;
                     }
                     if (wasSpinning) {
-                        becomeSpinning();
+                        idle.becomeSpinning(this);
                     }
                     continue top;
                 }
@@ -1061,35 +1056,11 @@ public final class M {
             P p2 = allpSnap[id];
             if (!p2.idle() && !p2.runq.runqempty()) {
                 synchronized (sched.sched.lock) {
-                    return sched.pidlegetSpinningIfConfigured();
+                    return sched.idle.pidlegetSpinningIfConfigured();
                 }
             }
         }
         return null;
-    }
-
-    /** Go: proc.go becomeSpinning. */
-    private void becomeSpinning() {
-        spinning = true;
-        if (trace.on) trace.spinStart(this);
-        sched.sched.nmspinning.incrementAndGet();
-        sched.sched.needspinning.set(0);
-    }
-
-    /** Go: proc.go resetspinning. */
-    private void resetspinning() {
-        if (!spinning) {
-            throw Fatal.fatal(sched, "resetspinning: not a spinning m");
-        }
-        if (trace.on) trace.spinStop(this);
-        spinning = false;
-        int nmspinning = sched.sched.nmspinning.decrementAndGet();
-        if (nmspinning < 0) {
-            throw Fatal.fatal(sched, "findRunnable: negative nmspinning");
-        }
-        // M wakeup policy is deliberately somewhat conservative, so check if we need to wakeup
-        // another P here.
-        sched.wakep();
     }
 
     // ------------------------------------------------------------------------------------------
@@ -1144,7 +1115,7 @@ public final class M {
             throw Fatal.fatal(sched, "stopm spinning");
         }
         synchronized (sched.sched.lock) {
-            sched.mput(this);
+            sched.idle.mput(this);
         }
         if (trace.on) trace.mPark(this);
         blocked = true;
@@ -1173,20 +1144,13 @@ public final class M {
             throw Fatal.fatal(sched, "gcstopm: not waiting for gc");
         }
         if (spinning) {
-            if (trace.on) trace.spinStop(this);
-            spinning = false;
             // OK to just drop nmspinning here, startTheWorld will unpark threads as necessary.
-            if (sched.sched.nmspinning.decrementAndGet() < 0) {
-                throw Fatal.fatal(sched, "gcstopm: negative nmspinning");
-            }
+            sched.idle.dropspinning(this, "gcstopm");
         }
         P pp = releasep();
         synchronized (sched.sched.lock) {
             pp.setStatus(P._Pgcstop);
-            sched.sched.stopwait--;
-            if (sched.sched.stopwait == 0) {
-                sched.sched.stopnote.notewakeup();
-            }
+            sched.world.stopwaitDone();
         }
         stopm();
     }

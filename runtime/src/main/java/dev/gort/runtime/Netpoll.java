@@ -432,7 +432,7 @@ public final class Netpoll implements Describable {
                 return;
             }
             // As many as there are idle Ps go to the global queue, for them; the rest to ours.
-            int npidle = sched.sched.npidle.get();
+            int npidle = sched.idle.npidle.get();
             G q = glist;
             int left = n;
             if (npidle > 0) {

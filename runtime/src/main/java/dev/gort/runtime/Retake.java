@@ -75,7 +75,7 @@ public final class Retake {
         // for up to 10 ms; never while the world is being stopped (the P would never stop).
         if (!s.sched.gcwaiting
                 && pp.runq.runqempty()
-                && s.sched.nmspinning.get() + s.sched.npidle.get() > 0
+                && s.idle.nmspinning.get() + s.idle.npidle.get() > 0
                 && pp.sysmonBlockedWhen + SYSCALL_RETAKE_NS > now) {
             return false;
         }
@@ -119,7 +119,7 @@ public final class Retake {
         gp.setgstatusRelease(G._Gsyscall);
         mp.thread.requestPreempt(tick); // its next poll (if instrumented) notices: Poll.slow
         s.syscallStats.blockedRetakes.incrementAndGet();
-        s.handoffp(pp);
+        s.idle.handoffp(pp);
         return true;
     }
 

@@ -1,11 +1,11 @@
 package dev.gort.runtime;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The scheduler's global state: the global run queue, idle Ps and idle Ms, the spinning count.
- * {@link #lock} is Go's {@code sched.lock}; every field says whether it is guarded by it.
+ * The scheduler's global state that is not the spinning protocol's ({@link Idle}) or
+ * stop-the-world's ({@link World}): sched.lock itself, what it guards ({@link Synced}), the global
+ * run queue and the lock-free words that any M reads. Every field says whether the lock guards it.
  *
  * <p>Go: runtime2.go type schedt
  */
@@ -13,49 +13,63 @@ final class Sched {
     /** sched.lock: a plain monitor; never held across a continuation yield. */
     final Object lock = new Object();
 
-    /** Guarded by lock (size readable lock-free). */
+    /**
+     * Everything {@link #lock} guards, as data: a field is in here if and only if it is read and
+     * written under sched.lock only (the global run queue, {@link #runq}, guards its own links with
+     * the same lock and checks it). Code that reaches into it says "sched.lock held" and calls
+     * {@link #assertLockHeld}.
+     */
+    static final class Synced {
+        /** Idle Ps and Ms, and the M accounting (Go: pidle, midle, nmidle, mnext, ...). */
+        final Idle.Synced idle = new Idle.Synced();
+        /** Stop-the-world's count and request (Go: stopwait, newprocs). */
+        final World.Synced world = new World.Synced();
+    }
+
+    /** Guarded by {@link #lock}; touch it only through {@link Idle} and {@link World}. */
+    final Synced synced = new Synced();
+
+    /** Guarded by lock (size readable lock-free). Go: sched.runq, sched.runqsize. */
     final GlobalRunQueue runq = new GlobalRunQueue(lock);
 
-    /** Idle Ps, LIFO through p.link: under lock. Go: sched.pidle. */
-    P pidle;
-    /** Number of idle Ps: written under lock, read lock-free. Go: sched.npidle (atomic). */
-    final AtomicInteger npidle = new AtomicInteger();
-
-    /** Idle Ms, LIFO through m.schedlink: under lock. Go: sched.midle. */
-    M midle;
-    /** Under lock. Go: sched.nmidle. */
-    int nmidle;
-    /** Idle Ms locked to a G (waiting for it): under lock. Go: sched.nmidlelocked. */
-    int nmidlelocked;
-    /** Ms created so far (ids); under lock. Go: sched.mnext. */
-    long mnext;
-    /** Ms that exited; under lock. Go: sched.nmfreed. */
-    long nmfreed;
-    /** System Ms not counted by checkdead (sysmon). Under lock. Go: sched.nmsys. */
-    int nmsys;
-    /** Thread limit; under lock. Go: sched.maxmcount. */
-    int maxmcount = 10_000;
-
-    /** Spinning Ms: CAS / atomic add from any M. Go: sched.nmspinning. */
-    final AtomicInteger nmspinning = new AtomicInteger();
-    /** Go: sched.needspinning (atomic). */
-    final AtomicInteger needspinning = new AtomicInteger();
-
-    /** Goroutine ids. Go: sched.goidgen. */
+    /** Goroutine ids: atomic add from any thread. Go: sched.goidgen. */
     final AtomicLong goidgen = new AtomicLong();
 
-    /** A stop-the-world is under way (Go: sched.gcwaiting). Written under lock, read volatile. */
+    /**
+     * A stop-the-world is under way: written under lock by {@link World}, read volatile (lock-free)
+     * by every M at its scheduling points and by the syscall paths. Go: sched.gcwaiting (atomic).
+     */
     volatile boolean gcwaiting;
-    /** Ps still to stop; under lock. Go: sched.stopwait. */
-    int stopwait;
-    /** The STW initiator waits here. Go: sched.stopnote. */
-    final Note stopnote = new Note();
 
-    /** sysmon is deep-sleeping: written under lock, read volatile (lock-free pre-check). Go: sched.sysmonwait. */
+    /**
+     * sysmon is deep-sleeping: written under lock, read volatile (lock-free pre-check). Go:
+     * sched.sysmonwait.
+     */
     volatile boolean sysmonwait;
 
-    /** lastpoll != 0 means nobody blocks in netpoll; else when the last poll ended (nanotime). Go: sched.lastpoll. */
+    /**
+     * lastpoll != 0 means nobody blocks in netpoll; else when the last poll ended (nanotime). Any
+     * thread, atomic. Go: sched.lastpoll.
+     */
     final AtomicLong lastpoll = new AtomicLong(1);
-    /** When the M blocked in netpoll will wake; Go: sched.pollUntil. */
+    /** When the M blocked in netpoll will wake; written by that M, read by wakers (atomic). Go: sched.pollUntil. */
     final AtomicLong pollUntil = new AtomicLong();
+
+    /**
+     * Whether {@link #assertLockHeld} checks: with assertions enabled (-ea: the test suite), as Go
+     * checks only in lock-ranking builds. A constant for the JIT: free when off.
+     */
+    static final boolean CHECK_LOCK_HELD = Sched.class.desiredAssertionStatus();
+
+    /**
+     * The pair of every "sched.lock held" comment: a fatal error if the calling thread does not hold
+     * sched.lock (when {@link #CHECK_LOCK_HELD}).
+     *
+     * <p>Go: lockrank_on.go assertLockHeld
+     */
+    void assertLockHeld(Scheduler s, String fn) {
+        if (CHECK_LOCK_HELD && !Thread.holdsLock(lock)) {
+            throw Fatal.fatal(s, fn + ": sched.lock not held");
+        }
+    }
 }

@@ -86,29 +86,29 @@ public final class SchedTrace {
                     .append("ms: gomaxprocs=")
                     .append(s.gomaxprocs)
                     .append(" idleprocs=")
-                    .append(sc.npidle.get())
+                    .append(s.idle.npidle.get())
                     .append(" threads=")
-                    .append(s.mcount())
+                    .append(s.idle.mcount())
                     .append(" spinningthreads=")
-                    .append(sc.nmspinning.get())
+                    .append(s.idle.nmspinning.get())
                     .append(" needspinning=")
-                    .append(sc.needspinning.get())
+                    .append(s.idle.needspinning.get())
                     .append(" idlethreads=")
-                    .append(sc.nmidle)
+                    .append(s.idle.synced.nmidle)
                     .append(" runqueue=")
                     .append(sc.runq.size());
             if (detailed) {
                 sb.append(" gcwaiting=")
                         .append(sc.gcwaiting)
                         .append(" nmidlelocked=")
-                        .append(sc.nmidlelocked)
+                        .append(s.idle.synced.nmidlelocked)
                         .append(" stopwait=")
-                        .append(sc.stopwait)
+                        .append(s.world.synced.stopwait)
                         .append(" sysmonwait=")
                         .append(sc.sysmonwait)
                         .append('\n');
             }
-            allm = List.copyOf(s.allm);
+            allm = List.copyOf(s.idle.synced.allm);
         }
         // We must be careful while reading data from P's, M's and G's.
         // Even if we hold schedlock, most data can be changed concurrently.

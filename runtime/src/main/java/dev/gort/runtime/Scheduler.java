@@ -112,6 +112,11 @@ public final class Scheduler {
     // ---- configuration and global state ----
     final Config config;
     final Sched sched = new Sched();
+    /** Idle Ps and Ms, the spinning protocol, M accounting and checkdead. Immutable. */
+    final Idle idle = new Idle(this);
+    /** Stop-the-world and procresize. Immutable. */
+    final World world = new World(this);
+
     public final Stats stats = new Stats();
     /** Syscall, locked-thread and blocked-carrier figures (Syscalls, Retake). */
     public final SyscallStats syscallStats = new SyscallStats();
@@ -138,9 +143,6 @@ public final class Scheduler {
     volatile int gomaxprocs;
     /** STW initiator's request for a new GOMAXPROCS; under sched.lock. Go: newprocs. */
     int newprocs;
-
-    /** Every M ever started, newest first (Go's allm order); under sched.lock. */
-    final List<M> allm = new ArrayList<>();
 
     /** The per-P timer heaps ({@link TimerHeaps}), installed by the constructor; null = no timers. */
     public volatile Timers timers;
@@ -188,8 +190,8 @@ public final class Scheduler {
         this.timers = new TimerHeaps();
         synchronized (sched.lock) {
             sched.runq.trace = trace;
-            sched.maxmcount = config.maxThreads();
-            procresize(config.gomaxprocs(), null);
+            idle.synced.maxmcount = config.maxThreads();
+            world.procresize(config.gomaxprocs(), null);
         }
     }
 
@@ -294,7 +296,7 @@ public final class Scheduler {
         mainG = gp;
         P p0;
         synchronized (sched.lock) {
-            p0 = pidleget(0);
+            p0 = idle.pidleget();
         }
         // Nobody owns P0 yet: the thread start below publishes the queue to M0.
         gp.casgstatus(G._Gidle, G._Grunnable);
@@ -306,12 +308,12 @@ public final class Scheduler {
         }
         mainStarted = true;
         schedtrace.start();
-        M m0;
+        M m0; // not counted in stats.mStarts
         synchronized (sched.lock) {
-            m0 = allocm(checkmcountAndReserve());
+            m0 = idle.allocm(idle.checkmcountAndReserve());
         }
         m0.nextp = p0;
-        m0.thread.start();
+        idle.ms.newm(m0);
         // Go starts sysmon from runtime.main, once M0 exists (its checkdead must count M0).
         sysmon.start();
     }
@@ -324,7 +326,7 @@ public final class Scheduler {
         exiting = true;
         List<M> ms;
         synchronized (sched.lock) {
-            ms = new ArrayList<>(allm);
+            ms = new ArrayList<>(idle.synced.allm);
             // Goroutines still running (Go would just exit the process): ask them to stop at their
             // next yield point so that their carriers leave; uninstrumented loops keep theirs.
             preemptall();
@@ -342,7 +344,7 @@ public final class Scheduler {
         }
         netpollBreak();
         netpoll.close();
-        sched.stopnote.notewakeup();
+        world.stopnote.notewakeup();
         sysmon.stop();
         Runnable h = shutdownHook;
         if (h != null) {
@@ -591,7 +593,7 @@ public final class Scheduler {
             // runnable at once (its park loop re-checks on any unpark, spurious ones included) and
             // count itself idle-locked again in waitForP; were our decrement still to come, it
             // would be counted twice and checkdead would call a running M idle ("runnable g").
-            idlelockedWake(pm);
+            idle.idlelockedWake(pm);
             gp.casgstatus(G._Gwaiting, G._Grunnable);
             if (trace.on) trace.goUnblock(M.current(), null, gp, Ev.W_GLOBAL);
             java.util.concurrent.locks.LockSupport.unpark(pm.thread);
@@ -617,65 +619,6 @@ public final class Scheduler {
             }
         }
         wakep();
-    }
-
-    /**
-     * {@code incidlelocked(1)} for {@code mp} itself: it is about to sleep until its locked G (or
-     * the G parked in place on it) is runnable again, so it no longer counts as running, and a
-     * deadlock is checked for. Unless that G's waker ({@link #idlelockedWake}) got there first:
-     * then the G is already runnable and the M already handed a P or unparked, so it never counts
-     * as idle. Go does the increment after the G is published (globrunqput, unlockf) and the
-     * waker's decrement unconditionally: when the waker wins, nmidlelocked dips to -1 and the
-     * increment's checkdead sees this M idle while its own G is runnable ({@code checkdead:
-     * runnable g}, with every other M idle); pairing the two per M closes that window.
-     *
-     * <p>Go: proc.go incidlelocked(1) in stoplockedm (and exitsyscall0's)
-     */
-    void idlelockedSleep(M mp) {
-        synchronized (sched.lock) {
-            if (mp.idlelockedWoken) {
-                mp.idlelockedWoken = false;
-                return;
-            }
-            if (mp.idlelocked) {
-                System.err.println("runtime: M" + mp.id + " nmidlelocked=" + sched.nmidlelocked);
-                throw Fatal.fatal(this, "incidlelocked: m counted idle-locked twice");
-            }
-            mp.idlelocked = true;
-            sched.nmidlelocked++;
-            checkdead();
-        }
-    }
-
-    /**
-     * {@code incidlelocked(-1)} for the M that sleeps (or is about to) until {@code mp}'s G runs:
-     * called by the waker (startlockedm, ready of a G parked in place) before it hands over.
-     *
-     * <p>Go: proc.go incidlelocked(-1) in startlockedm
-     */
-    void idlelockedWake(M mp) {
-        synchronized (sched.lock) {
-            if (mp.idlelocked) {
-                mp.idlelocked = false;
-                sched.nmidlelocked--;
-            } else {
-                mp.idlelockedWoken = true;
-            }
-        }
-    }
-
-    /**
-     * Adjusts the count of Ms waiting for their locked G (or parked in place with it), then checks
-     * for deadlock when it grows (sysmon's pretend-running decrement around a retake). Go: proc.go
-     * incidlelocked.
-     */
-    void incidlelocked(int v) {
-        synchronized (sched.lock) {
-            sched.nmidlelocked += v;
-            if (v > 0) {
-                checkdead();
-            }
-        }
     }
 
     /** Go: runtime.Goexit: unwinds the current goroutine (finally blocks run) and ends it. */
@@ -769,291 +712,31 @@ public final class Scheduler {
     }
 
     // ------------------------------------------------------------------------------------------
-    // M and P management.
+    // M and P management: the spinning protocol, idle Ps and Ms are in Idle.
 
     /**
-     * Tries to add one more P to execute Gs: called when a G is made runnable.
+     * Tries to add one more P to execute Gs: called when a G is made runnable. See
+     * {@link Idle#wakep}.
      *
      * <p>Go: proc.go wakep
      */
     public void wakep() {
-        if (!config.spinning()) {
-            // No spinning Ms: give every idle P an M while there is queued work.
-            if (sched.npidle.get() == 0) {
-                return;
-            }
-            P pp;
-            synchronized (sched.lock) {
-                pp = pidleget(0);
-            }
-            if (pp != null) {
-                startm(pp, false);
-            }
-            return;
-        }
-        // Be conservative about spinning threads, only start one if none exist already.
-        if (sched.nmspinning.get() != 0) {
-            return;
-        }
-        // gort: with no idle P and needspinning already set, Go's path below would take sched.lock
-        // only to find no P and set needspinning = 1 again. Skip the lock (it is on every goready
-        // of a busy program): an M about to drop its P still sees needspinning == 1 under the lock
-        // and spins instead, exactly as if we had set it.
-        if (sched.npidle.get() == 0 && sched.needspinning.get() == 1) {
-            return;
-        }
-        if (!sched.nmspinning.compareAndSet(0, 1)) {
-            return;
-        }
-        P pp;
-        synchronized (sched.lock) {
-            pp = pidlegetSpinning();
-            if (pp == null) {
-                if (sched.nmspinning.decrementAndGet() < 0) {
-                    throw Fatal.fatal(this, "wakep: negative nmspinning");
-                }
-                return;
-            }
-        }
-        startm(pp, true);
+        idle.wakep();
     }
 
-    /**
-     * Schedules some M to run the P (creating an M if necessary). With a null {@code pp}, tries to
-     * get an idle P; if none, does nothing.
-     *
-     * <p>Go: proc.go startm
-     */
+    /** Go: proc.go startm; see {@link Idle#startm} (kept here for Netpoll's injectglist). */
     void startm(P pp, boolean spinning) {
-        M nmp;
-        synchronized (sched.lock) {
-            if (pp == null) {
-                if (spinning) {
-                    // TODO(prattmic): All remaining calls to this function with _p_ == nil could be
-                    // cleaned up to find a P before calling startm.
-                    throw Fatal.fatal(this, "startm: P required for spinning=true");
-                }
-                pp = pidleget(0);
-                if (pp == null) {
-                    return;
-                }
-            }
-            nmp = mget();
-            if (nmp == null) {
-                // No M is available, we must drop sched.lock and call newm. However, we already own
-                // a P to assign to the M.
-                long id = checkmcountAndReserve();
-                nmp = allocm(id);
-                nmp.spinning = spinning;
-                nmp.nextp = pp;
-            }
-        }
-        if (nmp.thread.getState() == Thread.State.NEW) {
-            stats.mStarts.incrementAndGet();
-            nmp.thread.start(); // newm
-            return;
-        }
-        if (nmp.spinning) {
-            throw Fatal.fatal(this, "startm: m is spinning");
-        }
-        if (nmp.nextp != null) {
-            throw Fatal.fatal(this, "startm: m has p");
-        }
-        if (spinning && !pp.runq.runqempty()) {
-            throw Fatal.fatal(this, "startm: p has runnable gs");
-        }
-        // The caller incremented nmspinning, so set m.spinning in the new M.
-        nmp.spinning = spinning;
-        nmp.nextp = pp;
-        nmp.park.notewakeup();
+        idle.startm(pp, spinning);
     }
 
-    /** Creates (does not start) a new M; sched.lock held. Go: proc.go allocm/newm. */
-    private M allocm(long id) {
-        M mp = new M(this, id, config.name());
-        if (trace.on) trace.mCreate(id);
-        allm.add(0, mp); // newest first
-        return mp;
-    }
-
-    /**
-     * Reserves an M id, enforcing the thread limit; sched.lock held.
-     *
-     * <p>Go: proc.go mReserveID, checkmcount
-     */
-    long checkmcountAndReserve() {
-        long id = sched.mnext;
-        sched.mnext++;
-        checkmcount();
-        return id;
-    }
-
-    /** Go: proc.go checkmcount. Sysmon counts as an M, as in Go. */
-    void checkmcount() {
-        long count = mcount();
-        if (count > sched.maxmcount) {
-            System.err.println("runtime: program exceeds " + sched.maxmcount + "-thread limit");
-            throw Fatal.fatal(this, "thread exhaustion");
-        }
-    }
-
-    /** Go: proc.go mcount: threads ever created minus those that exited. */
-    long mcount() {
-        return sched.mnext - sched.nmfreed;
-    }
-
-    /** Reserves an id for a system thread (sysmon), counted against the limit and by nmsys. */
-    public long newSystemM() {
-        synchronized (sched.lock) {
-            long id = checkmcountAndReserve();
-            sched.nmsys++;
-            return id;
-        }
-    }
-
-    /** An M's thread ends (runtime exit). */
-    void mexit(M mp) {
-        if (mp.exitThread && mp.p != null && !exiting) {
-            // A G locked to this M ended: the thread exits with it. Release our P (Go: mexit).
-            handoffp(mp.releasep());
-        }
-        synchronized (sched.lock) {
-            sched.nmfreed++;
-            if (mp.exitThread) {
-                allm.remove(mp);
-                syscallStats.retire(mp);
-                checkdead();
-            }
-        }
+    /** See {@link Idle#pidlegetSpinningIfConfigured} (kept here for Netpoll's injectglist); sched.lock held. */
+    P pidlegetSpinningIfConfigured() {
+        return idle.pidlegetSpinningIfConfigured();
     }
 
     /** Go: debug.SetMaxThreads. Returns the previous limit. */
     public int setMaxThreads(int n) {
-        synchronized (sched.lock) {
-            int old = sched.maxmcount;
-            sched.maxmcount = n;
-            checkmcount();
-            return old;
-        }
-    }
-
-    /** Puts mp on the idle list; sched.lock held. Go: proc.go mput. */
-    void mput(M mp) {
-        mp.schedlink = sched.midle;
-        sched.midle = mp;
-        sched.nmidle++;
-        checkdead();
-    }
-
-    /** Takes an idle M; sched.lock held. Go: proc.go mget. */
-    M mget() {
-        M mp = sched.midle;
-        if (mp != null) {
-            sched.midle = mp.schedlink;
-            mp.schedlink = null;
-            sched.nmidle--;
-        }
-        return mp;
-    }
-
-    /** Puts pp on the idle-P list; sched.lock held. Go: proc.go pidleput. */
-    void pidleput(P pp, long now) {
-        if (!pp.runq.runqempty()) {
-            throw Fatal.fatal(this, "pidleput: P has non-empty run queue");
-        }
-        pp.link = sched.pidle;
-        sched.pidle = pp;
-        pp.setIdle(true);
-        sched.npidle.incrementAndGet();
-    }
-
-    /** Takes an idle P; sched.lock held. Go: proc.go pidleget. */
-    P pidleget(long now) {
-        P pp = sched.pidle;
-        if (pp != null) {
-            sched.pidle = pp.link;
-            pp.link = null;
-            pp.setIdle(false);
-            sched.npidle.decrementAndGet();
-            if (sched.sysmonwait) {
-                // Leaving the all-idle state: sysmon may be in its deep sleep (Go: sysmonwake).
-                sched.sysmonwait = false;
-                sysmon.wake();
-            }
-        }
-        return pp;
-    }
-
-    /**
-     * pidleget for a caller about to spin: with no idle P, sets needspinning so that an M about to
-     * drop its P spins instead. sched.lock held. Go: proc.go pidlegetSpinning.
-     */
-    P pidlegetSpinning() {
-        P pp = pidleget(0);
-        if (pp == null) {
-            // See "Delicate dance" comment in findRunnable. We found work that we cannot take, we
-            // must synchronize with non-spinning Ms that may be preparing to drop their P.
-            sched.needspinning.set(1);
-            return null;
-        }
-        return pp;
-    }
-
-    P pidlegetSpinningIfConfigured() {
-        return config.spinning() ? pidlegetSpinning() : pidleget(0);
-    }
-
-    /**
-     * Hands off P from a syscall or locked M: starts an M for it if there is anything it could do,
-     * otherwise puts it on the idle list. Always runs without a P.
-     *
-     * <p>Go: proc.go handoffp
-     */
-    public void handoffp(P pp) {
-        stats.handoffs.incrementAndGet();
-        // if it has local work, start it straight away
-        if (!pp.runq.runqempty() || !sched.runq.empty()) {
-            startm(pp, false);
-            return;
-        }
-        // no local work, check that there are no spinning/idle M's, otherwise our help is not required
-        if (config.spinning()
-                && sched.nmspinning.get() + sched.npidle.get() == 0
-                && sched.nmspinning.compareAndSet(0, 1)) {
-            sched.needspinning.set(0);
-            startm(pp, true);
-            return;
-        }
-        long when;
-        synchronized (sched.lock) {
-            if (sched.gcwaiting) {
-                pp.setStatus(P._Pgcstop);
-                sched.stopwait--;
-                if (sched.stopwait == 0) {
-                    sched.stopnote.notewakeup();
-                }
-                return;
-            }
-            if (!sched.runq.empty()) {
-                // fall through to startm outside the lock
-                when = -1;
-            } else if (sched.npidle.get() == gomaxprocs - 1 && sched.lastpoll.get() != 0) {
-                // If this is the last running P and nobody is polling, start an M: someone must
-                // wait for the timers (Go: "poll network").
-                when = -1;
-            } else {
-                when = timers == null ? 0 : timers.wakeTime(pp);
-                pidleput(pp, 0);
-            }
-        }
-        if (when == -1) {
-            startm(pp, false);
-            return;
-        }
-        // If we're handing off a P with timers, wake the poller (Go: wakeNetPoller(when)).
-        if (when != 0) {
-            wakeNetPoller(when);
-        }
+        return idle.setMaxThreads(n);
     }
 
     /**
@@ -1077,353 +760,31 @@ public final class Scheduler {
     }
 
     /**
-     * Checks for deadlock: every M idle and no G runnable, running or in a syscall, and no timer
-     * pending. sched.lock held.
-     *
-     * <p>Go: proc.go checkdead
-     */
-    void checkdead() {
-        if (exiting) {
-            return;
-        }
-        long run = mcount() - sched.nmidle - sched.nmidlelocked - sched.nmsys;
-        if (run > 0) {
-            return;
-        }
-        if (externalWakers.get() > 0) {
-            // A registered thread outside the runtime (ExternalWaker) may ready a G or start one:
-            // it counts as a running M, as Go counts the extra M of a cgo callback (its G may even
-            // sit in the global queue already, on its way to wakep).
-            return;
-        }
-        if (netpoll.netpollAnyWaiters() && run == 0) {
-            // gort: a goroutine parked on the network can be woken by the poller. In Go the M
-            // blocked in netpoll is not idle (run > 0); gort's is not either, and this also covers
-            // the moment it has returned from the poll and not yet taken a P.
-            return;
-        }
-        if (run < 0) {
-            System.err.println("runtime: checkdead: nmidle=" + sched.nmidle + " nmidlelocked=" + sched.nmidlelocked
-                    + " mcount=" + mcount() + " nmsys=" + sched.nmsys);
-            throw Fatal.fatal(this, "checkdead: inconsistent counts");
-        }
-        int grunning = 0;
-        for (G gp : allgs.snapshot()) {
-            switch (gp.readgstatus()) {
-                case G._Gwaiting, G._Gpreempted -> grunning++;
-                case G._Grunnable, G._Grunning, G._Gsyscall -> {
-                    System.err.println("runtime: checkdead: find g " + gp.goid + " in status " + gp.readgstatus());
-                    throw Fatal.fatal(this, "checkdead: runnable g");
-                }
-                default -> {}
-            }
-        }
-        if (grunning == 0) { // possible if main goroutine calls runtime.Goexit()
-            throw Fatal.fatal(this, "no goroutines (main called runtime.Goexit) - deadlock!");
-        }
-        // There are no goroutines running, so we can look at the P's.
-        Timers t = timers;
-        if (t != null) {
-            for (P pp : allp) {
-                if (t.wakeTime(pp) != 0) {
-                    return;
-                }
-            }
-        }
-        throw Fatal.fatal(this, "all goroutines are asleep - deadlock!");
-    }
-
-    /**
-     * Open {@link ExternalWaker} registrations: threads outside this runtime that may still ready a
-     * goroutine ({@link #goready}) or start one ({@link #newproc}); while it is positive, checkdead
-     * does not call "all goroutines are asleep" a deadlock. Any thread increments (externalWaker)
-     * and decrements (ExternalWaker.close), atomically; checkdead reads it under sched.lock.
-     */
-    private final java.util.concurrent.atomic.AtomicInteger externalWakers =
-            new java.util.concurrent.atomic.AtomicInteger();
-
-    /**
      * Registers a thread outside this runtime that may still wake a goroutine; see
-     * {@link ExternalWaker} for the rule. Any thread; open it before the goroutines it may wake can
-     * all block, close it after its last wake-up.
+     * {@link ExternalWaker} for the rule (checkdead, in {@link Idle}, counts it as a running M). Any
+     * thread; open it before the goroutines it may wake can all block, close it after its last
+     * wake-up.
      */
     public ExternalWaker externalWaker() {
-        externalWakers.incrementAndGet();
+        idle.externalWakers.incrementAndGet();
         return new ExternalWaker(this);
     }
 
     /** Open ExternalWaker registrations (racy, for tests and observers). */
     public int externalWakers() {
-        return externalWakers.get();
-    }
-
-    /**
-     * An ExternalWaker closed: one outside waker fewer, which can leave every M idle and every G
-     * asleep with nobody left to wake them, so check for deadlock (Go: "when increasing nmidle ...
-     * call checkdead"). Any thread.
-     */
-    void externalWakerDone() {
-        if (externalWakers.decrementAndGet() == 0 && mainStarted) {
-            synchronized (sched.lock) {
-                checkdead();
-            }
-        }
+        return idle.externalWakers.get();
     }
 
     // ------------------------------------------------------------------------------------------
-    // GOMAXPROCS and stopping the world.
+    // GOMAXPROCS (stop-the-world is in World).
 
-    /** Go: runtime.GOMAXPROCS: returns the previous setting; n &lt; 1 only reads it. */
+    /** Go: runtime.GOMAXPROCS: returns the previous setting; n &lt; 1 only reads it. See {@link World#gomaxprocs}. */
     public int gomaxprocs(int n) {
-        int ret = gomaxprocs;
-        if (n <= 0 || n == ret) {
-            return ret;
-        }
-        M mp = M.current();
-        if (mp == null || mp.sched != this || mp.p == null) {
-            throw new IllegalStateException("gort: GOMAXPROCS(n) must be called from a goroutine of this runtime");
-        }
-        stopTheWorld();
-        synchronized (sched.lock) {
-            newprocs = n;
-        }
-        startTheWorld();
-        return ret;
+        return world.gomaxprocs(n);
     }
 
     public int gomaxprocs() {
         return gomaxprocs;
-    }
-
-    /**
-     * Stops every P: the caller's at once, idle and syscall ones under the lock, running ones at
-     * their next scheduling point (preemptall asks them).
-     *
-     * <p>Go: proc.go stopTheWorldWithSema
-     */
-    void stopTheWorld() {
-        M mp = M.current();
-        mp.locks++;
-        boolean wait;
-        synchronized (sched.lock) {
-            sched.stopwait = gomaxprocs;
-            sched.gcwaiting = true;
-            preemptall();
-            // stop current P
-            mp.p.setStatus(P._Pgcstop);
-            sched.stopwait--;
-            // try to retake all P's in Psyscall status
-            for (P pp : allp) {
-                if (pp.status() == P._Psyscall && pp.casStatus(P._Psyscall, P._Pgcstop)) {
-                    if (trace.on) trace.handoff(pp, null); // Go's trace: ProcSteal
-                    pp.incSyscalltick();
-                    sched.stopwait--;
-                }
-            }
-            // stop idle P's
-            for (; ; ) {
-                P pp = pidleget(0);
-                if (pp == null) {
-                    break;
-                }
-                pp.setStatus(P._Pgcstop);
-                sched.stopwait--;
-            }
-            wait = sched.stopwait > 0;
-        }
-        // wait for remaining P's to stop voluntarily
-        if (wait) {
-            for (; ; ) {
-                // wait for 100us, then try to re-preempt in case of any races
-                if (sched.stopnote.notetsleep(100_000, mp.thread)) {
-                    sched.stopnote.noteclear();
-                    break;
-                }
-                if (exiting) {
-                    break;
-                }
-                synchronized (sched.lock) {
-                    preemptall();
-                }
-            }
-        }
-        synchronized (sched.lock) {
-            if (sched.stopwait != 0 && !exiting) {
-                throw Fatal.fatal(this, "stopTheWorld: not stopped (stopwait != 0)");
-            }
-            for (P pp : allp) {
-                if (pp.status() != P._Pgcstop && !exiting) {
-                    throw Fatal.fatal(this, "stopTheWorld: not stopped (status != _Pgcstop)");
-                }
-            }
-            if (config.debugChecks() && !exiting) {
-                DebugChecks.checkQueues(this, "stopTheWorld");
-            }
-        }
-        mp.locks--;
-    }
-
-    /** Go: proc.go startTheWorldWithSema. */
-    void startTheWorld() {
-        M mp = M.current();
-        mp.locks++;
-        P p1;
-        synchronized (sched.lock) {
-            int procs = gomaxprocs;
-            if (newprocs != 0) {
-                procs = newprocs;
-                newprocs = 0;
-            }
-            p1 = procresize(procs, mp);
-            sched.gcwaiting = false;
-            if (sched.sysmonwait) {
-                sched.sysmonwait = false;
-                sysmon.wake();
-            }
-        }
-        while (p1 != null) {
-            P pp = p1;
-            p1 = p1.link;
-            pp.link = null;
-            M nmp = pp.m();
-            if (nmp != null) {
-                pp.setM(null);
-                if (nmp.nextp != null) {
-                    throw Fatal.fatal(this, "startTheWorld: inconsistent mp->nextp");
-                }
-                nmp.nextp = pp;
-                nmp.park.notewakeup();
-            } else {
-                // Start M to run P. Do not start another M below.
-                M nm;
-                synchronized (sched.lock) {
-                    nm = allocm(checkmcountAndReserve());
-                }
-                nm.nextp = pp;
-                stats.mStarts.incrementAndGet();
-                nm.thread.start();
-            }
-        }
-        // Wakeup an additional proc in case we have excessive runnable goroutines in local queues
-        // or in the global queue.
-        wakep();
-        mp.locks--;
-    }
-
-    /**
-     * Changes the number of Ps; sched.lock held and the world stopped (or at boot, mp == null).
-     * Returns the list of Ps with local work, each with an idle M assigned (p.m) or none.
-     *
-     * <p>Go: proc.go procresize
-     */
-    P procresize(int nprocs, M mp) {
-        if (!Thread.holdsLock(sched.lock)) {
-            throw Fatal.fatal(this, "procresize: sched.lock not held");
-        }
-        int old = gomaxprocs;
-        if (old < 0 || nprocs <= 0) {
-            throw Fatal.fatal(this, "procresize: invalid arg");
-        }
-        // Grow allp if necessary.
-        P[] cur = allp;
-        if (nprocs > cur.length) {
-            P[] na = java.util.Arrays.copyOf(cur, nprocs);
-            for (int i = cur.length; i < nprocs; i++) {
-                na[i] = new P(this, i, config.runqSize());
-            }
-            cur = na;
-        }
-        // initialize new P's
-        for (int i = old; i < nprocs; i++) {
-            if (cur[i].status() == P._Pdead) {
-                cur[i].setStatus(P._Pgcstop);
-            }
-        }
-        P keep = mp == null ? null : mp.p;
-        if (keep != null && keep.id < nprocs) {
-            // continue to use the current P
-            keep.setStatus(P._Prunning);
-        } else {
-            // release the current P and acquire allp[0].
-            if (keep != null) {
-                if (trace.on) {
-                    // Pretend that we were descheduled and then scheduled again to keep the trace
-                    // consistent: the caller leaves its P (which is about to be destroyed) ...
-                    trace.goStop(mp, keep, mp.curg, Ev.S_GOSCHED);
-                    trace.procStop(mp, keep);
-                }
-                keep.setM(null);
-                mp.p = null;
-            }
-            if (mp != null) {
-                P pp = cur[0];
-                pp.setM(null);
-                pp.setStatus(P._Pidle);
-                mp.acquirep(pp); // traces ProcStart
-                if (keep != null && trace.on) {
-                    // ... and runs again on P0 ("from the global queue", where its GoSched put it)
-                    trace.goStart(mp, pp, mp.curg, Ev.F_GLOBAL, 0, false);
-                }
-            }
-        }
-        // release resources from unused P's
-        for (int i = nprocs; i < old; i++) {
-            destroyP(cur[i], cur[0]);
-        }
-        if (nprocs < cur.length) {
-            cur = java.util.Arrays.copyOf(cur, nprocs);
-        }
-        allp = cur;
-        gomaxprocs = nprocs;
-        if (trace.on) trace.gomaxprocs(nprocs);
-        stealOrder.reset(nprocs);
-
-        P runnablePs = null;
-        for (int i = nprocs - 1; i >= 0; i--) {
-            P pp = cur[i];
-            if (mp != null && mp.p == pp) {
-                continue;
-            }
-            pp.setStatus(P._Pidle);
-            pp.setM(null);
-            if (pp.runq.runqempty()) {
-                pidleput(pp, 0);
-            } else {
-                pp.setM(mget());
-                pp.link = runnablePs;
-                runnablePs = pp;
-            }
-        }
-        return runnablePs;
-    }
-
-    /**
-     * A P beyond the new GOMAXPROCS: its Gs go to the global queue head (ring from its tail, order
-     * kept, then runnext), its timers to {@code to}. Go: proc.go (*p).destroy.
-     */
-    private void destroyP(P pp, P to) {
-        // The owner is stopped (world stopped): take runnext, then the ring, head to tail.
-        G runnext = pp.runq.runnext();
-        if (runnext != null && !pp.runq.casRunnext(runnext, null)) {
-            throw Fatal.fatal(this, "destroy: runnext changed while the world is stopped");
-        }
-        if (runnext != null && trace.on) trace.runqDestroy(pp, runnext);
-        List<G> gs = new ArrayList<>();
-        pp.runq.runqdrain(gs);
-        for (int i = 0; i < gs.size() && trace.on; i++) trace.runqDestroy(pp, gs.get(i));
-        // Move all runnable goroutines to the global queue: the ring from its tail to the global
-        // head (so its order is kept), then runnext at the very head.
-        for (int i = gs.size() - 1; i >= 0; i--) {
-            sched.runq.globrunqputhead(gs.get(i));
-        }
-        if (runnext != null) {
-            sched.runq.globrunqputhead(runnext);
-        }
-        Timers t = timers;
-        if (t != null) {
-            t.take(pp, to);
-        }
-        pp.setStatus(P._Pdead);
     }
 
     /** This runtime's system monitor (schedtrace hook, statistics). */
@@ -1496,7 +857,7 @@ public final class Scheduler {
 
     public List<M> allm() {
         synchronized (sched.lock) {
-            return new ArrayList<>(allm);
+            return new ArrayList<>(idle.synced.allm);
         }
     }
 
@@ -1511,26 +872,26 @@ public final class Scheduler {
     }
 
     public int npidle() {
-        return sched.npidle.get();
+        return idle.npidle.get();
     }
 
     public int nmspinning() {
-        return sched.nmspinning.get();
+        return idle.nmspinning.get();
     }
 
     public int needspinning() {
-        return sched.needspinning.get();
+        return idle.needspinning.get();
     }
 
     public long mcountPublic() {
         synchronized (sched.lock) {
-            return mcount();
+            return idle.mcount();
         }
     }
 
     public int nmidle() {
         synchronized (sched.lock) {
-            return sched.nmidle;
+            return idle.synced.nmidle;
         }
     }
 

@@ -102,13 +102,11 @@ public final class Syscalls {
     /** A stop-the-world is under way: give it our P now rather than at exit. Go: entersyscall_gcwait. */
     private static void entersyscall_gcwait(Scheduler s, P pp) {
         synchronized (s.sched.lock) {
-            if (s.sched.stopwait > 0 && pp.casStatus(P._Psyscall, P._Pgcstop)) {
+            if (s.world.synced.stopwait > 0 && pp.casStatus(P._Psyscall, P._Pgcstop)) {
                 // Go's trace: ProcSteal (the P may have been stolen and put back in _Psyscall since)
                 if (s.trace.on) s.trace.handoff(pp, null);
                 pp.incSyscalltick();
-                if (--s.sched.stopwait == 0) {
-                    s.sched.stopnote.notewakeup();
-                }
+                s.world.stopwaitDone();
             }
         }
     }
@@ -135,7 +133,7 @@ public final class Syscalls {
         pp.incSyscalltick();
         mp.oldp = null;
         s.syscallStats.handoffAtEntry.incrementAndGet();
-        s.handoffp(mp.releasep());
+        s.idle.handoffp(mp.releasep());
         return gp;
     }
 
@@ -227,10 +225,10 @@ public final class Syscalls {
         }
         // Try to get any other idle P.
         Scheduler s = mp.sched;
-        if (s.sched.npidle.get() > 0) {
+        if (s.idle.npidle.get() > 0) {
             P pp;
             synchronized (s.sched.lock) {
-                pp = s.pidleget(0);
+                pp = s.idle.pidleget();
             }
             if (pp != null) {
                 mp.acquirep(pp);
@@ -298,7 +296,7 @@ public final class Syscalls {
         P pp;
         boolean temp = false;
         synchronized (s.sched.lock) {
-            pp = s.pidleget(0);
+            pp = s.idle.pidleget();
             if (pp == null) {
                 if (gp.lockedm == null) {
                     // Only this carrier can run it: lock it here until it runs (Go: lockOSThread).
@@ -325,7 +323,7 @@ public final class Syscalls {
                 s.trace.syscallExit(mp, null, gp, Ev.X_NO_P);
             }
             // Wait until another thread schedules gp and so m again (Go: stoplockedm).
-            s.idlelockedSleep(mp);
+            s.idle.idlelockedSleep(mp);
             mp.blocked = true;
             P np;
             do {
@@ -388,9 +386,9 @@ public final class Syscalls {
         s.syscallStats.pinnedParks.incrementAndGet();
         if (s.trace.on) s.trace.goStop(mp, mp.p, gp, Ev.S_PARK);
         if (from == G._Grunning) {
-            s.handoffp(mp.releasep());
+            s.idle.handoffp(mp.releasep());
         }
-        s.idlelockedSleep(mp); // the waker may have readied gp already: then it does not count
+        s.idle.idlelockedSleep(mp); // the waker may have readied gp already: then it does not count
         mp.blocked = true;
         while (gp.readgstatus() == G._Gwaiting) {
             LockSupport.park(gp); // goready: CAS to _Grunnable, then unpark this thread

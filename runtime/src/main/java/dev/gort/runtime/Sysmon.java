@@ -98,7 +98,7 @@ public final class Sysmon {
         if (thread != null) {
             return;
         }
-        long id = s.newSystemM();
+        long id = s.idle.newSystemM();
         Thread t = new Thread(null, this::run, s.config.name() + "-sysmon-M" + id, 0, false);
         t.setDaemon(true);
         thread = t;
@@ -154,7 +154,7 @@ public final class Sysmon {
      */
     private void sysmon() {
         synchronized (s.sched.lock) {
-            s.checkdead();
+            s.idle.checkdead();
         }
         long lasttrace = 0;
         int idle = 0; // how many cycles in succession we had not woken somebody
@@ -191,10 +191,10 @@ public final class Sysmon {
             // active P's so that it can retake P's from syscalls and preempt long running G's.
             long now = System.nanoTime();
             s.coarseNanotime = now;
-            if (schedtraceNanos <= 0 && (sc.gcwaiting || sc.npidle.get() == s.gomaxprocs)) {
+            if (schedtraceNanos <= 0 && (sc.gcwaiting || s.idle.npidle.get() == s.gomaxprocs)) {
                 long sleep = 0;
                 synchronized (sc.lock) {
-                    if (sc.gcwaiting || sc.npidle.get() == s.gomaxprocs) {
+                    if (sc.gcwaiting || s.idle.npidle.get() == s.gomaxprocs) {
                         long next = timeSleepUntil();
                         long tnow = Scheduler.nanotime(); // timers' clock (not System.nanoTime's origin)
                         if (next > tnow) {
@@ -245,9 +245,9 @@ public final class Sysmon {
                         // P's, another M returns from syscall, finishes running its G, observes
                         // that there is no work to do and no other running M's and reports
                         // deadlock.
-                        s.incidlelocked(-1);
+                        s.idle.incidlelocked(-1);
                         np.injectglist(list);
-                        s.incidlelocked(1);
+                        s.idle.incidlelocked(1);
                     }
                 }
                 // retake P's blocked in syscalls and preempt long running G's
@@ -382,7 +382,7 @@ public final class Sysmon {
         // other hand we want to retake them eventually because they can prevent the sysmon thread
         // from deep sleep.
         if (pp.runq.runqempty()
-                && sc.nmspinning.get() + sc.npidle.get() > 0
+                && s.idle.nmspinning.get() + s.idle.npidle.get() > 0
                 && pp.sysmonSyscallwhen + 10_000_000L > now) {
             return false;
         }
@@ -397,7 +397,7 @@ public final class Sysmon {
                 pp.incSyscalltick();
                 s.syscallStats.retakes.incrementAndGet();
                 if (s.trace.on) s.trace.handoff(pp, pp.m());
-                s.handoffp(pp);
+                s.idle.handoffp(pp);
             }
         } finally {
             incidlelocked(1);
@@ -405,13 +405,8 @@ public final class Sysmon {
         return taken;
     }
 
-    /** Go: proc.go incidlelocked. */
+    /** Go: proc.go incidlelocked (see {@link Idle#incidlelocked}). */
     void incidlelocked(int v) {
-        synchronized (s.sched.lock) {
-            s.sched.nmidlelocked += v;
-            if (v > 0) {
-                s.checkdead();
-            }
-        }
+        s.idle.incidlelocked(v);
     }
 }

@@ -17,7 +17,7 @@ class SysmonRetakeTest {
     private static Scheduler newScheduler(int procs) {
         Scheduler s = new Scheduler(TestSupport.config(procs).withSpinning(false));
         synchronized (s.sched.lock) {
-            s.sched.mnext = 1; // pretend one M is running, so incidlelocked's checkdead stays quiet
+            s.idle.synced.mnext = 1; // pretend one M is running, so incidlelocked's checkdead stays quiet
         }
         return s;
     }
@@ -34,7 +34,7 @@ class SysmonRetakeTest {
 
     private static P takeP(Scheduler s) {
         synchronized (s.sched.lock) {
-            return s.pidleget(0);
+            return s.idle.pidleget();
         }
     }
 
