@@ -162,8 +162,6 @@ public final class M {
     M schedlink;
     /** Sleep here while idle. Go: m.park. */
     final Note park = new Note();
-    /** Set by findRunnable: the returned G came from runnext. Owner only, plain. */
-    boolean inheritTime;
     /** Locked G (LockOSThread). Go: m.lockedg. */
     volatile G lockedg;
     /** Go: m.locks (critical runtime sections: no preemption). Owner only. */
@@ -189,8 +187,11 @@ public final class M {
 
     /** This M's trace buffer ({@link dev.gort.runtime.trace.Tracer}); written and read by this M only, plain. */
     public Object traceBuf;
-    /** Where findRunnable found the G it returns (trace.Ev.F_*) and the steal victim; owner only, plain. */
-    int from, fromVictim;
+    /**
+     * findRunnable's and stealWork's extra results (inheritTime, where the G was found, newWork,
+     * pollUntil): one reused holder, see {@link Found} for who writes it. Immutable reference.
+     */
+    final Found found = new Found();
     /** Immutable: the runtime's tracer. */
     final dev.gort.runtime.trace.Tracer trace;
 
@@ -340,7 +341,7 @@ public final class M {
             if (gp == null) {
                 return; // exiting
             }
-            boolean inherit = inheritTime;
+            boolean inherit = found.inheritTime;
             // This thread is going to run a goroutine and is not spinning anymore, so if it was
             // marked as spinning we need to reset it now and potentially start a new spinning M.
             if (spinning) {
@@ -382,7 +383,12 @@ public final class M {
             pp.gsRun++;
             if (trace.on)
                 trace.goStart(
-                        this, pp, gp, inheritTime && from == Ev.F_LOCAL ? Ev.F_RUNNEXT : from, fromVictim, inheritTime);
+                        this,
+                        pp,
+                        gp,
+                        inheritTime && found.from == Ev.F_LOCAL ? Ev.F_RUNNEXT : found.from,
+                        found.fromVictim,
+                        inheritTime);
             gp = run(gp);
             inheritTime = false;
         }
@@ -591,8 +597,8 @@ public final class M {
         if (pp != null) {
             acquirep(pp);
             sched.syscallStats.slowIdleP.incrementAndGet();
-            from = Ev.F_GLOBAL;
-            fromVictim = 0;
+            found.from = Ev.F_GLOBAL;
+            found.fromVictim = 0;
             return gp; // execute(gp, false)
         }
         if (locked) {
@@ -660,8 +666,8 @@ public final class M {
         // directly handoff current P to the locked m
         sched.idle.idlelockedWake(mp);
         P pp = releasep();
-        mp.from = from; // where the G was found, for the locked M's trace (published by the note)
-        mp.fromVictim = fromVictim;
+        mp.found.from = found.from; // where the G was found, for the locked M's trace (published by the note)
+        mp.found.fromVictim = found.fromVictim;
         mp.nextp = pp;
         mp.park.notewakeup();
         stopm();
@@ -713,17 +719,16 @@ public final class M {
                     gp = s.runq.globrunqget();
                 }
                 if (gp != null) {
-                    inheritTime = false;
-                    from = Ev.F_GLOBAL;
+                    found.inheritTime = false;
+                    found.from = Ev.F_GLOBAL;
                     return gp;
                 }
             }
 
             // local runq
-            G gp = pp.runq.runqget();
+            G gp = pp.runq.runqget(found);
             if (gp != null) {
-                inheritTime = pp.runq.inheritTime;
-                from = Ev.F_LOCAL;
+                found.from = Ev.F_LOCAL;
                 return gp;
             }
 
@@ -733,8 +738,8 @@ public final class M {
                     gp = s.runq.globrunqgetbatch(pp.runq.capacity() / 2, sched.gomaxprocs, pp.runq);
                 }
                 if (gp != null) {
-                    inheritTime = false;
-                    from = Ev.F_GLOBAL;
+                    found.inheritTime = false;
+                    found.from = Ev.F_GLOBAL;
                     return gp;
                 }
             }
@@ -749,8 +754,8 @@ public final class M {
                 G list = np.netpoll(0); // non-blocking
                 if (list != null) {
                     gp = netpollTake(np, pp, list);
-                    from = Ev.F_LOCAL;
-                    inheritTime = false;
+                    found.from = Ev.F_LOCAL;
+                    found.inheritTime = false;
                     return gp;
                 }
             }
@@ -770,11 +775,11 @@ public final class M {
                 if (gp != null) {
                     return gp; // inheritTime set by stealWork
                 }
-                if (stealNewWork) {
+                if (found.newWork) {
                     continue top;
                 }
-                if (stealPollUntil != 0 && (pollUntil == 0 || stealPollUntil < pollUntil)) {
-                    pollUntil = stealPollUntil;
+                if (found.pollUntil != 0 && (pollUntil == 0 || found.pollUntil < pollUntil)) {
+                    pollUntil = found.pollUntil;
                 }
             } else if (!sched.config.stealing() && timers != null) {
                 // gort: with work stealing switched off, still run the other Ps' due timers (Go's
@@ -783,8 +788,8 @@ public final class M {
                 if (gp != null) {
                     return gp;
                 }
-                if (stealPollUntil != 0 && (pollUntil == 0 || stealPollUntil < pollUntil)) {
-                    pollUntil = stealPollUntil;
+                if (found.pollUntil != 0 && (pollUntil == 0 || found.pollUntil < pollUntil)) {
+                    pollUntil = found.pollUntil;
                 }
             }
 
@@ -801,8 +806,8 @@ public final class M {
                 }
                 if (!s.runq.empty()) {
                     gp = s.runq.globrunqgetbatch(pp.runq.capacity() / 2, sched.gomaxprocs, pp.runq);
-                    inheritTime = false;
-                    from = Ev.F_GLOBAL;
+                    found.inheritTime = false;
+                    found.from = Ev.F_GLOBAL;
                     return gp;
                 }
                 if (!spinning && idle.needspinning.get() == 1) {
@@ -844,8 +849,8 @@ public final class M {
                         if (gp == null) {
                             continue top;
                         }
-                        inheritTime = false;
-                        from = Ev.F_GLOBAL;
+                        found.inheritTime = false;
+                        found.from = Ev.F_GLOBAL;
                         return gp;
                     }
                 }
@@ -916,8 +921,8 @@ public final class M {
                     acquirep(pp2);
                     if (list != null) {
                         gp = netpollTake(np, pp2, list);
-                        from = Ev.F_LOCAL;
-                        inheritTime = false;
+                        found.from = Ev.F_LOCAL;
+                        found.inheritTime = false;
                         return gp;
                     }
                     if (wasSpinning) {
@@ -951,10 +956,6 @@ public final class M {
         return gp;
     }
 
-    // stealWork's extra results (Go returns a tuple). Owner only, plain.
-    private boolean stealNewWork;
-    private long stealPollUntil;
-
     /**
      * Tries to steal a runnable goroutine or timer from any P: four passes in a random coprime
      * order; timers and runnext only on the last pass.
@@ -962,14 +963,14 @@ public final class M {
      * <p>Go: proc.go stealWork
      */
     private G stealWork(P pp, Timers timers) {
-        stealNewWork = false;
-        stealPollUntil = 0;
+        found.newWork = false;
+        found.pollUntil = 0;
         final int stealTries = 4;
         P[] allp = sched.allp;
         StealOrder order = sched.stealOrder;
         int count = sched.gomaxprocs;
         if (count > allp.length || order.count() != count) {
-            stealNewWork = true; // procresize under way
+            found.newWork = true; // procresize under way
             return null;
         }
         for (int i = 0; i < stealTries; i++) {
@@ -980,7 +981,7 @@ public final class M {
             for (int k = 0; k < count; k++, pos = (pos + inc) % count) {
                 if (sched.sched.gcwaiting) {
                     // GC work may be available.
-                    stealNewWork = true;
+                    found.newWork = true;
                     return null;
                 }
                 P p2 = allp[pos];
@@ -992,28 +993,27 @@ public final class M {
                 if (stealTimersOrRunNextG && timers != null && timers.hasTimers(p2)) {
                     long tnow = Scheduler.nanotime();
                     long w = timers.stealTimers(this, pp, p2, tnow);
-                    if (w != 0 && (stealPollUntil == 0 || w < stealPollUntil)) {
-                        stealPollUntil = w;
+                    if (w != 0 && (found.pollUntil == 0 || w < found.pollUntil)) {
+                        found.pollUntil = w;
                     }
                     // Running the timers may have made an arbitrary number of G's ready and added
                     // them to this P's local run queue.
-                    G gp = pp.runq.runqget();
+                    G gp = pp.runq.runqget(found);
                     if (gp != null) {
-                        inheritTime = pp.runq.inheritTime;
-                        from = Ev.F_LOCAL;
+                        found.from = Ev.F_LOCAL;
                         return gp;
                     }
                 }
                 // Don't bother to attempt to steal if p2 is idle.
                 if (!p2.idle()) {
-                    G gp = pp.runq.runqsteal(p2.runq, stealTimersOrRunNextG);
+                    G gp = pp.runq.runqsteal(p2.runq.steal, stealTimersOrRunNextG);
                     if (gp != null) {
                         pp.steals++;
                         p2.stolenFrom++;
                         sched.stats.steals.incrementAndGet();
-                        inheritTime = false;
-                        from = Ev.F_STOLEN;
-                        fromVictim = p2.id;
+                        found.inheritTime = false;
+                        found.from = Ev.F_STOLEN;
+                        found.fromVictim = p2.id;
                         return gp;
                     }
                 }
@@ -1029,20 +1029,19 @@ public final class M {
      * every other P's due timers on this M; readied Gs land here. Sets stealPollUntil.
      */
     private G stealTimersOnly(P pp, Timers timers) {
-        stealNewWork = false;
-        stealPollUntil = 0;
+        found.newWork = false;
+        found.pollUntil = 0;
         for (P p2 : sched.allp) {
             if (p2 == pp || !timers.hasTimers(p2)) {
                 continue;
             }
             long w = timers.stealTimers(this, pp, p2, 0);
-            if (w != 0 && (stealPollUntil == 0 || w < stealPollUntil)) {
-                stealPollUntil = w;
+            if (w != 0 && (found.pollUntil == 0 || w < found.pollUntil)) {
+                found.pollUntil = w;
             }
-            G gp = pp.runq.runqget();
+            G gp = pp.runq.runqget(found);
             if (gp != null) {
-                inheritTime = pp.runq.inheritTime;
-                from = Ev.F_LOCAL; // as in stealWork's timer pass (the trace said "from global")
+                found.from = Ev.F_LOCAL; // as in stealWork's timer pass (the trace said "from global")
                 return gp;
             }
         }
@@ -1054,7 +1053,7 @@ public final class M {
         int n = Math.min(sched.gomaxprocs, allpSnap.length);
         for (int id = 0; id < n; id++) {
             P p2 = allpSnap[id];
-            if (!p2.idle() && !p2.runq.runqempty()) {
+            if (!p2.idle() && !p2.runq.steal.runqempty()) {
                 synchronized (sched.sched.lock) {
                     return sched.idle.pidlegetSpinningIfConfigured();
                 }

@@ -39,6 +39,14 @@ abstract class RunQueuePad2 extends RunQueueTail {
  *   runnext: owner CASes nil->G; anyone may CAS G->nil (that is a take or a steal)
  * </pre>
  *
+ * <p>Two handles, as tokio's {@code Local} and {@code Steal}: this object is the owner's (the M
+ * holding the P, or whoever holds the world stopped): {@link #runqput}, {@link #runqget},
+ * {@link #runqputbatch}, {@link #runqdrain} and {@link #runqsteal} (into this queue) are owner-only.
+ * Other threads get {@link #steal}: a thief's grab of the older half ({@link Steal#runqgrab}, reached
+ * only through it: {@code runqsteal} takes the victim's {@code Steal}) and the read-only queries
+ * that any thread may make ({@link #runqempty}, {@link #size}, {@link #snapshot}, {@link #runnext},
+ * which are on both).
+ *
  * <p>Go: proc.go runqput, runqputslow, runqget, runqgrab, runqsteal, runqempty, runqputbatch, runqdrain
  */
 public final class RunQueue extends RunQueuePad2 {
@@ -74,8 +82,8 @@ public final class RunQueue extends RunQueuePad2 {
     @SuppressWarnings("unused")
     private volatile G runnext;
 
-    /** Set by {@link #runqget}: whether the G came from runnext (inherits the time slice). Owner only, plain. */
-    boolean inheritTime;
+    /** Immutable: the stealers' handle on this queue. */
+    public final Steal steal = new Steal();
 
     /** Counters for observability: owner only writes (plain), others read racily. */
     long kicks, spills;
@@ -219,20 +227,20 @@ public final class RunQueue extends RunQueuePad2 {
     }
 
     /**
-     * Owner only. Takes runnext first (then {@link #inheritTime} is true) and never retries a lost
+     * Owner only. Takes runnext first (then {@code out.inheritTime} is true) and never retries a lost
      * runnext CAS (a thief took it); then the head of the ring.
      *
      * <p>Go: proc.go runqget
      */
-    public G runqget() {
+    public G runqget(Found out) {
         G next = runnext();
         // If the runnext is non-0 and the CAS fails, it could only have been stolen by another P,
         // because other Ps can race to set runnext to 0, but only the current P can set it to non-0.
         if (next != null && casRunnext(next, null)) {
-            inheritTime = true;
+            out.inheritTime = true;
             return next;
         }
-        inheritTime = false;
+        out.inheritTime = false;
         for (; ; ) {
             int h = loadAcqHead(); // load-acquire, synchronize with other consumers
             int t = ownerTail();
@@ -244,6 +252,14 @@ public final class RunQueue extends RunQueuePad2 {
                 return gp;
             }
         }
+    }
+
+    /**
+     * {@link #runqget(Found)} for an owner that does not need to know where the G came from (tests,
+     * tools): allocates a holder, so never from the M loop, which passes its own.
+     */
+    public G runqget() {
+        return runqget(new Found());
     }
 
     /**
@@ -281,11 +297,12 @@ public final class RunQueue extends RunQueuePad2 {
 
     /**
      * Thief side: grabs the older half of this queue into {@code batch} starting at
-     * {@code batchHead} (ring positions of the thief). Returns how many were grabbed.
+     * {@code batchHead} (ring positions of the thief). Returns how many were grabbed. Reached through
+     * {@link Steal#runqgrab} only.
      *
      * <p>Go: proc.go runqgrab
      */
-    int runqgrab(G[] batch, int batchHead, boolean stealRunNextG) {
+    private int runqgrab(G[] batch, int batchHead, boolean stealRunNextG) {
         int bmask = batch.length - 1;
         for (; ; ) {
             int h = loadAcqHead(); // load-acquire, synchronize with other consumers
@@ -336,17 +353,17 @@ public final class RunQueue extends RunQueuePad2 {
 
     /**
      * Steals half of {@code victim}'s Gs into this (the thief's) ring and returns one of them to run,
-     * or null. Owner of {@code this} only.
+     * or null. Owner of {@code this} only; the victim is reached through its stealers' handle.
      *
      * <p>Go: proc.go runqsteal
      */
-    public G runqsteal(RunQueue victim, boolean stealRunNextG) {
+    public G runqsteal(Steal victim, boolean stealRunNextG) {
         int t = ownerTail();
         int n = victim.runqgrab(runq, t, stealRunNextG);
         if (n == 0) {
             return null;
         }
-        if (trace.on) trace.steal(pp, victim.pp, runq, t, n, mask);
+        if (trace.on) trace.steal(pp, victim.pp(), runq, t, n, mask);
         n--;
         G gp = runq[(t + n) & mask];
         if (n == 0) {
@@ -403,5 +420,43 @@ public final class RunQueue extends RunQueuePad2 {
 
     private Scheduler sched() {
         return pp == null ? null : pp.sched;
+    }
+
+    /**
+     * The stealers' handle on a run queue (tokio's {@code Steal}): what a thread other than the owner
+     * may do with it. One per queue, immutable.
+     */
+    public final class Steal {
+        private Steal() {}
+
+        /** A thief grabs the older half (see {@link RunQueue#runqgrab}). Go: proc.go runqgrab. */
+        int runqgrab(G[] batch, int batchHead, boolean stealRunNextG) {
+            return RunQueue.this.runqgrab(batch, batchHead, stealRunNextG);
+        }
+
+        /** Go: proc.go runqempty (any thread). */
+        public boolean runqempty() {
+            return RunQueue.this.runqempty();
+        }
+
+        /** Length of the ring, racy (any thread). */
+        public int size() {
+            return RunQueue.this.size();
+        }
+
+        /** Racy snapshot of the ring (any thread). */
+        public G[] snapshot() {
+            return RunQueue.this.snapshot();
+        }
+
+        /** The runnext slot (volatile read, any thread). */
+        public G runnext() {
+            return RunQueue.this.runnext();
+        }
+
+        /** The P owning the queue (null outside a runtime). */
+        P pp() {
+            return pp;
+        }
     }
 }

@@ -344,7 +344,8 @@ public final class Syscalls {
                 ThreadLock.dounlockOSThread(mp, gp);
             }
             mp.acquirep(pp);
-            if (s.trace.on) s.trace.goStart(mp, pp, gp, mp.from, mp.fromVictim, false); // from: startlockedm
+            if (s.trace.on)
+                s.trace.goStart(mp, pp, gp, mp.found.from, mp.found.fromVictim, false); // from: startlockedm
         }
         // execute(gp, false): a new slice.
         gp.casgstatus(G._Grunnable, G._Grunning);

@@ -52,6 +52,8 @@ class RunQueueLincheckTest {
         private final Object schedLock = new Object();
         private final GlobalRunQueue global = new GlobalRunQueue(schedLock);
         private final RunQueue q = new RunQueue(CAPACITY, null, global);
+        /** The owner's result holder (M.found): the owner's operations never run in parallel. */
+        private final Found found = new Found();
         /** Next G id for the owner's puts; owner group only. */
         private int nextId = 1;
 
@@ -78,18 +80,18 @@ class RunQueueLincheckTest {
         /** Owner: runqget. "G3+" = G3 from runnext (inherits the slice), "G3" = from the ring, "-" = empty. */
         @Operation(nonParallelGroup = "owner")
         public String get() {
-            G gp = q.runqget();
+            G gp = q.runqget(found);
             if (gp == null) {
                 return "-";
             }
-            return "G" + gp.goid + (q.inheritTime ? "+" : "");
+            return "G" + gp.goid + (found.inheritTime ? "+" : "");
         }
 
         /** Any thread: runqgrab of the older half of the ring (stealWork's first three passes). */
         @Operation
         public List<Long> steal() {
             G[] batch = new G[CAPACITY];
-            int n = q.runqgrab(batch, 0, false);
+            int n = q.steal.runqgrab(batch, 0, false);
             List<Long> out = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
                 out.add(batch[i].goid);
@@ -261,7 +263,7 @@ class RunQueueLincheckTest {
             AtomicInteger[] seen = {new AtomicInteger(), new AtomicInteger(), new AtomicInteger()};
             Runnable thief = () -> {
                 G[] batch = new G[CAPACITY];
-                int n = q.runqgrab(batch, 0, true);
+                int n = q.steal.runqgrab(batch, 0, true);
                 for (int i = 0; i < n; i++) {
                     seen[(int) batch[i].goid - 1].incrementAndGet();
                 }

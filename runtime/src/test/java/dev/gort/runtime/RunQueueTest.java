@@ -88,7 +88,7 @@ class RunQueueTest {
                 sig.put(gs[j], 0);
                 p1.runqput(gs[j], false);
             }
-            G gp = p2.runqsteal(p1, true);
+            G gp = p2.runqsteal(p1.steal, true);
             int s = 0;
             if (gp != null) {
                 s++;
@@ -122,7 +122,7 @@ class RunQueueTest {
         for (G gp : gs) {
             victim.runqput(gp, false);
         }
-        G ran = thief.runqsteal(victim, false);
+        G ran = thief.runqsteal(victim.steal, false);
         assertSame(gs[4], ran);
         for (int i = 0; i < 4; i++) {
             assertSame(gs[i], thief.runqget());
@@ -142,15 +142,15 @@ class RunQueueTest {
         G a = g(1);
         G b = g(2);
         victim.runqput(a, true);
-        assertNull(thief.runqsteal(victim, false), "runnext stolen on an early pass");
+        assertNull(thief.runqsteal(victim.steal, false), "runnext stolen on an early pass");
         assertSame(a, victim.runnext());
         victim.runqput(b, false);
-        assertSame(b, thief.runqsteal(victim, true), "the ring goes first, even on the last pass");
+        assertSame(b, thief.runqsteal(victim.steal, true), "the ring goes first, even on the last pass");
         assertSame(a, victim.runnext());
-        assertSame(a, thief.runqsteal(victim, true));
+        assertSame(a, thief.runqsteal(victim.steal, true));
         assertNull(victim.runnext());
         assertTrue(victim.runqempty());
-        assertNull(thief.runqsteal(victim, true));
+        assertNull(thief.runqsteal(victim.steal, true));
     }
 
     /** runqget prefers runnext and says so through inheritTime; ring Gs do not inherit. */
@@ -163,14 +163,15 @@ class RunQueueTest {
         q.runqput(a, false);
         q.runqput(b, true);
         q.runqput(c, true); // kicks b to the tail: ring a, b; runnext c
-        assertSame(c, q.runqget());
-        assertTrue(q.inheritTime, "a G from runnext inherits the time slice");
-        assertSame(a, q.runqget());
-        assertFalse(q.inheritTime, "a G from the ring starts a new time slice");
-        assertSame(b, q.runqget());
-        assertFalse(q.inheritTime);
-        assertNull(q.runqget());
-        assertFalse(q.inheritTime);
+        Found found = new Found();
+        assertSame(c, q.runqget(found));
+        assertTrue(found.inheritTime, "a G from runnext inherits the time slice");
+        assertSame(a, q.runqget(found));
+        assertFalse(found.inheritTime, "a G from the ring starts a new time slice");
+        assertSame(b, q.runqget(found));
+        assertFalse(found.inheritTime);
+        assertNull(q.runqget(found));
+        assertFalse(found.inheritTime);
     }
 
     /**
