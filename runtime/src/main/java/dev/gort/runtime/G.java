@@ -14,13 +14,64 @@ import jdk.internal.vm.ContinuationScope;
  * <p>Go: runtime2.go type g
  */
 public final class G {
+    /*
+     * Status transitions (atomicstatus; every change goes through casgstatus or tryCasgstatus, and
+     * every one waits for a scan bit to clear). "gort" marks an edge Go does not have.
+     *
+     *   _Gidle     -> _Grunnable    newproc, start (the creator, before the G is published)
+     *   _Grunnable -> _Grunning     execute (the M that took it from a queue, or was handed it)
+     *   _Grunning  -> _Grunnable    goschedImpl, goyield_m, preemption (its M, after the yield)
+     *   _Grunning  -> _Gwaiting     park_m (its M, after the yield: only then can a waker see it)
+     *                               parkInPlace (gort: the G itself, pinned or in a Java monitor; its
+     *                               carrier blocks with it mounted, the P handed off first)
+     *   _Grunning  -> _Gsyscall     entersyscall, entersyscallblock (the G itself)
+     *   _Grunning  -> _Gscanrunning retakeBlocked (gort: sysmon, CAS; a carrier blocked in user code)
+     *   _Gscanrunning -> _Grunning  retakeBlocked gives up (sysmon, release store)
+     *   _Gscanrunning -> _Gsyscall  retakeBlocked took the P (gort: sysmon, release store): a syscall
+     *                               entered on the G's behalf, with no P (m.oldp == null)
+     *   _Gsyscall  -> _Grunning     exitsyscall's fast path (the G itself, a P acquired)
+     *   _Gsyscall  -> _Grunnable    exitsyscall0 (its M, after the yield, no P: global queue);
+     *                               goschedImpl from a syscall (gort: a Gosched after a retake)
+     *   _Gsyscall  -> _Gwaiting     park_m / parkInPlace from a syscall (gort: a park inside
+     *                               Syscall.block or after a retake; the M ends the syscall without
+     *                               waiting for a P, exitsyscallNoWait)
+     *   _Gsyscall  -> _Gdead        goexit0 (gort: the G ended in a syscall, e.g. after a retake)
+     *   _Gwaiting  -> _Grunnable    ready (any thread: the waker that found it under the lock its
+     *                               unlockf released; the netpoller; a timer); park_m's cancelled park
+     *   _Gwaiting  -> _Grunning or _Gsyscall   parkInPlace's cancelled park (gort: back where it was)
+     *   _Grunning  -> _Gdead        goexit0 (its M). A dead G is never reused (a continuation runs once).
+     *   _Grunnable, _Gwaiting, _Gpreempted -> | _Gscan -> back   a dump reading the frozen stack
+     *
+     * _Gpreempted is declared for Go's numbering and counted by checkdead, but nothing enters it:
+     * gort has no suspendG (no asynchronous preemption; a preempted G is _Grunnable in the global
+     * queue, as after Go's gopreempt_m).
+     */
+
     // Go's numeric status values (runtime2.go), so that scheddetail prints the same numbers.
+    /** Just allocated, not yet initialised. */
     public static final int _Gidle = 0;
+    /** On a run queue (runnext, a ring, the global queue). Not executing user code; the stack is not owned. */
     public static final int _Grunnable = 1;
+    /**
+     * May execute user code; its continuation is mounted and owned by this G. Not on a run queue;
+     * assigned an M and a P (g.m and g.m.p are valid).
+     */
     public static final int _Grunning = 2;
+    /**
+     * Executing a system call (gort: a Java call that may block the carrier). Not on a run queue;
+     * assigned an M (its continuation is still mounted there), which holds no P: the P is
+     * {@link P#_Psyscall} (m.oldp) or already taken by another M.
+     */
     public static final int _Gsyscall = 3;
+    /**
+     * Blocked in the runtime. Not executing user code, not on a run queue, but recorded somewhere
+     * (a channel's wait queue, a semaphore, a timer, the poller) so that it can be readied; its
+     * continuation is unmounted, except while parked in place on its carrier ({@link #parkedOn}).
+     */
     public static final int _Gwaiting = 4;
+    /** Exited. Not reused in gort (Go puts dead Gs on a free list). */
     public static final int _Gdead = 6;
+    /** Go: stopped itself for a suspendG preemption; never entered in gort (see the table above). */
     public static final int _Gpreempted = 9;
     /**
      * {@code _Gscan | _Grunning}: sysmon holds it for a few instructions while it decides whether

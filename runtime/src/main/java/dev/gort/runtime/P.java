@@ -9,10 +9,53 @@ import java.lang.invoke.VarHandle;
  * <p>Go: runtime2.go type p
  */
 public final class P {
+    /*
+     * Status transitions. "gort" marks an edge Go does not have.
+     *
+     *   _Pgcstop   -> _Pidle        procresize (world stopped, sched.lock): then pidleput, or handed
+     *                               to an M with its run queue (startTheWorld)
+     *   _Pgcstop   -> _Prunning     procresize: the stop-the-world initiator keeps its P
+     *   _Pidle     -> _Prunning     acquirep (the M that took it off the idle list or was handed it)
+     *   _Prunning  -> _Pidle        releasep (its M)
+     *                               retakeBlocked (gort: sysmon, for a carrier blocked in user code,
+     *                               after the G's scan-bit CAS has frozen that carrier's status changes)
+     *   _Prunning  -> _Psyscall     entersyscall (its M; a volatile store, the Dekker half against
+     *                               stopTheWorld's gcwaiting)
+     *   _Prunning  -> _Pgcstop      gcstopm (its M), stopTheWorld (the initiator's own P)
+     *   _Psyscall  -> _Prunning     exitsyscallfast (the old M, CAS)
+     *   _Psyscall  -> _Pidle        sysmon's retake (CAS), then handoffp
+     *   _Psyscall  -> _Pgcstop      stopTheWorld, entersyscall_gcwait (CAS)
+     *   _Pidle     -> _Pgcstop      stopTheWorld (off the idle list, sched.lock); handoffp while
+     *                               gcwaiting (a released P nobody else owns)
+     *   _Pgcstop   -> _Pdead        procresize's destroyP (world stopped: GOMAXPROCS shrank)
+     *   _Pdead     -> _Pgcstop      procresize (GOMAXPROCS grew again)
+     *
+     * Whoever wins a CAS out of _Psyscall owns the P; no other status is changed by a CAS.
+     */
+
+    /**
+     * Not used to run user code or the scheduler: typically on the idle list, but may be between
+     * other states. Owned by the idle list or by whoever is changing its status. Its run queue is
+     * empty.
+     */
     public static final int _Pidle = 0;
+    /**
+     * Owned by an M and used to run user code or the scheduler. Only the owning M changes it (to
+     * _Pidle, _Psyscall or _Pgcstop, or hands the P directly to another M, startlockedm); the one
+     * exception is gort's blocked-carrier retake (see the table).
+     */
     public static final int _Prunning = 1;
+    /**
+     * Not running user code: affinity to an M in a syscall (m.oldp), not owned by it; may be taken by
+     * sysmon's retake or a stop-the-world (CAS). Go: _Psyscall (Go 1.25's model).
+     */
     public static final int _Psyscall = 2;
+    /**
+     * Halted for a stop-the-world, owned by the M that stopped the world (which keeps using its own
+     * P in this status). Keeps its run queue: startTheWorld restarts Ps with work.
+     */
     public static final int _Pgcstop = 3;
+    /** Beyond GOMAXPROCS: no longer used, stripped of its Gs and timers (destroyP); reused if GOMAXPROCS grows. */
     public static final int _Pdead = 4;
 
     private static final VarHandle STATUS;
