@@ -122,14 +122,25 @@ public final class G {
     /** Any thread, CAS through {@link #casgstatus}; read volatile. */
     private volatile int atomicstatus;
 
-    /** Written by the G (before parking) or its M, read by dumps: plain, racy reads tolerated. */
+    /**
+     * Why the G waits: written by the G itself (gopark sets it before the yield and clears it when it
+     * resumes); volatile, because dumps and the wait-for graph read it from other threads.
+     */
     volatile WaitReason waitreason = WaitReason.ZERO;
-    /** What the G waits on (a channel, mutex...) for dumps and the wait-for chain; same as waitreason. */
+    /** What the G waits on (a channel, mutex...) for dumps and the wait-for chain; same writers and mode as waitreason. */
     volatile Object waitingOn;
-    /** nanotime when the G started waiting; same as waitreason. */
+    /**
+     * nanotime when the G started waiting (0: not stamped yet): written by its M (park_m) or the G
+     * (parkInPlace), cleared by execute; plain, read racily by dumps ("N minutes"), where a stale
+     * value only misdates the wait.
+     */
     long waitsince;
 
-    /** The M running this G; written by that M in execute/dropg, plain; read racily by sysmon/dumps. */
+    /**
+     * The M running this G: written by that M (execute, park_m's cancelled park) and cleared by
+     * dropg; volatile, because sysmon (retakeBlocked compares it with the carrier's M) and dumps read
+     * it from other threads.
+     */
     volatile M m;
 
     /** Link in the global run queue or a gQueue: written under sched.lock or by the queue's owner, plain. */

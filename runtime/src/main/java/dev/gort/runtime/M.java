@@ -148,13 +148,31 @@ public final class M {
     /** Owner only, plain. */
     final FastRand rand;
 
-    /** The P held: written by this M (acquirep/releasep), read by others racily (volatile). Go: m.p. */
+    /**
+     * The P held. Written by this M (acquirep/releasep volatile; the syscall paths with a release
+     * store, {@link #setPRelease}) and by sysmon's retakeBlocked for a carrier blocked in user code
+     * (while the G's scan bit freezes that carrier's status changes); read by others racily
+     * (volatile). Go: m.p.
+     */
     volatile P p;
-    /** The P to acquire when woken: written by the waker before notewakeup. Go: m.nextp. */
+    /**
+     * The P to acquire when woken: written by the waker (startm, startTheWorld, startlockedm) before
+     * notewakeup or the thread start, read and cleared by this M after it woke; volatile. Go: m.nextp.
+     */
     volatile P nextp;
-    /** The P held before a syscall. Go: m.oldp. Owner only. */
+    /**
+     * The P held before a syscall (null if handed off at entry). Plain. Written by this M
+     * (entersyscall, exitsyscall) and by sysmon's retakeBlocked (null: the P is retaken at once),
+     * which does so while the carrier is blocked and then publishes the G's {@code _Gsyscall} with a
+     * release store; this M reads oldp only after it has read that status (volatile), so it sees
+     * sysmon's write. Go: m.oldp.
+     */
     P oldp;
-    /** Owner only (others read racily for schedtrace). Go: m.spinning. */
+    /**
+     * Written by this M (becomeSpinning, resetspinning, dropspinning) and by startm for the idle or
+     * new M it hands a P (before the wake-up or thread start that publishes it); read racily by
+     * schedtrace; volatile. Go: m.spinning.
+     */
     volatile boolean spinning;
     /** The G running on this M: written by this M, read racily by sysmon and dumps. Go: m.curg. */
     volatile G curg;
@@ -162,19 +180,33 @@ public final class M {
     M schedlink;
     /** Sleep here while idle. Go: m.park. */
     final Note park = new Note();
-    /** Locked G (LockOSThread). Go: m.lockedg. */
+    /**
+     * Locked G (LockOSThread): written by this M's own G (ThreadLock) and by this M (goexit0);
+     * volatile (dumps read it). Go: m.lockedg.
+     */
     volatile G lockedg;
-    /** Go: m.locks (critical runtime sections: no preemption). Owner only. */
+    /**
+     * Critical runtime sections (no preemption, no retake of the P): {@code ++/--} by this M only,
+     * plain. Read on purpose by sysmon's retakeBlocked from another thread, plain: only after it saw
+     * the carrier blocked (Thread.getState, a volatile read of the state the carrier's thread wrote
+     * after its last change of locks), and again after its scan-bit CAS (a full fence); a stale
+     * value can only cost or defer one retake. Go: m.locks.
+     */
     int locks;
-    /** Blocked in a note, or parked in place with its pinned G (for scheddetail). */
+    /** Blocked in a note, or parked in place with its pinned G: written by this M, read racily by scheddetail (volatile). */
     volatile boolean blocked;
-    /** Go: m.syscalltick. Owner only (sysmon writes it once, for a carrier it found blocked). */
+    /**
+     * The P's syscalltick at syscall entry, plain. Written by this M (entersyscall,
+     * entersyscallblock) and by sysmon's retakeBlocked (for a carrier it found blocked: the same
+     * release/acquire of the G's status as {@link #oldp} orders it); read by this M in
+     * exitsyscallfast. Go: m.syscalltick.
+     */
     int syscalltick;
     /** A G locked to this M ended: the thread ends too (Go: mexit). Owner only, plain. */
     boolean exitThread;
     /**
      * Counted in {@code sched.nmidlelocked}: this M sleeps until its locked (or parked-in-place) G
-     * is runnable. Under sched.lock, plain (Scheduler.idlelockedSleep/idlelockedWake).
+     * is runnable. Under sched.lock, plain (Idle.idlelockedSleep/idlelockedWake).
      */
     boolean idlelocked;
     /**
@@ -182,7 +214,10 @@ public final class M {
      * Under sched.lock, plain.
      */
     boolean idlelockedWoken;
-    /** Syscall exits that kept the old P / took an idle P (Syscalls.exitsyscallfast). Owner only, plain. */
+    /**
+     * Syscall exits that kept the old P / took an idle P (Syscalls.exitsyscallfast): {@code ++} by
+     * this M only, plain; read racily by SyscallStats (observer figures, a little stale at most).
+     */
     long syscallFastOldP, syscallFastIdleP;
 
     /** This M's trace buffer ({@link dev.gort.runtime.trace.Tracer}); written and read by this M only, plain. */

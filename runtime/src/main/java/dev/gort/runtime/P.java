@@ -84,7 +84,12 @@ public final class P {
     /** Immutable: runnext + the ring. */
     public final RunQueue runq;
 
-    /** Any thread CAS (syscall retake), otherwise written by the owning M; volatile. */
+    /**
+     * Volatile. Written by the owning M (acquirep, releasep, entersyscall, gcstopm), by CAS out of
+     * _Psyscall (the old M's exitsyscallfast, sysmon's retake, stopTheWorld, entersyscall_gcwait), by
+     * sysmon's retakeBlocked (a plain volatile store, see the table above) and, with the world
+     * stopped, by World; read anywhere.
+     */
     @SuppressWarnings("unused")
     private volatile int status;
 
@@ -95,11 +100,19 @@ public final class P {
     @SuppressWarnings("unused")
     private int syscalltick;
 
-    /** The M holding this P: written by that M in acquirep/releasep (setOpaque), read by sysmon (getOpaque). */
+    /**
+     * The M holding this P (setOpaque/getOpaque): written by the M taking or leaving it (acquirep,
+     * releasep, entersyscall), by sysmon's retakeBlocked, and by World with the world stopped; read
+     * racily by sysmon and observers. The status word, not this field, is what threads
+     * synchronise on.
+     */
     @SuppressWarnings("unused")
     private M m;
 
-    /** Link in the idle-P list: under sched.lock, plain. Go: p.link. */
+    /**
+     * Link in the idle-P list (under sched.lock), or in procresize's list of Ps with work, which
+     * startTheWorld then walks outside the lock as its only owner; plain. Go: p.link.
+     */
     P link;
 
     /** This P's bit of idlepMask: written under sched.lock (setOpaque), read by thieves (getOpaque). */
@@ -127,7 +140,9 @@ public final class P {
     /** Immutable: this P's timer heap (its own monitor guards it). Go: p.timers. */
     final TimerHeap timers = new TimerHeap(this);
 
-    // ---- statistics (owner M writes plain; racy reads for observers) ----
+    // ---- statistics: plain ++, read racily by observers (a racing increment may be lost) ----
+    // steals, gsRun: the owning M. stolenFrom: the thief's M (several thieves may race).
+    // preemptsRequested: preemptone's caller (sysmon; the stop-the-world initiator under sched.lock).
     long steals, stolenFrom, gsRun, preemptsRequested;
 
     P(Scheduler sched, int id, int runqSize) {
