@@ -6,7 +6,7 @@ import java.lang.invoke.VarHandle;
 /**
  * A registration that says "a thread outside this runtime may still wake a goroutine" (a
  * non-blocking channel operation, {@code close}, a mutex unlock or {@code WaitGroup.done} from a JDK
- * executor, a listener, a callback). While any registration is open, {@link Scheduler#checkdead}
+ * executor, a listener, a callback). While any registration is open, {@link Idle#checkdead}
  * counts it as a running M and does not report {@code all goroutines are asleep - deadlock!}: the
  * outside thread may be on its way. Closing the last one re-runs checkdead, so a program whose
  * goroutines are all asleep once no outside waker remains is still reported.

@@ -230,9 +230,6 @@ public final class M {
     /** Immutable: the runtime's tracer. */
     final dev.gort.runtime.trace.Tracer trace;
 
-    /** Scratch for stealWork: the allp snapshot. Owner only. */
-    private P[] allpSnapshot;
-
     M(Scheduler sched, long id, String name) {
         this.sched = sched;
         this.id = id;
@@ -517,7 +514,7 @@ public final class M {
         if (gp.waitsince == 0) {
             // Approximate, as Go's (which the GC stamps when it first sees the G blocked): sysmon's
             // clock, at most one sysmon period old; a System.nanoTime() per park cost ~45 ns of a
-            // ~350 ns channel round trip on the 2-vCPU bench machine.
+            // ~350 ns channel round trip on the 2-vCPU bench machine (2026-11-30).
             long c = sched.coarseNanotime;
             gp.waitsince = c != 0 ? c : System.nanoTime();
         }
@@ -582,7 +579,7 @@ public final class M {
      * The goroutine ended. If it was locked to this M (LockOSThread without a matching unlock),
      * the thread ends with it, as in Go: the goroutine may have left the thread in a state other
      * goroutines must not see (thread-locals, a thread-bound native resource). Its P is handed off
-     * by {@link Scheduler#mexit}.
+     * by {@link Idle#mexit}.
      *
      * <p>Go: proc.go goexit0/gdestroy
      */

@@ -318,8 +318,8 @@ public final class RunQueue extends RunQueuePad2 {
                             // Sleep to ensure that pp isn't about to run the G we are about to
                             // steal. The important use case here is when the G running on pp
                             // ready()s another G and then almost immediately blocks. Go sleeps
-                            // 3us (usleep(3)); a parkNanos of 3us costs ~50us of timer slack on
-                            // Linux, so gort spins for the same 3us.
+                            // 3us (usleep(3)); a parkNanos of 3us sleeps at least Linux's timer
+                            // slack (50 us by default), so gort spins for the same 3us.
                             backoff3us();
                         }
                         if (!casRunnext(next, null)) {

@@ -10,6 +10,12 @@ import jdk.internal.vm.Continuation;
 /**
  * One gort runtime: Go's goroutine scheduler on JDK continuations.
  *
+ * <p>Where things are: this class boots and ends a runtime, creates, parks and readies goroutines;
+ * {@link M} is the scheduling loop (schedule, findRunnable, stealWork); {@link Idle} is the
+ * spinning protocol with the idle Ps and Ms and checkdead; {@link World} is stop-the-world and
+ * GOMAXPROCS; {@link RunQueue} and {@link GlobalRunQueue} are the queues; {@link Syscalls} and
+ * {@link Retake} the syscall paths; {@link Sysmon} the monitor. runtime/HACKING.md has the table.
+ *
  * <h2>Design</h2>
  *
  * <p>The scheduler's job is to distribute ready-to-run goroutines over worker threads. As in Go's
@@ -46,7 +52,7 @@ import jdk.internal.vm.Continuation;
  * find work in the global run queue or in other Ps. The protocol:
  * <ol>
  *   <li>Submitter publishes the G (runnext/ring store-release, or the global queue under the lock),
- *       then calls {@link #wakep}: it reads {@code nmspinning} (volatile: the StoreLoad of the
+ *       then calls {@link Idle#wakep}: it reads {@code nmspinning} (volatile: the StoreLoad of the
  *       submitter is the volatile read-modify-write CAS of {@code nmspinning} 0&rarr;1, or the
  *       volatile read that sees it non-zero).
  *   <li>If a spinner exists, nothing is woken: that spinner will find the work.
@@ -59,6 +65,8 @@ import jdk.internal.vm.Continuation;
  *   <li>{@code pidlegetSpinning} sets {@code needspinning = 1} when a waker finds no idle P, so the
  *       M about to drop its P spins again instead.
  * </ol>
+ * All of it is in {@link Idle} (the M loop calls it at each step); {@code IdleProtocolTest} drives
+ * it with threads.
  *
  * <h3>Parking a goroutine</h3>
  *
@@ -70,7 +78,7 @@ import jdk.internal.vm.Continuation;
  * <h3>Differences from Go</h3>
  * <ul>
  *   <li>Goroutines are heap-allocated JDK continuations, not segmented/copying stacks; a switch is a
- *       freeze/thaw (~90 ns run+yield here) rather than a register swap.
+ *       freeze/thaw of the frames that changed rather than a register swap (bench/ measures it).
  *   <li>No asynchronous preemption: {@code Continuation.tryPreempt} is unimplemented on JDK 25.
  *       sysmon sets a per-carrier flag; ASM-injected polls yield at the next poll: under the
  *       default {@code backedge} strategy at loop back-edges (once per 1024 iterations in javac's
@@ -170,8 +178,6 @@ public final class Scheduler {
     private volatile Throwable exitCause;
 
     private volatile String fatalMessage;
-    /** Hook for the layers above: called at fatal errors (e.g. to print the goroutine dump). */
-    public volatile java.util.function.Consumer<String> fatalHook;
 
     /**
      * sysmon's reading of System.nanoTime(), refreshed every sysmon round (20 us to 10 ms apart);
@@ -302,10 +308,6 @@ public final class Scheduler {
         gp.casgstatus(G._Gidle, G._Grunnable);
         if (trace.on) trace.goCreate(null, p0, gp, null, Ev.W_RUNNEXT);
         p0.runq.runqput(gp, true);
-        Runnable hook = startHook;
-        if (hook != null) {
-            hook.run();
-        }
         mainStarted = true;
         schedtrace.start();
         M m0; // not counted in stats.mStarts
@@ -317,9 +319,6 @@ public final class Scheduler {
         // Go starts sysmon from runtime.main, once M0 exists (its checkdead must count M0).
         sysmon.start();
     }
-
-    /** Installed by layers above (sysmon) to run just before M0 starts. */
-    public volatile Runnable startHook;
 
     /** Ends the program: Ms leave their loops at the next scheduling point. */
     void shutdown() {
@@ -346,14 +345,7 @@ public final class Scheduler {
         netpoll.close();
         world.stopnote.notewakeup();
         sysmon.stop();
-        Runnable h = shutdownHook;
-        if (h != null) {
-            h.run();
-        }
     }
-
-    /** Installed by layers above (sysmon) to stop with the runtime. */
-    public volatile Runnable shutdownHook;
 
     public boolean exiting() {
         return exiting;
@@ -379,26 +371,21 @@ public final class Scheduler {
     }
 
     /**
-     * Called by {@link Fatal#fatal(Scheduler, String)}: prints the goroutine dump (when a hook is
-     * installed) and ends the program.
+     * Called by {@link Fatal#fatal(Scheduler, String)}: prints the goroutine dump at GOTRACEBACK's
+     * level and the wait-for graph, and ends the program.
      */
     void onFatal(String msg) {
         fatalMessage = msg;
         if (schedtrace.periodMs > 0 || schedtrace.detailed)
             System.err.print(SchedTrace.format(this, schedtrace.elapsedMs(System.nanoTime()), true));
-        java.util.function.Consumer<String> h = fatalHook;
-        if (h != null) {
-            h.accept(msg);
-        } else {
-            // Go: a user fatal (the deadlock) dumps at GOTRACEBACK's level, a runtime throw at 2
-            int level = msg.endsWith("- deadlock!") ? Traceback.level() : 2;
-            if (level > 0) {
-                System.err.println();
-                System.err.print(Traceback.dumpAll(this, level));
-            }
-            if (Traceback.crash()) {
-                System.err.print(Traceback.jvmThreads());
-            }
+        // Go: a user fatal (the deadlock) dumps at GOTRACEBACK's level, a runtime throw at 2
+        int level = msg.endsWith("- deadlock!") ? Traceback.level() : 2;
+        if (level > 0) {
+            System.err.println();
+            System.err.print(Traceback.dumpAll(this, level));
+        }
+        if (Traceback.crash()) {
+            System.err.print(Traceback.jvmThreads());
         }
         // gort beyond Go: which goroutine waits on which channel/mutex, and who could wake it.
         System.err.print(Traceback.waitForGraph(this));
@@ -471,7 +458,8 @@ public final class Scheduler {
 
     /**
      * Record the exact frame that called go() ({@code -Dgort.creators=stack}): a stack walk per spawn
-     * (~1 us), so it is off by default and "created by" then names the function's class.
+     * (far dearer than the spawn itself), so it is off by default and "created by" then names the
+     * function's class.
      */
     static final boolean RECORD_CREATORS = "stack".equals(Config.creatorsSetting());
 
