@@ -49,7 +49,7 @@ public final class GlobalRunQueue {
         return size() == 0;
     }
 
-    private void setSize(int n) {
+    private void setSizeRelease(int n) {
         SIZE.setRelease(this, n);
     }
 
@@ -77,7 +77,7 @@ public final class GlobalRunQueue {
             tail.schedlink = gp;
         }
         tail = gp;
-        setSize(size() + 1);
+        setSizeRelease(size() + 1);
     }
 
     /** Head put, lock held. Go: globrunqputhead. */
@@ -88,7 +88,7 @@ public final class GlobalRunQueue {
         if (tail == null) {
             tail = gp;
         }
-        setSize(size() + 1);
+        setSizeRelease(size() + 1);
     }
 
     /** Appends a linked batch, lock held. Go: globrunqputbatch. */
@@ -101,7 +101,7 @@ public final class GlobalRunQueue {
             tail.schedlink = bhead;
         }
         tail = btail;
-        setSize(size() + n);
+        setSizeRelease(size() + n);
         batchesPut++;
     }
 
@@ -124,7 +124,7 @@ public final class GlobalRunQueue {
             tail = null;
         }
         gp.schedlink = null;
-        setSize(size() - 1);
+        setSizeRelease(size() - 1);
         return gp;
     }
 
@@ -158,7 +158,7 @@ public final class GlobalRunQueue {
             tail = null;
         }
         bt.schedlink = null;
-        setSize(size() - n);
+        setSizeRelease(size() - n);
         if (trace.on) trace.globalBatch(into.pp, gp, bh, n + 1);
         G rest = into.runqputbatch(bh, n);
         if (rest != null) {
@@ -175,7 +175,7 @@ public final class GlobalRunQueue {
             if (tail == null) {
                 tail = last;
             }
-            setSize(size() + k);
+            setSizeRelease(size() + k);
         }
         batchesTaken++;
         return gp;

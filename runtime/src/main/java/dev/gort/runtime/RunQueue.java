@@ -109,23 +109,23 @@ public final class RunQueue extends RunQueuePad2 {
         return runq.length;
     }
 
-    private int loadAcqHead() {
+    private int headAcquire() {
         return (int) HEAD.getAcquire(this);
     }
 
-    private int loadAcqTail() {
+    private int tailAcquire() {
         return (int) TAIL.getAcquire(this);
     }
 
-    private int ownerTail() {
+    private int tailPlain() {
         return (int) TAIL.get(this);
     }
 
-    private void storeRelTail(int t) {
+    private void setTailRelease(int t) {
         TAIL.setRelease(this, t);
     }
 
-    private boolean casRelHead(int h, int nh) {
+    private boolean casHead(int h, int nh) {
         return HEAD.compareAndSet(this, h, nh);
     }
 
@@ -158,11 +158,11 @@ public final class RunQueue extends RunQueuePad2 {
             gp = old; // kick the old runnext to the regular run queue
         }
         for (; ; ) {
-            int h = loadAcqHead(); // load-acquire, synchronize with consumers
-            int t = ownerTail();
+            int h = headAcquire(); // load-acquire, synchronize with consumers
+            int t = tailPlain();
             if (t - h < runq.length) {
                 runq[t & mask] = gp;
-                storeRelTail(t + 1); // store-release, makes the item available for consumption
+                setTailRelease(t + 1); // store-release, makes the item available for consumption
                 return;
             }
             if (runqputslow(gp, h, t)) {
@@ -186,7 +186,7 @@ public final class RunQueue extends RunQueuePad2 {
         for (int i = 0; i < n; i++) {
             batch[i] = runq[(h + i) & mask];
         }
-        if (!casRelHead(h, h + n)) { // cas-release, commits consume
+        if (!casHead(h, h + n)) { // cas-release, commits consume
             return false;
         }
         batch[n] = gp;
@@ -211,8 +211,8 @@ public final class RunQueue extends RunQueuePad2 {
      * <p>Go: proc.go runqputbatch
      */
     G runqputbatch(G qhead, int qsize) {
-        int h = loadAcqHead();
-        int t = ownerTail();
+        int h = headAcquire();
+        int t = tailPlain();
         int n = 0;
         while (qhead != null && t - h < runq.length) {
             G gp = qhead;
@@ -222,7 +222,7 @@ public final class RunQueue extends RunQueuePad2 {
             t++;
             n++;
         }
-        storeRelTail(t);
+        setTailRelease(t);
         return qhead;
     }
 
@@ -242,13 +242,13 @@ public final class RunQueue extends RunQueuePad2 {
         }
         out.inheritTime = false;
         for (; ; ) {
-            int h = loadAcqHead(); // load-acquire, synchronize with other consumers
-            int t = ownerTail();
+            int h = headAcquire(); // load-acquire, synchronize with other consumers
+            int t = tailPlain();
             if (t == h) {
                 return null;
             }
             G gp = runq[h & mask];
-            if (casRelHead(h, h + 1)) { // cas-release, commits consume
+            if (casHead(h, h + 1)) { // cas-release, commits consume
                 return gp;
             }
         }
@@ -274,8 +274,8 @@ public final class RunQueue extends RunQueuePad2 {
             n++;
         }
         for (; ; ) {
-            int h = loadAcqHead();
-            int t = ownerTail();
+            int h = headAcquire();
+            int t = tailPlain();
             int qn = t - h;
             if (qn == 0) {
                 return n;
@@ -283,7 +283,7 @@ public final class RunQueue extends RunQueuePad2 {
             if (qn > runq.length) { // read inconsistent h and t
                 continue;
             }
-            if (!casRelHead(h, h + qn)) {
+            if (!casHead(h, h + qn)) {
                 continue;
             }
             // We've inverted the order: the CAS of head comes before reading the slots; safe because
@@ -305,8 +305,8 @@ public final class RunQueue extends RunQueuePad2 {
     private int runqgrab(G[] batch, int batchHead, boolean stealRunNextG) {
         int bmask = batch.length - 1;
         for (; ; ) {
-            int h = loadAcqHead(); // load-acquire, synchronize with other consumers
-            int t = loadAcqTail(); // load-acquire, synchronize with the producer
+            int h = headAcquire(); // load-acquire, synchronize with other consumers
+            int t = tailAcquire(); // load-acquire, synchronize with the producer
             int n = t - h;
             n = n - n / 2;
             if (n == 0) {
@@ -338,7 +338,7 @@ public final class RunQueue extends RunQueuePad2 {
                 G g = runq[(h + i) & mask];
                 batch[(batchHead + i) & bmask] = g;
             }
-            if (casRelHead(h, h + n)) { // cas-release, commits consume
+            if (casHead(h, h + n)) { // cas-release, commits consume
                 return n;
             }
         }
@@ -358,7 +358,7 @@ public final class RunQueue extends RunQueuePad2 {
      * <p>Go: proc.go runqsteal
      */
     public G runqsteal(Steal victim, boolean stealRunNextG) {
-        int t = ownerTail();
+        int t = tailPlain();
         int n = victim.runqgrab(runq, t, stealRunNextG);
         if (n == 0) {
             return null;
@@ -369,11 +369,11 @@ public final class RunQueue extends RunQueuePad2 {
         if (n == 0) {
             return gp;
         }
-        int h = loadAcqHead(); // load-acquire, synchronize with consumers
+        int h = headAcquire(); // load-acquire, synchronize with consumers
         if (t - h + n >= runq.length) {
             throw Fatal.fatal(sched(), "runqsteal: runq overflow");
         }
-        storeRelTail(t + n); // store-release, makes the item available for consumption
+        setTailRelease(t + n); // store-release, makes the item available for consumption
         return gp;
     }
 
@@ -385,10 +385,10 @@ public final class RunQueue extends RunQueuePad2 {
      */
     public boolean runqempty() {
         for (; ; ) {
-            int head = loadAcqHead();
-            int tail = loadAcqTail();
+            int head = headAcquire();
+            int tail = tailAcquire();
             G next = runnext();
-            if (tail == loadAcqTail()) {
+            if (tail == tailAcquire()) {
                 return head == tail && next == null;
             }
         }
@@ -397,8 +397,8 @@ public final class RunQueue extends RunQueuePad2 {
     /** Length of the ring, excluding runnext (what schedtrace prints). Any thread, racy. */
     public int size() {
         for (; ; ) {
-            int h = loadAcqHead();
-            int t = loadAcqTail();
+            int h = headAcquire();
+            int t = tailAcquire();
             int n = t - h;
             if (n >= 0 && n <= runq.length) {
                 return n;
@@ -408,8 +408,8 @@ public final class RunQueue extends RunQueuePad2 {
 
     /** A racy snapshot of runnext then the ring head-to-tail, for observers (cards, dumps). */
     public G[] snapshot() {
-        int h = loadAcqHead();
-        int t = loadAcqTail();
+        int h = headAcquire();
+        int t = tailAcquire();
         int n = Math.max(0, Math.min(t - h, runq.length));
         G[] out = new G[n];
         for (int i = 0; i < n; i++) {
