@@ -117,7 +117,7 @@ public final class Retake {
         pp.incSyscalltick();
         pp.sysmonBlockedG = null;
         gp.setgstatusRelease(G._Gsyscall);
-        mp.thread.requestPreempt(tick); // its next poll (if instrumented) notices: Poll.slow
+        Preempt.notice(mp); // its next poll (if instrumented) notices: Preempt.poll
         s.syscallStats.blockedRetakes.incrementAndGet();
         s.handoffp(pp);
         return true;

@@ -116,7 +116,7 @@ public final class Scheduler {
     /** Syscall, locked-thread and blocked-carrier figures (Syscalls, Retake). */
     public final SyscallStats syscallStats = new SyscallStats();
     /** Preemption settings and figures (PreemptStats via preempt.snapshot()). */
-    public final Preempt preempt = new Preempt();
+    public final Preempt preempt;
     /** The system monitor thread: started with the runtime, stopped at shutdown. */
     final Sysmon sysmon = new Sysmon(this);
 
@@ -183,6 +183,7 @@ public final class Scheduler {
 
     public Scheduler(Config config) {
         this.config = config;
+        this.preempt = new Preempt(this);
         GoDebug dbg = GoDebug.fromEnvironment();
         this.schedtrace = new SchedTrace(this, dbg.schedtrace(), dbg.scheddetail(), System.err);
         this.timers = new TimerHeaps();
@@ -722,50 +723,6 @@ public final class Scheduler {
         if (!Continuation.yield(G.SCOPE)) {
             gp.yieldReason = G.YIELD_NONE; // pinned: a hint only
         }
-    }
-
-    /**
-     * Yields the current G for preemption if it may be preempted here (no Java monitor or counted
-     * {@code Lock} held, no class initialiser running, no runtime lock); called by the injected poll's slow path. Returns true if it yielded.
-     *
-     * <p>Go: preempt.go / stack.go newstack's preemption branch, gopreempt_m
-     */
-    public static boolean gopreempt() {
-        G gp = getg();
-        if (gp == null) {
-            return false;
-        }
-        if (gp.readgstatusNoScan() == G._Gsyscall) {
-            // The poll was raised by Retake.retakeBlocked after it retook this carrier's P: get
-            // one back (this may move the G to another M).
-            boolean moved = Syscalls.exitsyscall();
-            if (!gp.preemptRequested()) {
-                return moved;
-            }
-        }
-        M mp = gp.m;
-        Scheduler s = gp.sched;
-        // monitorDepth also counts the java.util.concurrent locks seen at their call sites; a
-        // class initialiser pins the G and holds its class's init lock (Poll, LockFrames).
-        if (mp.locks != 0 || gp.monitorDepth != 0 || gp.clinitDepth != 0) {
-            s.stats.preemptRefusedLocked.incrementAndGet();
-            return false;
-        }
-        if (s.trace.on)
-            s.trace.preemptYield(
-                    mp,
-                    mp.p,
-                    gp,
-                    gp.preemptRequested() && mp.thread.preemptRequestedAt != 0
-                            ? System.nanoTime() - mp.thread.preemptRequestedAt
-                            : 0);
-        gp.yieldReason = G.YIELD_PREEMPT;
-        if (!Continuation.yield(G.SCOPE)) {
-            gp.yieldReason = G.YIELD_NONE;
-            s.stats.preemptRefusedPinned.incrementAndGet();
-            return false;
-        }
-        return true;
     }
 
     // ------------------------------------------------------------------------------------------
@@ -1448,43 +1405,9 @@ public final class Scheduler {
         }
     }
 
-    /** Asks every running P's G to stop. sched.lock held. Go: proc.go preemptall. */
+    /** Asks every running P's G to stop. sched.lock held. Go: proc.go preemptall ({@link Preempt#preemptall}). */
     boolean preemptall() {
-        boolean res = false;
-        for (P pp : allp) {
-            if (pp.status() != P._Prunning) {
-                continue;
-            }
-            if (preemptone(pp)) {
-                res = true;
-            }
-        }
-        return res;
-    }
-
-    /**
-     * Asks the G running on pp to stop at its next poll. Best effort.
-     *
-     * <p>Go: proc.go preemptone
-     */
-    public boolean preemptone(P pp) {
-        M mp = pp.m();
-        if (mp == null || mp == M.current()) {
-            return false;
-        }
-        G gp = mp.curg;
-        if (gp == null) {
-            return false;
-        }
-        gp.setPreempt(true);
-        if (trace.on) trace.preemptRequest(pp, gp);
-        pp.preempt = true;
-        pp.preemptsRequested++;
-        stats.preemptRequests.incrementAndGet();
-        if (mp.thread.requestPreempt(pp.schedtick())) {
-            preempt.requested.incrementAndGet();
-        }
-        return true;
+        return preempt.preemptall();
     }
 
     // ------------------------------------------------------------------------------------------

@@ -63,7 +63,6 @@ public final class Sysmon {
     volatile long rounds;
     volatile long deepSleeps;
     volatile long syscallRetakes;
-    volatile long preemptRequests;
 
     Sysmon(Scheduler s) {
         this.s = s;
@@ -322,24 +321,13 @@ public final class Sysmon {
                         sliceEnd = end; // for sysmon's next sleep
                     }
                 } else {
-                    M mp = pp.m();
-                    if (mp != null) {
-                        mp.thread.preemptSliceWhen = pp.sysmonSchedwhen;
-                    }
-                    if (s.preemptone(pp)) {
-                        preemptRequests++;
-                    }
+                    s.preempt.preemptone(pp, pp.sysmonSchedwhen);
                     // In case of syscall, preemptone() doesn't work, because there is no M wired to P.
                     sysretake = true;
                     if (st == P._Psyscall) {
                         // If the G's exit beats our retake CAS (short syscalls in a loop), its exit
                         // sees this and yields (Syscalls.exitsyscall): the slice survives syscalls.
-                        // Re-check the tick after the store: a new slice must not inherit the mark
-                        // (it can only see it in the few instructions between).
-                        pp.preempt = true;
-                        if (pp.schedtick() != t) {
-                            pp.preempt = false;
-                        }
+                        Preempt.markSyscall(pp, t);
                     }
                 }
             }

@@ -60,7 +60,7 @@ final class Lab {
                 long st0 = s.stats.steals.get();
                 long sg0 = s.stats.stolenGs.get();
                 long h0 = s.stats.handoffs.get();
-                long pr0 = s.stats.preemptRequests.get();
+                long pr0 = s.preempt.requests();
                 long p0 = s.stats.preemptions.get();
                 T v = body.apply(s);
                 counters[6] = System.nanoTime() - t0;
@@ -68,7 +68,7 @@ final class Lab {
                 counters[1] = s.stats.steals.get() - st0;
                 counters[2] = s.stats.stolenGs.get() - sg0;
                 counters[3] = s.stats.handoffs.get() - h0;
-                counters[4] = s.stats.preemptRequests.get() - pr0;
+                counters[4] = s.preempt.requests() - pr0;
                 counters[5] = s.stats.preemptions.get() - p0;
                 box[0] = v;
                 box[1] = s.trace.stop();
