@@ -135,19 +135,19 @@ public final class Preempt {
      */
     private final Scheduler sched;
 
-    Preempt(Scheduler sched) {
-        this(
-                sched,
-                PreemptStrategy.nameFromEnvironment(),
-                budgetFromEnvironment(),
-                Config.boolSetting("gort.preempt.sites", "GORT_PREEMPT_SITES", true));
+    /** The runtime's preemption, with its settings from {@code sched}'s {@link Config.Settings}. */
+    Preempt(Scheduler sched, Config.Settings st) {
+        this(sched, st.preempt(), st.preemptBudget(), st.preemptSites());
     }
 
     private Preempt(Scheduler sched, String strategyName, int budgetQuantum, boolean recordSites) {
         this(sched, PreemptStrategy.familyOf(strategyName), strategyName, budgetQuantum, recordSites);
     }
 
-    /** {@code -Dgort.preempt.budget} / {@code GORT_PREEMPT_BUDGET}: polls per slice (budget strategy), >= 1. */
+    /**
+     * {@code -Dgort.preempt.budget} / {@code GORT_PREEMPT_BUDGET}: polls per slice (budget strategy),
+     * >= 1. Read by {@link Config.Settings#fromEnvironment()}; a runtime uses its Config's.
+     */
     public static int budgetFromEnvironment() {
         return Config.intSetting("gort.preempt.budget", "GORT_PREEMPT_BUDGET", DEFAULT_BUDGET, 1, Integer.MAX_VALUE);
     }

@@ -118,7 +118,7 @@ public final class Scheduler {
     /** Preemption settings and figures (PreemptStats via preempt.snapshot()). */
     public final Preempt preempt;
     /** The system monitor thread: started with the runtime, stopped at shutdown. */
-    final Sysmon sysmon = new Sysmon(this);
+    final Sysmon sysmon;
 
     final AllGs allgs = new AllGs();
     final StealOrder stealOrder = new StealOrder();
@@ -183,8 +183,10 @@ public final class Scheduler {
 
     public Scheduler(Config config) {
         this.config = config;
-        this.preempt = new Preempt(this);
-        GoDebug dbg = GoDebug.fromEnvironment();
+        this.preempt = new Preempt(this, config.settings());
+        this.sysmon = new Sysmon(this, config.settings().sysmonMaxDelayUs());
+        this.recordCreators = config.settings().recordCreators();
+        GoDebug dbg = config.settings().godebug();
         this.schedtrace = new SchedTrace(this, dbg.schedtrace(), dbg.scheddetail(), System.err);
         this.timers = new TimerHeaps();
         synchronized (sched.lock) {
@@ -252,7 +254,8 @@ public final class Scheduler {
         }
         shutdown();
         Throwable cause = exitCause;
-        if ((cause instanceof GoPanic && config.panicExits()) || (cause instanceof GortFatalError && !Fatal.THROW)) {
+        if ((cause instanceof GoPanic && config.panicExits())
+                || (cause instanceof GortFatalError && !config.settings().fatalThrow())) {
             trace.onHalt(); // the JVM halts below (or on the M that failed): -Dgort.trace's file now
         } else {
             trace.onExit(); // -Dgort.trace=<file>: write the trace; JMX and the debug server stop
@@ -265,7 +268,7 @@ public final class Scheduler {
             throw gp;
         }
         if (cause instanceof GortFatalError fe) {
-            if (!Fatal.THROW) {
+            if (!config.settings().fatalThrow()) {
                 // The M that reported the error halts with status 2 right after the dump; do not let
                 // this thread win the race with an uncaught exception (JVM status 1).
                 System.err.flush();
@@ -439,7 +442,7 @@ public final class Scheduler {
         // The creator's frame first: a StackWalker walk after a yield in this same compiled method
         // may run with the carrier thread C2 loaded before the yield ("Invalid thread walking this
         // stack stream", RandomizedStressTest traced under the entry strategy); see M.current().
-        StackTraceElement createdAt = RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null;
+        StackTraceElement createdAt = recordCreators || trace.on ? Traceback.callerFrame() : null;
         Poll.poll();
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
@@ -472,7 +475,7 @@ public final class Scheduler {
      * Record the exact frame that called go() ({@code -Dgort.creators=stack}): a stack walk per spawn
      * (~1 us), so it is off by default and "created by" then names the function's class.
      */
-    static final boolean RECORD_CREATORS = "stack".equals(Config.creatorsSetting());
+    final boolean recordCreators;
 
     /** A G's continuation finished. Go: proc.go gdestroy (no gfput: continuations are not reusable). */
     void gdestroy(G gp) {

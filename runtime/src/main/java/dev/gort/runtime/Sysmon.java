@@ -41,8 +41,11 @@ public final class Sysmon {
      */
     public final Object sysmonlock = new Object();
 
-    /** Longest sleep between rounds, µs (Go: 10 ms; {@code -Dgort.sysmon.maxdelay}, research knob). */
-    private final long maxDelayUs;
+    /**
+     * Longest sleep between rounds, µs (Go: 10 ms; the runtime's Config.Settings.sysmonMaxDelayUs,
+     * {@code -Dgort.sysmon.maxdelay}, a research knob). Immutable.
+     */
+    final long maxDelayUs;
     /** Written by start/stop (any thread), read by sysmon: volatile. */
     private volatile boolean stopped;
 
@@ -64,12 +67,15 @@ public final class Sysmon {
     volatile long deepSleeps;
     volatile long syscallRetakes;
 
-    Sysmon(Scheduler s) {
+    Sysmon(Scheduler s, int maxDelayUs) {
         this.s = s;
-        this.maxDelayUs = maxDelayFromEnvironment();
+        this.maxDelayUs = maxDelayUs;
     }
 
-    /** {@code -Dgort.sysmon.maxdelay} / {@code GORT_SYSMON_MAXDELAY}: sysmon's longest sleep in µs (>= 20; Go: 10 ms). */
+    /**
+     * {@code -Dgort.sysmon.maxdelay} / {@code GORT_SYSMON_MAXDELAY}: sysmon's longest sleep in µs
+     * (>= 20; Go: 10 ms). Read by {@link Config.Settings#fromEnvironment()}; a runtime uses its Config's.
+     */
     public static int maxDelayFromEnvironment() {
         return Config.intSetting("gort.sysmon.maxdelay", "GORT_SYSMON_MAXDELAY", 10_000, 20, Integer.MAX_VALUE);
     }

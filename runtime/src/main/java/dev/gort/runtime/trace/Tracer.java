@@ -53,8 +53,11 @@ public final class Tracer {
     private volatile Session session;
     /** JFR events wanted (set by {@link JfrEvents}' recorder listener). */
     volatile boolean jfr;
-    /** File to write at exit (-Dgort.trace), or null. */
-    private final String exitFile;
+    /**
+     * File to write at exit (the runtime's {@code Config.Settings.traceFile}, -Dgort.trace), or null.
+     * Written by {@link #onStart} (the thread starting the runtime, before any M exists); read at exit.
+     */
+    private volatile String exitFile;
     /**
      * The loopback debug server started by -Dgort.debug.http, closed at exit; or null. Written by
      * {@link #onStart} (the thread starting the runtime) and by the exit, under {@link #exitLock}
@@ -71,7 +74,7 @@ public final class Tracer {
     private boolean exited;
 
     /** A disabled tracer for queues built outside a runtime (unit tests). Immutable: never turned on. */
-    public static final Tracer NOOP = new Tracer(null, null);
+    public static final Tracer NOOP = new Tracer(null);
 
     /**
      * A tracer for {@code sched}. Only stores its arguments: a runtime builds its tracer while it is
@@ -79,12 +82,7 @@ public final class Tracer {
      * signal, JMX and the debug server are started by {@link #onStart}, once the runtime is whole).
      */
     public Tracer(Scheduler sched) {
-        this(sched, sched == null ? null : GoDebugProps.traceFile());
-    }
-
-    private Tracer(Scheduler sched, String exitFile) {
         this.sched = sched;
-        this.exitFile = exitFile;
         this.jfrOnly = sched == null ? null : new Session(this, 0, false, "jfr");
     }
 
@@ -193,15 +191,17 @@ public final class Tracer {
         }
         JfrEvents.register(this);
         dev.gort.runtime.DumpSignal.register(sched);
-        if (dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto()) {
+        dev.gort.runtime.Config.Settings st = sched.config().settings();
+        exitFile = st.traceFile();
+        if (st.jmx()) {
             try {
                 mxbean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(sched);
             } catch (RuntimeException e) {
                 System.err.println("gort: no MXBean (-Dgort.jmx=true): " + e);
             }
         }
-        String http = System.getProperty("gort.debug.http");
-        if (http != null && !http.isBlank()) {
+        String http = st.debugHttp();
+        if (http != null) {
             try {
                 DebugServer d = DebugServer.start(sched, DebugServer.parsePort(http));
                 debugServer = d;
@@ -212,9 +212,9 @@ public final class Tracer {
         }
         if (exitFile != null && session == null) {
             start(new Options()
-                    .window(GoDebugProps.traceWindowMs())
-                    .workload(GoDebugProps.traceWorkload())
-                    .level(GoDebugProps.traceLevel()));
+                    .window(st.traceWindowMs())
+                    .workload(st.traceWorkload())
+                    .level(st.traceLevel()));
         }
     }
 
