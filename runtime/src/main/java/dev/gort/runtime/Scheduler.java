@@ -124,11 +124,11 @@ public final class Scheduler {
     final StealOrder stealOrder = new StealOrder();
     /**
      * The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on.
-     * Immutable. Built here with the runtime half-built, so its constructor only stores this
-     * reference; what it starts (JFR, JMX, the debug server, the dump signal) starts in
-     * {@link #start}, through {@link Tracer#onStart}.
+     * Immutable, built by the constructor; it only stores this reference there. What starts with
+     * a runtime (JFR, the dump signal, the observers above the core: JMX, the debug server) starts
+     * in {@link #start}, through {@link Tracer#onStart}, once the runtime is whole.
      */
-    public final Tracer trace = new Tracer(this);
+    public final Tracer trace;
     /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon). */
     public final SchedTrace schedtrace;
 
@@ -183,6 +183,7 @@ public final class Scheduler {
 
     public Scheduler(Config config) {
         this.config = config;
+        this.trace = new Tracer(this);
         this.preempt = new Preempt(this, config.settings());
         this.sysmon = new Sysmon(this, config.settings().sysmonMaxDelayUs());
         this.recordCreators = config.settings().recordCreators();

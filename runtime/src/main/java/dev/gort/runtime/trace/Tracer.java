@@ -59,13 +59,12 @@ public final class Tracer {
      */
     private volatile String exitFile;
     /**
-     * The loopback debug server started by -Dgort.debug.http, closed at exit; or null. Written by
-     * {@link #onStart} (the thread starting the runtime) and by the exit, under {@link #exitLock}
-     * for the latter; read by {@link #debugPort} (volatile).
+     * What the layers above started for this runtime ({@link dev.gort.runtime.RuntimeObserver}: the
+     * MXBean, the debug server), stopped at exit. Written by {@link #onStart} (the thread starting
+     * the runtime) and by the exit, under {@link #exitLock} for the latter; read by
+     * {@link #debugPort} (volatile, an immutable list).
      */
-    private volatile DebugServer debugServer;
-    /** The MXBean registered by -Dgort.jmx=true, unregistered at exit; or null. Same writers as debugServer. */
-    private volatile javax.management.ObjectName mxbean;
+    private volatile java.util.List<dev.gort.runtime.RuntimeObserver.Running> running = java.util.List.of();
     /** A JFR-only pseudo session: per-M state without recording. */
     private final Session jfrOnly;
     /** Serialises {@link #onExit}/{@link #onHalt}: the trace file is written once, by whoever comes first. */
@@ -88,8 +87,13 @@ public final class Tracer {
 
     /** The port of the debug server started by {@code -Dgort.debug.http}, or -1 if none runs. */
     public int debugPort() {
-        DebugServer d = debugServer;
-        return d == null ? -1 : d.port();
+        for (dev.gort.runtime.RuntimeObserver.Running r : running) {
+            int port = r.debugPort();
+            if (port >= 0) {
+                return port;
+            }
+        }
+        return -1;
     }
 
     /** Options for {@link #start(Options)}. */
@@ -181,9 +185,10 @@ public final class Tracer {
 
     /**
      * Called by the runtime when it starts (Scheduler.start, just before main is created), when it
-     * is fully constructed: hooks up JFR, the dump signal ({@code GODEBUG=sigtrap|sigdump}), the
-     * MXBean ({@code -Dgort.jmx=true}) and the debug server ({@code -Dgort.debug.http}), then
-     * starts {@code -Dgort.trace}'s recording.
+     * is fully constructed: hooks up JFR, the dump signal ({@code GODEBUG=sigtrap|sigdump}) and the
+     * observers above the core ({@link dev.gort.runtime.RuntimeObserver}: the MXBean for
+     * {@code -Dgort.jmx=true}, the debug server for {@code -Dgort.debug.http}), then starts
+     * {@code -Dgort.trace}'s recording.
      */
     public void onStart() {
         if (sched == null) {
@@ -193,23 +198,14 @@ public final class Tracer {
         dev.gort.runtime.DumpSignal.register(sched);
         dev.gort.runtime.Config.Settings st = sched.config().settings();
         exitFile = st.traceFile();
-        if (st.jmx()) {
-            try {
-                mxbean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(sched);
-            } catch (RuntimeException e) {
-                System.err.println("gort: no MXBean (-Dgort.jmx=true): " + e);
+        java.util.List<dev.gort.runtime.RuntimeObserver.Running> started = new java.util.ArrayList<>();
+        for (dev.gort.runtime.RuntimeObserver o : dev.gort.runtime.RuntimeObserver.installed()) {
+            dev.gort.runtime.RuntimeObserver.Running r = o.started(sched);
+            if (r != null) {
+                started.add(r);
             }
         }
-        String http = st.debugHttp();
-        if (http != null) {
-            try {
-                DebugServer d = DebugServer.start(sched, DebugServer.parsePort(http));
-                debugServer = d;
-                System.err.println("gort: debug endpoints on http://127.0.0.1:" + d.port() + "/debug/");
-            } catch (IOException | IllegalArgumentException e) {
-                System.err.println("gort: no debug endpoints (-Dgort.debug.http=" + http + "): " + e);
-            }
-        }
+        running = java.util.List.copyOf(started);
         if (exitFile != null && session == null) {
             start(new Options()
                     .window(st.traceWindowMs())
@@ -263,16 +259,14 @@ public final class Tracer {
             }
             exited = true;
             if (!halting) {
-                javax.management.ObjectName mb = mxbean;
-                if (mb != null) {
-                    dev.gort.runtime.metrics.SchedulerMXBeanImpl.unregister(mb);
-                    mxbean = null;
+                for (dev.gort.runtime.RuntimeObserver.Running r : running) {
+                    try {
+                        r.close();
+                    } catch (RuntimeException e) {
+                        System.err.println("gort: error while stopping an observer: " + e);
+                    }
                 }
-                DebugServer d = debugServer;
-                if (d != null) {
-                    d.close();
-                    debugServer = null;
-                }
+                running = java.util.List.of();
             }
             if (exitFile == null) {
                 return;
@@ -288,7 +282,16 @@ public final class Tracer {
                 return;
             }
             try {
-                TraceFiles.write(t, Path.of(exitFile));
+                boolean written = false;
+                for (dev.gort.runtime.RuntimeObserver o : dev.gort.runtime.RuntimeObserver.installed()) {
+                    if (o.writeTrace(t, Path.of(exitFile))) {
+                        written = true;
+                        break;
+                    }
+                }
+                if (!written) {
+                    throw new IOException("no trace writer on the class path");
+                }
                 System.err.println("gort: trace written to " + exitFile + " (" + t.size() + " events)");
             } catch (IOException | RuntimeException e) {
                 System.err.println("gort: cannot write trace " + exitFile + ": " + e);
