@@ -54,7 +54,7 @@ final class Lab {
         long[] counters = new long[7];
         try {
             Go.run(cfg, () -> {
-                Scheduler s = Go.current();
+                Scheduler s = Scheduler.current();
                 s.trace.start(new Tracer.Options().workload(workload));
                 long t0 = System.nanoTime();
                 long st0 = s.stats.steals.get();
@@ -102,7 +102,7 @@ final class Lab {
     /** Runs {@code body} as main on a runtime from {@code cfg}, traced, and throws the trace away (warming up). */
     static void warm(Config cfg, Runnable body) {
         Go.run(cfg, () -> {
-            Scheduler s = Go.current();
+            Scheduler s = Scheduler.current();
             s.trace.start();
             body.run();
             s.trace.stop();
