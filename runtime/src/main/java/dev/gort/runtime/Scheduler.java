@@ -27,6 +27,21 @@ import jdk.internal.vm.Continuation;
  * the previous occupant to the ring; a G taken from runnext inherits the time slice, so a
  * communicating pair runs as a unit and is preempted as one.
  *
+ * <h3>Where the protocols live</h3>
+ * <ul>
+ *   <li>Preemption: {@link Preempt} (the request word per carrier and its transition table,
+ *       preemptone/preemptall, the one refusal rule, gopreempt, the counters); {@link Poll} is only
+ *       the agent's target.
+ *   <li>Settings: {@link Config} and its {@link Config.Settings}, read once by
+ *       {@link Config#fromEnvironment()} and passed in; JVM-wide facts say so where declared.
+ *   <li>Layers: this package and the recording half of the tracer ({@code trace.Tracer},
+ *       {@code TraceBuf}, {@code Ev}, {@code Trace}, {@code JfrEvents}) are the core; the
+ *       consumers (validator, Perfetto/HTML writers, trace files, debug server, metrics, pprof,
+ *       {@code observe}) depend on it, and the core reaches the ones that start with a runtime
+ *       only through {@link RuntimeObserver} (LayersTest checks it). Users get
+ *       {@code dev.gort.GoRuntime}, not this class.
+ * </ul>
+ *
  * <h3>Rejected alternatives</h3>
  * <ol>
  *   <li><b>One central queue</b> (Go before 1.1; a {@code ForkJoinPool} submission queue): every
