@@ -54,12 +54,12 @@ public final class Go {
      * }</pre>
      */
     public static ExternalWaker external() {
-        return current().externalWaker();
+        return sched().externalWaker();
     }
 
     /** {@code go fn()}: starts a goroutine in the calling goroutine's runtime. */
     public static void go(Runnable fn) {
-        current().newproc(fn);
+        sched().newproc(fn);
     }
 
     /** {@code runtime.Gosched()}: yields; the goroutine goes to the global run queue. */
@@ -69,7 +69,7 @@ public final class Go {
 
     /** {@code runtime.NumGoroutine()}. */
     public static int numGoroutine() {
-        return current().numGoroutine();
+        return sched().numGoroutine();
     }
 
     /**
@@ -78,7 +78,7 @@ public final class Go {
      * {@code created by ...}, and the object waited on).
      */
     public static String stack(boolean all) {
-        dev.gort.runtime.Scheduler s = current();
+        dev.gort.runtime.Scheduler s = sched();
         return all
                 ? dev.gort.runtime.Traceback.dumpAll(s)
                 : dev.gort.runtime.Traceback.dump(dev.gort.runtime.Scheduler.currentG(), System.nanoTime());
@@ -86,17 +86,17 @@ public final class Go {
 
     /** Prints every goroutine of the calling goroutine's runtime to stderr (what SIGQUIT prints in Go). */
     public static void dumpGoroutines() {
-        current().dumpGoroutines(System.err);
+        sched().dumpGoroutines(System.err);
     }
 
     /** {@code runtime.GOMAXPROCS(n)}: sets the number of Ps (n &gt; 0) and returns the previous one. */
     public static int gomaxprocs(int n) {
-        return current().gomaxprocs(n);
+        return sched().gomaxprocs(n);
     }
 
     /** {@code runtime.GOMAXPROCS(0)}. */
     public static int gomaxprocs() {
-        return current().gomaxprocs();
+        return sched().gomaxprocs();
     }
 
     /** {@code runtime.Goexit()}: ends the calling goroutine (deferred finally blocks run). */
@@ -124,7 +124,7 @@ public final class Go {
      * previous limit.
      */
     public static int setMaxThreads(int n) {
-        return current().setMaxThreads(n);
+        return sched().setMaxThreads(n);
     }
 
     /** The goroutine id of the caller ({@code 0} outside gort). */
@@ -133,8 +133,16 @@ public final class Go {
         return g == null ? 0 : g.goid;
     }
 
-    /** The runtime of the calling goroutine. */
-    public static Scheduler current() {
+    /**
+     * A small handle on the calling goroutine's runtime ({@link GoRuntime}: GOMAXPROCS,
+     * NumGoroutine, figures, dumps, the tracer); the scheduler itself stays the runtime's.
+     */
+    public static GoRuntime current() {
+        return new GoRuntime(sched());
+    }
+
+    /** The calling goroutine's runtime, for the api's own use. */
+    static Scheduler sched() {
         Scheduler s = Scheduler.current();
         if (s == null) {
             throw new IllegalStateException("gort: not called from a goroutine (use Go.run)");

@@ -61,7 +61,7 @@ public final class Time {
         if (f == null) {
             throw new NullPointerException("f");
         }
-        return Timer.afterFunc(Go.current(), nanos, f);
+        return Timer.afterFunc(Go.sched(), nanos, f);
     }
 
     /**
@@ -78,7 +78,7 @@ public final class Time {
 
     /** {@link #newTimer(Duration)} with a nanosecond duration. */
     public static Timer newTimer(long nanos) {
-        return Timer.newTimer(Go.current(), nanos);
+        return Timer.newTimer(Go.sched(), nanos);
     }
 
     /**
@@ -106,7 +106,7 @@ public final class Time {
 
     /** {@link #newTicker(Duration)} with a nanosecond duration. */
     public static Ticker newTicker(long nanos) {
-        return Ticker.newTicker(Go.current(), nanos);
+        return Ticker.newTicker(Go.sched(), nanos);
     }
 
     /**

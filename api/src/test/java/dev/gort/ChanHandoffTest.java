@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.gort.runtime.G;
 import dev.gort.runtime.M;
+import dev.gort.runtime.Scheduler;
 import dev.gort.sync.WaitGroup;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,7 +23,7 @@ class ChanHandoffTest {
 
     /** go fn(), returning the goroutine. */
     static G spawn(Runnable fn) {
-        return Go.current().newproc(fn);
+        return Scheduler.current().newproc(fn);
     }
 
     /** Yields until gp is parked (Gosched puts us on the global queue; with one P the others run). */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gort.runtime.G;
 import dev.gort.runtime.GoPanic;
+import dev.gort.runtime.Scheduler;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,8 +48,8 @@ class ChanSemanticsTest {
                     c.send(i);
                 }
                 Chan<String> res = Chan.make(2);
-                G g1 = Go.current().newproc(() -> res.send(String.valueOf(panicOf(() -> c.send(9)))));
-                G g2 = Go.current()
+                G g1 = Scheduler.current().newproc(() -> res.send(String.valueOf(panicOf(() -> c.send(9)))));
+                G g2 = Scheduler.current()
                         .newproc(() -> res.send(String.valueOf(panicOf(() ->
                                 Select.select(Select.send(c, 9, () -> {}), Select.recv(Chan.make(), () -> {}))))));
                 while (g1.readgstatus() != G._Gwaiting || g2.readgstatus() != G._Gwaiting) {

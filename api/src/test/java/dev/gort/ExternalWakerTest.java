@@ -49,7 +49,7 @@ class ExternalWakerTest {
         AtomicReference<Throwable> outside = new AtomicReference<>();
         AtomicInteger got = new AtomicInteger();
         GortTesting.run(procs, () -> {
-            Scheduler s = Go.current();
+            Scheduler s = Scheduler.current();
             G main = Scheduler.currentG();
             Chan<Integer> c = Chan.make(1);
             ExternalWaker w = Go.external();
@@ -73,7 +73,7 @@ class ExternalWakerTest {
     void outsideCloseWakesARangeLoopOfARegisteredRuntime() {
         AtomicInteger sum = new AtomicInteger();
         GortTesting.run(1, () -> {
-            Scheduler s = Go.current();
+            Scheduler s = Scheduler.current();
             G main = Scheduler.currentG();
             Chan<Integer> c = Chan.make(4);
             try (ExternalWaker w = Go.external()) {
@@ -104,7 +104,7 @@ class ExternalWakerTest {
         Throwable fatal = assertThrows(
                 GortFatalError.class,
                 () -> Go.run(GortTesting.config(procs), () -> {
-                    Scheduler s = Go.current();
+                    Scheduler s = Scheduler.current();
                     G main = Scheduler.currentG();
                     Chan<Integer> c = Chan.make();
                     ExternalWaker w = Go.external();
@@ -132,7 +132,7 @@ class ExternalWakerTest {
     @Test
     void closeIsIdempotent() {
         GortTesting.run(1, () -> {
-            Scheduler s = Go.current();
+            Scheduler s = Scheduler.current();
             ExternalWaker a = Go.external();
             ExternalWaker b = Go.external();
             assertEquals(2, s.externalWakers());

@@ -101,7 +101,7 @@ class GoSyscallTest {
                 // runtime.UnlockOSThread() is deliberately omitted
             });
             c.recv();
-            Scheduler s = Go.current();
+            Scheduler s = Scheduler.current();
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (s.syscallStats.snapshot(s).lockedExits() == 0 && System.nanoTime() < deadline) {
                 Time.sleep(Duration.ofMillis(1));
@@ -173,7 +173,7 @@ class GoSyscallTest {
         java.util.concurrent.atomic.AtomicLongArray blockNs = new java.util.concurrent.atomic.AtomicLongArray(blockers);
         AtomicReference<SyscallStats.Snapshot> stats = new AtomicReference<>();
         GortTesting.run(procs, () -> {
-            Scheduler s = Go.current();
+            Scheduler s = Scheduler.current();
             Chan<Boolean> blockersDone = Chan.make(blockers);
             Chan<Boolean> cpuDone = Chan.make(procs);
             for (int i = 0; i < blockers; i++) {

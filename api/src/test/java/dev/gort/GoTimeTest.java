@@ -41,7 +41,7 @@ class GoTimeTest {
     void testSleep() {
         TimeTestSupport.run(2, () -> {
             final long delay = 100 * MILLISECOND;
-            Scheduler s = Go.current();
+            Scheduler s = Scheduler.current();
             Go.go(() -> {
                 Time.sleep(delay / 2);
                 interruptCarriers(s);
@@ -68,7 +68,7 @@ class GoTimeTest {
     @Test
     void interruptedCarriersKeepWorking() {
         TimeTestSupport.run(2, () -> {
-            Scheduler s = Go.current();
+            Scheduler s = Scheduler.current();
             interruptCarriers(s);
             for (int i = 0; i < 5; i++) {
                 long start = Time.nanotime();

@@ -63,7 +63,7 @@ class RealLibrariesTest {
                 P[] ps = s.allp();
                 while (stop.get() == 0) {
                     for (P p : ps) {
-                        s.preemptone(p);
+                        s.preempt.preemptone(p);
                     }
                     LockSupport.parkNanos(200_000);
                 }

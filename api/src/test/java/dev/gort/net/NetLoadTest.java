@@ -7,6 +7,7 @@ import static dev.gort.net.NetTest.waitFor;
 import static dev.gort.net.NetTest.waiters;
 
 import dev.gort.Go;
+import dev.gort.runtime.Scheduler;
 import dev.gort.sync.Mutex;
 import dev.gort.sync.WaitGroup;
 import java.io.IOException;
@@ -83,7 +84,7 @@ class NetLoadTest {
                 clients.add(Net.dial("tcp", ln.addr().toString()));
             }
             waitFor(n + " readers parked", () -> waiters() == n);
-            long threads = Go.current().mcountPublic();
+            long threads = Scheduler.current().mcountPublic();
             check(
                     threads <= procs + 3,
                     "%d goroutines parked on the network with %d threads (GOMAXPROCS=%d)",

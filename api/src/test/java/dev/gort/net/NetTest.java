@@ -47,7 +47,7 @@ class NetTest {
     }
 
     static int waiters() {
-        return Netpoll.of(Go.current()).netpollWaiters();
+        return Netpoll.of(Scheduler.current()).netpollWaiters();
     }
 
     static byte[] bytes(String s) {
@@ -117,7 +117,7 @@ class NetTest {
                 c.write(bytes(msg));
                 check(readN(c, msg.length()).equals(msg), "echo %d", i);
             }
-            check(Netpoll.of(Go.current()).wokenByPoller.get() > 0, "goroutines were woken by the poller");
+            check(Netpoll.of(Scheduler.current()).wokenByPoller.get() > 0, "goroutines were woken by the poller");
             c.closeWrite();
             byte[] b = new byte[8];
             check(c.read(b) == -1, "EOF after half-close is -1");
@@ -269,10 +269,11 @@ class NetTest {
     void waitingNetworkMetricCountsGoroutinesParkedOnThePoller() {
         int n = 7;
         run(2, () -> {
-            dev.gort.runtime.metrics.Metrics m = new dev.gort.runtime.metrics.Metrics(Go.current());
+            dev.gort.runtime.metrics.Metrics m = new dev.gort.runtime.metrics.Metrics(Scheduler.current());
             String name = "/gort/sched/goroutines/waiting-network:goroutines";
             check(m.value(name) == 0, "nobody waits yet: %s", m.value(name));
-            javax.management.ObjectName bean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(Go.current());
+            javax.management.ObjectName bean =
+                    dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(Scheduler.current());
             try {
                 Listener ln = Net.listen("tcp", "127.0.0.1:0");
                 WaitGroup wg = new WaitGroup();

@@ -7,6 +7,7 @@ import dev.gort.Chan;
 import dev.gort.Go;
 import dev.gort.GortTesting;
 import dev.gort.runtime.G;
+import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.Traceback;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
@@ -52,7 +53,7 @@ class RWMutexWaitForGraphTest {
             });
             G w = writerG.recv();
             awaitParked(w, "sync.RWMutex.Lock");
-            graph.set(Traceback.waitForGraph(Go.current()));
+            graph.set(Traceback.waitForGraph(Scheduler.current()));
             rw.runlock(); // any goroutine may release a read lock (Go's rule): the writer proceeds
             written.recv();
         });
@@ -86,7 +87,7 @@ class RWMutexWaitForGraphTest {
             });
             G r = readerG.recv();
             awaitParked(r, "sync.RWMutex.RLock");
-            graph.set(Traceback.waitForGraph(Go.current()));
+            graph.set(Traceback.waitForGraph(Scheduler.current()));
             rw.unlock();
             read.recv();
         });

@@ -157,7 +157,7 @@ public class Parked {
     /** How many goroutines of the current runtime wait on {@code o}. */
     private static int waitingOn(Object o) {
         int c = 0;
-        for (G gp : Go.current().allgs()) {
+        for (G gp : Scheduler.current().allgs()) {
             if (gp.readgstatus() == G._Gwaiting && gp.waitingOn() == o) {
                 c++;
             }

@@ -50,7 +50,7 @@ public final class Echo {
                     total += e;
                 }
                 lines.add(clients + " clients, " + total + " bytes echoed, threads: "
-                        + Go.current().mcountPublic() + " (GOMAXPROCS=" + Go.gomaxprocs() + ")");
+                        + Go.current().threads() + " (GOMAXPROCS=" + Go.gomaxprocs() + ")");
                 ln.close();
                 server.await();
                 lines.add("server stopped");

@@ -14,6 +14,8 @@ package dev.gort.runtime;
  *                          (and always under {@code -Dgort.fatal=throw}) it surfaces from {@code run}
  * @param debugChecks       O(n) invariant checks ({@code -Dgort.debug.checks})
  * @param name              prefix of the carrier threads' names
+ * @param settings          everything else a runtime reads (preemption, sysmon, tracing, observers,
+ *                          fatal mode): {@link Settings}
  */
 public record Config(
         int gomaxprocs,
@@ -23,9 +25,11 @@ public record Config(
         int maxThreads,
         boolean panicExits,
         boolean debugChecks,
-        String name) {
+        String name,
+        Settings settings) {
 
     public Config {
+        java.util.Objects.requireNonNull(settings, "settings");
         if (gomaxprocs < 1) {
             throw new IllegalArgumentException("GOMAXPROCS must be >= 1: " + gomaxprocs);
         }
@@ -50,9 +54,272 @@ public record Config(
                 boolSetting("gort.stealing", "GORT_STEALING", true),
                 boolSetting("gort.spinning", "GORT_SPINNING", true),
                 intSetting("gort.maxthreads", "GORT_MAXTHREADS", 10_000, 1, Integer.MAX_VALUE),
-                !Fatal.THROW,
+                !"throw".equals(fatalSetting()),
                 boolSetting("gort.debug.checks", "GORT_DEBUG_CHECKS", false),
-                "gort");
+                "gort",
+                Settings.fromEnvironment());
+    }
+
+    public Config withSettings(Settings s) {
+        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, name, s);
+    }
+
+    /**
+     * The settings of one runtime beyond the scheduler's shape, each read once by
+     * {@link #fromEnvironment()} (through {@link Settings#fromEnvironment()}) and then only passed
+     * in: two runtimes built with different settings in one JVM behave each by its own.
+     *
+     * <p>JVM-wide on purpose, hence not here: where the agent puts polls ({@code gort.preempt.stride},
+     * {@code gort.preempt.callers}, and the strategy's instrumentation: classes are transformed once
+     * per JVM; {@link PreemptStrategy}); {@code GOTRACEBACK} ({@link Traceback}: Go's is per process
+     * and {@code SetTraceback} changes it for all); {@code -Dgort.jfr} (a JFR recording is the
+     * JVM's); the dump signal's handler ({@link DumpSignal}: one per signal per JVM; each runtime
+     * still says whether it wants dumps); the fatal mode of a fatal error raised outside any runtime
+     * ({@link Fatal#THROW}).
+     *
+     * @param preempt          the preemption strategy's name ({@code -Dgort.preempt}): a family or a
+     *                         strategy the agent registered ({@link PreemptStrategy})
+     * @param preemptBudget    polls per slice under the budget strategy ({@code -Dgort.preempt.budget})
+     * @param preemptSites     record where preemptions happen ({@code -Dgort.preempt.sites})
+     * @param sysmonMaxDelayUs sysmon's longest sleep, µs ({@code -Dgort.sysmon.maxdelay}; Go: 10 ms)
+     * @param recordCreators   record the exact frame that called {@code go()} ({@code -Dgort.creators=stack})
+     * @param traceFile        trace from the start and write this file at exit ({@code -Dgort.trace}), or null
+     * @param traceWindowMs    that trace's flight-recorder window ({@code -Dgort.trace.window}; 0 = all)
+     * @param traceLevel       that trace's level ({@code -Dgort.trace.level})
+     * @param traceWorkload    the name in that trace's header ({@code -Dgort.trace.workload})
+     * @param jmx              register the scheduler MXBean at start ({@code -Dgort.jmx})
+     * @param debugHttp        serve /debug/ on this port at start ({@code -Dgort.debug.http}), or null
+     * @param godebug          {@code GODEBUG} ({@code schedtrace}, {@code scheddetail}, {@code sigdump}, ...)
+     * @param fatalThrow       a fatal error throws {@link GortFatalError} instead of halting ({@code -Dgort.fatal=throw})
+     */
+    public record Settings(
+            String preempt,
+            int preemptBudget,
+            boolean preemptSites,
+            int sysmonMaxDelayUs,
+            boolean recordCreators,
+            String traceFile,
+            long traceWindowMs,
+            int traceLevel,
+            String traceWorkload,
+            boolean jmx,
+            String debugHttp,
+            GoDebug godebug,
+            boolean fatalThrow) {
+
+        public Settings {
+            java.util.Objects.requireNonNull(preempt, "preempt");
+            java.util.Objects.requireNonNull(godebug, "godebug");
+            if (PreemptStrategy.familyOf(preempt) == null) {
+                throw new IllegalArgumentException("unknown preemption strategy '" + preempt + "'");
+            }
+            if (preemptBudget < 1) {
+                throw new IllegalArgumentException("preemptBudget must be >= 1: " + preemptBudget);
+            }
+            if (sysmonMaxDelayUs < 20) {
+                throw new IllegalArgumentException("sysmonMaxDelayUs must be >= 20: " + sysmonMaxDelayUs);
+            }
+            traceWorkload = traceWorkload == null ? "" : traceWorkload;
+        }
+
+        /** Every setting from the system properties and the environment (the one place they are read). */
+        public static Settings fromEnvironment() {
+            return new Settings(
+                    PreemptStrategy.nameFromEnvironment(),
+                    Preempt.budgetFromEnvironment(),
+                    boolSetting("gort.preempt.sites", "GORT_PREEMPT_SITES", true),
+                    Sysmon.maxDelayFromEnvironment(),
+                    "stack".equals(creatorsSetting()),
+                    traceFileSetting(),
+                    longSetting("gort.trace.window", null, 0, 0, Long.MAX_VALUE),
+                    intSetting("gort.trace.level", null, 2, 1, 2),
+                    traceWorkloadSetting(),
+                    boolSetting("gort.jmx", null, false),
+                    setting("gort.debug.http", null),
+                    GoDebug.fromEnvironment(),
+                    "throw".equals(fatalSetting()));
+        }
+
+        public Settings withPreempt(String strategyName) {
+            return new Settings(
+                    strategyName,
+                    preemptBudget,
+                    preemptSites,
+                    sysmonMaxDelayUs,
+                    recordCreators,
+                    traceFile,
+                    traceWindowMs,
+                    traceLevel,
+                    traceWorkload,
+                    jmx,
+                    debugHttp,
+                    godebug,
+                    fatalThrow);
+        }
+
+        public Settings withPreemptBudget(int n) {
+            return new Settings(
+                    preempt,
+                    n,
+                    preemptSites,
+                    sysmonMaxDelayUs,
+                    recordCreators,
+                    traceFile,
+                    traceWindowMs,
+                    traceLevel,
+                    traceWorkload,
+                    jmx,
+                    debugHttp,
+                    godebug,
+                    fatalThrow);
+        }
+
+        public Settings withPreemptSites(boolean on) {
+            return new Settings(
+                    preempt,
+                    preemptBudget,
+                    on,
+                    sysmonMaxDelayUs,
+                    recordCreators,
+                    traceFile,
+                    traceWindowMs,
+                    traceLevel,
+                    traceWorkload,
+                    jmx,
+                    debugHttp,
+                    godebug,
+                    fatalThrow);
+        }
+
+        public Settings withSysmonMaxDelayUs(int us) {
+            return new Settings(
+                    preempt,
+                    preemptBudget,
+                    preemptSites,
+                    us,
+                    recordCreators,
+                    traceFile,
+                    traceWindowMs,
+                    traceLevel,
+                    traceWorkload,
+                    jmx,
+                    debugHttp,
+                    godebug,
+                    fatalThrow);
+        }
+
+        public Settings withRecordCreators(boolean on) {
+            return new Settings(
+                    preempt,
+                    preemptBudget,
+                    preemptSites,
+                    sysmonMaxDelayUs,
+                    on,
+                    traceFile,
+                    traceWindowMs,
+                    traceLevel,
+                    traceWorkload,
+                    jmx,
+                    debugHttp,
+                    godebug,
+                    fatalThrow);
+        }
+
+        public Settings withTraceFile(String file) {
+            return new Settings(
+                    preempt,
+                    preemptBudget,
+                    preemptSites,
+                    sysmonMaxDelayUs,
+                    recordCreators,
+                    file,
+                    traceWindowMs,
+                    traceLevel,
+                    traceWorkload,
+                    jmx,
+                    debugHttp,
+                    godebug,
+                    fatalThrow);
+        }
+
+        public Settings withJmx(boolean on) {
+            return new Settings(
+                    preempt,
+                    preemptBudget,
+                    preemptSites,
+                    sysmonMaxDelayUs,
+                    recordCreators,
+                    traceFile,
+                    traceWindowMs,
+                    traceLevel,
+                    traceWorkload,
+                    on,
+                    debugHttp,
+                    godebug,
+                    fatalThrow);
+        }
+
+        public Settings withDebugHttp(String port) {
+            return new Settings(
+                    preempt,
+                    preemptBudget,
+                    preemptSites,
+                    sysmonMaxDelayUs,
+                    recordCreators,
+                    traceFile,
+                    traceWindowMs,
+                    traceLevel,
+                    traceWorkload,
+                    jmx,
+                    port,
+                    godebug,
+                    fatalThrow);
+        }
+
+        public Settings withGodebug(GoDebug d) {
+            return new Settings(
+                    preempt,
+                    preemptBudget,
+                    preemptSites,
+                    sysmonMaxDelayUs,
+                    recordCreators,
+                    traceFile,
+                    traceWindowMs,
+                    traceLevel,
+                    traceWorkload,
+                    jmx,
+                    debugHttp,
+                    d,
+                    fatalThrow);
+        }
+
+        public Settings withFatalThrow(boolean on) {
+            return new Settings(
+                    preempt,
+                    preemptBudget,
+                    preemptSites,
+                    sysmonMaxDelayUs,
+                    recordCreators,
+                    traceFile,
+                    traceWindowMs,
+                    traceLevel,
+                    traceWorkload,
+                    jmx,
+                    debugHttp,
+                    godebug,
+                    on);
+        }
+    }
+
+    /** {@code -Dgort.trace=<file>}: trace every runtime from its start and write the file at exit. */
+    public static String traceFileSetting() {
+        String v = System.getProperty("gort.trace");
+        return v == null || v.isBlank() ? null : v.trim();
+    }
+
+    /** {@code -Dgort.trace.workload=<name>}: shown in the trace header. */
+    public static String traceWorkloadSetting() {
+        return System.getProperty("gort.trace.workload", "");
     }
 
     /**
@@ -92,35 +359,35 @@ public record Config(
     }
 
     public Config withGomaxprocs(int n) {
-        return new Config(n, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, name);
+        return new Config(n, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, name, settings);
     }
 
     public Config withRunqSize(int n) {
-        return new Config(gomaxprocs, n, stealing, spinning, maxThreads, panicExits, debugChecks, name);
+        return new Config(gomaxprocs, n, stealing, spinning, maxThreads, panicExits, debugChecks, name, settings);
     }
 
     public Config withStealing(boolean on) {
-        return new Config(gomaxprocs, runqSize, on, spinning, maxThreads, panicExits, debugChecks, name);
+        return new Config(gomaxprocs, runqSize, on, spinning, maxThreads, panicExits, debugChecks, name, settings);
     }
 
     public Config withSpinning(boolean on) {
-        return new Config(gomaxprocs, runqSize, stealing, on, maxThreads, panicExits, debugChecks, name);
+        return new Config(gomaxprocs, runqSize, stealing, on, maxThreads, panicExits, debugChecks, name, settings);
     }
 
     public Config withMaxThreads(int n) {
-        return new Config(gomaxprocs, runqSize, stealing, spinning, n, panicExits, debugChecks, name);
+        return new Config(gomaxprocs, runqSize, stealing, spinning, n, panicExits, debugChecks, name, settings);
     }
 
     public Config withPanicExits(boolean on) {
-        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, on, debugChecks, name);
+        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, on, debugChecks, name, settings);
     }
 
     public Config withDebugChecks(boolean on) {
-        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, on, name);
+        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, on, name, settings);
     }
 
     public Config withName(String n) {
-        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, n);
+        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, n, settings);
     }
 
     // ------------------------------------------------------------------------------------------

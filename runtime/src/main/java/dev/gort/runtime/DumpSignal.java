@@ -40,7 +40,7 @@ public final class DumpSignal {
     /** Registers a runtime; installs the handler if GODEBUG asks for one. Returns the signal, or null. */
     public static synchronized String register(Scheduler s) {
         RUNTIMES.removeIf(r -> r.get() == null);
-        String sig = configured(GoDebug.fromEnvironment());
+        String sig = configured(s.config().settings().godebug());
         if (sig == null) {
             return null;
         }

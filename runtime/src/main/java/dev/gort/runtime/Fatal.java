@@ -16,7 +16,9 @@ import java.io.PrintStream;
 public final class Fatal {
     /**
      * Read once: {@code -Dgort.fatal=throw} makes fatal errors exceptions (tests); {@code halt}
-     * (the default) halts the JVM; anything else is itself a fatal error (which halts).
+     * (the default) halts the JVM; anything else is itself a fatal error (which halts). JVM-wide:
+     * only for a fatal error raised outside any runtime; inside one, its
+     * {@link Config.Settings#fatalThrow()} decides.
      */
     static final boolean THROW = "throw".equals(Config.fatalSetting());
 
@@ -45,11 +47,11 @@ public final class Fatal {
             }
         }
         err.flush();
-        if (THROW) {
+        Scheduler traced = sched != null ? sched : Scheduler.current();
+        if (traced != null ? traced.config.settings().fatalThrow() : THROW) {
             throw new GortFatalError(msg);
         }
         // -Dgort.trace: write what was recorded before the JVM goes (a flight recorder's crash dump)
-        Scheduler traced = sched != null ? sched : Scheduler.current();
         if (traced != null) {
             try {
                 traced.trace.onHalt();

@@ -94,14 +94,12 @@ public final class G {
     static final int YIELD_GOYIELD = 6;
 
     private static final VarHandle STATUS;
-    private static final VarHandle PREEMPT;
     private static final VarHandle SELECT_DONE;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             STATUS = l.findVarHandle(G.class, "atomicstatus", int.class);
-            PREEMPT = l.findVarHandle(G.class, "preempt", boolean.class);
             SELECT_DONE = l.findVarHandle(G.class, "selectDone", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -154,10 +152,6 @@ public final class G {
      * it resumes. The run-queue publication (release/acquire) orders it. Plain.
      */
     public Object param;
-
-    /** Any thread sets (sysmon), the G clears at a yield point; opaque. Go: g.preempt. */
-    @SuppressWarnings("unused")
-    private boolean preempt;
 
     /** select: wakers CAS 0->1 to win the right to wake this G. Go: g.selectDone. */
     @SuppressWarnings("unused")
@@ -326,12 +320,14 @@ public final class G {
         return STATUS.compareAndSet(this, oldval, newval);
     }
 
+    /**
+     * Go's g.preempt: whether this G, running on a carrier, owes a preemption (a request it has not
+     * honoured). It lives in the carrier's request word ({@link Preempt}'s OWED bit): only the G on
+     * the carrier can owe one. Any thread (racy, opaque).
+     */
     public boolean preemptRequested() {
-        return (boolean) PREEMPT.getOpaque(this);
-    }
-
-    void setPreempt(boolean v) {
-        PREEMPT.setOpaque(this, v);
+        M mp = m;
+        return mp != null && mp.curg == this && Preempt.owed(mp);
     }
 
     /** select's wake-once guard. Go: g.selectDone.CompareAndSwap(0, 1). */

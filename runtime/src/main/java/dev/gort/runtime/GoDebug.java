@@ -37,7 +37,10 @@ public final class GoDebug {
         return new GoDebug(m);
     }
 
-    /** The environment, then -Dgort.godebug, then -Dgort.debug (later ones win per key). */
+    /**
+     * The environment, then -Dgort.godebug, then -Dgort.debug (later ones win per key). Read by
+     * {@link Config.Settings#fromEnvironment()}; a runtime uses its Config's ({@code settings().godebug()}).
+     */
     public static GoDebug fromEnvironment() {
         return parse(System.getenv("GODEBUG"), System.getProperty("gort.godebug"), System.getProperty("gort.debug"));
     }

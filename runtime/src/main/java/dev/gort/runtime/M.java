@@ -22,41 +22,22 @@ public final class M {
     public static final class MThread extends Thread {
         final M m;
         /**
-         * Preemption request for whatever G runs on this carrier (the slice in {@link #preemptTick}):
-         * raised by sysmon/preemptone (CAS false-&gt;true, after G.preempt and the fields below),
-         * cleared by the poll's slow path and by this M when a new slice starts (CAS true-&gt;false).
-         * Every transition also moves {@link Poll}'s JVM-wide armed count, which is what the
-         * injected fast path reads (see Poll for why it cannot read this field directly).
+         * The preemption request word for whatever G runs on this carrier: its bit layout and
+         * transitions are {@link Preempt}'s class comment. Changed only by {@link Preempt} (CAS,
+         * any thread); read volatile/acquire there, opaque by observers.
          */
         @SuppressWarnings("unused")
-        private volatile boolean preemptRequest;
-        /** nanotime of the pending request (request-to-yield latency); written before the flag. */
+        volatile long preemptState;
+        /** nanotime of the pending request (request-to-yield latency); written before its REQ. */
         volatile long preemptRequestedAt;
-        /** sysmon's first sighting of the slice being preempted (0 = not a slice preemption). */
+        /** sysmon's first sighting of the slice being preempted (0 = not a slice preemption); written before its REQ. */
         volatile long preemptSliceWhen;
-        /**
-         * The P's schedtick the pending request is for: the request belongs to the slice, not to one
-         * G, so a runnext chain that inherits the slice inherits the request (gort's stand-in for
-         * Go's p.preempt + async preemption, which catch the chain whichever G runs). Written
-         * before the flag.
-         */
-        volatile int preemptTick;
         /**
          * Polls left in the running slice under the budget strategy. Only this carrier's thread
          * reads and writes it (refilled by execute on a new slice, decremented by Poll.budget):
          * plain. It is the running G's budget: a G taken from runnext inherits it with the slice.
          */
         int budget;
-
-        private static final VarHandle PREEMPT;
-
-        static {
-            try {
-                PREEMPT = MethodHandles.lookup().findVarHandle(MThread.class, "preemptRequest", boolean.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
 
         MThread(M m, String name, Origin origin) {
             // The group, daemon status, priority and context class loader are the Go.run caller's
@@ -78,51 +59,7 @@ public final class M {
 
         /** Whether a request is pending on this carrier (opaque; observers and tests). */
         public boolean preemptRequested() {
-            return (boolean) PREEMPT.getOpaque(this);
-        }
-
-        /** Acquire load: a true result makes the requester's earlier writes visible. */
-        boolean preemptRequestedAcquire() {
-            return (boolean) PREEMPT.getAcquire(this);
-        }
-
-        /**
-         * Raises the request for slice {@code tick} (any thread). Returns true if none was pending
-         * for that slice; the request time is stamped only then, so latency counts from the first
-         * unanswered request.
-         */
-        boolean requestPreempt(int tick) {
-            if ((boolean) PREEMPT.getVolatile(this) && preemptTick == tick) {
-                return false;
-            }
-            preemptTick = tick;
-            preemptRequestedAt = System.nanoTime();
-            if (PREEMPT.compareAndSet(this, false, true)) {
-                Poll.arm();
-            }
-            return true;
-        }
-
-        /** Re-raises a refused request without restamping it (last monitor released). Own thread. */
-        boolean rearmPreempt() {
-            if (PREEMPT.compareAndSet(this, false, true)) {
-                Poll.arm();
-                return true;
-            }
-            return false;
-        }
-
-        /** Clears the request; true if one was pending. */
-        boolean clearPreemptIfSet() {
-            if ((boolean) PREEMPT.getVolatile(this) && PREEMPT.compareAndSet(this, true, false)) {
-                Poll.disarm();
-                return true;
-            }
-            return false;
-        }
-
-        void clearPreempt() {
-            clearPreemptIfSet();
+            return Preempt.requestPending(this);
         }
     }
 
@@ -327,7 +264,7 @@ public final class M {
             sched.onFatal("runtime: M" + id + " crashed: " + t);
             t.printStackTrace();
         } finally {
-            thread.clearPreemptIfSet(); // keep Poll's JVM-wide armed count exact
+            sched.preempt.carrierExit(thread); // keep Poll's JVM-wide armed count exact
             sched.idle.mexit(this);
         }
     }
@@ -401,17 +338,11 @@ public final class M {
             gp.m = this;
             gp.casgstatus(G._Grunnable, G._Grunning);
             gp.waitsince = 0;
-            gp.setPreempt(false);
             if (!inheritTime) {
                 pp.incSchedtick();
                 thread.budget = sched.preempt.budgetQuantum; // a new slice: a new budget (Poll.budget)
-                // A request still pending here was for a slice whose Gs all left the carrier without
-                // reaching a poll (parked, ended, yielded): never honoured. A new slice starts clean; an
-                // inherited slice (runnext) keeps the request (see MThread.preemptTick).
-                if (thread.clearPreemptIfSet()) {
-                    sched.preempt.unhonoured.incrementAndGet();
-                }
             }
+            sched.preempt.newSlice(thread, inheritTime); // a new slice starts clean; runnext inherits
             pp.gsRun++;
             if (trace.on)
                 trace.goStart(

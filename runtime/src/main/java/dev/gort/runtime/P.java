@@ -119,7 +119,11 @@ public final class P {
     @SuppressWarnings("unused")
     private boolean idle;
 
-    /** Ask the running G to stop at its next scheduling point. Go: p.preempt. Any thread, opaque via G. */
+    /**
+     * Go's p.preempt: sysmon's mark that this P's slice ran out, answered by its G's syscall exit on
+     * this P. Written by {@link Preempt} (preemptone, markSyscall: sysmon / stop-the-world, any
+     * thread) and cleared by the owner M at the top of schedule; volatile.
+     */
     volatile boolean preempt;
 
     // ---- sysmon's view of this P (sysmon thread only, plain). Go: sysmontick ----
@@ -142,8 +146,7 @@ public final class P {
 
     // ---- statistics: plain ++, read racily by observers (a racing increment may be lost) ----
     // steals, gsRun: the owning M. stolenFrom: the thief's M (several thieves may race).
-    // preemptsRequested: preemptone's caller (sysmon; the stop-the-world initiator under sched.lock).
-    long steals, stolenFrom, gsRun, preemptsRequested;
+    long steals, stolenFrom, gsRun;
 
     P(Scheduler sched, int id, int runqSize) {
         this.sched = sched;

@@ -3,12 +3,12 @@ package dev.gort.runtime;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.Lock;
-import jdk.internal.vm.Continuation;
 
 /**
  * The yield points that gort's java agent injects into user bytecode (preemption-strategies.md).
- * There is no way to stop a continuation from outside on JDK 25, so sysmon raises a flag on the
- * carrier thread ({@link M.MThread#requestPreempt}) and the running G looks for it here.
+ * There is no way to stop a continuation from outside on JDK 25, so sysmon raises a request on the
+ * carrier thread ({@link Preempt}: the request, its states, the refusal rule and the counters all
+ * live there) and the running G looks for it here.
  *
  * <p><b>Fast path</b> ({@link #poll}): one opaque load of a JVM-wide count of carriers with a
  * pending request, and a branch: 13 bytes of bytecode, far under {@code MaxInlineSize = 35}, so C2
@@ -27,11 +27,11 @@ import jdk.internal.vm.Continuation;
  * Requests are pending for microseconds when instrumented code runs; a G stuck in uninstrumented
  * code keeps its request pending until its slice ends (counted as unhonoured).
  *
- * <p><b>Slow path</b> ({@link #slow}, out of line): clears its carrier's flag, drops requests
- * meant for an earlier slice, refuses (and counts) while the G holds a Java monitor or a counted
- * {@code Lock}, runs a class initialiser, has a JDK frame holding a lock on its stack
- * ({@link LockFrames}, one stack walk, only here), or while the M holds a runtime lock, records
- * where it happened, then yields through {@link Scheduler#gopreempt}: the G
+ * <p><b>Slow path</b> ({@link #slow}, out of line, {@link Preempt#poll}): takes its carrier's
+ * request, drops requests meant for an earlier slice, refuses (and counts) by {@link Preempt#refusal}
+ * while the G holds a Java monitor or a counted {@code Lock}, runs a class initialiser, has a JDK
+ * frame holding a lock on its stack ({@link LockFrames}, one stack walk, only there), or while the
+ * M holds a runtime lock, records where it happened, then yields through {@link Preempt#gopreempt}: the G
  * goes to the global queue tail and gets a new slice when it runs again (Go's
  * {@code gopreempt_m}). A continuation that cannot yield (pinned: native frame, critical section)
  * is counted by {@code onPinned} reason.
@@ -48,8 +48,9 @@ public final class Poll {
     private Poll() {}
 
     /**
-     * Carriers (of every runtime in the JVM) with a pending preemption request. Moved by
-     * {@link M.MThread} on every flag transition (atomic add); read by the fast path (opaque).
+     * Carriers (of every runtime in the JVM) with a pending preemption request (or a NOTICE). Moved
+     * by {@link Preempt} exactly when a carrier's word becomes armed or stops being armed (atomic
+     * add); read by the fast path (opaque).
      * JVM-wide on purpose: it is what a poll can read without knowing its thread.
      */
     @SuppressWarnings("unused")
@@ -156,9 +157,7 @@ public final class Poll {
             // the hook) must not leave the G unpreemptible forever, nor negative.
             gp.monitorDepth = 0;
             gp.lockDepth = 0;
-            if (gp.preemptRequested() && mp.thread.rearmPreempt()) {
-                mp.sched.preempt.rearmed.incrementAndGet();
-            }
+            mp.sched.preempt.rearm(mp, gp, false);
         } else {
             gp.monitorDepth = d;
         }
@@ -228,130 +227,34 @@ public final class Poll {
                 gp.clinitDepth = 0; // clamped, as monitorExit
                 boolean deferred = gp.syscallExitDeferred && gp.readgstatusNoScan() == G._Gsyscall;
                 gp.syscallExitDeferred = false;
-                if ((deferred || gp.preemptRequested()) && mp.thread.rearmPreempt()) {
-                    mp.sched.preempt.rearmed.incrementAndGet();
-                }
+                mp.sched.preempt.rearm(mp, gp, deferred);
             } else {
                 gp.clinitDepth = d;
             }
         }
     }
 
-    /** The preemption slow path; never inlined into loops (it is big and cold). */
+    /** The preemption slow path; never inlined into loops (it is big and cold): {@link Preempt#poll}. */
     static void slow(String site) {
         M mp = M.current();
-        if (mp == null) {
-            return; // instrumented code on a thread outside gort
+        if (mp != null) { // else instrumented code on a thread outside gort
+            mp.sched.preempt.poll(mp, site);
         }
-        M.MThread mt = mp.thread;
-        if (!mt.preemptRequestedAcquire()) {
-            mp.sched.preempt.spuriousPolls.incrementAndGet();
-            return; // another carrier's request
-        }
-        long requestedAt = mt.preemptRequestedAt;
-        long sliceWhen = mt.preemptSliceWhen;
-        int tick = mt.preemptTick;
-        mt.clearPreemptIfSet();
-        G gp = mp.curg;
-        if (gp == null) {
-            return;
-        }
-        if (gp.readgstatusNoScan() == G._Gsyscall) {
-            // Raised by Retake.retakeBlocked: sysmon took this carrier's P while it was blocked in
-            // user code. Exit that "syscall" (get a P back, maybe on another M) and carry on;
-            // but not inside a class initialiser: the G cannot leave its carrier there, so with
-            // no idle P it would wait for one, while the Ms holding every P may be waiting for
-            // this very class (a wait that looks RUNNABLE: sysmon never retakes them). It runs on
-            // without a P, as in a syscall, until a poll after the initialiser (clinitExit
-            // re-arms it), its next gort call or its end.
-            if (gp.clinitDepth != 0 || LockFrames.scan() == LockFrames.CLINIT) {
-                gp.syscallExitDeferred = true;
-                mp.sched.preempt.syscallExitsDeferred.incrementAndGet();
-                return;
-            }
-            gp.syscallExitDeferred = false;
-            Syscalls.exitsyscall();
-            return;
-        }
-        Preempt pr = mp.sched.preempt;
-        P pp = mp.p;
-        if (pp == null || pp.schedtick() != tick) {
-            // Raised for an earlier slice (sysmon read a stale schedtick/curg): not ours.
-            pr.stale.incrementAndGet();
-            return;
-        }
-        gp.setPreempt(true); // a G inheriting the slice inherits its request (monitorExit re-arms it)
-        tryPreempt(mp, gp, pr, requestedAt, sliceWhen, site);
     }
 
+    /** The budget is spent: {@link Preempt#budgetSpent}. */
     private static void budgetSlow(String site) {
         M mp = M.current();
-        if (mp == null) {
-            return;
-        }
-        M.MThread mt = mp.thread;
-        if (mt.preemptRequested()) {
-            slow(site);
-            return;
-        }
-        G gp = mp.curg;
-        Preempt pr = mp.sched.preempt;
-        mt.budget = pr.budgetQuantum; // refill: either we keep running or the next slice starts full
-        if (gp == null) {
-            return;
-        }
-        P pp = mp.p;
-        // Yield only if somebody is waiting for this P: its own queue or the global queue.
-        if (pp == null || (pp.runq.runqempty() && mp.sched.sched.runq.empty())) {
-            return;
-        }
-        if (gp.monitorDepth != 0 || gp.clinitDepth != 0 || mp.locks != 0 || LockFrames.scan() != LockFrames.NONE) {
-            return; // the budget strategy does not count refusals: sysmon's requests do
-        }
-        if (Scheduler.gopreempt()) {
-            pr.budgetYields.incrementAndGet();
-        } else {
-            pr.recordPinned(gp.cont.pinnedReason);
+        if (mp != null) {
+            mp.sched.preempt.budgetSpent(mp, site);
         }
     }
 
-    private static void tryPreempt(M mp, G gp, Preempt pr, long requestedAt, long sliceWhen, String knownSite) {
-        if (gp.monitorDepth != 0) {
-            // G.preempt stays set: monitorExit / lockReleased re-arm the request when the last
-            // monitor or lock is released.
-            (gp.monitorDepth > gp.lockDepth ? pr.refusedMonitor : pr.refusedLock).incrementAndGet();
-            return;
-        }
-        if (gp.clinitDepth != 0) {
-            pr.refusedClinit.incrementAndGet(); // clinitExit re-arms it
-            return;
-        }
-        if (mp.locks != 0) {
-            pr.refusedRuntimeLock.incrementAndGet();
-            return;
-        }
-        int frames = LockFrames.scan();
-        if (frames != LockFrames.NONE) {
-            // A JDK frame holds a lock around our caller, or an uninstrumented class initialiser
-            // runs: nothing tells us when it ends, so G.preempt stays set and sysmon asks again.
-            (frames == LockFrames.CLINIT ? pr.refusedClinit : pr.refusedJdkLock).incrementAndGet();
-            return;
-        }
-        String site = !pr.recordSites ? null : knownSite != null ? knownSite : site();
-        long yieldAt = System.nanoTime();
-        if (Scheduler.gopreempt()) {
-            pr.recordYield(requestedAt, sliceWhen, yieldAt, site);
-        } else {
-            // Pinned (native frame, critical section, ...): G.preempt stays set; sysmon asks again.
-            Continuation.Pinned why = gp.cont.pinnedReason;
-            pr.recordPinned(why);
-        }
-    }
-
-    /** A small first batch: the site is a few frames up (tryPreempt, slow, poll, the caller). */
+    /** A small first batch: the site is a few frames up (Preempt.poll, slow, poll, the caller). */
     private static final StackWalker WALKER = StackWalker.getInstance(java.util.Set.of(), 6);
 
     private static final String POLL = Poll.class.getName();
+    private static final String PREEMPT = Preempt.class.getName();
 
     static {
         site(); // bootstrap the walker and its lambdas now, not inside the first preemption
@@ -359,8 +262,9 @@ public final class Poll {
     }
 
     /** "class.method" of the poll's caller, by a stack walk (polls that were not given their site). */
-    private static String site() {
-        return WALKER.walk(s -> s.filter(f -> !f.getClassName().equals(POLL))
+    static String site() {
+        return WALKER.walk(s -> s.filter(
+                        f -> !f.getClassName().equals(POLL) && !f.getClassName().equals(PREEMPT))
                 .findFirst()
                 .map(f -> f.getClassName() + "." + f.getMethodName())
                 .orElse("(unknown)"));

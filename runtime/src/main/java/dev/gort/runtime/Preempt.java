@@ -1,5 +1,7 @@
 package dev.gort.runtime;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,17 +13,71 @@ import jdk.internal.vm.Continuation;
 import org.HdrHistogram.Histogram;
 
 /**
- * One runtime's preemption settings and accounting: what sysmon asked for, what the injected polls
- * did about it, and how long it took. Everything here is off the hot paths: it is touched by sysmon
- * (at most once per P per sysmon tick), by the poll's slow path and by the M when a G leaves its
- * carrier with a request still pending. The counters are plain {@link AtomicLong}s: they are bumped
- * at most a few thousand times per second, so Agrona's padded counters would not earn their place.
+ * Preemption, in one place: the request sysmon and stop-the-world raise ({@link #preemptone},
+ * {@link #preemptall}), its state on the carrier, the one refusal rule ({@link #refusal}), the
+ * yield ({@link #gopreempt}) and the one set of counters. {@link Poll} is the small public target
+ * the agent's injected code calls; its slow paths call in here.
  *
- * <p>Accounting identity (modulo requests still pending):
- * {@code requested = honoured + refused(monitor, pinned, runtime lock, lock, JDK lock, clinit) + stale +
- * unhonoured}.
+ * <h2>Implementation notes</h2>
+ * <pre>
+ * The request is one word per carrier (M.MThread.preemptState, a volatile long, changed only
+ * by CAS here). Bit layout:
  *
- * <p>Go: runtime/metrics has no preemption metrics; these follow preemption-strategies.md §8.
+ *   63                          32 31                        3   2        1       0
+ *  +------------------------------+---------------------------+--------+-------+-------+
+ *  |  tick: the P's schedtick the  |          (unused)         | NOTICE | OWED  |  REQ  |
+ *  |  pending REQ is for           |                           |        |       |       |
+ *  +------------------------------+---------------------------+--------+-------+-------+
+ *
+ *  REQ    a preemption request for the running slice that no poll has answered yet. The poll's
+ *         fast path sees it through Poll's JVM-wide count of carriers with REQ or NOTICE set
+ *         (the count moves exactly when (REQ|NOTICE) goes from 0 to non-0 and back).
+ *  OWED   Go's g.preempt for the G on this carrier: a request it has not honoured (kept through
+ *         a refusal, so that releasing the last monitor/lock or leaving a class initialiser
+ *         re-arms it, Go's releasem restoring stackPreempt). Cleared when a G starts on the
+ *         carrier (execute); it is the running G's, so it lives with the carrier.
+ *  NOTICE not a preemption: Retake.retakeBlocked took the carrier's P while it was blocked in user
+ *         code; the next poll makes the G exit that "syscall" (get a P back).
+ *  tick   a request belongs to the slice, not to one G: a runnext chain that inherits the slice
+ *         inherits the request. A REQ whose tick is not the P's schedtick is stale.
+ *
+ * Payload (M.MThread.preemptRequestedAt, preemptSliceWhen): written by the raiser before the CAS
+ * that sets REQ, read after the CAS that takes it (both volatile: release/acquire).
+ * Go's p.preempt (P.preempt) stays on the P: sysmon marks a P in _Psyscall (no M to reach) and
+ * the G's syscall exit on the same P honours the mark.
+ *
+ * Transitions (who: S = sysmon or the stop-the-world initiator, any thread; C = the carrier itself):
+ *
+ *   from                    event                                        to                   counted
+ *   ----------------------  -------------------------------------------  -------------------  ----------------------
+ *   no REQ                  S preemptone (a G runs on the P)             REQ|OWED, tick       requested (+ trace)
+ *   REQ, same tick          S preemptone again                           unchanged (OWED)     nothing
+ *   REQ, other tick         S preemptone for a newer slice               REQ|OWED, new tick   stale, requested
+ *   REQ                     C poll, tick != P's schedtick (or no G)      OWED as before       stale
+ *   REQ                     C poll, refusal() says why not               OWED kept            refused (by reason)
+ *   REQ                     C poll, yields (Poll.slow)                   OWED, G leaves       honoured
+ *   REQ                     C poll, the continuation is pinned           OWED kept            refused (pinned)
+ *   REQ                     C syscall exit honours it / refuses          -                    honoured / refused
+ *   no REQ, OWED or P mark  C syscall exit honours it / refuses          -                    requested + outcome
+ *   OWED, no REQ            C last monitor/lock released, clinit exit    REQ|OWED (same tick) requested (+ trace), rearmed
+ *   REQ                     C execute starts a new slice                 0                    unhonoured
+ *   REQ                     C the carrier thread ends                    0                    unhonoured
+ *   any                     C execute inherits the slice (runnext)       OWED cleared         nothing
+ *   any                     S retakeBlocked took the P                   |= NOTICE            nothing (not a request)
+ *   NOTICE                  C poll: the G exits its syscall              NOTICE cleared       nothing
+ * </pre>
+ * Every REQ is raised in one place ({@link #raise}) and taken in one place ({@link #take}); every
+ * take is classified as exactly one outcome, so
+ * {@code requested = honoured + refused(every reason) + stale + unhonoured + pending} holds by
+ * construction ({@code pending}: carriers with REQ set now, 0 once the runtime is quiet), and the
+ * trace's PreemptRequest events are the {@code requested} events.
+ *
+ * <p>Settings: immutable, from {@link Config}. Counters: plain {@link AtomicLong}s, bumped at most a
+ * few thousand times per second (sysmon, the poll's slow path, a G leaving its carrier with a request
+ * pending), so Agrona's padded counters would not earn their place.
+ *
+ * <p>Go: proc.go preemptone, preemptall, gopreempt_m; preempt.go; stack.go newstack (preemption
+ * branch); runtime/metrics has no preemption metrics: these follow preemption-strategies.md §8.
  */
 public final class Preempt {
     /** Go: proc.go forcePreemptNS, the time slice before sysmon asks a G to stop. */
@@ -45,8 +101,10 @@ public final class Preempt {
     /** Immutable: record the class/method of each preemption ({@code -Dgort.preempt.sites}, default on). */
     final boolean recordSites;
 
-    // ---- counters: any thread, atomic add ----
+    // ---- the one set of counters: any thread, atomic add (see the transition table) ----
+    /** REQ raised: {@link #raise} only (preemptone's new requests, re-arms, requests found at a syscall exit). */
     final AtomicLong requested = new AtomicLong();
+
     final AtomicLong honoured = new AtomicLong();
     final AtomicLong refusedMonitor = new AtomicLong();
     final AtomicLong refusedRuntimeLock = new AtomicLong();
@@ -71,27 +129,31 @@ public final class Preempt {
     /** "class.method" of each honoured preemption; any thread. Bounded: beyond MAX_SITES, "(other)". */
     private final ConcurrentHashMap<String, LongAdder> sites = new ConcurrentHashMap<>();
 
-    Preempt() {
-        this(
-                PreemptStrategy.nameFromEnvironment(),
-                budgetFromEnvironment(),
-                Config.boolSetting("gort.preempt.sites", "GORT_PREEMPT_SITES", true));
+    /**
+     * The runtime these requests are for (its Ps, trace and stats). Immutable; set by the
+     * Scheduler's constructor, which builds this first and only stores it here.
+     */
+    private final Scheduler sched;
+
+    /** The runtime's preemption, with its settings from {@code sched}'s {@link Config.Settings}. */
+    Preempt(Scheduler sched, Config.Settings st) {
+        this(sched, st.preempt(), st.preemptBudget(), st.preemptSites());
     }
 
-    private Preempt(String strategyName, int budgetQuantum, boolean recordSites) {
-        this(PreemptStrategy.familyOf(strategyName), strategyName, budgetQuantum, recordSites);
+    private Preempt(Scheduler sched, String strategyName, int budgetQuantum, boolean recordSites) {
+        this(sched, PreemptStrategy.familyOf(strategyName), strategyName, budgetQuantum, recordSites);
     }
 
-    /** {@code -Dgort.preempt.budget} / {@code GORT_PREEMPT_BUDGET}: polls per slice (budget strategy), >= 1. */
+    /**
+     * {@code -Dgort.preempt.budget} / {@code GORT_PREEMPT_BUDGET}: polls per slice (budget strategy),
+     * >= 1. Read by {@link Config.Settings#fromEnvironment()}; a runtime uses its Config's.
+     */
     public static int budgetFromEnvironment() {
         return Config.intSetting("gort.preempt.budget", "GORT_PREEMPT_BUDGET", DEFAULT_BUDGET, 1, Integer.MAX_VALUE);
     }
 
-    Preempt(PreemptStrategy strategy, int budgetQuantum, boolean recordSites) {
-        this(strategy, strategy.id(), budgetQuantum, recordSites);
-    }
-
-    Preempt(PreemptStrategy strategy, String strategyName, int budgetQuantum, boolean recordSites) {
+    Preempt(Scheduler sched, PreemptStrategy strategy, String strategyName, int budgetQuantum, boolean recordSites) {
+        this.sched = sched;
         this.strategy = strategy;
         this.strategyName = strategyName;
         this.budgetQuantum = budgetQuantum;
@@ -109,6 +171,505 @@ public final class Preempt {
 
     public int budgetQuantum() {
         return budgetQuantum;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // The request word (layout and transitions: the class comment).
+
+    /** A preemption request for the running slice is pending. */
+    static final long REQ = 1L;
+    /** Go's g.preempt for the G on the carrier: a request it has not honoured. */
+    static final long OWED = 1L << 1;
+    /** Retake.retakeBlocked took the P: the next poll exits the G's "syscall". Not a request. */
+    static final long NOTICE = 1L << 2;
+    /** The bits that make the poll's fast path take its slow path. */
+    static final long ARMED = REQ | NOTICE;
+
+    private static final int TICK_SHIFT = 32;
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(M.MThread.class, "preemptState", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The schedtick a word's REQ is for. */
+    static int tickOf(long w) {
+        return (int) (w >>> TICK_SHIFT);
+    }
+
+    /** The carrier's request word (volatile: a set REQ makes the raiser's payload visible). */
+    static long state(M.MThread mt) {
+        return (long) STATE.getVolatile(mt);
+    }
+
+    /** Moves Poll's JVM-wide count when the word goes from not armed to armed or back. */
+    private static void armedChanged(long before, long after) {
+        boolean was = (before & ARMED) != 0;
+        boolean is = (after & ARMED) != 0;
+        if (was != is) {
+            if (is) {
+                Poll.arm();
+            } else {
+                Poll.disarm();
+            }
+        }
+    }
+
+    /**
+     * The one place a REQ is raised, on {@code mp}'s carrier for slice {@code tick}, for {@code gp}
+     * on {@code pp} (for the trace). Sets OWED in any case. Returns true if a new request was raised
+     * (counted in {@code requested}, traced as PreemptRequest); false if one for the same slice was
+     * already pending. A pending REQ for another slice is replaced and counted stale. Any thread.
+     */
+    private boolean raise(M mp, P pp, G gp, int tick, long sliceWhen, boolean rearm) {
+        M.MThread mt = mp.thread;
+        for (; ; ) {
+            long w = (long) STATE.getVolatile(mt);
+            if (rearm) {
+                if ((w & OWED) == 0 || (w & REQ) != 0) {
+                    return false; // nothing owed, or already armed
+                }
+                tick = tickOf(w); // a re-arm is for the slice that was refused
+            } else if ((w & REQ) != 0 && tickOf(w) == tick) {
+                if ((w & OWED) != 0 || STATE.compareAndSet(mt, w, w | OWED)) {
+                    return false;
+                }
+                continue;
+            }
+            if (!rearm) {
+                // Payload before the CAS that publishes it. Two raisers racing (sysmon and a
+                // stop-the-world) may mix their stamps: figures only.
+                mt.preemptRequestedAt = System.nanoTime();
+                mt.preemptSliceWhen = sliceWhen;
+            }
+            long nw = ((long) tick << TICK_SHIFT) | (w & NOTICE) | OWED | REQ;
+            if (STATE.compareAndSet(mt, w, nw)) {
+                armedChanged(w, nw);
+                if ((w & REQ) != 0) {
+                    stale.incrementAndGet(); // a request for an earlier slice, never answered
+                }
+                requested.incrementAndGet();
+                if (rearm) {
+                    rearmed.incrementAndGet();
+                }
+                Scheduler s = sched;
+                if (s.trace.on) s.trace.preemptRequest(pp, gp);
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Takes the pending REQ and NOTICE off {@code mt} (keeps OWED and the tick) and returns the word
+     * as it was: the caller classifies a taken REQ as exactly one outcome. The carrier, or sysmon
+     * for a carrier that is gone.
+     */
+    static long take(M.MThread mt) {
+        for (; ; ) {
+            long w = (long) STATE.getVolatile(mt);
+            if ((w & ARMED) == 0) {
+                return w;
+            }
+            long nw = w & ~ARMED;
+            if (STATE.compareAndSet(mt, w, nw)) {
+                armedChanged(w, nw);
+                return w;
+            }
+        }
+    }
+
+    /** Takes only the NOTICE (the G is exiting its syscall; a REQ stays for the exit to answer). */
+    private static void takeNotice(M.MThread mt) {
+        for (; ; ) {
+            long w = (long) STATE.getVolatile(mt);
+            if ((w & NOTICE) == 0) {
+                return;
+            }
+            long nw = w & ~NOTICE;
+            if (STATE.compareAndSet(mt, w, nw)) {
+                armedChanged(w, nw);
+                return;
+            }
+        }
+    }
+
+    /** Sets OWED (the poll found this slice's request: a G inheriting the slice inherits it). Own carrier. */
+    private static void setOwed(M.MThread mt) {
+        for (; ; ) {
+            long w = (long) STATE.getVolatile(mt);
+            if ((w & OWED) != 0 || STATE.compareAndSet(mt, w, w | OWED)) {
+                return;
+            }
+        }
+    }
+
+    /** Whether the G on {@code mp}'s carrier owes a preemption (Go: gp.preempt). Any thread. */
+    static boolean owed(M mp) {
+        return (((long) STATE.getOpaque(mp.thread)) & OWED) != 0;
+    }
+
+    /** Whether a request (REQ) is pending on {@code mt} (opaque; observers and tests). */
+    static boolean requestPending(M.MThread mt) {
+        return (((long) STATE.getOpaque(mt)) & REQ) != 0;
+    }
+
+    /**
+     * A G starts on {@code mt} (execute): it owes nothing yet. On a new slice a REQ still pending was
+     * for a slice whose Gs all left the carrier without reaching a poll (parked, ended, yielded):
+     * never honoured; an inherited slice (runnext) keeps it. The carrier only; one volatile load
+     * when there is nothing to do.
+     */
+    void newSlice(M.MThread mt, boolean inheritTime) {
+        for (; ; ) {
+            long w = (long) STATE.getVolatile(mt);
+            long clear = inheritTime ? OWED : OWED | ARMED;
+            if ((w & clear) == 0) {
+                return;
+            }
+            long nw = w & ~clear;
+            if (STATE.compareAndSet(mt, w, nw)) {
+                armedChanged(w, nw);
+                if ((w & clear & REQ) != 0) {
+                    unhonoured.incrementAndGet();
+                }
+                return;
+            }
+        }
+    }
+
+    /** The carrier thread ends: a pending request is never answered (keeps Poll's count exact). */
+    void carrierExit(M.MThread mt) {
+        if ((take(mt) & REQ) != 0) {
+            unhonoured.incrementAndGet();
+        }
+    }
+
+    /**
+     * Retake.retakeBlocked took {@code mp}'s P while its carrier was blocked: the next poll makes
+     * the G exit that "syscall". Sysmon.
+     */
+    static void notice(M mp) {
+        M.MThread mt = mp.thread;
+        for (; ; ) {
+            long w = (long) STATE.getVolatile(mt);
+            if ((w & NOTICE) != 0) {
+                return;
+            }
+            long nw = w | NOTICE;
+            if (STATE.compareAndSet(mt, w, nw)) {
+                armedChanged(w, nw);
+                return;
+            }
+        }
+    }
+
+    /**
+     * The refused G released its last monitor or lock, or left its class initialiser: re-arms a
+     * request it owes (a new REQ for the refused slice; Go: releasem restoring stackPreempt), or a
+     * syscall exit deferred inside the initialiser (a NOTICE). The carrier.
+     */
+    void rearm(M mp, G gp, boolean deferredExit) {
+        if (owed(mp)) {
+            raise(mp, mp.p, gp, 0, 0, true);
+        } else if (deferredExit && (state(mp.thread) & NOTICE) == 0) {
+            notice(mp);
+            rearmed.incrementAndGet();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Asking.
+
+    /** Asks every running P's G to stop. sched.lock held. Go: proc.go preemptall. */
+    boolean preemptall() {
+        boolean res = false;
+        for (P pp : sched.allp) {
+            if (pp.status() != P._Prunning) {
+                continue;
+            }
+            if (preemptone(pp, 0)) {
+                res = true;
+            }
+        }
+        return res;
+    }
+
+    /**
+     * Asks the G running on pp to stop at its next poll. Best effort.
+     *
+     * <p>Go: proc.go preemptone
+     */
+    public boolean preemptone(P pp) {
+        return preemptone(pp, 0);
+    }
+
+    /** {@link #preemptone(P)} for sysmon's slice preemption, which knows when the slice started. */
+    boolean preemptone(P pp, long sliceWhen) {
+        M mp = pp.m();
+        if (mp == null || mp == M.current()) {
+            return false;
+        }
+        G gp = mp.curg;
+        if (gp == null) {
+            return false;
+        }
+        pp.preempt = true;
+        raise(mp, pp, gp, pp.schedtick(), sliceWhen, false);
+        return true;
+    }
+
+    /**
+     * sysmon saw the slice of {@code pp}, in {@code _Psyscall} (no M to reach), run out: mark the P
+     * so that the G's exit on it yields (Syscalls.exitsyscall). Re-checks the tick after the store:
+     * a new slice must not inherit the mark (it can only see it in the few instructions between).
+     * Counted when a syscall exit answers it (the table's "P mark" row), not here.
+     */
+    static void markSyscall(P pp, int tick) {
+        pp.preempt = true;
+        if (pp.schedtick() != tick) {
+            pp.preempt = false;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Answering.
+
+    static final int R_NONE = 0;
+    static final int R_MONITOR = 1;
+    static final int R_LOCK = 2;
+    static final int R_CLINIT = 3;
+    static final int R_RUNTIME_LOCK = 4;
+    static final int R_JDK_LOCK = 5;
+
+    /**
+     * The one refusal rule: why {@code gp}, running on {@code mp}, may not be preempted here, or
+     * {@link #R_NONE}. A Java monitor or a counted {@code Lock} belongs to the carrier (another G
+     * on it could enter it, or the carrier would hang: jdk25-continuations.md §3); a class
+     * initialiser pins the G and holds its class's init lock; a runtime lock (Go's m.locks)
+     * forbids preemption as in Go. With {@code scanFrames}, also a JDK frame on the stack that
+     * holds a lock around the polling code, or an uninstrumented initialiser ({@link LockFrames}: one
+     * stack walk, only on a slow path). The G's carrier only.
+     *
+     * <p>Go: preempt.go canPreemptM (m.locks, m.mallocing, m.preemptoff)
+     */
+    static int refusal(M mp, G gp, boolean scanFrames) {
+        if (gp.monitorDepth != 0) {
+            return gp.monitorDepth > gp.lockDepth ? R_MONITOR : R_LOCK;
+        }
+        if (gp.clinitDepth != 0) {
+            return R_CLINIT;
+        }
+        if (mp.locks != 0) {
+            return R_RUNTIME_LOCK;
+        }
+        if (scanFrames) {
+            int frames = LockFrames.scan();
+            if (frames != LockFrames.NONE) {
+                return frames == LockFrames.CLINIT ? R_CLINIT : R_JDK_LOCK;
+            }
+        }
+        return R_NONE;
+    }
+
+    /** Counts a taken request refused for {@code reason} (one of the R_ codes, not R_NONE). */
+    void refused(int reason) {
+        (switch (reason) {
+                    case R_MONITOR -> refusedMonitor;
+                    case R_LOCK -> refusedLock;
+                    case R_CLINIT -> refusedClinit;
+                    case R_RUNTIME_LOCK -> refusedRuntimeLock;
+                    case R_JDK_LOCK -> refusedJdkLock;
+                    default -> throw Fatal.fatal(sched, "preempt: refused for no reason " + reason);
+                })
+                .incrementAndGet();
+    }
+
+    /**
+     * The poll's slow path, for a poll on {@code mp}'s carrier with something armed (any carrier's):
+     * see the transition table.
+     *
+     * <p>Go: stack.go newstack (the preemption branch)
+     */
+    void poll(M mp, String site) {
+        M.MThread mt = mp.thread;
+        long w = (long) STATE.getAcquire(mt);
+        if ((w & ARMED) == 0) {
+            spuriousPolls.incrementAndGet();
+            return; // another carrier's request
+        }
+        G gp = mp.curg;
+        if (gp == null) {
+            if ((take(mt) & REQ) != 0) {
+                stale.incrementAndGet();
+            }
+            return;
+        }
+        if (gp.readgstatusNoScan() == G._Gsyscall) {
+            // Raised by Retake.retakeBlocked: sysmon took this carrier's P while it was blocked in
+            // user code. Exit that "syscall" (get a P back, maybe on another M) and carry on; a
+            // pending REQ stays for the exit to answer. But not inside a class initialiser: the G
+            // cannot leave its carrier there, so with no idle P it would wait for one, while the
+            // Ms holding every P may be waiting for this very class (a wait that looks RUNNABLE:
+            // sysmon never retakes them). It runs on without a P, as in a syscall, until a poll
+            // after the initialiser (clinitExit re-arms it), its next gort call or its end.
+            if (gp.clinitDepth != 0 || LockFrames.scan() == LockFrames.CLINIT) {
+                gp.syscallExitDeferred = true;
+                syscallExitsDeferred.incrementAndGet();
+                if ((take(mt) & REQ) != 0) {
+                    refusedClinit.incrementAndGet();
+                }
+                return;
+            }
+            gp.syscallExitDeferred = false;
+            takeNotice(mt);
+            Syscalls.exitsyscall();
+            return;
+        }
+        w = take(mt);
+        if ((w & REQ) == 0) {
+            return; // a NOTICE for a G that has left its "syscall" already
+        }
+        long requestedAt = mt.preemptRequestedAt;
+        long sliceWhen = mt.preemptSliceWhen;
+        P pp = mp.p;
+        if (pp == null || pp.schedtick() != tickOf(w)) {
+            // Raised for an earlier slice (sysmon read a stale schedtick/curg): not ours.
+            stale.incrementAndGet();
+            return;
+        }
+        setOwed(mt); // a G inheriting the slice inherits its request (rearm re-raises it)
+        int why = refusal(mp, gp, true);
+        if (why != R_NONE) {
+            // OWED stays: releasing the last monitor/lock or leaving the initialiser re-arms
+            // (Poll); for a JDK frame's lock nothing tells us when it ends: sysmon asks again.
+            refused(why);
+            return;
+        }
+        String s = !recordSites ? null : site != null ? site : Poll.site();
+        yieldFor(gp, requestedAt, sliceWhen, s);
+    }
+
+    /**
+     * sysmon asked for this G's slice before or during its syscall (OWED, or the P's mark): answer
+     * it now, at a point where yielding is safe (Go re-arms stackPreempt so that the next function
+     * prologue preempts). This makes a G that loops on syscalls preemptible without instrumented
+     * polls. Returns true if it yielded.
+     */
+    boolean preemptAtExit(M mp, G gp) {
+        M.MThread mt = mp.thread;
+        long w = take(mt);
+        long requestedAt = 0;
+        long sliceWhen = 0;
+        if ((w & REQ) != 0) {
+            requestedAt = mt.preemptRequestedAt;
+            sliceWhen = mt.preemptSliceWhen;
+        } else {
+            // The request is the P's mark (or one owed since a refusal): raised and answered here.
+            requested.incrementAndGet();
+            if (sched.trace.on) sched.trace.preemptRequest(mp.p, gp);
+        }
+        int why = refusal(mp, gp, false);
+        if (why != R_NONE) {
+            refused(why); // OWED stays (Go: the same)
+            return false;
+        }
+        return yieldFor(gp, requestedAt, sliceWhen, "exitsyscall");
+    }
+
+    /** Yields for a taken request and counts the outcome: honoured, or refused because pinned. */
+    private boolean yieldFor(G gp, long requestedAt, long sliceWhen, String site) {
+        long yieldAt = System.nanoTime();
+        if (gopreempt(requestedAt)) {
+            recordYield(requestedAt, sliceWhen, yieldAt, site);
+            return true;
+        }
+        // Pinned (native frame, critical section, ...): OWED stays; sysmon asks again.
+        recordPinned(gp.cont.pinnedReason);
+        return false;
+    }
+
+    /**
+     * The budget strategy's slow path: the slice's budget is spent. Yields only if somebody waits
+     * for this P and nothing refuses; neither is counted as a refusal (no request was made).
+     */
+    void budgetSpent(M mp, String site) {
+        M.MThread mt = mp.thread;
+        if (requestPending(mt)) {
+            poll(mp, site);
+            return;
+        }
+        G gp = mp.curg;
+        mt.budget = budgetQuantum; // refill: either we keep running or the next slice starts full
+        if (gp == null) {
+            return;
+        }
+        P pp = mp.p;
+        if (pp == null || (pp.runq.runqempty() && sched.sched.runq.empty())) {
+            return;
+        }
+        if (refusal(mp, gp, true) != R_NONE) {
+            return;
+        }
+        if (gopreempt(owed(mp) ? mt.preemptRequestedAt : 0)) {
+            budgetYields.incrementAndGet();
+        }
+    }
+
+    /**
+     * Yields the current G to the global queue tail (it gets a new slice when it runs again);
+     * callers have checked {@link #refusal}. Returns false if the continuation is pinned.
+     * {@code requestedAt}: the request's time, for the trace's latency (0: unknown).
+     *
+     * <p>Go: proc.go gopreempt_m
+     */
+    static boolean gopreempt(long requestedAt) {
+        G gp = Scheduler.getg();
+        if (gp == null) {
+            return false;
+        }
+        if (gp.readgstatusNoScan() == G._Gsyscall) {
+            // Retake.retakeBlocked retook this carrier's P: get one back (this may move the G).
+            boolean moved = Syscalls.exitsyscall();
+            if (!owed(gp.m)) {
+                return moved;
+            }
+            if (refusal(gp.m, gp, false) != R_NONE) {
+                return false;
+            }
+        }
+        M mp = gp.m;
+        Scheduler s = gp.sched;
+        if (s.trace.on) s.trace.preemptYield(mp, mp.p, gp, requestedAt != 0 ? System.nanoTime() - requestedAt : 0);
+        gp.yieldReason = G.YIELD_PREEMPT;
+        if (!Continuation.yield(G.SCOPE)) {
+            gp.yieldReason = G.YIELD_NONE;
+            return false;
+        }
+        return true;
+    }
+
+    /** Requests raised so far (the MXBean / metrics figure; the snapshot has the rest). */
+    public long requests() {
+        return requested.get();
+    }
+
+    /** Refusals so far, every reason (pinned included). */
+    public long refusals() {
+        long pinned;
+        synchronized (refusedPinned) {
+            pinned = refusedPinned.values().stream().mapToLong(Long::longValue).sum();
+        }
+        return refusedMonitor.get()
+                + refusedRuntimeLock.get()
+                + refusedLock.get()
+                + refusedJdkLock.get()
+                + refusedClinit.get()
+                + pinned;
     }
 
     void recordPinned(Continuation.Pinned reason) {

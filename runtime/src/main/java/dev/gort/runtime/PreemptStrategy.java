@@ -45,7 +45,8 @@ public enum PreemptStrategy {
     /**
      * The {@link #BACKEDGE} strip length from {@code -Dgort.preempt.stride} /
      * {@code GORT_PREEMPT_STRIDE} (default {@link #DEFAULT_STRIDE}); 0 polls at every back-edge
-     * (the plain back-edge strategy, for research).
+     * (the plain back-edge strategy, for research). JVM-wide, hence not in {@link Config.Settings}:
+     * the agent transforms each class once per JVM, for every runtime in it.
      */
     public static int strideFromEnvironment() {
         return Config.intSetting("gort.preempt.stride", "GORT_PREEMPT_STRIDE", DEFAULT_STRIDE, 0, Integer.MAX_VALUE);
@@ -55,6 +56,7 @@ public enum PreemptStrategy {
      * {@link #BACKEDGE} also polls at the entry of every method that calls another, so recursion
      * without loops is preemptible ({@code -Dgort.preempt.callers} / {@code GORT_PREEMPT_CALLERS},
      * default true; false leaves back-edges only, the classic loop-preemption experiment).
+     * JVM-wide, as {@link #strideFromEnvironment()}.
      */
     public static boolean callerEntriesFromEnvironment() {
         return Config.boolSetting("gort.preempt.callers", "GORT_PREEMPT_CALLERS", true);

@@ -117,7 +117,7 @@ public final class Retake {
         pp.incSyscalltick();
         pp.sysmonBlockedG = null;
         gp.setgstatusRelease(G._Gsyscall);
-        mp.thread.requestPreempt(tick); // its next poll (if instrumented) notices: Poll.slow
+        Preempt.notice(mp); // its next poll (if instrumented) notices: Preempt.poll
         s.syscallStats.blockedRetakes.incrementAndGet();
         s.idle.handoffp(pp);
         return true;
@@ -145,28 +145,62 @@ public final class Retake {
     private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> GORT_CODE =
             new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** Per code source (jar or classes directory): does it hold {@link #MARKER}? */
+    private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> MARKED =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     /**
-     * gort's own classes: packages {@code dev.gort} and below, except the examples and benchmarks
-     * and except classes loaded from a {@code test-classes} directory (gort's own tests play the
-     * user). Cached per class name.
+     * The resource that makes a jar or classes directory gort's own runtime code (the api module
+     * has it). The runtime names no module above it: they say what they are.
+     */
+    static final String MARKER = "META-INF/gort-runtime-code";
+
+    /**
+     * gort's own classes: packages {@code dev.gort} and below whose code source is the runtime's
+     * own or holds {@link #MARKER} (the api's); the modules above (examples, benchmarks) and
+     * classes loaded from a {@code test-classes} directory (gort's own tests play the user) do not.
+     * Cached per class name.
      */
     static boolean isGortCode(String className) {
-        if (!className.startsWith("dev.gort.")
-                || className.startsWith("dev.gort.examples.")
-                || className.startsWith("dev.gort.bench.")) {
+        if (!className.startsWith("dev.gort.")) {
             return false;
         }
         return GORT_CODE.computeIfAbsent(className, cn -> {
             try {
                 Class<?> c = Class.forName(cn, false, Retake.class.getClassLoader());
                 java.security.CodeSource src = c.getProtectionDomain().getCodeSource();
-                return src == null
-                        || src.getLocation() == null
-                        || !src.getLocation().getPath().endsWith("test-classes/");
+                if (src == null || src.getLocation() == null) {
+                    return true; // the boot class path: the agent puts the runtime there
+                }
+                java.net.URL loc = src.getLocation();
+                if (loc.getPath().endsWith("test-classes/")) {
+                    return false;
+                }
+                java.security.CodeSource own =
+                        Retake.class.getProtectionDomain().getCodeSource();
+                if (own != null && loc.equals(own.getLocation())) {
+                    return true;
+                }
+                return MARKED.computeIfAbsent(loc.toString(), k -> marked(loc));
             } catch (ClassNotFoundException | LinkageError | SecurityException e) {
                 return false;
             }
         });
+    }
+
+    /** Whether the jar or directory at {@code loc} holds {@link #MARKER}. */
+    private static boolean marked(java.net.URL loc) {
+        try {
+            java.nio.file.Path p = java.nio.file.Path.of(loc.toURI());
+            if (java.nio.file.Files.isDirectory(p)) {
+                return java.nio.file.Files.exists(p.resolve(MARKER));
+            }
+            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(p.toFile())) {
+                return jar.getEntry(MARKER) != null;
+            }
+        } catch (java.io.IOException | java.net.URISyntaxException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** The carrier is parked or blocked in the JVM (cheap: a volatile read of the thread status). */

@@ -33,6 +33,21 @@ import jdk.internal.vm.Continuation;
  * the previous occupant to the ring; a G taken from runnext inherits the time slice, so a
  * communicating pair runs as a unit and is preempted as one.
  *
+ * <h3>Where the protocols live</h3>
+ * <ul>
+ *   <li>Preemption: {@link Preempt} (the request word per carrier and its transition table,
+ *       preemptone/preemptall, the one refusal rule, gopreempt, the counters); {@link Poll} is only
+ *       the agent's target.
+ *   <li>Settings: {@link Config} and its {@link Config.Settings}, read once by
+ *       {@link Config#fromEnvironment()} and passed in; JVM-wide facts say so where declared.
+ *   <li>Layers: this package and the recording half of the tracer ({@code trace.Tracer},
+ *       {@code TraceBuf}, {@code Ev}, {@code Trace}, {@code JfrEvents}) are the core; the
+ *       consumers (validator, Perfetto/HTML writers, trace files, debug server, metrics, pprof,
+ *       {@code observe}) depend on it, and the core reaches the ones that start with a runtime
+ *       only through {@link RuntimeObserver} (LayersTest checks it). Users get
+ *       {@code dev.gort.GoRuntime}, not this class.
+ * </ul>
+ *
  * <h3>Rejected alternatives</h3>
  * <ol>
  *   <li><b>One central queue</b> (Go before 1.1; a {@code ForkJoinPool} submission queue): every
@@ -129,19 +144,19 @@ public final class Scheduler {
     /** Syscall, locked-thread and blocked-carrier figures (Syscalls, Retake). */
     public final SyscallStats syscallStats = new SyscallStats();
     /** Preemption settings and figures (PreemptStats via preempt.snapshot()). */
-    public final Preempt preempt = new Preempt();
+    public final Preempt preempt;
     /** The system monitor thread: started with the runtime, stopped at shutdown. */
-    final Sysmon sysmon = new Sysmon(this);
+    final Sysmon sysmon;
 
     final AllGs allgs = new AllGs();
     final StealOrder stealOrder = new StealOrder();
     /**
      * The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on.
-     * Immutable. Built here with the runtime half-built, so its constructor only stores this
-     * reference; what it starts (JFR, JMX, the debug server, the dump signal) starts in
-     * {@link #start}, through {@link Tracer#onStart}.
+     * Immutable, built by the constructor; it only stores this reference there. What starts with
+     * a runtime (JFR, the dump signal, the observers above the core: JMX, the debug server) starts
+     * in {@link #start}, through {@link Tracer#onStart}, once the runtime is whole.
      */
-    public final Tracer trace = new Tracer(this);
+    public final Tracer trace;
     /** GODEBUG=schedtrace=N,scheddetail=1 (printed by sysmon). */
     public final SchedTrace schedtrace;
 
@@ -191,7 +206,11 @@ public final class Scheduler {
 
     public Scheduler(Config config) {
         this.config = config;
-        GoDebug dbg = GoDebug.fromEnvironment();
+        this.trace = new Tracer(this);
+        this.preempt = new Preempt(this, config.settings());
+        this.sysmon = new Sysmon(this, config.settings().sysmonMaxDelayUs());
+        this.recordCreators = config.settings().recordCreators();
+        GoDebug dbg = config.settings().godebug();
         this.schedtrace = new SchedTrace(this, dbg.schedtrace(), dbg.scheddetail(), System.err);
         this.timers = new TimerHeaps();
         synchronized (sched.lock) {
@@ -259,7 +278,8 @@ public final class Scheduler {
         }
         shutdown();
         Throwable cause = exitCause;
-        if ((cause instanceof GoPanic && config.panicExits()) || (cause instanceof GortFatalError && !Fatal.THROW)) {
+        if ((cause instanceof GoPanic && config.panicExits())
+                || (cause instanceof GortFatalError && !config.settings().fatalThrow())) {
             trace.onHalt(); // the JVM halts below (or on the M that failed): -Dgort.trace's file now
         } else {
             trace.onExit(); // -Dgort.trace=<file>: write the trace; JMX and the debug server stop
@@ -272,7 +292,7 @@ public final class Scheduler {
             throw gp;
         }
         if (cause instanceof GortFatalError fe) {
-            if (!Fatal.THROW) {
+            if (!config.settings().fatalThrow()) {
                 // The M that reported the error halts with status 2 right after the dump; do not let
                 // this thread win the race with an uncaught exception (JVM status 1).
                 System.err.flush();
@@ -427,7 +447,7 @@ public final class Scheduler {
         // The creator's frame first: a StackWalker walk after a yield in this same compiled method
         // may run with the carrier thread C2 loaded before the yield ("Invalid thread walking this
         // stack stream", RandomizedStressTest traced under the entry strategy); see M.current().
-        StackTraceElement createdAt = RECORD_CREATORS || trace.on ? Traceback.callerFrame() : null;
+        StackTraceElement createdAt = recordCreators || trace.on ? Traceback.callerFrame() : null;
         Poll.poll();
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
@@ -461,7 +481,7 @@ public final class Scheduler {
      * (far dearer than the spawn itself), so it is off by default and "created by" then names the
      * function's class.
      */
-    static final boolean RECORD_CREATORS = "stack".equals(Config.creatorsSetting());
+    final boolean recordCreators;
 
     /** A G's continuation finished. Go: proc.go gdestroy (no gfput: continuations are not reusable). */
     void gdestroy(G gp) {
@@ -655,50 +675,6 @@ public final class Scheduler {
         }
     }
 
-    /**
-     * Yields the current G for preemption if it may be preempted here (no Java monitor or counted
-     * {@code Lock} held, no class initialiser running, no runtime lock); called by the injected poll's slow path. Returns true if it yielded.
-     *
-     * <p>Go: preempt.go / stack.go newstack's preemption branch, gopreempt_m
-     */
-    public static boolean gopreempt() {
-        G gp = getg();
-        if (gp == null) {
-            return false;
-        }
-        if (gp.readgstatusNoScan() == G._Gsyscall) {
-            // The poll was raised by Retake.retakeBlocked after it retook this carrier's P: get
-            // one back (this may move the G to another M).
-            boolean moved = Syscalls.exitsyscall();
-            if (!gp.preemptRequested()) {
-                return moved;
-            }
-        }
-        M mp = gp.m;
-        Scheduler s = gp.sched;
-        // monitorDepth also counts the java.util.concurrent locks seen at their call sites; a
-        // class initialiser pins the G and holds its class's init lock (Poll, LockFrames).
-        if (mp.locks != 0 || gp.monitorDepth != 0 || gp.clinitDepth != 0) {
-            s.stats.preemptRefusedLocked.incrementAndGet();
-            return false;
-        }
-        if (s.trace.on)
-            s.trace.preemptYield(
-                    mp,
-                    mp.p,
-                    gp,
-                    gp.preemptRequested() && mp.thread.preemptRequestedAt != 0
-                            ? System.nanoTime() - mp.thread.preemptRequestedAt
-                            : 0);
-        gp.yieldReason = G.YIELD_PREEMPT;
-        if (!Continuation.yield(G.SCOPE)) {
-            gp.yieldReason = G.YIELD_NONE;
-            s.stats.preemptRefusedPinned.incrementAndGet();
-            return false;
-        }
-        return true;
-    }
-
     // ------------------------------------------------------------------------------------------
     // M and P management: the spinning protocol, idle Ps and Ms are in Idle.
 
@@ -797,43 +773,9 @@ public final class Scheduler {
         }
     }
 
-    /** Asks every running P's G to stop. sched.lock held. Go: proc.go preemptall. */
+    /** Asks every running P's G to stop. sched.lock held. Go: proc.go preemptall ({@link Preempt#preemptall}). */
     boolean preemptall() {
-        boolean res = false;
-        for (P pp : allp) {
-            if (pp.status() != P._Prunning) {
-                continue;
-            }
-            if (preemptone(pp)) {
-                res = true;
-            }
-        }
-        return res;
-    }
-
-    /**
-     * Asks the G running on pp to stop at its next poll. Best effort.
-     *
-     * <p>Go: proc.go preemptone
-     */
-    public boolean preemptone(P pp) {
-        M mp = pp.m();
-        if (mp == null || mp == M.current()) {
-            return false;
-        }
-        G gp = mp.curg;
-        if (gp == null) {
-            return false;
-        }
-        gp.setPreempt(true);
-        if (trace.on) trace.preemptRequest(pp, gp);
-        pp.preempt = true;
-        pp.preemptsRequested++;
-        stats.preemptRequests.incrementAndGet();
-        if (mp.thread.requestPreempt(pp.schedtick())) {
-            preempt.requested.incrementAndGet();
-        }
-        return true;
+        return preempt.preemptall();
     }
 
     // ------------------------------------------------------------------------------------------

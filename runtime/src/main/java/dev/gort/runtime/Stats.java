@@ -6,10 +6,12 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Stats {
     public final AtomicLong pinnedYields = new AtomicLong();
     public final AtomicLong goroutinesCreated = new AtomicLong();
-    public final AtomicLong preemptRequests = new AtomicLong();
+    /**
+     * Gs that stopped at a preemption yield (the M's side of Preempt's honoured + budgetYields;
+     * counted when the G leaves, those when it resumes). Requests and refusals are Preempt's.
+     */
     public final AtomicLong preemptions = new AtomicLong();
-    public final AtomicLong preemptRefusedLocked = new AtomicLong();
-    public final AtomicLong preemptRefusedPinned = new AtomicLong();
+
     public final AtomicLong steals = new AtomicLong();
     public final AtomicLong stolenGs = new AtomicLong();
     public final AtomicLong mStarts = new AtomicLong();

@@ -171,32 +171,14 @@ public final class Syscalls {
             // dump's for parked Gs): a release store, not a CAS.
             gp.setgstatusRelease(G._Grunning);
             if (mp.trace.on) mp.trace.syscallExit(mp, pp, gp, pp == oldp ? Ev.X_SAME_P : Ev.X_OTHER_P);
-            if (gp.preemptRequested() || (pp == oldp && pp.preempt)) {
-                // sysmon asked for the slice: preemptone (G.preempt) before the call, or, during
+            if (Preempt.owed(mp) || (pp == oldp && pp.preempt)) {
+                // sysmon asked for the slice: preemptone (OWED) before the call, or, during
                 // it, Sysmon.retake's mark on the P (it cannot reach a G in a syscall).
-                return preemptAtExit(mp, gp);
+                return mp.sched.preempt.preemptAtExit(mp, gp);
             }
             return false;
         }
         return exitsyscallSlow(mp, gp);
-    }
-
-    /**
-     * sysmon asked for this G's slice before or during the call: honour it now, at a point where
-     * yielding is safe (Go re-arms stackPreempt so that the next function prologue preempts). This
-     * makes a G that loops on syscalls preemptible without instrumented polls.
-     */
-    private static boolean preemptAtExit(M mp, G gp) {
-        M.MThread mt = mp.thread;
-        long requestedAt = mt.preemptRequestedAt;
-        long sliceWhen = mt.preemptSliceWhen;
-        mt.clearPreemptIfSet(); // the carrier's flag was for this slice: answered here
-        long at = System.nanoTime();
-        if (Scheduler.gopreempt()) {
-            mp.sched.preempt.recordYield(requestedAt, sliceWhen, at, "exitsyscall");
-            return true;
-        }
-        return false; // monitor held or pinned: G.preempt stays set (Go: the same)
     }
 
     /**
@@ -350,12 +332,9 @@ public final class Syscalls {
         // execute(gp, false): a new slice.
         gp.casgstatus(G._Grunnable, G._Grunning);
         gp.waitsince = 0;
-        gp.setPreempt(false);
         pp.incSchedtick();
         mp.thread.budget = s.preempt.budgetQuantum;
-        if (mp.thread.clearPreemptIfSet()) {
-            s.preempt.unhonoured.incrementAndGet();
-        }
+        s.preempt.newSlice(mp.thread, false);
         pp.gsRun++;
     }
 

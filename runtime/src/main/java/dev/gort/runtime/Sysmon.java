@@ -41,8 +41,11 @@ public final class Sysmon {
      */
     public final Object sysmonlock = new Object();
 
-    /** Longest sleep between rounds, µs (Go: 10 ms; {@code -Dgort.sysmon.maxdelay}, research knob). */
-    private final long maxDelayUs;
+    /**
+     * Longest sleep between rounds, µs (Go: 10 ms; the runtime's Config.Settings.sysmonMaxDelayUs,
+     * {@code -Dgort.sysmon.maxdelay}, a research knob). Immutable.
+     */
+    final long maxDelayUs;
     /** Written by start/stop (any thread), read by sysmon: volatile. */
     private volatile boolean stopped;
 
@@ -63,14 +66,16 @@ public final class Sysmon {
     volatile long rounds;
     volatile long deepSleeps;
     volatile long syscallRetakes;
-    volatile long preemptRequests;
 
-    Sysmon(Scheduler s) {
+    Sysmon(Scheduler s, int maxDelayUs) {
         this.s = s;
-        this.maxDelayUs = maxDelayFromEnvironment();
+        this.maxDelayUs = maxDelayUs;
     }
 
-    /** {@code -Dgort.sysmon.maxdelay} / {@code GORT_SYSMON_MAXDELAY}: sysmon's longest sleep in µs (>= 20; Go: 10 ms). */
+    /**
+     * {@code -Dgort.sysmon.maxdelay} / {@code GORT_SYSMON_MAXDELAY}: sysmon's longest sleep in µs
+     * (>= 20; Go: 10 ms). Read by {@link Config.Settings#fromEnvironment()}; a runtime uses its Config's.
+     */
     public static int maxDelayFromEnvironment() {
         return Config.intSetting("gort.sysmon.maxdelay", "GORT_SYSMON_MAXDELAY", 10_000, 20, Integer.MAX_VALUE);
     }
@@ -322,24 +327,13 @@ public final class Sysmon {
                         sliceEnd = end; // for sysmon's next sleep
                     }
                 } else {
-                    M mp = pp.m();
-                    if (mp != null) {
-                        mp.thread.preemptSliceWhen = pp.sysmonSchedwhen;
-                    }
-                    if (s.preemptone(pp)) {
-                        preemptRequests++;
-                    }
+                    s.preempt.preemptone(pp, pp.sysmonSchedwhen);
                     // In case of syscall, preemptone() doesn't work, because there is no M wired to P.
                     sysretake = true;
                     if (st == P._Psyscall) {
                         // If the G's exit beats our retake CAS (short syscalls in a loop), its exit
                         // sees this and yields (Syscalls.exitsyscall): the slice survives syscalls.
-                        // Re-check the tick after the store: a new slice must not inherit the mark
-                        // (it can only see it in the few instructions between).
-                        pp.preempt = true;
-                        if (pp.schedtick() != t) {
-                            pp.preempt = false;
-                        }
+                        Preempt.markSyscall(pp, t);
                     }
                 }
             }

@@ -4,9 +4,9 @@ package dev.gort.runtime;
  * Goroutine dumps in Go's layout (Go 1.21+):
  * <pre>
  * goroutine 7 [chan receive, 3 minutes]:
- * dev.gort.examples.Sieve.filter(...)
+ * com.example.Sieve.filter(...)
  * 	Sieve.java:42
- * created by dev.gort.examples.Sieve.main in goroutine 1
+ * created by com.example.Sieve.main in goroutine 1
  * 	Sieve.java:17
  * 	[waiting on chan#3 int (len 0/cap 0, 1 waiting receiver)]
  * </pre>

@@ -250,7 +250,7 @@ class SchedRunqTest {
         assertTrue(
                 ms < 5_000,
                 "main waited " + ms + " ms on the global queue behind a runnext chain (" + hops.get() + " hops, "
-                        + s.stats.preemptRequests.get() + " preemption requests)");
+                        + s.preempt.requests() + " preemption requests)");
         assertTrue(hops.get() > 1, "the chain ran before main came back");
     }
 

@@ -53,7 +53,7 @@ class SyscallSliceTest {
         });
         List<Long> ms = turns.stream().map(t -> t / 1_000_000).sorted().toList();
         long preemptions = s.stats.preemptions.get();
-        long requests = s.stats.preemptRequests.get();
+        long requests = s.preempt.requests();
         System.out.printf(
                 "turns (ms): %s, syscalls %d, preempt requests %d, preemptions %d, %s%n",
                 ms, syscalls.get(), requests, preemptions, s.syscallStats.snapshot(s));

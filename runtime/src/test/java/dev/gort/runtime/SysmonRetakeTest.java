@@ -29,6 +29,7 @@ class SysmonRetakeTest {
         pp.setStatus(P._Prunning);
         mp.p = pp;
         mp.curg = gp;
+        gp.m = mp;
         return mp;
     }
 
@@ -59,24 +60,28 @@ class SysmonRetakeTest {
         assertEquals(1, s.preempt.snapshot().requested());
 
         // The G parks and its runnext successor inherits the slice (no schedtick++): still preempted.
-        mp.thread.clearPreempt();
+        Preempt.take(mp.thread);
         G g2 = new G(s, 2, 0, null, () -> {});
         mp.curg = g2;
+        g2.m = mp;
+        s.preempt.newSlice(mp.thread, true); // execute with inheritTime: g2 owes nothing yet
         s.sysmon.retake(t0 + 11 * MS);
         assertTrue(g2.preemptRequested(), "a runnext chain must share the slice");
 
         // A new slice (execute without inheritTime): sysmon restarts the count when it sees it.
-        mp.thread.clearPreempt();
+        Preempt.take(mp.thread);
         G g3 = new G(s, 3, 0, null, () -> {});
         mp.curg = g3;
+        g3.m = mp;
         pp.incSchedtick();
+        s.preempt.newSlice(mp.thread, false); // execute without inheritTime
         s.sysmon.retake(t0 + 12 * MS);
         s.sysmon.retake(t0 + 21 * MS);
         assertFalse(g3.preemptRequested(), "new slice preempted early");
         s.sysmon.retake(t0 + 22 * MS);
         assertTrue(g3.preemptRequested());
         assertTrue(Poll.armedCount() >= 1, "the poll's armed count must follow the carrier flag");
-        assertTrue(mp.thread.clearPreemptIfSet());
+        assertTrue((Preempt.take(mp.thread) & Preempt.REQ) != 0);
     }
 
     @Test

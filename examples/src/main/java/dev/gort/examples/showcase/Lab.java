@@ -54,13 +54,13 @@ final class Lab {
         long[] counters = new long[7];
         try {
             Go.run(cfg, () -> {
-                Scheduler s = Go.current();
+                Scheduler s = Scheduler.current();
                 s.trace.start(new Tracer.Options().workload(workload));
                 long t0 = System.nanoTime();
                 long st0 = s.stats.steals.get();
                 long sg0 = s.stats.stolenGs.get();
                 long h0 = s.stats.handoffs.get();
-                long pr0 = s.stats.preemptRequests.get();
+                long pr0 = s.preempt.requests();
                 long p0 = s.stats.preemptions.get();
                 T v = body.apply(s);
                 counters[6] = System.nanoTime() - t0;
@@ -68,7 +68,7 @@ final class Lab {
                 counters[1] = s.stats.steals.get() - st0;
                 counters[2] = s.stats.stolenGs.get() - sg0;
                 counters[3] = s.stats.handoffs.get() - h0;
-                counters[4] = s.stats.preemptRequests.get() - pr0;
+                counters[4] = s.preempt.requests() - pr0;
                 counters[5] = s.stats.preemptions.get() - p0;
                 box[0] = v;
                 box[1] = s.trace.stop();
@@ -102,7 +102,7 @@ final class Lab {
     /** Runs {@code body} as main on a runtime from {@code cfg}, traced, and throws the trace away (warming up). */
     static void warm(Config cfg, Runnable body) {
         Go.run(cfg, () -> {
-            Scheduler s = Go.current();
+            Scheduler s = Scheduler.current();
             s.trace.start();
             body.run();
             s.trace.stop();

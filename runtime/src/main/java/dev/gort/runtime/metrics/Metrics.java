@@ -198,7 +198,7 @@ public final class Metrics {
                 "/gort/sched/preempt-requests:events",
                 "Preemption requests (sysmon, stop-the-world).",
                 true,
-                s -> s.stats.preemptRequests.get());
+                s -> s.preempt.requests());
         u(
                 "/gort/sched/preemptions:events",
                 "Preemptions honoured at a yield point.",
@@ -206,9 +206,9 @@ public final class Metrics {
                 s -> s.stats.preemptions.get());
         u(
                 "/gort/sched/preempt-refused:events",
-                "Preemption requests a goroutine could not honour (monitor held, pinned).",
+                "Preemption requests a goroutine could not honour (monitor, lock, class initialiser, pinned, ...).",
                 true,
-                s -> s.stats.preemptRefusedLocked.get() + s.stats.preemptRefusedPinned.get());
+                s -> s.preempt.refusals());
         u(
                 "/gort/sched/handoffs:events",
                 "P handoffs (syscall, blocking call, locked M).",

@@ -50,9 +50,9 @@ public final class SchedulerMXBeanImpl implements SchedulerMXBean {
         }
     }
 
-    /** Whether -Dgort.jmx asks for automatic registration. */
+    /** Whether -Dgort.jmx asks for automatic registration (a runtime uses its {@code Config.Settings.jmx}). */
     public static boolean auto() {
-        return dev.gort.runtime.Config.boolSetting("gort.jmx", null, false);
+        return dev.gort.runtime.Config.Settings.fromEnvironment().jmx();
     }
 
     @Override

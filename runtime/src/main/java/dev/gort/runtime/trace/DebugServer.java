@@ -60,7 +60,7 @@ public final class DebugServer implements AutoCloseable {
      *
      * @throws IllegalArgumentException for anything else
      */
-    static int parsePort(String spec) {
+    public static int parsePort(String spec) {
         String v = spec.trim();
         int colon = v.lastIndexOf(':');
         if (colon >= 0) {

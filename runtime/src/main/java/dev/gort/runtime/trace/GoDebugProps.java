@@ -2,14 +2,16 @@ package dev.gort.runtime.trace;
 
 import dev.gort.runtime.Config;
 
-/** The tracer's system properties (read when a runtime is created; malformed ones are fatal, see {@link Config}). */
+/**
+ * The tracer's system properties, for tools that print them ({@code ./gort env}); a runtime reads
+ * its own from {@link Config.Settings} (malformed ones are fatal, see {@link Config}).
+ */
 public final class GoDebugProps {
     private GoDebugProps() {}
 
     /** {@code -Dgort.trace=<file>}: trace every runtime from its start and write the file at exit. */
     public static String traceFile() {
-        String v = System.getProperty("gort.trace");
-        return v == null || v.isBlank() ? null : v.trim();
+        return Config.traceFileSetting();
     }
 
     /** {@code -Dgort.trace.window=<ms>}: flight-recorder window (0 = keep everything). */
@@ -24,6 +26,6 @@ public final class GoDebugProps {
 
     /** {@code -Dgort.trace.workload=<name>}: shown in the trace header. */
     public static String traceWorkload() {
-        return System.getProperty("gort.trace.workload", "");
+        return Config.traceWorkloadSetting();
     }
 }

@@ -53,16 +53,18 @@ public final class Tracer {
     private volatile Session session;
     /** JFR events wanted (set by {@link JfrEvents}' recorder listener). */
     volatile boolean jfr;
-    /** File to write at exit (-Dgort.trace), or null. */
-    private final String exitFile;
     /**
-     * The loopback debug server started by -Dgort.debug.http, closed at exit; or null. Written by
-     * {@link #onStart} (the thread starting the runtime) and by the exit, under {@link #exitLock}
-     * for the latter; read by {@link #debugPort} (volatile).
+     * File to write at exit (the runtime's {@code Config.Settings.traceFile}, -Dgort.trace), or null.
+     * Written by {@link #onStart} (the thread starting the runtime, before any M exists); read at exit.
      */
-    private volatile DebugServer debugServer;
-    /** The MXBean registered by -Dgort.jmx=true, unregistered at exit; or null. Same writers as debugServer. */
-    private volatile javax.management.ObjectName mxbean;
+    private volatile String exitFile;
+    /**
+     * What the layers above started for this runtime ({@link dev.gort.runtime.RuntimeObserver}: the
+     * MXBean, the debug server), stopped at exit. Written by {@link #onStart} (the thread starting
+     * the runtime) and by the exit, under {@link #exitLock} for the latter; read by
+     * {@link #debugPort} (volatile, an immutable list).
+     */
+    private volatile java.util.List<dev.gort.runtime.RuntimeObserver.Running> running = java.util.List.of();
     /** A JFR-only pseudo session: per-M state without recording. */
     private final Session jfrOnly;
     /** Serialises {@link #onExit}/{@link #onHalt}: the trace file is written once, by whoever comes first. */
@@ -71,7 +73,7 @@ public final class Tracer {
     private boolean exited;
 
     /** A disabled tracer for queues built outside a runtime (unit tests). Immutable: never turned on. */
-    public static final Tracer NOOP = new Tracer(null, null);
+    public static final Tracer NOOP = new Tracer(null);
 
     /**
      * A tracer for {@code sched}. Only stores its arguments: a runtime builds its tracer while it is
@@ -79,19 +81,19 @@ public final class Tracer {
      * signal, JMX and the debug server are started by {@link #onStart}, once the runtime is whole).
      */
     public Tracer(Scheduler sched) {
-        this(sched, sched == null ? null : GoDebugProps.traceFile());
-    }
-
-    private Tracer(Scheduler sched, String exitFile) {
         this.sched = sched;
-        this.exitFile = exitFile;
         this.jfrOnly = sched == null ? null : new Session(this, 0, false, "jfr");
     }
 
     /** The port of the debug server started by {@code -Dgort.debug.http}, or -1 if none runs. */
     public int debugPort() {
-        DebugServer d = debugServer;
-        return d == null ? -1 : d.port();
+        for (dev.gort.runtime.RuntimeObserver.Running r : running) {
+            int port = r.debugPort();
+            if (port >= 0) {
+                return port;
+            }
+        }
+        return -1;
     }
 
     /** Options for {@link #start(Options)}. */
@@ -183,9 +185,10 @@ public final class Tracer {
 
     /**
      * Called by the runtime when it starts (Scheduler.start, just before main is created), when it
-     * is fully constructed: hooks up JFR, the dump signal ({@code GODEBUG=sigtrap|sigdump}), the
-     * MXBean ({@code -Dgort.jmx=true}) and the debug server ({@code -Dgort.debug.http}), then
-     * starts {@code -Dgort.trace}'s recording.
+     * is fully constructed: hooks up JFR, the dump signal ({@code GODEBUG=sigtrap|sigdump}) and the
+     * observers above the core ({@link dev.gort.runtime.RuntimeObserver}: the MXBean for
+     * {@code -Dgort.jmx=true}, the debug server for {@code -Dgort.debug.http}), then starts
+     * {@code -Dgort.trace}'s recording.
      */
     public void onStart() {
         if (sched == null) {
@@ -193,28 +196,21 @@ public final class Tracer {
         }
         JfrEvents.register(this);
         dev.gort.runtime.DumpSignal.register(sched);
-        if (dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto()) {
-            try {
-                mxbean = dev.gort.runtime.metrics.SchedulerMXBeanImpl.register(sched);
-            } catch (RuntimeException e) {
-                System.err.println("gort: no MXBean (-Dgort.jmx=true): " + e);
+        dev.gort.runtime.Config.Settings st = sched.config().settings();
+        exitFile = st.traceFile();
+        java.util.List<dev.gort.runtime.RuntimeObserver.Running> started = new java.util.ArrayList<>();
+        for (dev.gort.runtime.RuntimeObserver o : dev.gort.runtime.RuntimeObserver.installed()) {
+            dev.gort.runtime.RuntimeObserver.Running r = o.started(sched);
+            if (r != null) {
+                started.add(r);
             }
         }
-        String http = System.getProperty("gort.debug.http");
-        if (http != null && !http.isBlank()) {
-            try {
-                DebugServer d = DebugServer.start(sched, DebugServer.parsePort(http));
-                debugServer = d;
-                System.err.println("gort: debug endpoints on http://127.0.0.1:" + d.port() + "/debug/");
-            } catch (IOException | IllegalArgumentException e) {
-                System.err.println("gort: no debug endpoints (-Dgort.debug.http=" + http + "): " + e);
-            }
-        }
+        running = java.util.List.copyOf(started);
         if (exitFile != null && session == null) {
             start(new Options()
-                    .window(GoDebugProps.traceWindowMs())
-                    .workload(GoDebugProps.traceWorkload())
-                    .level(GoDebugProps.traceLevel()));
+                    .window(st.traceWindowMs())
+                    .workload(st.traceWorkload())
+                    .level(st.traceLevel()));
         }
     }
 
@@ -263,16 +259,14 @@ public final class Tracer {
             }
             exited = true;
             if (!halting) {
-                javax.management.ObjectName mb = mxbean;
-                if (mb != null) {
-                    dev.gort.runtime.metrics.SchedulerMXBeanImpl.unregister(mb);
-                    mxbean = null;
+                for (dev.gort.runtime.RuntimeObserver.Running r : running) {
+                    try {
+                        r.close();
+                    } catch (RuntimeException e) {
+                        System.err.println("gort: error while stopping an observer: " + e);
+                    }
                 }
-                DebugServer d = debugServer;
-                if (d != null) {
-                    d.close();
-                    debugServer = null;
-                }
+                running = java.util.List.of();
             }
             if (exitFile == null) {
                 return;
@@ -288,7 +282,16 @@ public final class Tracer {
                 return;
             }
             try {
-                TraceFiles.write(t, Path.of(exitFile));
+                boolean written = false;
+                for (dev.gort.runtime.RuntimeObserver o : dev.gort.runtime.RuntimeObserver.installed()) {
+                    if (o.writeTrace(t, Path.of(exitFile))) {
+                        written = true;
+                        break;
+                    }
+                }
+                if (!written) {
+                    throw new IOException("no trace writer on the class path");
+                }
                 System.err.println("gort: trace written to " + exitFile + " (" + t.size() + " events)");
             } catch (IOException | RuntimeException e) {
                 System.err.println("gort: cannot write trace " + exitFile + ": " + e);
