@@ -84,6 +84,20 @@ public final class Go {
                 : dev.gort.runtime.Traceback.dump(dev.gort.runtime.Scheduler.currentG(), System.nanoTime());
     }
 
+    /**
+     * Go 1.27's goroutine leak profile ({@code pprof.Lookup("goroutineleak")}): runs leak
+     * detection in the calling goroutine's runtime and returns, in Go's dump format
+     * ({@code goroutine 18 [chan send (leaked)]:}, frames, {@code created by}), every goroutine
+     * found blocked on a channel, select or sync primitive that no other goroutine can reach. It
+     * collects garbage a few times (the program may pause as for a full GC); a leaked goroutine
+     * is reclaimed by the JVM, and later profiles list it again (see the runtime's GoroutineLeaks).
+     */
+    public static java.util.List<String> leakedGoroutines() {
+        return current().goroutineLeakProfile().stream()
+                .map(dev.gort.runtime.LeakedGoroutine::dump)
+                .toList();
+    }
+
     /** Prints every goroutine of the calling goroutine's runtime to stderr (what SIGQUIT prints in Go). */
     public static void dumpGoroutines() {
         current().dumpGoroutines(System.err);

@@ -88,6 +88,19 @@ public final class G {
     G allprev, allnext;
 
     /**
+     * The goroutine leak profile has unlinked this G from {@link AllGs} and holds it only weakly
+     * ({@link GoroutineLeaks}); {@link AllGs#remove} and the profile's re-link both read and clear
+     * it. Written under this G's AllGs stripe lock, plain.
+     */
+    boolean allDetached;
+
+    /**
+     * The leak profile holds this G's scan bit and is clearing stale references to it (run-queue
+     * slots, schedlinks). Written and read only by the profiling thread, plain.
+     */
+    boolean leakScan;
+
+    /**
      * Set by a waker before {@code goready} (e.g. the chosen sudog of a select); read by the G after
      * it resumes. The run-queue publication (release/acquire) orders it. Plain.
      */
@@ -196,6 +209,11 @@ public final class G {
     boolean castogscanstatus() {
         int s = atomicstatus;
         return (s == _Gwaiting || s == _Grunnable || s == _Gpreempted) && STATUS.compareAndSet(this, s, s | _Gscan);
+    }
+
+    /** Sets the scan bit only if the G is {@code _Gwaiting} (the leak profile's candidates). */
+    boolean castogscanWaiting() {
+        return atomicstatus == _Gwaiting && STATUS.compareAndSet(this, _Gwaiting, _Gwaiting | _Gscan);
     }
 
     /** Clears the scan bit. Go: casfrom_Gscanstatus. */

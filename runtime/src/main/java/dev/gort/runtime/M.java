@@ -352,6 +352,9 @@ public final class M {
                 continue;
             }
             execute(gp, inherit);
+            // Not kept in this frame while findRunnable blocks: an interpreted frame would hold
+            // it strongly and hide a leak from the goroutine leak profile (GoroutineLeaks).
+            gp = null;
         }
     }
 

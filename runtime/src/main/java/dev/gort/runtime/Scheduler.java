@@ -121,6 +121,9 @@ public final class Scheduler {
     final Sysmon sysmon = new Sysmon(this);
 
     final AllGs allgs = new AllGs();
+    /** The goroutine leak profile's state (what it found so far). Immutable reference. */
+    final GoroutineLeaks leaks = new GoroutineLeaks(this);
+
     final StealOrder stealOrder = new StealOrder();
     /**
      * The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on.
@@ -519,6 +522,38 @@ public final class Scheduler {
     /** All live goroutines in goid order. */
     public List<G> allgs() {
         return allgs.snapshot();
+    }
+
+    /** The main goroutine (null before {@link #run}). */
+    G mainG() {
+        return mainG;
+    }
+
+    /**
+     * Runs goroutine leak detection (a few full collections: the program may pause as for a GC)
+     * and returns every goroutine found leaked so far, this run's last: what Go 1.27's
+     * {@code pprof.Lookup("goroutineleak")} reports. Any thread; one profile at a time.
+     *
+     * <p>Go: mgc.go findGoroutineLeaks; runtime/pprof goroutineleak
+     */
+    public List<LeakedGoroutine> goroutineLeakProfile() {
+        return leaks.profile();
+    }
+
+    /** How many goroutines the leak profile has found leaked so far (runs nothing). */
+    public int leakedGoroutines() {
+        return leaks.count();
+    }
+
+    /**
+     * The last leak profile's figures: {candidates, found, collections, whole pause ns, capture ns,
+     * collections ns}.
+     */
+    public long[] lastLeakProfileStats() {
+        GoroutineLeaks.Stats st = leaks.lastStats();
+        return new long[] {
+            st.candidates(), st.found(), st.rounds(), st.pauseNanos(), st.captureNanos(), st.collectNanos()
+        };
     }
 
     // ------------------------------------------------------------------------------------------

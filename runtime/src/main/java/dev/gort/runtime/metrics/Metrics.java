@@ -150,6 +150,11 @@ public final class Metrics {
                 false,
                 s -> countStatus(s, G._Gsyscall));
         u(
+                "/gort/sched/goroutines/leaked:goroutines",
+                "Count of goroutines the goroutineleak profile has found leaked so far (blocked on a channel, select or sync primitive no other goroutine can reach; the JVM reclaimed them, so they are no longer in /sched/goroutines:goroutines). Updated only when the profile runs.",
+                true,
+                Scheduler::leakedGoroutines);
+        u(
                 "/gort/sched/goroutines/waiting-network:goroutines",
                 "Approximate count of goroutines parked on the network poller (a read, write, accept or dial waiting for its socket); part of /sched/goroutines/waiting:goroutines.",
                 false,
