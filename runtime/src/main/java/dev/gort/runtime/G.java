@@ -172,7 +172,10 @@ public final class G {
 
     /** nanotime this G last became runnable (for scheduling latency); written by whoever readies it. */
     long runnableSince;
-    /** Counts runnable transitions; every 8th is timed (Go: g.trackingSeq, gTrackingPeriod). Same writers. */
+    /**
+     * Counts runnable transitions; every 8th is timed (Go: g.trackingSeq, gTrackingPeriod),
+     * starting at a pseudo-random phase. Same writers.
+     */
     int trackingSeq;
 
     /** Free for the layers above (sudog-like waiting lists, timers); owner-defined. */
@@ -186,6 +189,12 @@ public final class G {
         this.parentGoid = parentGoid;
         this.createdAt = createdAt;
         this.cont = new GCont(this, fn);
+        // Go starts the sampling phase at random (newproc1: trackingSeq = uint8(cheaprand())) so
+        // that goroutines that become runnable once are sampled too, one in 8: here a mix of the
+        // goid (splitmix64's finaliser), as cheap and as uniform mod 8, without a generator.
+        long z = (goid + 0x9E3779B97F4A7C15L) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        this.trackingSeq = (int) (z ^ (z >>> 31));
         STATUS.setRelease(this, _Gidle);
     }
 

@@ -1019,6 +1019,7 @@ public final class M {
                         pp.steals++;
                         p2.stolenFrom++;
                         sched.stats.steals.incrementAndGet();
+                        sched.stats.stolenGs.addAndGet(pp.runq.lastStolen);
                         inheritTime = false;
                         from = Ev.F_STOLEN;
                         fromVictim = p2.id;

@@ -111,6 +111,19 @@ public final class Preempt {
         return budgetQuantum;
     }
 
+    /**
+     * Requests a poll refused because a lock was held (a monitor, a counted Lock, a JDK frame's
+     * lock, a runtime lock) or a class initialiser ran; the pinned refusals are counted by
+     * {@link Scheduler#gopreempt} in {@link Stats#preemptRefusedPinned}.
+     */
+    public long refusedHeld() {
+        return refusedMonitor.get()
+                + refusedRuntimeLock.get()
+                + refusedLock.get()
+                + refusedJdkLock.get()
+                + refusedClinit.get();
+    }
+
     void recordPinned(Continuation.Pinned reason) {
         synchronized (refusedPinned) {
             refusedPinned.merge(reason == null ? Continuation.Pinned.NATIVE : reason, 1L, Long::sum);

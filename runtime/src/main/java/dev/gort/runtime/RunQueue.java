@@ -77,6 +77,9 @@ public final class RunQueue extends RunQueuePad2 {
     /** Set by {@link #runqget}: whether the G came from runnext (inherits the time slice). Owner only, plain. */
     boolean inheritTime;
 
+    /** Set by {@link #runqsteal}: how many Gs its last successful steal moved (the one returned included). Owner only, plain. */
+    int lastStolen;
+
     /** Counters for observability: owner only writes (plain), others read racily. */
     long kicks, spills;
     /** Immutable: the runtime's tracer ({@link Tracer#NOOP} for a queue outside a runtime). */
@@ -346,6 +349,7 @@ public final class RunQueue extends RunQueuePad2 {
         if (n == 0) {
             return null;
         }
+        lastStolen = n;
         if (trace.on) trace.steal(pp, victim.pp, runq, t, n, mask);
         n--;
         G gp = runq[(t + n) & mask];

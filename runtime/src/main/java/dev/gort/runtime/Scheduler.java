@@ -142,6 +142,28 @@ public final class Scheduler {
     /** STW initiator's request for a new GOMAXPROCS; under sched.lock. Go: newprocs. */
     int newprocs;
 
+    /**
+     * GOMAXPROCS was set explicitly (the configuration's, or {@link #gomaxprocs(int)}): sysmon no
+     * longer follows the default. Set by the configuration and gomaxprocs(n), cleared by
+     * {@link #setDefaultGOMAXPROCS}; volatile. Go: sched.customGOMAXPROCS.
+     */
+    volatile boolean customGOMAXPROCS;
+
+    /**
+     * The default GOMAXPROCS sysmon found different from the current one, for the goroutine that
+     * applies it (sysmon cannot stop the world); 0: none pending. CAS by sysmon (0 -> n) and the
+     * goroutine (n -> 0). Go: updateMaxProcsNewProcs.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger updateMaxProcsNewProcs =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Held by a goroutine that stops the world (GOMAXPROCS changes), so that two never stop it at
+     * once (an explicit GOMAXPROCS and sysmon's update). CAS false -> true to take; others
+     * Gosched until it is free. Go: worldsema.
+     */
+    private final java.util.concurrent.atomic.AtomicBoolean worldsema = new java.util.concurrent.atomic.AtomicBoolean();
+
     /** Every M ever started, newest first (Go's allm order); under sched.lock. */
     final List<M> allm = new ArrayList<>();
 
@@ -186,6 +208,7 @@ public final class Scheduler {
 
     public Scheduler(Config config) {
         this.config = config;
+        this.customGOMAXPROCS = config.maxprocs().custom();
         GoDebug dbg = GoDebug.fromEnvironment();
         this.schedtrace = new SchedTrace(this, dbg.schedtrace(), dbg.scheddetail(), System.err);
         this.timers = new TimerHeaps();
@@ -314,9 +337,12 @@ public final class Scheduler {
             m0 = allocm(checkmcountAndReserve());
         }
         m0.nextp = p0;
-        m0.thread.start();
-        // Go starts sysmon from runtime.main, once M0 exists (its checkdead must count M0).
+        // Go starts sysmon from runtime.main before main.main runs, once M0 exists (its checkdead
+        // must count M0, which allocm has): before M0's thread, so that main never sees a
+        // runtime without it (/sched/threads/total:threads).
         sysmon.start();
+        stats.mStarts.incrementAndGet();
+        m0.thread.start();
     }
 
     /** Installed by layers above (sysmon) to run just before M0 starts. */
@@ -446,8 +472,7 @@ public final class Scheduler {
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
         G newg = newG(fn, parent == null ? 0 : parent.goid, createdAt);
-        newg.casgstatus(G._Gidle, G._Grunnable);
-        newg.runnableSince = 0;
+        newg.casgstatus(G._Gidle, G._Grunnable); // one new G in 8 has its first wait timed, as in Go
         P pp = null;
         if (mp != null && mp.sched == this) {
             mp.locks++; // no retake of our P while we use it (Retake.retakeBlocked)
@@ -1208,22 +1233,94 @@ public final class Scheduler {
     // ------------------------------------------------------------------------------------------
     // GOMAXPROCS and stopping the world.
 
-    /** Go: runtime.GOMAXPROCS: returns the previous setting; n &lt; 1 only reads it. */
+    /**
+     * Go: runtime.GOMAXPROCS: returns the previous setting; n &lt; 1 only reads it. A set (even to
+     * the current value) is explicit: sysmon stops following the default (Go 1.25).
+     */
     public int gomaxprocs(int n) {
         int ret = gomaxprocs;
-        if (n <= 0 || n == ret) {
+        if (n <= 0) {
             return ret;
         }
         M mp = M.current();
         if (mp == null || mp.sched != this || mp.p == null) {
             throw new IllegalStateException("gort: GOMAXPROCS(n) must be called from a goroutine of this runtime");
         }
-        stopTheWorld();
-        synchronized (sched.lock) {
-            newprocs = n;
+        customGOMAXPROCS = true;
+        if (n == ret) {
+            return ret;
         }
-        startTheWorld();
+        setprocs(n);
         return ret;
+    }
+
+    /**
+     * Go 1.25's runtime.SetDefaultGOMAXPROCS: back to the default ({@link
+     * Config.MaxProcs#defaultGOMAXPROCS}), which sysmon then follows again (unless
+     * {@code updatemaxprocs=0}). From a goroutine of this runtime.
+     *
+     * <p>Go: debug.go SetDefaultGOMAXPROCS
+     */
+    public void setDefaultGOMAXPROCS() {
+        M mp = M.current();
+        if (mp == null || mp.sched != this || mp.p == null) {
+            throw new IllegalStateException(
+                    "gort: SetDefaultGOMAXPROCS must be called from a goroutine of this runtime");
+        }
+        int procs = config.maxprocs().defaultGOMAXPROCS();
+        if (!customGOMAXPROCS && procs == gomaxprocs) {
+            return;
+        }
+        customGOMAXPROCS = false;
+        setprocs(procs);
+    }
+
+    /** Stops the world, sets newprocs, starts it (procresize). Go: the STW of GOMAXPROCS. */
+    private void setprocs(int n) {
+        while (!worldsema.compareAndSet(false, true)) {
+            gosched(); // another goroutine is stopping the world: let it
+        }
+        try {
+            if (n != gomaxprocs) {
+                stopTheWorld();
+                synchronized (sched.lock) {
+                    newprocs = n;
+                }
+                startTheWorld();
+            }
+        } finally {
+            worldsema.set(false);
+        }
+    }
+
+    /**
+     * sysmon, at most once a second: if GOMAXPROCS follows the default and the default changed
+     * (the CPU limit or affinity did), has a goroutine apply it (sysmon cannot stop the world).
+     *
+     * <p>Go: proc.go sysmonUpdateGOMAXPROCS
+     */
+    void sysmonUpdateGOMAXPROCS() {
+        if (customGOMAXPROCS || exiting || !mainStarted) {
+            return;
+        }
+        int procs = config.maxprocs().defaultGOMAXPROCS();
+        if (procs == gomaxprocs || !updateMaxProcsNewProcs.compareAndSet(0, procs)) {
+            return;
+        }
+        // Go keeps one parked updateMaxProcsG, a system goroutine; gort starts one per change.
+        newproc(this::updateMaxProcsGoroutine);
+    }
+
+    /** Go: proc.go updateMaxProcsGoroutine (one update, then it ends). */
+    private void updateMaxProcsGoroutine() {
+        int procs = updateMaxProcsNewProcs.get();
+        try {
+            if (!customGOMAXPROCS) { // an explicit GOMAXPROCS since sysmon looked wins
+                setprocs(procs);
+            }
+        } finally {
+            updateMaxProcsNewProcs.set(0);
+        }
     }
 
     public int gomaxprocs() {
