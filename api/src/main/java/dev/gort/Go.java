@@ -108,6 +108,14 @@ public final class Go {
         return current().gomaxprocs(n);
     }
 
+    /**
+     * Go 1.25's {@code runtime.SetDefaultGOMAXPROCS()}: back to the default (the CPU count lowered
+     * to the container's CPU limit), which sysmon then follows again.
+     */
+    public static void setDefaultGOMAXPROCS() {
+        current().setDefaultGOMAXPROCS();
+    }
+
     /** {@code runtime.GOMAXPROCS(0)}. */
     public static int gomaxprocs() {
         return current().gomaxprocs();

@@ -82,6 +82,23 @@ import jdk.internal.vm.Continuation;
  *       a whole back-off step past it (Go's slice can run 15 ms when the step is 10 ms).
  *   <li>A "syscall" is any Java call that blocks its carrier: explicit {@code Syscall.block} calls,
  *       and carriers sysmon sees blocked while holding a P.
+ *   <li>Which Go it follows, per feature: the scheduler core, syscalls ({@code _Psyscall}),
+ *       sysmon, timers, channels/select/sync, schedtrace and the metrics' names follow Go 1.25
+ *       (Go 1.26's syscall model, without {@code _Psyscall}, is not ported yet); GOMAXPROCS's
+ *       default and its periodic update follow Go 1.25 ({@code updatemaxprocs},
+ *       {@code containermaxprocs}); the goroutine leak profile follows Go 1.27's
+ *       {@code goroutineleak}; runtime/metrics' names and descriptions are Go 1.27's where Go has
+ *       the metric.
+ *   <li>The goroutine leak profile asks the JVM's collector ({@link GoroutineLeaks}): candidates
+ *       are held weakly for a few {@code System.gc()}s; a leaked goroutine is reclaimed by the JVM
+ *       (Go keeps it forever as {@code _Gleaked}), so it leaves NumGoroutine and goroutine dumps,
+ *       while the profile keeps listing what it captured of it. Main, locked and parked-in-place
+ *       goroutines are never candidates; {@code -XX:+DisableExplicitGC} finds nothing.
+ *   <li>GOMAXPROCS's default is the CPU count (affinity) lowered to the CPU limit the JVM sees
+ *       ({@link Runtime#availableProcessors()}: the cgroup quota rounded up, or
+ *       {@code -XX:ActiveProcessorCount}), not below 2, as Go 1.25; sysmon re-checks it once a
+ *       second and a short-lived goroutine applies a change (Go keeps one parked system goroutine,
+ *       updateMaxProcsG, which NumGoroutine does not count; gort's counts while it runs).
  *   <li>No GC. The network poller ({@link Netpoll}) is a Java {@code Selector}, level-triggered
  *       where Go's epoll is edge-triggered: interest is armed when a goroutine parks and disarmed
  *       when reported; until the first network use the last idle M sleeps until the next timer on
