@@ -84,6 +84,20 @@ public final class Go {
                 : dev.gort.runtime.Traceback.dump(dev.gort.runtime.Scheduler.currentG(), System.nanoTime());
     }
 
+    /**
+     * Go 1.27's goroutine leak profile ({@code pprof.Lookup("goroutineleak")}): runs leak
+     * detection in the calling goroutine's runtime and returns, in Go's dump format
+     * ({@code goroutine 18 [chan send (leaked)]:}, frames, {@code created by}), every goroutine
+     * found blocked on a channel, select or sync primitive that no other goroutine can reach. It
+     * collects garbage a few times (the program may pause as for a full GC); a leaked goroutine
+     * is reclaimed by the JVM, and later profiles list it again (see the runtime's GoroutineLeaks).
+     */
+    public static java.util.List<String> leakedGoroutines() {
+        return sched().goroutineLeakProfile().stream()
+                .map(dev.gort.runtime.LeakedGoroutine::dump)
+                .toList();
+    }
+
     /** Prints every goroutine of the calling goroutine's runtime to stderr (what SIGQUIT prints in Go). */
     public static void dumpGoroutines() {
         sched().dumpGoroutines(System.err);
@@ -92,6 +106,14 @@ public final class Go {
     /** {@code runtime.GOMAXPROCS(n)}: sets the number of Ps (n &gt; 0) and returns the previous one. */
     public static int gomaxprocs(int n) {
         return sched().gomaxprocs(n);
+    }
+
+    /**
+     * Go 1.25's {@code runtime.SetDefaultGOMAXPROCS()}: back to the default (the CPU count lowered
+     * to the container's CPU limit), which sysmon then follows again.
+     */
+    public static void setDefaultGOMAXPROCS() {
+        sched().setDefaultGOMAXPROCS();
     }
 
     /** {@code runtime.GOMAXPROCS(0)}. */

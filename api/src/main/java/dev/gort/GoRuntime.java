@@ -31,6 +31,18 @@ public final class GoRuntime {
         return s.gomaxprocs(n);
     }
 
+    /** Go 1.25's {@code runtime.SetDefaultGOMAXPROCS()}: back to the default, which sysmon follows. */
+    public void setDefaultGOMAXPROCS() {
+        s.setDefaultGOMAXPROCS();
+    }
+
+    /** Go 1.27's goroutine leak profile, each leaked goroutine's dump in Go's format ({@link Go#leakedGoroutines}). */
+    public java.util.List<String> leakedGoroutines() {
+        return s.goroutineLeakProfile().stream()
+                .map(dev.gort.runtime.LeakedGoroutine::dump)
+                .toList();
+    }
+
     /** {@code runtime.NumGoroutine()}. */
     public int numGoroutine() {
         return s.numGoroutine();

@@ -2,6 +2,7 @@ package dev.gort.runtime;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -26,6 +27,13 @@ final class AllGs {
 
     private final Stripe[] stripes = new Stripe[STRIPES];
 
+    /**
+     * Gs the goroutine leak profile has unlinked ({@link #detach}) and holds only weakly: still
+     * counted by {@link #count} until re-linked, removed by their goexit, or found leaked (collected)
+     * and {@link #forget}ten. Any thread, atomic.
+     */
+    private final AtomicInteger detached = new AtomicInteger();
+
     AllGs() {
         for (int i = 0; i < STRIPES; i++) {
             stripes[i] = new Stripe();
@@ -47,6 +55,12 @@ final class AllGs {
     void remove(G gp) {
         Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
         synchronized (s) {
+            if (gp.allDetached) {
+                // the leak profile unlinked it and then it ran and ended: nothing to unlink
+                gp.allDetached = false;
+                detached.decrementAndGet();
+                return;
+            }
             if (gp.allprev != null) {
                 gp.allprev.allnext = gp.allnext;
             } else {
@@ -60,8 +74,56 @@ final class AllGs {
         }
     }
 
+    /**
+     * Unlinks gp so that only a weak reference (and whatever can wake it) keeps it alive while the
+     * leak profile collects; it stays counted. The caller holds gp's scan bit.
+     */
+    void detach(G gp) {
+        Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
+        synchronized (s) {
+            if (gp.allDetached) {
+                return;
+            }
+            if (gp.allprev != null) {
+                gp.allprev.allnext = gp.allnext;
+            } else {
+                s.head = gp.allnext;
+            }
+            if (gp.allnext != null) {
+                gp.allnext.allprev = gp.allprev;
+            }
+            gp.allprev = gp.allnext = null;
+            s.n--;
+            gp.allDetached = true;
+            detached.incrementAndGet();
+        }
+    }
+
+    /** Links a G that survived the leak profile's collection back in, unless it ended meanwhile. */
+    void reattach(G gp) {
+        Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
+        synchronized (s) {
+            if (!gp.allDetached) {
+                return; // ended while detached (remove() settled the count)
+            }
+            gp.allDetached = false;
+            detached.decrementAndGet();
+            gp.allnext = s.head;
+            if (s.head != null) {
+                s.head.allprev = gp;
+            }
+            s.head = gp;
+            s.n++;
+        }
+    }
+
+    /** {@code n} detached Gs were collected (leaked): they are no longer counted. */
+    void forget(int n) {
+        detached.addAndGet(-n);
+    }
+
     int count() {
-        int n = 0;
+        int n = detached.get();
         for (Stripe s : stripes) {
             synchronized (s) {
                 n += s.n;

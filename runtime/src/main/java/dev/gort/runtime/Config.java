@@ -16,6 +16,8 @@ package dev.gort.runtime;
  * @param name              prefix of the carrier threads' names
  * @param settings          everything else a runtime reads (preemption, sysmon, tracing, observers,
  *                          fatal mode): {@link Settings}
+ * @param maxprocs          where the default GOMAXPROCS comes from and whether sysmon follows it
+ *                          (Go 1.25's container-aware, periodically updated GOMAXPROCS)
  */
 public record Config(
         int gomaxprocs,
@@ -26,15 +28,143 @@ public record Config(
         boolean panicExits,
         boolean debugChecks,
         String name,
-        Settings settings) {
+        Settings settings,
+        MaxProcs maxprocs) {
 
     public Config {
         java.util.Objects.requireNonNull(settings, "settings");
+        java.util.Objects.requireNonNull(maxprocs, "maxprocs");
         if (gomaxprocs < 1) {
             throw new IllegalArgumentException("GOMAXPROCS must be >= 1: " + gomaxprocs);
         }
         if (runqSize < 2 || Integer.bitCount(runqSize) != 1) {
             throw new IllegalArgumentException("runqSize must be a power of two >= 2: " + runqSize);
+        }
+    }
+
+    /**
+     * The logical CPUs this process may use and the CPU limit the JVM sees: the inputs of Go 1.25's
+     * default GOMAXPROCS. Injectable for tests ({@link Config#withCpuSource}).
+     */
+    public interface CpuSource {
+        /** Logical CPUs the process may run on. Go: getCPUCount (sched_getaffinity). */
+        int cpuCount();
+
+        /**
+         * What the JVM reports, {@link Runtime#availableProcessors()}: on Linux with container
+         * support (JDK 25's default) the affinity count lowered to {@code ceil(quota / period)} of
+         * the process's cgroup (v1 or v2) when that is lower, or {@code -XX:ActiveProcessorCount}.
+         */
+        int jvmProcessors();
+
+        /**
+         * The running system: {@code Cpus_allowed_list} of {@code /proc/self/status} for the
+         * affinity (the JVM's own number where that cannot be read), the JVM's number for the
+         * limit. Re-read on every call (sysmon calls it once a second).
+         */
+        CpuSource SYSTEM = new CpuSource() {
+            @Override
+            public int cpuCount() {
+                int n = affinityCount();
+                return n > 0 ? n : Runtime.getRuntime().availableProcessors();
+            }
+
+            @Override
+            public int jvmProcessors() {
+                return Runtime.getRuntime().availableProcessors();
+            }
+
+            @Override
+            public String toString() {
+                return "system";
+            }
+        };
+    }
+
+    /**
+     * The number of CPUs in {@code Cpus_allowed_list} ("0-3,8,10-11") of /proc/self/status, or 0
+     * when it cannot be read (not Linux).
+     */
+    static int affinityCount() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("Cpus_allowed_list:")) {
+                    return countCpuList(
+                            line.substring("Cpus_allowed_list:".length()).trim());
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux, or no procfs: the JVM's count
+        }
+        return 0;
+    }
+
+    /** Counts a Linux CPU list ("0-3,8,10-11" is 7); 0 if malformed. */
+    static int countCpuList(String list) {
+        int n = 0;
+        try {
+            for (String part : list.split(",")) {
+                String p = part.trim();
+                if (p.isEmpty()) {
+                    continue;
+                }
+                int dash = p.indexOf('-');
+                if (dash < 0) {
+                    Integer.parseInt(p);
+                    n++;
+                } else {
+                    int lo = Integer.parseInt(p.substring(0, dash));
+                    int hi = Integer.parseInt(p.substring(dash + 1));
+                    if (hi < lo) {
+                        return 0;
+                    }
+                    n += hi - lo + 1;
+                }
+            }
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+        return n;
+    }
+
+    /**
+     * How GOMAXPROCS follows the machine (Go 1.25):
+     *
+     * @param custom    GOMAXPROCS was set explicitly ({@code GOMAXPROCS}, {@code -Dgort.gomaxprocs},
+     *                  {@link #withGomaxprocs}): no updates (Go: sched.customGOMAXPROCS)
+     * @param update    sysmon re-checks the default once a second and applies a change
+     *                  ({@code GODEBUG=updatemaxprocs=0} turns it off)
+     * @param container the default honours the CPU limit the JVM sees (the cgroup quota);
+     *                  {@code GODEBUG=containermaxprocs=0}: the CPU count alone
+     * @param cpus      where the numbers come from
+     */
+    public record MaxProcs(boolean custom, boolean update, boolean container, CpuSource cpus) {
+        /** An explicit GOMAXPROCS. */
+        public static final MaxProcs CUSTOM = new MaxProcs(true, true, true, CpuSource.SYSTEM);
+
+        public MaxProcs {
+            if (cpus == null) {
+                throw new IllegalArgumentException("cpus must not be null");
+            }
+        }
+
+        /**
+         * The default GOMAXPROCS: the CPU count, lowered to the CPU limit the JVM sees when that is
+         * lower, but not below 2 for a limit (Go rounds a fractional limit up, as the JVM does,
+         * and raises a limit under 2 to 2); never above the CPU count.
+         *
+         * <p>Go: cgroup_linux.go defaultGOMAXPROCS, adjustCgroupGOMAXPROCS
+         */
+        public int defaultGOMAXPROCS() {
+            int procs = Math.max(1, cpus.cpuCount());
+            if (!container) {
+                return procs; // disabled by debug.containermaxprocs
+            }
+            int limit = cpus.jvmProcessors();
+            if (limit > 0 && limit < procs) {
+                procs = Math.min(procs, Math.max(limit, 2));
+            }
+            return procs;
         }
     }
 
@@ -48,8 +178,11 @@ public record Config(
      * malformed GOMEMLIMIT: never a silent default.
      */
     public static Config fromEnvironment() {
+        Settings st = Settings.fromEnvironment();
+        MaxProcs mp = maxprocsSetting(CpuSource.SYSTEM, st.godebug());
+        int explicit = explicitGomaxprocs();
         return new Config(
-                gomaxprocsSetting(),
+                explicit > 0 ? explicit : mp.defaultGOMAXPROCS(),
                 runqSizeSetting(),
                 boolSetting("gort.stealing", "GORT_STEALING", true),
                 boolSetting("gort.spinning", "GORT_SPINNING", true),
@@ -57,11 +190,12 @@ public record Config(
                 !"throw".equals(fatalSetting()),
                 boolSetting("gort.debug.checks", "GORT_DEBUG_CHECKS", false),
                 "gort",
-                Settings.fromEnvironment());
+                st,
+                mp);
     }
 
     public Config withSettings(Settings s) {
-        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, name, s);
+        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, name, s, maxprocs);
     }
 
     /**
@@ -324,22 +458,40 @@ public record Config(
 
     /**
      * {@code -Dgort.gomaxprocs} / {@code GOMAXPROCS}: a positive number, else (absent, malformed,
-     * zero or negative) the available processors, as Go's schedinit ignores such a GOMAXPROCS.
+     * zero or negative) the default ({@link MaxProcs#defaultGOMAXPROCS}), as Go's schedinit
+     * ignores such a GOMAXPROCS.
      *
      * <p>Go: proc.go schedinit ({@code if n, ok := atoi32(gogetenv("GOMAXPROCS")); ok && n > 0})
      */
     static int gomaxprocsSetting() {
-        int dflt = Runtime.getRuntime().availableProcessors();
+        int n = explicitGomaxprocs();
+        return n > 0 ? n : maxprocsSetting(CpuSource.SYSTEM, GoDebug.fromEnvironment()).defaultGOMAXPROCS();
+    }
+
+    /** A usable {@code GOMAXPROCS} / {@code -Dgort.gomaxprocs} (&gt; 0), else 0 (Go ignores the rest). */
+    static int explicitGomaxprocs() {
         String v = setting("gort.gomaxprocs", "GOMAXPROCS");
         if (v == null) {
-            return dflt;
+            return 0;
         }
         try {
             int n = Integer.parseInt(v);
-            return n > 0 ? n : dflt;
+            return Math.max(n, 0);
         } catch (NumberFormatException e) {
-            return dflt;
+            return 0;
         }
+    }
+
+    /**
+     * Go 1.25's GOMAXPROCS policy from the environment: custom when GOMAXPROCS is set (usable),
+     * {@code GODEBUG=updatemaxprocs=0} and {@code GODEBUG=containermaxprocs=0} (also in
+     * {@code -Dgort.godebug}) as Go reads them (any value but 0 keeps the default, on).
+     *
+     * <p>Go: proc.go schedinit, runtime1.go dbgvars (updatemaxprocs, containermaxprocs)
+     */
+    static MaxProcs maxprocsSetting(CpuSource cpus, GoDebug gd) {
+        return new MaxProcs(
+                explicitGomaxprocs() > 0, gd.get("updatemaxprocs", 1) != 0, gd.get("containermaxprocs", 1) != 0, cpus);
     }
 
     static int runqSizeSetting() {
@@ -358,36 +510,58 @@ public record Config(
         throw malformed("gort.runqsize", "GORT_RUNQSIZE", "a power of two from 2 to " + MAX_RUNQ_SIZE);
     }
 
+    /** An explicit GOMAXPROCS: sysmon never changes it (Go: sched.customGOMAXPROCS). */
     public Config withGomaxprocs(int n) {
-        return new Config(n, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, name, settings);
+        return new Config(
+                n,
+                runqSize,
+                stealing,
+                spinning,
+                maxThreads,
+                panicExits,
+                debugChecks,
+                name,
+                settings,
+                new MaxProcs(true, maxprocs.update(), maxprocs.container(), maxprocs.cpus()));
     }
 
+    /**
+     * GOMAXPROCS from {@code cpus} (its {@link MaxProcs#defaultGOMAXPROCS} now), followed by sysmon
+     * as Go 1.25 does unless {@code update} is false: for tests with an injected CPU count.
+     */
+    public Config withCpuSource(CpuSource cpus, boolean update, boolean container) {
+        MaxProcs mp = new MaxProcs(false, update, container, cpus);
+        return new Config(
+                mp.defaultGOMAXPROCS(), runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, name, settings, mp);
+    }
+
+
     public Config withRunqSize(int n) {
-        return new Config(gomaxprocs, n, stealing, spinning, maxThreads, panicExits, debugChecks, name, settings);
+        return new Config(gomaxprocs, n, stealing, spinning, maxThreads, panicExits, debugChecks, name, settings, maxprocs);
     }
 
     public Config withStealing(boolean on) {
-        return new Config(gomaxprocs, runqSize, on, spinning, maxThreads, panicExits, debugChecks, name, settings);
+        return new Config(gomaxprocs, runqSize, on, spinning, maxThreads, panicExits, debugChecks, name, settings, maxprocs);
     }
 
     public Config withSpinning(boolean on) {
-        return new Config(gomaxprocs, runqSize, stealing, on, maxThreads, panicExits, debugChecks, name, settings);
+        return new Config(gomaxprocs, runqSize, stealing, on, maxThreads, panicExits, debugChecks, name, settings, maxprocs);
     }
 
     public Config withMaxThreads(int n) {
-        return new Config(gomaxprocs, runqSize, stealing, spinning, n, panicExits, debugChecks, name, settings);
+        return new Config(gomaxprocs, runqSize, stealing, spinning, n, panicExits, debugChecks, name, settings, maxprocs);
     }
 
     public Config withPanicExits(boolean on) {
-        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, on, debugChecks, name, settings);
+        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, on, debugChecks, name, settings, maxprocs);
     }
 
     public Config withDebugChecks(boolean on) {
-        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, on, name, settings);
+        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, on, name, settings, maxprocs);
     }
 
     public Config withName(String n) {
-        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, n, settings);
+        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, n, settings, maxprocs);
     }
 
     // ------------------------------------------------------------------------------------------

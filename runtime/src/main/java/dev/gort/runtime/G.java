@@ -148,6 +148,19 @@ public final class G {
     G allprev, allnext;
 
     /**
+     * The goroutine leak profile has unlinked this G from {@link AllGs} and holds it only weakly
+     * ({@link GoroutineLeaks}); {@link AllGs#remove} and the profile's re-link both read and clear
+     * it. Written under this G's AllGs stripe lock, plain.
+     */
+    boolean allDetached;
+
+    /**
+     * The leak profile holds this G's scan bit and is clearing stale references to it (run-queue
+     * slots, schedlinks). Written and read only by the profiling thread, plain.
+     */
+    boolean leakScan;
+
+    /**
      * Set by a waker before {@code goready} (e.g. the chosen sudog of a select); read by the G after
      * it resumes. The run-queue publication (release/acquire) orders it. Plain.
      */
@@ -215,7 +228,10 @@ public final class G {
 
     /** nanotime this G last became runnable (for scheduling latency); written by whoever readies it. */
     long runnableSince;
-    /** Counts runnable transitions; every 8th is timed (Go: g.trackingSeq, gTrackingPeriod). Same writers. */
+    /**
+     * Counts runnable transitions; every 8th is timed (Go: g.trackingSeq, gTrackingPeriod),
+     * starting at a pseudo-random phase. Same writers.
+     */
     int trackingSeq;
 
     /** Free for the layers above (sudog-like waiting lists, timers); owner-defined. */
@@ -229,6 +245,12 @@ public final class G {
         this.parentGoid = parentGoid;
         this.createdAt = createdAt;
         this.cont = new GCont(this, fn);
+        // Go starts the sampling phase at random (newproc1: trackingSeq = uint8(cheaprand())) so
+        // that goroutines that become runnable once are sampled too, one in 8: here a mix of the
+        // goid (splitmix64's finaliser), as cheap and as uniform mod 8, without a generator.
+        long z = (goid + 0x9E3779B97F4A7C15L) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        this.trackingSeq = (int) (z ^ (z >>> 31));
         STATUS.setRelease(this, _Gidle);
     }
 
@@ -252,6 +274,11 @@ public final class G {
     boolean castogscanstatus() {
         int s = atomicstatus;
         return (s == _Gwaiting || s == _Grunnable || s == _Gpreempted) && STATUS.compareAndSet(this, s, s | _Gscan);
+    }
+
+    /** Sets the scan bit only if the G is {@code _Gwaiting} (the leak profile's candidates). */
+    boolean castogscanWaiting() {
+        return atomicstatus == _Gwaiting && STATUS.compareAndSet(this, _Gwaiting, _Gwaiting | _Gscan);
     }
 
     /** Clears the scan bit. Go: casfrom_Gscanstatus. */

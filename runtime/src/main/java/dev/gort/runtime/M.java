@@ -322,6 +322,9 @@ public final class M {
                 continue;
             }
             execute(gp, inherit);
+            // Not kept in this frame while findRunnable blocks: an interpreted frame would hold
+            // it strongly and hide a leak from the goroutine leak profile (GoroutineLeaks).
+            gp = null;
         }
     }
 
@@ -974,6 +977,7 @@ public final class M {
                         pp.steals++;
                         p2.stolenFrom++;
                         sched.stats.steals.incrementAndGet();
+                        sched.stats.stolenGs.addAndGet(pp.runq.lastStolen);
                         found.inheritTime = false;
                         found.from = Ev.F_STOLEN;
                         found.fromVictim = p2.id;

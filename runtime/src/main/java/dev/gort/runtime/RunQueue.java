@@ -85,6 +85,9 @@ public final class RunQueue extends RunQueuePad2 {
     /** Immutable: the stealers' handle on this queue. */
     public final Steal steal = new Steal();
 
+    /** Set by {@link #runqsteal}: how many Gs its last successful steal moved (the one returned included). Owner only, plain. */
+    int lastStolen;
+
     /** Counters for observability: owner only writes (plain), others read racily. */
     long kicks, spills;
     /** Immutable: the runtime's tracer ({@link Tracer#NOOP} for a queue outside a runtime). */
@@ -363,6 +366,7 @@ public final class RunQueue extends RunQueuePad2 {
         if (n == 0) {
             return null;
         }
+        lastStolen = n;
         if (trace.on) trace.steal(pp, victim.pp(), runq, t, n, mask);
         n--;
         G gp = runq[(t + n) & mask];

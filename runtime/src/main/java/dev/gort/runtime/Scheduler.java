@@ -105,6 +105,23 @@ import jdk.internal.vm.Continuation;
  *       a whole back-off step past it (Go's slice can run 15 ms when the step is 10 ms).
  *   <li>A "syscall" is any Java call that blocks its carrier: explicit {@code Syscall.block} calls,
  *       and carriers sysmon sees blocked while holding a P.
+ *   <li>Which Go it follows, per feature: the scheduler core, syscalls ({@code _Psyscall}),
+ *       sysmon, timers, channels/select/sync, schedtrace and the metrics' names follow Go 1.25
+ *       (Go 1.26's syscall model, without {@code _Psyscall}, is not ported yet); GOMAXPROCS's
+ *       default and its periodic update follow Go 1.25 ({@code updatemaxprocs},
+ *       {@code containermaxprocs}); the goroutine leak profile follows Go 1.27's
+ *       {@code goroutineleak}; runtime/metrics' names and descriptions are Go 1.27's where Go has
+ *       the metric.
+ *   <li>The goroutine leak profile asks the JVM's collector ({@link GoroutineLeaks}): candidates
+ *       are held weakly for a few {@code System.gc()}s; a leaked goroutine is reclaimed by the JVM
+ *       (Go keeps it forever as {@code _Gleaked}), so it leaves NumGoroutine and goroutine dumps,
+ *       while the profile keeps listing what it captured of it. Main, locked and parked-in-place
+ *       goroutines are never candidates; {@code -XX:+DisableExplicitGC} finds nothing.
+ *   <li>GOMAXPROCS's default is the CPU count (affinity) lowered to the CPU limit the JVM sees
+ *       ({@link Runtime#availableProcessors()}: the cgroup quota rounded up, or
+ *       {@code -XX:ActiveProcessorCount}), not below 2, as Go 1.25; sysmon re-checks it once a
+ *       second and a short-lived goroutine applies a change (Go keeps one parked system goroutine,
+ *       updateMaxProcsG, which NumGoroutine does not count; gort's counts while it runs).
  *   <li>No GC. The network poller ({@link Netpoll}) is a Java {@code Selector}, level-triggered
  *       where Go's epoll is edge-triggered: interest is armed when a goroutine parks and disarmed
  *       when reported; until the first network use the last idle M sleeps until the next timer on
@@ -149,6 +166,9 @@ public final class Scheduler {
     final Sysmon sysmon;
 
     final AllGs allgs = new AllGs();
+    /** The goroutine leak profile's state (what it found so far). Immutable reference. */
+    final GoroutineLeaks leaks = new GoroutineLeaks(this);
+
     final StealOrder stealOrder = new StealOrder();
     /**
      * The execution tracer: off unless -Dgort.trace, the API or a JFR recording turns it on.
@@ -166,6 +186,21 @@ public final class Scheduler {
     volatile int gomaxprocs;
     /** STW initiator's request for a new GOMAXPROCS; under sched.lock. Go: newprocs. */
     int newprocs;
+
+    /**
+     * GOMAXPROCS was set explicitly (the configuration's, or {@link #gomaxprocs(int)}): sysmon no
+     * longer follows the default. Set by the configuration and gomaxprocs(n), cleared by
+     * {@link #setDefaultGOMAXPROCS}; volatile. Go: sched.customGOMAXPROCS.
+     */
+    volatile boolean customGOMAXPROCS;
+
+    /**
+     * The default GOMAXPROCS sysmon found different from the current one, for the goroutine that
+     * applies it (sysmon cannot stop the world); 0: none pending. CAS by sysmon (0 -> n) and the
+     * goroutine (n -> 0). Go: updateMaxProcsNewProcs.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger updateMaxProcsNewProcs =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     /** The per-P timer heaps ({@link TimerHeaps}), installed by the constructor; null = no timers. */
     public volatile Timers timers;
@@ -211,6 +246,7 @@ public final class Scheduler {
         this.sysmon = new Sysmon(this, config.settings().sysmonMaxDelayUs());
         this.recordCreators = config.settings().recordCreators();
         GoDebug dbg = config.settings().godebug();
+        this.customGOMAXPROCS = config.maxprocs().custom();
         this.schedtrace = new SchedTrace(this, dbg.schedtrace(), dbg.scheddetail(), System.err);
         this.timers = new TimerHeaps();
         synchronized (sched.lock) {
@@ -338,6 +374,8 @@ public final class Scheduler {
         idle.ms.newm(m0);
         // Go starts sysmon from runtime.main, once M0 exists (its checkdead must count M0).
         sysmon.start();
+        stats.mStarts.incrementAndGet();
+        m0.thread.start();
     }
 
     /** Ends the program: Ms leave their loops at the next scheduling point. */
@@ -452,8 +490,7 @@ public final class Scheduler {
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
         G newg = newG(fn, parent == null ? 0 : parent.goid, createdAt);
-        newg.casgstatus(G._Gidle, G._Grunnable);
-        newg.runnableSince = 0;
+        newg.casgstatus(G._Gidle, G._Grunnable); // one new G in 8 has its first wait timed, as in Go
         P pp = null;
         if (mp != null && mp.sched == this) {
             mp.locks++; // no retake of our P while we use it (Retake.retakeBlocked)
@@ -529,6 +566,38 @@ public final class Scheduler {
     /** All live goroutines in goid order. */
     public List<G> allgs() {
         return allgs.snapshot();
+    }
+
+    /** The main goroutine (null before {@link #run}). */
+    G mainG() {
+        return mainG;
+    }
+
+    /**
+     * Runs goroutine leak detection (a few full collections: the program may pause as for a GC)
+     * and returns every goroutine found leaked so far, this run's last: what Go 1.27's
+     * {@code pprof.Lookup("goroutineleak")} reports. Any thread; one profile at a time.
+     *
+     * <p>Go: mgc.go findGoroutineLeaks; runtime/pprof goroutineleak
+     */
+    public List<LeakedGoroutine> goroutineLeakProfile() {
+        return leaks.profile();
+    }
+
+    /** How many goroutines the leak profile has found leaked so far (runs nothing). */
+    public int leakedGoroutines() {
+        return leaks.count();
+    }
+
+    /**
+     * The last leak profile's figures: {candidates, found, collections, whole pause ns, capture ns,
+     * collections ns}.
+     */
+    public long[] lastLeakProfileStats() {
+        GoroutineLeaks.Stats st = leaks.lastStats();
+        return new long[] {
+            st.candidates(), st.found(), st.rounds(), st.pauseNanos(), st.captureNanos(), st.collectNanos()
+        };
     }
 
     // ------------------------------------------------------------------------------------------
@@ -742,9 +811,64 @@ public final class Scheduler {
     // ------------------------------------------------------------------------------------------
     // GOMAXPROCS (stop-the-world is in World).
 
-    /** Go: runtime.GOMAXPROCS: returns the previous setting; n &lt; 1 only reads it. See {@link World#gomaxprocs}. */
+    /**
+     * Go: runtime.GOMAXPROCS: returns the previous setting; n &lt; 1 only reads it. A set (even to
+     * the current value) is explicit: sysmon stops following the default (Go 1.25). See {@link
+     * World#gomaxprocs}.
+     */
     public int gomaxprocs(int n) {
         return world.gomaxprocs(n);
+    }
+
+    /**
+     * Go 1.25's runtime.SetDefaultGOMAXPROCS: back to the default ({@link
+     * Config.MaxProcs#defaultGOMAXPROCS}), which sysmon then follows again (unless
+     * {@code updatemaxprocs=0}). From a goroutine of this runtime.
+     *
+     * <p>Go: debug.go SetDefaultGOMAXPROCS
+     */
+    public void setDefaultGOMAXPROCS() {
+        M mp = M.current();
+        if (mp == null || mp.sched != this || mp.p == null) {
+            throw new IllegalStateException(
+                    "gort: SetDefaultGOMAXPROCS must be called from a goroutine of this runtime");
+        }
+        int procs = config.maxprocs().defaultGOMAXPROCS();
+        if (!customGOMAXPROCS && procs == gomaxprocs) {
+            return;
+        }
+        customGOMAXPROCS = false;
+        world.setprocs(procs);
+    }
+
+    /**
+     * sysmon, at most once a second: if GOMAXPROCS follows the default and the default changed
+     * (the CPU limit or affinity did), has a goroutine apply it (sysmon cannot stop the world).
+     *
+     * <p>Go: proc.go sysmonUpdateGOMAXPROCS
+     */
+    void sysmonUpdateGOMAXPROCS() {
+        if (customGOMAXPROCS || exiting || !mainStarted) {
+            return;
+        }
+        int procs = config.maxprocs().defaultGOMAXPROCS();
+        if (procs == gomaxprocs || !updateMaxProcsNewProcs.compareAndSet(0, procs)) {
+            return;
+        }
+        // Go keeps one parked updateMaxProcsG, a system goroutine; gort starts one per change.
+        newproc(this::updateMaxProcsGoroutine);
+    }
+
+    /** Go: proc.go updateMaxProcsGoroutine (one update, then it ends). */
+    private void updateMaxProcsGoroutine() {
+        int procs = updateMaxProcsNewProcs.get();
+        try {
+            if (!customGOMAXPROCS) { // an explicit GOMAXPROCS since sysmon looked wins
+                world.setprocs(procs);
+            }
+        } finally {
+            updateMaxProcsNewProcs.set(0);
+        }
     }
 
     public int gomaxprocs() {

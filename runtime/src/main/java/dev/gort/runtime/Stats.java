@@ -11,9 +11,11 @@ public final class Stats {
      * counted when the G leaves, those when it resumes). Requests and refusals are Preempt's.
      */
     public final AtomicLong preemptions = new AtomicLong();
-
+    /** Successful steals (findRunnable's stealWork took work from another P). */
     public final AtomicLong steals = new AtomicLong();
+    /** Goroutines those steals moved (each takes half of the victim's ring, or its runnext). */
     public final AtomicLong stolenGs = new AtomicLong();
+
     public final AtomicLong mStarts = new AtomicLong();
     public final AtomicLong handoffs = new AtomicLong();
     /** Runnable-to-running waits of every 8th transition (Go: sched.timeToRun, gTrackingPeriod). */

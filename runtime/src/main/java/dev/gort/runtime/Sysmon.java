@@ -162,6 +162,8 @@ public final class Sysmon {
             s.idle.checkdead();
         }
         long lasttrace = 0;
+        long lastgomaxprocs = System.nanoTime();
+        final boolean updatemaxprocs = s.config.maxprocs().update();
         int idle = 0; // how many cycles in succession we had not woken somebody
         long delay = 0; // µs
         final Sched sc = s.sched;
@@ -254,6 +256,11 @@ public final class Sysmon {
                         np.injectglist(list);
                         s.idle.incidlelocked(1);
                     }
+                }
+                // Check if we need to update GOMAXPROCS at most once per second (Go 1.25).
+                if (updatemaxprocs && lastgomaxprocs + 1_000_000_000L <= now) {
+                    s.sysmonUpdateGOMAXPROCS();
+                    lastgomaxprocs = now;
                 }
                 // retake P's blocked in syscalls and preempt long running G's
                 if (retake(now) != 0) {

@@ -185,13 +185,24 @@ public final class Traceback {
 
     /** Go: traceback.go goroutineheader. */
     static String header(G gp, long now, int level) {
+        return header(gp, now, level, false);
+    }
+
+    /**
+     * Go: traceback.go goroutineheader; {@code leaked}: the header of a goroutine the leak profile
+     * found ({@code [chan send (leaked)]}, Go's _Gleaked), whose scan bit the profile holds.
+     */
+    static String header(G gp, long now, int level, boolean leaked) {
         int raw = gp.readgstatusRaw();
-        boolean isScan = (raw & G._Gscan) != 0;
+        boolean isScan = !leaked && (raw & G._Gscan) != 0;
         int st = raw & ~G._Gscan;
         String status = gStatusString(st);
         WaitReason wr = gp.waitreason;
         if (st == G._Gwaiting && wr != WaitReason.ZERO) {
             status = wr.go();
+        }
+        if (leaked) {
+            status += " (leaked)";
         }
         StringBuilder sb = new StringBuilder("goroutine ").append(gp.goid);
         if (level >= 2) {

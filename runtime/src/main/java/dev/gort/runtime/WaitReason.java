@@ -47,6 +47,31 @@ public enum WaitReason {
         this.go = go;
     }
 
+    /**
+     * Whether a goroutine waiting for this reason waits on a concurrency primitive only (a channel,
+     * a select, a nil channel, {@code select {}}, a sync.Mutex/RWMutex/Cond/WaitGroup): the only
+     * waits the goroutine leak profile may report. Every other reason (sleep, IO wait, a syscall, a
+     * locked thread, the runtime's own) has a waker the runtime holds and counts as maybe runnable.
+     *
+     * <p>Go: mgc.go (*g).isMaybeRunnable (the wait reasons it does not treat as runnable)
+     */
+    public boolean leakable() {
+        return switch (this) {
+            case CHAN_RECEIVE,
+                    CHAN_SEND,
+                    CHAN_RECEIVE_NIL_CHAN,
+                    CHAN_SEND_NIL_CHAN,
+                    SELECT,
+                    SELECT_NO_CASES,
+                    SYNC_COND_WAIT,
+                    SYNC_MUTEX_LOCK,
+                    SYNC_RWMUTEX_RLOCK,
+                    SYNC_RWMUTEX_LOCK,
+                    SYNC_WAITGROUP_WAIT -> true;
+            default -> false;
+        };
+    }
+
     /** Go's spelling, e.g. {@code chan receive}. */
     public String go() {
         return go;

@@ -63,22 +63,49 @@ final class World {
         }
     }
 
-    /** Go: runtime.GOMAXPROCS: returns the previous setting; n &lt; 1 only reads it. */
+    /**
+     * Held by a goroutine that stops the world to change GOMAXPROCS, so that two never stop it at
+     * once (an explicit GOMAXPROCS and sysmon's update). CAS false -> true to take; others
+     * Gosched until it is free. Go: worldsema.
+     */
+    private final java.util.concurrent.atomic.AtomicBoolean worldsema = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Go: runtime.GOMAXPROCS: returns the previous setting; n &lt; 1 only reads it. A set (even to
+     * the current value) is explicit: sysmon stops following the default (Go 1.25).
+     */
     int gomaxprocs(int n) {
         int ret = s.gomaxprocs;
-        if (n <= 0 || n == ret) {
+        if (n <= 0) {
             return ret;
         }
         M mp = M.current();
         if (mp == null || mp.sched != s || mp.p == null) {
             throw new IllegalStateException("gort: GOMAXPROCS(n) must be called from a goroutine of this runtime");
         }
-        stopTheWorld();
-        synchronized (sched.lock) {
-            synced.newprocs = n;
+        s.customGOMAXPROCS = true;
+        if (n != ret) {
+            setprocs(n);
         }
-        startTheWorld();
         return ret;
+    }
+
+    /** Stops the world, sets newprocs, starts it (procresize). Go: the STW of GOMAXPROCS. */
+    void setprocs(int n) {
+        while (!worldsema.compareAndSet(false, true)) {
+            Scheduler.gosched(); // another goroutine is stopping the world: let it
+        }
+        try {
+            if (n != s.gomaxprocs) {
+                stopTheWorld();
+                synchronized (sched.lock) {
+                    synced.newprocs = n;
+                }
+                startTheWorld();
+            }
+        } finally {
+            worldsema.set(false);
+        }
     }
 
     /**

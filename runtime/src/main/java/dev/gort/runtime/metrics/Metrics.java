@@ -131,24 +131,29 @@ public final class Metrics {
                 s -> s.stats.goroutinesCreated.get());
         u(
                 "/sched/goroutines/runnable:goroutines",
-                "Approximate count of goroutines ready to execute, but not executing.",
+                "Approximate count of goroutines ready to execute, but not executing. Not guaranteed to add up to /sched/goroutines:goroutines with other goroutine metrics.",
                 false,
                 s -> countStatus(s, G._Grunnable));
         u(
                 "/sched/goroutines/running:goroutines",
-                "Approximate count of goroutines executing. Always less than or equal to /sched/gomaxprocs:threads.",
+                "Approximate count of goroutines executing. Always less than or equal to /sched/gomaxprocs:threads. Not guaranteed to add up to /sched/goroutines:goroutines with other goroutine metrics.",
                 false,
                 s -> countStatus(s, G._Grunning));
         u(
                 "/sched/goroutines/waiting:goroutines",
-                "Approximate count of goroutines waiting on a resource (I/O or sync primitives).",
+                "Approximate count of goroutines waiting on a resource (I/O or sync primitives). Not guaranteed to add up to /sched/goroutines:goroutines with other goroutine metrics.",
                 false,
                 s -> countStatus(s, G._Gwaiting));
         u(
                 "/sched/goroutines/not-in-go:goroutines",
-                "Approximate count of goroutines running or blocked in a system call or blocking Java call.",
+                "Approximate count of goroutines running or blocked in a system call or cgo call (gort: a blocking Java call). Not guaranteed to add up to /sched/goroutines:goroutines with other goroutine metrics.",
                 false,
                 s -> countStatus(s, G._Gsyscall));
+        u(
+                "/gort/sched/goroutines/leaked:goroutines",
+                "Count of goroutines the goroutineleak profile has found leaked so far (blocked on a channel, select or sync primitive no other goroutine can reach; the JVM reclaimed them, so they are no longer in /sched/goroutines:goroutines). Updated only when the profile runs.",
+                true,
+                Scheduler::leakedGoroutines);
         u(
                 "/gort/sched/goroutines/waiting-network:goroutines",
                 "Approximate count of goroutines parked on the network poller (a read, write, accept or dial waiting for its socket); part of /sched/goroutines/waiting:goroutines.",
@@ -191,7 +196,7 @@ public final class Metrics {
                 s -> s.stats.steals.get());
         u(
                 "/gort/sched/steals:events",
-                "Goroutines moved by steals (counted where the core counts them).",
+                "Goroutines moved by successful steals (each takes half of a victim's run queue, or its runnext).",
                 true,
                 s -> s.stats.stolenGs.get());
         u(
@@ -214,7 +219,11 @@ public final class Metrics {
                 "P handoffs (syscall, blocking call, locked M).",
                 true,
                 s -> s.stats.handoffs.get());
-        u("/gort/sched/thread-starts:events", "Carrier threads started.", true, s -> s.stats.mStarts.get());
+        u(
+                "/gort/sched/thread-starts:events",
+                "Carrier threads started (M0 included).",
+                true,
+                s -> s.stats.mStarts.get());
         u(
                 "/gort/sched/pinned-yields:events",
                 "Yields refused because the continuation was pinned.",

@@ -58,6 +58,33 @@ public final class Pprof {
     }
 
     /**
+     * The goroutineleak profile of {@code s}: runs leak detection ({@link
+     * Scheduler#goroutineLeakProfile}, a few full collections) and writes every goroutine found
+     * leaked so far: {@code debug=2} their dumps ({@code goroutine 18 [chan send (leaked)]:}, frames,
+     * {@code created by}), separated by blank lines as Go's goroutine dump; otherwise the count
+     * profile of their stacks. Go: pprof.go writeGoroutineLeak.
+     */
+    public static void writeGoroutineLeak(Scheduler s, OutputStream w, int debug) throws IOException {
+        List<dev.gort.runtime.LeakedGoroutine> found = s.goroutineLeakProfile();
+        if (debug >= 2) {
+            StringBuilder sb = new StringBuilder();
+            for (dev.gort.runtime.LeakedGoroutine lg : found) {
+                if (!sb.isEmpty()) {
+                    sb.append('\n');
+                }
+                sb.append(lg.dump());
+            }
+            w.write(sb.toString().getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        List<StackTraceElement[]> stacks = new ArrayList<>();
+        for (dev.gort.runtime.LeakedGoroutine lg : found) {
+            stacks.add(lg.stack());
+        }
+        writeCountProfile(w, debug, "goroutineleak", stacks);
+    }
+
+    /**
      * The threadcreate profile: one record per M of {@code allm} (sysmon's included, as Go's allm).
      * gort does not record the stacks that created its Ms, so every record's stack is empty, which
      * Go prints as {@code #\t0x0}. Go: pprof.go writeThreadCreate.

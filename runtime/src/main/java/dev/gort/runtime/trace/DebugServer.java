@@ -46,6 +46,7 @@ public final class DebugServer implements AutoCloseable {
         DebugServer d = new DebugServer(s, hs);
         hs.createContext("/debug/pprof/goroutine", ex -> d.profile(ex, "goroutine"));
         hs.createContext("/debug/pprof/threadcreate", ex -> d.profile(ex, "threadcreate"));
+        hs.createContext("/debug/pprof/goroutineleak", ex -> d.profile(ex, "goroutineleak"));
         hs.createContext("/debug/sched", d::sched);
         hs.createContext("/debug/metrics", d::metrics);
         hs.createContext("/debug/trace", d::trace);
@@ -116,7 +117,8 @@ public final class DebugServer implements AutoCloseable {
     }
 
     /**
-     * {@code /debug/pprof/goroutine} and {@code /debug/pprof/threadcreate}, as net/http/pprof
+     * {@code /debug/pprof/goroutine}, {@code /debug/pprof/goroutineleak} (runs leak detection: a
+     * few full collections) and {@code /debug/pprof/threadcreate}, as net/http/pprof
      * serves them: {@code debug=0} (the default) the gzip'd profile.proto as an attachment, {@code
      * debug=1} the grouped text, {@code debug=2} (goroutine only) the full dump, here followed by
      * gort's wait-for graph (text a dump parser skips). Go: net/http/pprof handler.ServeHTTP.
@@ -134,6 +136,8 @@ public final class DebugServer implements AutoCloseable {
             if (debug >= 2) {
                 out.write(Traceback.waitForGraph(s).getBytes(StandardCharsets.UTF_8));
             }
+        } else if (name.equals("goroutineleak")) {
+            Pprof.writeGoroutineLeak(s, out, debug);
         } else {
             Pprof.writeThreadCreate(s, out, debug);
         }

@@ -72,6 +72,47 @@ class DebugServerTest {
         assertTrue(r[4].startsWith("{\"displayTimeUnit\":\"ns\""), r[4].substring(0, Math.min(200, r[4].length())));
     }
 
+    /** {@code /debug/pprof/goroutineleak}: two goroutines in {@code select {}} nobody can wake, one parked on a held semaphore. */
+    @Test
+    void goroutineleakEndpointRunsTheLeakProfile() throws Exception {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        AtomicReference<String[]> got = new AtomicReference<>();
+        try (DebugServer d = DebugServer.start(s, 0)) {
+            HttpClient http = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + d.port();
+            s.run(() -> {
+                GoSema held = new GoSema("held", 0);
+                for (int i = 0; i < 2; i++) {
+                    Scheduler.current()
+                            .newproc(() ->
+                                    Scheduler.gopark(null, null, dev.gort.runtime.WaitReason.SELECT_NO_CASES, null));
+                }
+                Scheduler.current().newproc(held::acquire);
+                long deadline = System.nanoTime() + 30_000_000_000L;
+                while (Scheduler.current().allgs().stream()
+                                        .filter(g -> g.readgstatus() == dev.gort.runtime.G._Gwaiting)
+                                        .count()
+                                < 3
+                        && System.nanoTime() < deadline) {
+                    Scheduler.gosched(); // wait for the three to park
+                }
+                String[] r = new String[2];
+                try {
+                    r[0] = get(http, base + "/debug/pprof/goroutineleak?debug=2");
+                    r[1] = get(http, base + "/debug/pprof/goroutineleak?debug=1");
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+                got.set(r);
+                held.release();
+            });
+        }
+        String[] r = got.get();
+        assertEquals(2, r[0].split("\\[select \\(no cases\\) \\(leaked\\)\\]:\n", -1).length - 1, r[0]);
+        assertTrue(r[0].matches("(?s)goroutine \\d+ \\[select \\(no cases\\) \\(leaked\\)\\]:\n.*"), r[0]);
+        assertTrue(r[1].startsWith("goroutineleak profile: total 2\n"), r[1]);
+    }
+
     static String get(HttpClient http, String url) throws Exception {
         HttpResponse<String> resp =
                 http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
