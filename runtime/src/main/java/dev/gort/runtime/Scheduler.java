@@ -907,6 +907,7 @@ public final class Scheduler {
         synchronized (sched.lock) {
             long id = checkmcountAndReserve();
             sched.nmsys++;
+            if (trace.on) trace.mCreate(id, true);
             return id;
         }
     }

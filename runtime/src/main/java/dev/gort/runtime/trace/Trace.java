@@ -63,6 +63,9 @@ public final class Trace {
     public final Map<Long, String> objects;
 
     public final int initialProcs;
+    /** Threads (Go's mcount, sysmon included) when the session started; M_CREATE events add to it. */
+    public final long initialThreads;
+
     public final String workload;
     /** True if nothing was dropped (flight-recorder window): the trace starts at the session start. */
     public final boolean complete;
@@ -83,6 +86,7 @@ public final class Trace {
         goroutines = Collections.unmodifiableMap(new TreeMap<>(s.gs));
         objects = Collections.unmodifiableMap(new TreeMap<>(s.objects));
         initialProcs = s.initialProcs;
+        initialThreads = s.initialThreads;
         workload = s.workload;
         wallStartMillis = s.wallStartMillis;
         this.config = config;

@@ -344,4 +344,26 @@ class TraceOutputsTest {
         assertTrue(page.contains("\"truncated\":true,\"totalEvents\":" + t.size()), "page says it dropped");
         assertTrue(page.contains("\"complete\":false"));
     }
+
+    /**
+     * The trace counts threads as SCHED's {@code threads=} does (Go's mcount, sysmon included): the
+     * count when tracing started plus one per MCreate. The HTML page's threads card and counter are
+     * this count. At GOMAXPROCS=1, with main running and every child done, no M can be created
+     * between reading mcount and the snapshot (no idle P to wake).
+     */
+    @Test
+    void traceCountsThreadsAsSchedtraceDoes() {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        s.trace.start(new Tracer.Options().workload("threads"));
+        long[] seen = new long[2];
+        s.run(() -> {
+            Workloads.pingPongBody(200);
+            Scheduler rt = Scheduler.current();
+            seen[0] = rt.mcountPublic();
+            Trace snap = rt.trace.snapshot();
+            seen[1] = snap.initialThreads + snap.count(Ev.M_CREATE);
+        });
+        s.trace.stop();
+        assertEquals(seen[0], seen[1], "threads= (mcount) vs threads at trace start + MCreate events");
+    }
 }
