@@ -175,6 +175,11 @@ public final class Tracer {
         return s.decode(sched);
     }
 
+    /** The buffering session, or null (tests). */
+    Session session() {
+        return session;
+    }
+
     /** Decodes what has been recorded so far without stopping. */
     public Trace snapshot() {
         Session s = session;

@@ -130,11 +130,19 @@ class HtmlTimelineChromiumTest {
         long v1 = t.ts(0) + (t.endTs() - t.ts(0)) * 55 / 100;
         List<String> zcmd = chromiumCmd(Files.createTempDirectory("gort-chromium"));
         zcmd.add("--dump-dom");
-        zcmd.add(html.toAbsolutePath().toUri() + "#t=" + when + "&v0=" + v0 + "&v1=" + v1);
+        long sel = runs.get(runs.size() / 2)[3]; // a goroutine to search for
+        long selRuns = runs.stream().filter(x -> x[3] == sel).count();
+        zcmd.add(html.toAbsolutePath().toUri() + "#t=" + when + "&v0=" + v0 + "&v1=" + v1 + "&g=" + sel);
         String zdom = run(zcmd, OUT.resolve("chromium-zoom.log"));
         assertNoErrors(zdom);
         assertTrue(
                 zdom.contains("data-v0=\"" + v0 + "\"") && zdom.contains("data-v1=\"" + v1 + "\""), "view not applied");
+        assertTrue(
+                zdom.contains("<div id=\"ginfo\" data-g=\"" + sel + "\"><b>G" + sel + " "),
+                "search for G" + sel + " not shown");
+        assertTrue(
+                zdom.contains(" · " + selRuns + (selRuns == 1 ? " run, " : " runs, ")),
+                "G" + sel + " has " + selRuns + " runs");
         for (int p = 0; p < procs; p++) {
             int pp = p;
             long want = runs.stream()
