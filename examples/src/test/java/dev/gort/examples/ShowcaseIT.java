@@ -270,6 +270,20 @@ class ShowcaseIT {
         }
     }
 
+    /**
+     * {@code --preempt entry}: the loop's body calls no instrumented method, so it reaches no yield
+     * point and the verdict says so (it used to blame sysmon's timing: "sysmon did not get to it in time").
+     */
+    @Test
+    void tightLoopWithEntryPollsIsNotPreemptedAndSaysWhy(@TempDir Path dir) throws Exception {
+        Result r = run("showcase", "tight-loop", "--preempt", "entry", "--loop-ms", "60", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out());
+        String en = r.section("tight-loop", "entry");
+        assertEquals(0, intAfter(en, "preempted (\\d+) time"), en);
+        assertTrue(en.contains("=> entry yield points only: the loop's body calls no instrumented method"), en);
+        assertFalse(en.contains("did not get to it in time"), en);
+    }
+
     @Test
     void pingPongPairSharesOneSliceAndIsPreemptedTogether(@TempDir Path dir) throws Exception {
         Result r = run("showcase", "ping-pong", "--pair-ms", "60", "--out", dir.toString());

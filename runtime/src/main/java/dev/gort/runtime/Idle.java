@@ -593,6 +593,7 @@ final class Idle {
         synchronized (sched.lock) {
             long id = checkmcountAndReserve();
             synced.nmsys++;
+            if (s.trace.on) s.trace.mCreate(id, true);
             return id;
         }
     }

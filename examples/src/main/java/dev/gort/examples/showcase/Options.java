@@ -48,7 +48,7 @@ final class Options {
               --loop-ms N        tight-loop: length of the loop (default 40)
               --pair-ms N        ping-pong: how long the pair plays (default 30)
               --hop-us N         ping-pong: CPU microseconds per hop (default 50)
-              --schedtrace N     print the SCHED line every N ms (default: per scenario, 2 to 10)
+              --schedtrace N     print the SCHED line every N ms (default: GODEBUG's schedtrace, else 2 to 10 by scenario)
               --scheddetail      also print the P, M and G lines (GODEBUG scheddetail=1)
               --out DIR          where the HTML timelines go (default: showcase/ beside the jar)
               --no-html          write no timeline
@@ -148,7 +148,22 @@ final class Options {
         if (o.scenarios.isEmpty()) {
             o.scenarios.addAll(SCENARIOS);
         }
+        o.applyGoDebug(dev.gort.runtime.GoDebug.fromEnvironment());
         return o;
+    }
+
+    /**
+     * GODEBUG's {@code schedtrace=N} (the SCHED period, ms) and {@code scheddetail=1}, as a Go
+     * program honours them, where {@code --schedtrace} / {@code --scheddetail} were not given (the
+     * flags win). Without either, each scenario uses its own period.
+     */
+    void applyGoDebug(dev.gort.runtime.GoDebug d) {
+        if (schedtrace <= 0 && d.schedtrace() > 0) {
+            schedtrace = d.schedtrace();
+        }
+        if (!scheddetail && d.scheddetail()) {
+            scheddetail = true;
+        }
     }
 
     /** The scenario a name means (dashes and case ignored, a few aliases), or null. */

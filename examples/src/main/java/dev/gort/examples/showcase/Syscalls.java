@@ -143,7 +143,7 @@ final class Syscalls extends Scenario {
         Map<String, Integer> exits = Facts.syscallExits(t, callers);
         out.println("  figures:");
         out.printf(
-                "    threads: %d at most (GOMAXPROCS=%d; %d Ms created during the run; sysmon counts as one)%n",
+                "    threads: %d at most (GOMAXPROCS=%d; %d threads created during the run, sysmon included, as threads= counts)%n",
                 maxThreads, v.gomaxprocs(), mcreated);
         out.printf(
                 "    handoffs: %d Ps taken from threads blocked in a syscall and handed to another thread%n", handoffs);

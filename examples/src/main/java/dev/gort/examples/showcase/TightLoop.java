@@ -159,6 +159,18 @@ final class TightLoop extends Scenario {
             out.printf(
                     "  => no yield points: sysmon asked %s in vain and the short goroutines waited for the whole loop (%s)%n",
                     Facts.n(r.preempt().requested(), "time"), Facts.ms(minLat));
+        } else if (v.preempt().equals("entry") && Showcase.agentActive()) {
+            // entry polls sit at the entry of methods that call others: the loop's body calls none
+            // that is instrumented (System.nanoTime is the JDK's), so it never reaches a yield point
+            long ran = seen.loopEnd() - seen.loopStart();
+            out.printf(
+                    "  => entry yield points only: the loop's body calls no instrumented method, so it never reached"
+                            + " one; sysmon asked %s in vain and the short goroutines %s (as in Go before 1.14, whose"
+                            + " only checks were in function prologues)%n",
+                    Facts.n(r.preempt().requested(), "time"),
+                    minLat >= ran - 200_000
+                            ? "waited for the whole loop (" + Facts.ms(minLat) + ")"
+                            : "started " + Facts.ms(minLat) + " after it began");
         } else {
             out.printf(
                     "  => the loop was not preempted: %s%n",

@@ -46,7 +46,7 @@ public final class Ev {
     public static final int SPIN_START = 13;
     /** m stops spinning. */
     public static final int SPIN_STOP = 14;
-    /** m (the new M's id in a) is created. */
+    /** An M (the new M's id in a) is created; x = 1 for a system thread (sysmon), which Go's mcount also counts. */
     public static final int M_CREATE = 15;
     /** Preemption of g on p requested (by sysmon or stop-the-world). */
     public static final int PREEMPT_REQ = 16;

@@ -80,6 +80,8 @@ public final class HtmlTimeline {
                 .append(from > 0)
                 .append(",\"totalEvents\":")
                 .append(t.size())
+                .append(",\"threads0\":")
+                .append(t.initialThreads)
                 .append(",\"wallStart\":")
                 .append(t.wallStartMillis)
                 .append("},\n\"waitReasons\":[");

@@ -3,6 +3,7 @@ package dev.gort.runtime.trace;
 import dev.gort.runtime.G;
 import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.WaitReason;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -63,6 +64,9 @@ public final class Trace {
     public final Map<Long, String> objects;
 
     public final int initialProcs;
+    /** Threads (Go's mcount, sysmon included) when the session started; M_CREATE events add to it. */
+    public final long initialThreads;
+
     public final String workload;
     /** True if nothing was dropped (flight-recorder window): the trace starts at the session start. */
     public final boolean complete;
@@ -83,10 +87,74 @@ public final class Trace {
         goroutines = Collections.unmodifiableMap(new TreeMap<>(s.gs));
         objects = Collections.unmodifiableMap(new TreeMap<>(s.objects));
         initialProcs = s.initialProcs;
+        initialThreads = s.initialThreads;
         workload = s.workload;
         wallStartMillis = s.wallStartMillis;
         this.config = config;
         this.complete = complete;
+    }
+
+    /**
+     * One buffer's published records, copied while its writer may go on writing. In a
+     * flight-recorder window the writer recycles its oldest chunk as the new tail, so the copy is
+     * checked as a seqlock: the walk must go through consecutively numbered chunks up to the tail the
+     * writer last announced (else it is retried), and a chunk whose number changed during its copy
+     * was recycled under it: it and the chunks before it (older, recycled first) are left out, which
+     * leaves a consistent suffix, as if those chunks had been dropped before the read.
+     */
+    static long[] copy(TraceBuf b) {
+        if (b.first == null) {
+            return new long[0]; // a JFR-only buffer records nothing
+        }
+        List<TraceBuf.Chunk> parts = new ArrayList<>();
+        List<Long> seqs = new ArrayList<>();
+        for (int attempt = 0; ; attempt++) {
+            parts.clear();
+            seqs.clear();
+            boolean ok = true;
+            TraceBuf.Chunk c = b.first;
+            while (c != null) {
+                long sq = c.seq();
+                if (!seqs.isEmpty() && sq != seqs.get(seqs.size() - 1) + 1) {
+                    ok = false; // the previous chunk was recycled after we read its next
+                    break;
+                }
+                TraceBuf.Chunk n = c.next;
+                parts.add(c);
+                seqs.add(sq);
+                c = n;
+            }
+            if (ok && !seqs.isEmpty() && seqs.get(seqs.size() - 1) == b.lastSeq) {
+                break;
+            }
+            if (attempt >= 10_000) {
+                throw new IllegalStateException(
+                        "gort: trace buffer " + b.owner + " changes faster than it can be read");
+            }
+            Thread.onSpinWait();
+        }
+        long[][] copies = new long[parts.size()][];
+        int from = 0;
+        for (int i = 0; i < parts.size(); i++) {
+            TraceBuf.Chunk c = parts.get(i);
+            int pub = c.published();
+            copies[i] = java.util.Arrays.copyOf(c.d, pub);
+            VarHandle.acquireFence(); // the copy's reads before the number's re-read
+            if (c.seq() != seqs.get(i)) {
+                from = i + 1; // recycled while we copied it
+            }
+        }
+        int total = 0;
+        for (int i = from; i < copies.length; i++) {
+            total += copies[i].length;
+        }
+        long[] d = new long[total];
+        int off = 0;
+        for (int i = from; i < copies.length; i++) {
+            System.arraycopy(copies[i], 0, d, off, copies[i].length);
+            off += copies[i].length;
+        }
+        return d;
     }
 
     /** One buffer's published records, copied. */
@@ -111,22 +179,8 @@ public final class Trace {
         List<Run> runs = new ArrayList<>();
         int order = 0;
         for (TraceBuf b : s.bufs) {
-            int total = 0;
-            List<TraceBuf.Chunk> parts = new ArrayList<>();
-            List<Integer> lens = new ArrayList<>();
-            for (TraceBuf.Chunk c = b.first; c != null; c = c.next) {
-                int pub = c.published();
-                parts.add(c);
-                lens.add(pub);
-                total += pub;
-            }
-            long[] d = new long[total];
-            int off = 0;
-            for (int i = 0; i < parts.size(); i++) {
-                System.arraycopy(parts.get(i).d, 0, d, off, lens.get(i));
-                off += lens.get(i);
-            }
-            int len = total / TraceBuf.REC;
+            long[] d = copy(b);
+            int len = d.length / TraceBuf.REC;
             if (cutNow) {
                 // one writer per buffer, timestamps never decrease in it: the cut is a suffix
                 while (len > 0 && d[(len - 1) * TraceBuf.REC] - end > 0) {

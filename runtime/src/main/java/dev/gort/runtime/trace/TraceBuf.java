@@ -10,8 +10,12 @@ import java.lang.invoke.VarHandle;
  * chunk publishes its record count with a release store after the record is complete, and a reader
  * reads only the published prefix (acquire), so a record is never seen half-written.
  *
- * <p>Flight-recorder mode keeps at most {@code maxChunks} chunks: the writer unlinks the oldest
- * when it adds one (readers that still hold it keep a consistent, older view).
+ * <p>Flight-recorder mode keeps at most {@code maxChunks} chunks: once it has them, the writer
+ * recycles the oldest as the new tail instead of allocating one, so a long traced run allocates
+ * nothing after its window fills (a fresh 1.3 MB humongous chunk every ~2 ms of ping-pong cost G1
+ * a collection cycle every few hundred ms). Each chunk carries a sequence number, renumbered before
+ * it is rewritten; readers check the numbers around their walk and their copy (a seqlock) and keep
+ * only the chunks that did not change under them, a suffix of the list (see {@link Trace}'s decoder).
  *
  * <p>Go: trace.go traceBuf (per-M buffers flushed to a full queue); here the "full queue" is the
  * chunk list itself, read in place.
@@ -23,13 +27,19 @@ public final class TraceBuf {
 
     static final class Chunk {
         private static final VarHandle PUB;
+        private static final VarHandle SEQ;
 
         static {
             try {
                 PUB = MethodHandles.lookup().findVarHandle(Chunk.class, "published", int.class);
+                SEQ = MethodHandles.lookup().findVarHandle(Chunk.class, "seq", long.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
+        }
+
+        Chunk(long seq) {
+            this.seq = seq;
         }
 
         /**
@@ -46,11 +56,37 @@ public final class TraceBuf {
         /** Longs readable: written by the writer with setRelease, read with getAcquire. */
         @SuppressWarnings("unused")
         private int published;
-        /** Written once by the writer (volatile) when the next chunk is linked. */
+        /** Written by the writer (volatile) when the next chunk is linked, and cleared when this one is recycled. */
         volatile Chunk next;
+        /**
+         * This chunk's place in its buffer (1, 2, ...): set before it is first linked, renumbered by
+         * {@link #recycle} before it is rewritten. Written by the writer (opaque, then a release
+         * fence); read by readers with acquire around what they read of the chunk.
+         */
+        @SuppressWarnings("unused")
+        private long seq;
 
         int published() {
             return (int) PUB.getAcquire(this);
+        }
+
+        long seq() {
+            return (long) SEQ.getAcquire(this);
+        }
+
+        /** The writer's own read of its number. */
+        long seqPlain() {
+            return (long) SEQ.get(this);
+        }
+
+        /** Writer only: makes this (the oldest, unlinked) chunk the empty chunk number {@code newSeq}. */
+        void recycle(long newSeq) {
+            SEQ.setOpaque(this, newSeq);
+            // a reader that sees any record written from now on also sees the new number
+            VarHandle.releaseFence();
+            w = 0;
+            next = null;
+            PUB.setRelease(this, 0);
         }
 
         void publish(int n) {
@@ -69,6 +105,10 @@ public final class TraceBuf {
     private Chunk cur;
 
     private int chunks = 1;
+    /** Chunks ever allocated by this buffer (a window stops allocating once full). Writer only, read by tests. */
+    int allocated = 1;
+    /** Sequence number of the tail chunk: written by the writer (volatile) after linking it; read by readers. */
+    volatile long lastSeq = 1;
     /** Chunks this buffer dropped (flight-recorder window): written by the writer, read by the decoder. */
     volatile int dropped;
     /** Timestamp of the last event written, for events that may reuse it. Writer only. */
@@ -86,7 +126,7 @@ public final class TraceBuf {
         this.mid = mid;
         this.owner = owner;
         if (session.record) { // a JFR-only buffer never records: no chunk
-            Chunk c = new Chunk();
+            Chunk c = new Chunk(1);
             this.first = c;
             this.cur = c;
         }
@@ -111,19 +151,24 @@ public final class TraceBuf {
     }
 
     private Chunk grow() {
-        Chunk c = new Chunk();
+        long seq = cur.seqPlain() + 1;
+        int max = session.maxChunksPerBuf;
+        Chunk c;
+        if (max > 0 && chunks >= max) {
+            // the window is full (max >= 2, so the oldest is never the tail): reuse the oldest
+            c = first;
+            first = c.next;
+            dropped++;
+            session.droppedChunks.incrementAndGet();
+            c.recycle(seq);
+        } else {
+            c = new Chunk(seq);
+            chunks++;
+            allocated++;
+        }
         cur.next = c;
         cur = c;
-        chunks++;
-        int max = session.maxChunksPerBuf;
-        if (max > 0) {
-            while (chunks > max) {
-                first = first.next;
-                chunks--;
-                dropped++;
-                session.droppedChunks.incrementAndGet();
-            }
-        }
+        lastSeq = seq;
         return c;
     }
 }

@@ -177,6 +177,11 @@ public final class Tracer {
         return s.decode(sched);
     }
 
+    /** The buffering session, or null (tests). */
+    Session session() {
+        return session;
+    }
+
     /** Decodes what has been recorded so far without stopping. */
     public Trace snapshot() {
         Session s = session;
@@ -330,6 +335,8 @@ public final class Tracer {
         final Map<Long, String> objects = new ConcurrentHashMap<>();
         final AtomicLong droppedChunks = new AtomicLong();
         int initialProcs;
+        /** Go's mcount (threads=, sysmon included) when the session started; written before it is published. */
+        long initialThreads;
         /** Options.level; written before the session is published. */
         int level = 2;
 
@@ -355,6 +362,7 @@ public final class Tracer {
             }
             P[] ps = s.allp();
             initialProcs = ps.length;
+            initialThreads = s.mcountPublic();
             TraceBuf b = newBuf(-1, "start");
             long ts = t0;
             b.emit(ts, hdr(Ev.GOMAXPROCS, 0, null, null), 0, ps.length, 0);
@@ -665,10 +673,18 @@ public final class Tracer {
 
     /** A new M (id {@code newId}) is created by the calling thread. */
     public void mCreate(long newId) {
+        mCreate(newId, false);
+    }
+
+    /**
+     * A new thread (id {@code newId}) is reserved by the calling thread: an M, or with {@code system}
+     * a system thread (sysmon) that Go's mcount, and so SCHED's {@code threads=}, also counts.
+     */
+    public void mCreate(long newId, boolean system) {
         M mp = self();
         TraceBuf b = buf(mp);
         if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.M_CREATE, 0, mp == null ? null : mp.p(), mp), 0, newId, 0);
+            b.emit(System.nanoTime(), hdr(Ev.M_CREATE, 0, mp == null ? null : mp.p(), mp), 0, newId, system ? 1 : 0);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.gort.runtime.trace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -22,7 +23,12 @@ import org.junit.jupiter.api.Test;
  * CI installs it with {@code .ci/install-chromium.sh}). The page is opened at a scrubbed time through
  * the URL hash, and the DOM Chromium rendered is compared with the Java replay of the same trace at
  * that time: the P rows and their slices, and each P card's running G, runnext and local queue, the
- * global queue. A screenshot is kept in {@code runtime/target/gort-timeline/}.
+ * global queue, the threads card against the trace's thread count; the script must run without errors
+ * ({@code <body data-errors>} counts them) and draw every lane: the page lists, per lane, the runs in
+ * view and a pixel it painted, and the screenshot is checked at that pixel. A zoomed view
+ * ({@code #v0=..&v1=..}) must hold exactly the runs that overlap it, and the cursor steps one event
+ * at a time, even through events that share a timestamp. Screenshots are kept in
+ * {@code runtime/target/gort-timeline/}.
  *
  * <p>Skips (with the reason) when no Chromium is installed.
  */
@@ -55,6 +61,9 @@ class HtmlTimelineChromiumTest {
                 "--disable-sync",
                 "--disable-dev-shm-usage",
                 "--user-data-dir=" + profile.toAbsolutePath(),
+                "--hide-scrollbars",
+                "--force-device-scale-factor=1",
+                "--window-size=1300,1000",
                 "--virtual-time-budget=10000"));
         return cmd;
     }
@@ -103,25 +112,47 @@ class HtmlTimelineChromiumTest {
                 dom.contains("data-ready=\"1\""),
                 "the page's script did not finish; see " + OUT.resolve("chromium-dump.log"));
 
+        assertNoErrors(dom);
+
         int procs = t.initialProcs;
-        // P rows: one lane label per P, one card per P
+        // P lanes: one card per P, one lane per P holding every run of a G on that P (the whole run in view)
+        List<long[]> runs = runs(t);
         for (int p = 0; p < procs; p++) {
             assertTrue(dom.contains("id=\"p" + p + "\""), "no card for P" + p);
-            assertTrue(dom.contains(">P" + p + "</text>"), "no timeline lane for P" + p);
+            Map<String, String> lane = lane(dom, "P" + p);
+            int pp = p;
+            long want = runs.stream().filter(x -> x[0] == pp).count();
+            assertEquals(String.valueOf(want), lane.get("data-inview"), "runs on P" + p + " in the lane");
+            assertTrue(Integer.parseInt(lane.get("data-drawn")) > 0, "nothing drawn in lane P" + p);
         }
-        // slices: one rect per run of a G; count them against the trace
-        int runs = 0;
-        for (int i = 0; i < t.size(); i++) {
-            if (t.code(i) == Ev.GO_START) {
-                runs++;
-            }
+        // a zoomed view: the middle tenth of the run holds exactly the runs that overlap it
+        long v0 = t.ts(0) + (t.endTs() - t.ts(0)) * 45 / 100;
+        long v1 = t.ts(0) + (t.endTs() - t.ts(0)) * 55 / 100;
+        List<String> zcmd = chromiumCmd(Files.createTempDirectory("gort-chromium"));
+        zcmd.add("--dump-dom");
+        long sel = runs.get(runs.size() / 2)[3]; // a goroutine to search for
+        long selRuns = runs.stream().filter(x -> x[3] == sel).count();
+        zcmd.add(html.toAbsolutePath().toUri() + "#t=" + when + "&v0=" + v0 + "&v1=" + v1 + "&g=" + sel);
+        String zdom = run(zcmd, OUT.resolve("chromium-zoom.log"));
+        assertNoErrors(zdom);
+        assertTrue(
+                zdom.contains("data-v0=\"" + v0 + "\"") && zdom.contains("data-v1=\"" + v1 + "\""), "view not applied");
+        assertTrue(
+                zdom.contains("<div id=\"ginfo\" data-g=\"" + sel + "\"><b>G" + sel + " "),
+                "search for G" + sel + " not shown");
+        assertTrue(
+                zdom.contains(" · " + selRuns + (selRuns == 1 ? " run, " : " runs, ")),
+                "G" + sel + " has " + selRuns + " runs");
+        for (int p = 0; p < procs; p++) {
+            int pp = p;
+            long want = runs.stream()
+                    .filter(x -> x[0] == pp && x[1] <= v1 && x[2] >= v0)
+                    .count();
+            assertEquals(
+                    String.valueOf(want),
+                    lane(zdom, "P" + p).get("data-inview"),
+                    "runs on P" + p + " in the zoomed view");
         }
-        Matcher sm = Pattern.compile("<rect class=\"slice[^\"]*\"").matcher(dom);
-        int rects = 0;
-        while (sm.find()) {
-            rects++;
-        }
-        assertEquals(runs, rects, "slices drawn vs runs in the trace");
 
         // cards at the scrubbed time vs the Java replay
         for (int p = 0; p < procs; p++) {
@@ -155,6 +186,14 @@ class HtmlTimelineChromiumTest {
         }
         long global = state.count(TraceValidator.GLOBAL);
         assertTrue(dom.contains("id=\"global\" data-n=\"" + global + "\""), "global queue should hold " + global);
+        // the threads card counts as SCHED's threads= (mcount): threads at the start plus MCreate events so far
+        long threads = t.initialThreads;
+        for (int i = 0; i < t.size() && t.ts(i) <= when; i++) {
+            if (t.code(i) == Ev.M_CREATE) {
+                threads++;
+            }
+        }
+        assertTrue(dom.contains("id=\"threads\">" + threads + "<"), "threads card should say " + threads);
 
         // and a screenshot, kept as a test artefact
         Path png = OUT.resolve("fan-out.png");
@@ -165,6 +204,74 @@ class HtmlTimelineChromiumTest {
         shot.add(html.toAbsolutePath().toUri() + "#t=" + when);
         run(shot, OUT.resolve("chromium-shot.log"));
         assertTrue(Files.size(png) > 10_000, "screenshot too small");
+        // every P lane painted its widest run where the page says it did, in that goroutine's colour
+        java.awt.image.BufferedImage img = javax.imageio.ImageIO.read(png.toFile());
+        for (int p = 0; p < procs; p++) {
+            Map<String, String> lane = lane(dom, "P" + p);
+            assertTrue(lane.containsKey("data-probe-x"), "lane P" + p + " painted no run: " + lane);
+            int x = Integer.parseInt(lane.get("data-probe-x"));
+            int y = Integer.parseInt(lane.get("data-probe-y"));
+            String[] want = lane.get("data-probe-rgb").split(",");
+            int px = img.getRGB(x, y);
+            int[] got = {(px >> 16) & 255, (px >> 8) & 255, px & 255};
+            for (int c = 0; c < 3; c++) {
+                assertTrue(
+                        Math.abs(got[c] - Integer.parseInt(want[c])) <= 24,
+                        "lane P" + p + " at (" + x + "," + y + "): rgb " + java.util.Arrays.toString(got) + ", want "
+                                + lane.get("data-probe-rgb"));
+            }
+        }
+    }
+
+    private static void assertNoErrors(String dom) {
+        assertTrue(dom.contains("data-ready=\"1\""), "the page's script did not finish");
+        Matcher e = Pattern.compile("<div id=\"errors\">([^<]*)</div>").matcher(dom);
+        assertTrue(e.find(), "no errors element");
+        assertEquals("", e.group(1), "script errors");
+        assertFalse(dom.contains("data-errors="), "script errors counted");
+    }
+
+    /** The page's record of one lane: its data-* attributes. */
+    private static Map<String, String> lane(String dom, String label) {
+        int at = dom.indexOf("data-lane=\"" + label + "\"");
+        assertTrue(at >= 0, "no lane " + label);
+        String tag = dom.substring(at, dom.indexOf('>', at));
+        Map<String, String> m = new java.util.HashMap<>();
+        Matcher a = Pattern.compile("(data-[a-z-]+)=\"([^\"]*)\"").matcher(tag);
+        while (a.find()) {
+            m.put(a.group(1), a.group(2));
+        }
+        return m;
+    }
+
+    /** Each run of a G on a P as the page draws it: {p, start, end} (GoStart to its GoStop or SyscallEnter). */
+    static List<long[]> runs(Trace t) {
+        List<long[]> out = new ArrayList<>();
+        Map<Integer, long[]> open = new java.util.HashMap<>();
+        for (int i = 0; i < t.size(); i++) {
+            int c = t.code(i);
+            int p = t.p(i);
+            if (p < 0) {
+                continue;
+            }
+            if (c == Ev.GO_START
+                    || (c == Ev.SYSCALL_EXIT && t.small(i) != Ev.X_NO_P)
+                    || (c == Ev.GO_STATUS && t.small(i) == Ev.L_RUNNING)) {
+                open.put(p, new long[] {p, t.ts(i), Long.MAX_VALUE, t.g(i)});
+            } else if (c == Ev.GO_STOP || c == Ev.SYSCALL_ENTER) {
+                long[] o = open.get(p);
+                if (o != null && o[3] == t.g(i)) {
+                    o[2] = t.ts(i);
+                    out.add(o);
+                    open.remove(p);
+                }
+            }
+        }
+        for (long[] o : open.values()) {
+            o[2] = t.endTs();
+            out.add(o);
+        }
+        return out;
     }
 
     /** A page of >100k events still loads and scrubs (no argument-spreading of big arrays, checkpoints). */
@@ -179,18 +286,19 @@ class HtmlTimelineChromiumTest {
         Files.createDirectories(OUT);
         Path html = OUT.resolve("ping-pong.html");
         TraceFiles.writeHtml(t, html);
+        // an event that shares its timestamp with the next one (a start that reuses the stop's stamp)
         int idx = t.size() / 2;
+        while (idx + 1 < t.size() && t.ts(idx + 1) != t.ts(idx)) {
+            idx++;
+        }
+        assertTrue(idx + 1 < t.size(), "no two events share a timestamp");
         List<String> cmd = chromiumCmd(Files.createTempDirectory("gort-chromium"));
         cmd.add("--dump-dom");
         cmd.add(html.toAbsolutePath().toUri() + "#e=" + idx);
         String dom = run(cmd, OUT.resolve("chromium-big.log"));
-        assertTrue(dom.contains("data-ready=\"1\""), "the page's script did not finish on " + t.size() + " events");
-        // the cursor sits on the last event with the same timestamp as event idx
-        int last = idx;
-        while (last + 1 < t.size() && t.ts(last + 1) == t.ts(idx)) {
-            last++;
-        }
-        assertTrue(dom.contains("data-idx=\"" + last + "\""), "scrubbed to event " + last);
+        assertNoErrors(dom);
+        // the cursor sits on event idx itself: a step is one event, not one timestamp
+        assertTrue(dom.contains("data-idx=\"" + idx + "\""), "cursor on event " + idx);
     }
 
     private static String card(String dom, int p) {

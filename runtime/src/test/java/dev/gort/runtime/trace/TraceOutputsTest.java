@@ -344,4 +344,96 @@ class TraceOutputsTest {
         assertTrue(page.contains("\"truncated\":true,\"totalEvents\":" + t.size()), "page says it dropped");
         assertTrue(page.contains("\"complete\":false"));
     }
+
+    /**
+     * The trace counts threads as SCHED's {@code threads=} does (Go's mcount, sysmon included): the
+     * count when tracing started plus one per MCreate. The HTML page's threads card and counter are
+     * this count. At GOMAXPROCS=1, with main running and every child done, no M can be created
+     * between reading mcount and the snapshot (no idle P to wake).
+     */
+    @Test
+    void traceCountsThreadsAsSchedtraceDoes() {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        s.trace.start(new Tracer.Options().workload("threads"));
+        long[] seen = new long[2];
+        s.run(() -> {
+            Workloads.pingPongBody(200);
+            Scheduler rt = Scheduler.current();
+            seen[0] = rt.mcountPublic();
+            Trace snap = rt.trace.snapshot();
+            seen[1] = snap.initialThreads + snap.count(Ev.M_CREATE);
+        });
+        s.trace.stop();
+        assertEquals(seen[0], seen[1], "threads= (mcount) vs threads at trace start + MCreate events");
+    }
+
+    /**
+     * A flight-recorder window allocates nothing once it is full: each buffer reuses its oldest chunk
+     * (a long traced run used to allocate a 1.3 MB humongous chunk every 32768 events, and G1 spent
+     * a collection cycle every few hundred ms reclaiming them).
+     */
+    @Test
+    void flightRecorderWindowRecyclesItsChunks() {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        s.trace.start(new Tracer.Options().window(1)); // 2 chunks per buffer
+        Tracer.Session[] session = new Tracer.Session[1];
+        s.run(() -> {
+            Workloads.pingPongBody(100_000); // ~600k events: ~18 chunks' worth on one M
+            session[0] = Scheduler.current().trace.session();
+        });
+        Trace t = s.trace.stop();
+        assertFalse(t.complete);
+        int bufs = 0;
+        for (TraceBuf b : session[0].bufs) {
+            bufs++;
+            assertTrue(b.allocated <= session[0].maxChunksPerBuf, b.owner + " allocated " + b.allocated + " chunks");
+        }
+        assertTrue(bufs > 0);
+        TraceValidator.Result res = TraceValidator.validate(t);
+        assertTrue(res.ok(), res::toString);
+    }
+
+    /**
+     * Snapshots taken while the writer recycles its chunks are consistent traces: the reader keeps
+     * only chunks that did not change under it (a seqlock), so every snapshot validates.
+     */
+    @Test
+    void snapshotsOfARecyclingWindowAreConsistent() throws Exception {
+        Scheduler s = new Scheduler(Workloads.config(2, true));
+        s.trace.start(new Tracer.Options().window(1));
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.List<String> bad = new java.util.concurrent.CopyOnWriteArrayList<>();
+        int[] snaps = new int[1];
+        Thread reader = new Thread(() -> {
+            try {
+                running.await();
+            } catch (InterruptedException e) {
+                return;
+            }
+            while (!done.get() && snaps[0] < 50) {
+                Trace t = s.trace.snapshot();
+                if (t == null) {
+                    break;
+                }
+                snaps[0]++;
+                TraceValidator.Result r = TraceValidator.validate(t);
+                if (!r.ok()) {
+                    bad.add(r.toString());
+                }
+            }
+        });
+        reader.start();
+        s.run(() -> {
+            running.countDown();
+            Workloads.pingPongBody(200_000);
+            done.set(true);
+        });
+        reader.join();
+        s.trace.stop();
+        assertTrue(snaps[0] > 0, "no snapshot taken");
+        assertTrue(
+                bad.isEmpty(),
+                bad.size() + " of " + snaps[0] + " snapshots invalid: " + (bad.isEmpty() ? "" : bad.get(0)));
+    }
 }
