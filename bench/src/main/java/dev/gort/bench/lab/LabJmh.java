@@ -51,7 +51,7 @@ public final class LabJmh {
     public record Options(int warmupIterations, int measurementIterations, int iterationMs) {
         /** The default mode: a few short iterations (the whole matrix in a few minutes on 2 cores). */
         public static Options quick() {
-            return new Options(4, 3, 100);
+            return new Options(3, 3, 100);
         }
 
         /** {@code --long}: enough iterations to see C2's last tier and a narrower error. */

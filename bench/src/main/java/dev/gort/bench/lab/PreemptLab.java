@@ -42,7 +42,8 @@ import java.util.Map;
  *   <li><b>Code size</b>: bytes added to the workload's own classes per changed method, and the
  *       polls placed there; <b>results</b>: each cell's result equals the uninstrumented one.
  * </ul>
- * Output: {@code <out>/latest.md}, {@code latest.csv}, {@code latest.svg} ({@link LabReport}).
+ * Output: {@code <out>/latest.md}, {@code latest.csv}, {@code latest.svg} ({@link LabReport}), and in
+ * the JMH mode JMH's log, {@code jmh.log}.
  *
  * <p>Usage: {@code PreemptLab preempt [--short | --long] [--no-jmh] [--jmh W,M,MS] [--out DIR]
  * [--rounds N] [--window MS] [--workloads W1,W2,...]}.
