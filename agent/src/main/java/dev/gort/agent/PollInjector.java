@@ -1,14 +1,17 @@
 package dev.gort.agent;
 
 import dev.gort.runtime.PreemptStrategy;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.FieldNode;
 import org.objectweb.asm.tree.FrameNode;
 import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.InsnNode;
@@ -160,6 +163,12 @@ public final class PollInjector {
         int entries = 0;
         int hooks = 0;
         int skipped = 0;
+        // The fields this class declares (name:desc to flags): StripMiner mines loops whose limit
+        // reads one of them only if it is not volatile.
+        Map<String, Integer> fields = new HashMap<>();
+        for (FieldNode f : cn.fields) {
+            fields.put(f.name + ":" + f.desc, f.access);
+        }
         for (MethodNode mn : cn.methods) {
             if ((mn.access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0 || mn.instructions.size() == 0) {
                 continue;
@@ -168,7 +177,7 @@ public final class PollInjector {
                 skipped++;
                 continue;
             }
-            int[] c = instrumentMethod(cn.name, mn, frames);
+            int[] c = instrumentMethod(cn.name, fields, mn, frames);
             if (c[0] + c[1] + c[2] > 0) {
                 methods++;
                 backedges += c[0];
@@ -310,7 +319,7 @@ public final class PollInjector {
     }
 
     /** Returns {backedge polls, entry polls, monitor hooks}. */
-    private int[] instrumentMethod(String owner, MethodNode mn, boolean frames) {
+    private int[] instrumentMethod(String owner, Map<String, Integer> fields, MethodNode mn, boolean frames) {
         InsnList insns = mn.instructions;
         // A class initialiser gets hooks only: a yield there is refused (pinned) anyway.
         boolean clinit = "<clinit>".equals(mn.name);
@@ -325,7 +334,7 @@ public final class PollInjector {
         int maxStack = mn.maxStack;
 
         Set<AbstractInsnNode> mined =
-                stride > 0 ? StripMiner.stripMine(owner, mn, stride, frames, site(owner, mn)) : Set.of();
+                stride > 0 ? StripMiner.stripMine(owner, fields, mn, stride, frames, site(owner, mn)) : Set.of();
         // Each strip-mined loop polls once in its outer head.
         backedges += mined.size() / 2;
         // One pass in code order: labels seen so far decide which branches go backwards.

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.FieldInsnNode;
 import org.objectweb.asm.tree.FrameNode;
 import org.objectweb.asm.tree.IincInsnNode;
 import org.objectweb.asm.tree.InsnList;
@@ -38,11 +39,18 @@ import org.objectweb.asm.tree.VarInsnNode;
  *      iinc i 1
  *      goto H                                 (the back-edge)
  * </pre>
- * where LIMIT is {@code iload n}, {@code aload a; arraylength} or an int constant, and BODY
- * stores neither {@code i} nor the local LIMIT reads (so LIMIT has the same value at every test),
- * calls nothing but methods of its own class and {@code java.lang.Math}/{@code StrictMath} (a call
- * into uninstrumented code repeated {@code stride} times would stretch the time between polls),
- * holds no monitor, and is entered only through H. It becomes:
+ * where LIMIT is {@code iload n}, {@code aload a; arraylength}, an int constant, or a field of
+ * the class being rewritten read at every test ({@code this.arr.length}, {@code o.n},
+ * {@code ARR.length}: {@code aload a; getfield f; [arraylength]} or {@code getstatic f;
+ * [arraylength]}, an int field or an array field's length), and BODY stores neither {@code i} nor
+ * the local LIMIT reads (so LIMIT has the same value at every test), calls nothing but methods of
+ * its own class and {@code java.lang.Math}/{@code StrictMath} (a call into uninstrumented code
+ * repeated {@code stride} times would stretch the time between polls), holds no monitor, and is
+ * entered only through H. A field LIMIT must also keep its value through BODY: the field is
+ * declared by this class and not volatile (a volatile read may not be hoisted out of the strip;
+ * a plain one may, as C2 itself hoists it out of a loop without a safepoint), BODY writes no field
+ * of that name and type, and unless the field is final BODY calls nothing but {@code Math}/
+ * {@code StrictMath} (a method of the class could assign it). It becomes:
  * <pre>
  *   H: [frame]  iload i; LIMIT; if_icmpge X
  *      Poll.poll("class.method")                             (once per strip)
@@ -85,11 +93,13 @@ final class StripMiner {
 
     /**
      * Rewrites every matching loop of {@code mn} and returns the branches that must not get a
-     * per-branch poll (each strip-mined loop's outer and inner back-edges). {@code frames}: the
-     * class has StackMapTable frames (read expanded).
+     * per-branch poll (each strip-mined loop's outer and inner back-edges). {@code fields}: the
+     * access flags of the fields {@code owner} declares ({@code name:desc} to flags), for loops
+     * whose limit reads one. {@code frames}: the class has StackMapTable frames (read expanded).
      */
-    static Set<AbstractInsnNode> stripMine(String owner, MethodNode mn, int stride, boolean frames, String site) {
-        List<Loop> loops = find(owner, mn, frames);
+    static Set<AbstractInsnNode> stripMine(
+            String owner, Map<String, Integer> fields, MethodNode mn, int stride, boolean frames, String site) {
+        List<Loop> loops = find(owner, fields, mn, frames);
         Set<AbstractInsnNode> noPoll = new HashSet<>();
         for (Loop l : loops) {
             noPoll.add(l.backedge);
@@ -98,7 +108,7 @@ final class StripMiner {
         return noPoll;
     }
 
-    private static List<Loop> find(String owner, MethodNode mn, boolean frames) {
+    private static List<Loop> find(String owner, Map<String, Integer> fields, MethodNode mn, boolean frames) {
         InsnList insns = mn.instructions;
         Map<AbstractInsnNode, Integer> index = new HashMap<>();
         int k = 0;
@@ -114,7 +124,7 @@ final class StripMiner {
             if (index.get(g.label) >= index.get(g)) {
                 continue; // forward
             }
-            Loop l = match(owner, mn, g, index, frames);
+            Loop l = match(owner, fields, mn, g, index, frames);
             if (l != null) {
                 out.add(l);
             }
@@ -124,7 +134,12 @@ final class StripMiner {
 
     /** The loop closed by back-edge {@code g}, if it has the shape; else null. */
     private static Loop match(
-            String owner, MethodNode mn, JumpInsnNode g, Map<AbstractInsnNode, Integer> index, boolean frames) {
+            String owner,
+            Map<String, Integer> fields,
+            MethodNode mn,
+            JumpInsnNode g,
+            Map<AbstractInsnNode, Integer> index,
+            boolean frames) {
         if (!(previousReal(g.getPrevious()) instanceof IincInsnNode step) || step.incr != 1) {
             return null;
         }
@@ -149,6 +164,8 @@ final class StripMiner {
         }
         List<AbstractInsnNode> limit = new ArrayList<>();
         int limitVar = -1;
+        FieldInsnNode field = null; // a field LIMIT reads
+        boolean fieldFinal = false;
         AbstractInsnNode q = p.getNext();
         if (q instanceof VarInsnNode v && v.getOpcode() == Opcodes.ILOAD && v.var != iv) {
             limitVar = v.var;
@@ -165,6 +182,21 @@ final class StripMiner {
         } else if (isIntConstant(q)) {
             limit.add(q);
             q = q.getNext();
+        } else if (fieldLimit(owner, fields, q) instanceof FieldInsnNode f) {
+            // this.arr.length, o.n, ARR.length, N: the field is read again at every test.
+            field = f;
+            if (q instanceof VarInsnNode v) {
+                limitVar = v.var;
+                limit.add(q);
+                q = q.getNext();
+            }
+            limit.add(q);
+            q = q.getNext();
+            if (f.desc.startsWith("[")) {
+                limit.add(q);
+                q = q.getNext();
+            }
+            fieldFinal = (fields.get(f.name + ":" + f.desc) & Opcodes.ACC_FINAL) != 0;
         } else {
             return null;
         }
@@ -202,10 +234,17 @@ final class StripMiner {
                 return null;
             }
             if (in instanceof MethodInsnNode m
-                    && !m.owner.equals(owner)
                     && !m.owner.equals("java/lang/Math")
-                    && !m.owner.equals("java/lang/StrictMath")) {
+                    && !m.owner.equals("java/lang/StrictMath")
+                    && (!m.owner.equals(owner) || (field != null && !fieldFinal))) {
                 return null;
+            }
+            if (field != null
+                    && in instanceof FieldInsnNode f
+                    && (op == Opcodes.PUTFIELD || op == Opcodes.PUTSTATIC)
+                    && f.name.equals(field.name)
+                    && f.desc.equals(field.desc)) {
+                return null; // the body may change the limit
             }
         }
         // Entered only through the head: no branch or handler from outside [head, g] lands inside BODY.
@@ -251,6 +290,38 @@ final class StripMiner {
             return l;
         }
         return List.of();
+    }
+
+    /**
+     * The field read of a field LIMIT starting at {@code in} ({@code aload a; getfield f}
+     * or {@code getstatic f}, then {@code arraylength} if f is an array, or f is an int), or
+     * null: f must be declared by {@code owner} (in {@code fields}) and not volatile.
+     */
+    private static FieldInsnNode fieldLimit(String owner, Map<String, Integer> fields, AbstractInsnNode in) {
+        AbstractInsnNode r = in;
+        if (in instanceof VarInsnNode v && v.getOpcode() == Opcodes.ALOAD) {
+            r = in.getNext();
+            if (r == null || r.getOpcode() != Opcodes.GETFIELD) {
+                return null;
+            }
+        } else if (in.getOpcode() != Opcodes.GETSTATIC) {
+            return null;
+        }
+        FieldInsnNode f = (FieldInsnNode) r;
+        Integer access = fields.get(f.name + ":" + f.desc);
+        if (!f.owner.equals(owner)
+                || access == null
+                || (access & Opcodes.ACC_VOLATILE) != 0
+                || ((access & Opcodes.ACC_STATIC) != 0) != (f.getOpcode() == Opcodes.GETSTATIC)) {
+            return null;
+        }
+        if (f.desc.equals("I")) {
+            return f;
+        }
+        if (f.desc.startsWith("[") && f.getNext() != null && f.getNext().getOpcode() == Opcodes.ARRAYLENGTH) {
+            return f;
+        }
+        return null;
     }
 
     private static boolean isIntConstant(AbstractInsnNode in) {

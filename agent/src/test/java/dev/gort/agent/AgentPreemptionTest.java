@@ -282,6 +282,44 @@ class AgentPreemptionTest {
         shapesUnderAStorm("backedge/stride=" + stride, method(stride, "LoopShapes", "all", int.class), true);
     }
 
+    /**
+     * Counted loops over fields (FieldLoops: mined ones and ones the miner must leave alone, two of
+     * which shrink the array mid-loop) give the uninstrumented results at several strides, while a
+     * storm asks the only P to yield every 100 µs.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 3, 7, 1024})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void stripMinedFieldLoopsGiveIdenticalResults(int stride) throws Exception {
+        final int size = 20_000;
+        Class<?> plain = Class.forName(WORK + "FieldLoops");
+        long[] expected = (long[]) plain.getMethod("all", int.class).invoke(null, size);
+        Method all = method(stride, "FieldLoops", "all", int.class);
+        Scheduler s = newScheduler(1);
+        AtomicInteger stop = new AtomicInteger();
+        s.run(() -> {
+            Thread storm = new Thread(() -> {
+                P p0 = s.allp()[0];
+                while (stop.get() == 0) {
+                    s.preemptone(p0);
+                    LockSupport.parkNanos(100_000);
+                }
+            });
+            storm.setDaemon(true);
+            storm.start();
+            try {
+                for (int rep = 0; rep < 5; rep++) {
+                    assertArrayEquals(
+                            expected,
+                            (long[]) call(all, null, size),
+                            "stride " + stride + " changed a result, round " + rep);
+                }
+            } finally {
+                stop.set(1);
+            }
+        });
+    }
+
     private void shapesUnderAStorm(String what, Method all, boolean polls) throws Exception {
         final int scale = 20_000;
         Class<?> plain = Class.forName(WORK + "LoopShapes");

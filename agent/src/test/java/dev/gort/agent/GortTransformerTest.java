@@ -111,6 +111,31 @@ class GortTransformerTest {
         assertTrue(r.backedgePolls() > 0 && r.backedgePolls() <= every.backedgePolls());
     }
 
+    /**
+     * Counted loops whose limit is a field read at every test ({@code i < this.arr.length}, the
+     * lab's ArraySum) are strip-mined like those over a local, when the field keeps its value
+     * through the body; a volatile limit, a body that assigns the field and a non-final field with
+     * a call of the class in the body keep their back-edge poll.
+     */
+    @Test
+    void backedgeStripMinesCountedLoopsOverFields() throws Exception {
+        byte[] orig = bytes("dev.gort.agent.work.FieldLoops");
+        PollInjector.Result r = new PollInjector(PreemptStrategy.BACKEDGE, true, 1024).instrument(orig);
+        // {method, mined loops, per-back-edge polls}
+        assertLoopPolls(r, "sumField", 1, 0); // this.arr.length
+        assertLoopPolls(r, "sumStatic", 1, 0); // shared.length (static)
+        assertLoopPolls(r, "countToField", 1, 0); // this.n
+        assertLoopPolls(r, "otherObject", 1, 0); // o.arr.length
+        assertLoopPolls(r, "finalWithCall", 1, 0); // a final field: a call of this class cannot assign it
+        assertLoopPolls(r, "nonFinalWithCall", 0, 1);
+        assertLoopPolls(r, "volatileLimit", 0, 1);
+        assertLoopPolls(r, "bodyAssignsTheField", 0, 1);
+        // Per method, the poll count: one per strip in the mined ones, the caller entry where it calls.
+        assertEquals(List.of("poll"), calls(method(r.bytes(), "sumField")));
+        assertEquals(List.of("poll", "poll"), calls(method(r.bytes(), "finalWithCall")));
+        assertEquals(List.of("poll", "poll"), calls(method(r.bytes(), "nonFinalWithCall")));
+    }
+
     private static void assertLoopPolls(PollInjector.Result r, String name, int mined, int perBackEdge) {
         MethodNode mn = method(r.bytes(), name);
         assertEquals(mined, stripHeads(mn), name + ": strip-mined loops");

@@ -22,14 +22,19 @@ import java.util.Map;
  * under every strategy and setting, two figures per cell.
  *
  * <ul>
- *   <li><b>Overhead</b> when nobody asks: an in-process harness, not JMH (JMH forks per benchmark
- *       and would need hours for the matrix on 2 cores). Each cell is its own copy of the
- *       workload's classes (and Jackson's), loaded by {@link LabLoader}; it runs on a goroutine of
- *       a 1-P runtime alone, so polls take their real fast paths (the budget decrements its
- *       carrier's counter) and sysmon's 10 ms requests are honoured at once. Per round, the cells
- *       run in a rotated order, {@code warm} timed units then {@code reps} measured units; the
- *       figure is the median unit over all rounds, against the uninstrumented copy's median.
- *       Warm-up: the first (cold) unit's time over the steady median.
+ *   <li><b>Overhead</b> when nobody asks, by JMH ({@link LabJmh}, {@link LabBench}; the default):
+ *       one fork per workload and setting, the setting's agent in the fork's JVM arguments (none for
+ *       the uninstrumented baseline), the unit on goroutine 1 of a 1-P runtime; the figure is JMH's
+ *       score against the baseline's, with JMH's error. <b>Warm-up</b>: the real time from the
+ *       fork's first iteration to the first iteration within {@link LabJmh#STEADY_WITHIN} of the
+ *       final score. {@code --short} (CI) and {@code --no-jmh} use the in-process harness instead:
+ *       each cell is its own copy of the workload's classes (and Jackson's), loaded by
+ *       {@link LabLoader}, on a goroutine of a 1-P runtime alone, so polls take their real fast
+ *       paths (the budget decrements its carrier's counter) and sysmon's 10 ms requests are
+ *       honoured at once. Per round, the cells run in a rotated order, {@code warm} timed units
+ *       then {@code reps} measured units; the figure is the median unit over all rounds, against
+ *       the uninstrumented copy's median (reported in every mode as {@code inproc_overhead_pct}).
+ *       Its warm-up figure: the first (cold) unit's time over the steady median.
  *   <li><b>Time to yield</b> when sysmon asks: two goroutines run the workload on one P for
  *       {@code window} ms; every slice end is a request; request-to-yield from sysmon's request to
  *       the yield (HdrHistogram in {@code PreemptStats}), p50/p99/max, with the refusals by reason,
@@ -37,9 +42,11 @@ import java.util.Map;
  *   <li><b>Code size</b>: bytes added to the workload's own classes per changed method, and the
  *       polls placed there; <b>results</b>: each cell's result equals the uninstrumented one.
  * </ul>
- * Output: {@code <out>/latest.md}, {@code latest.csv}, {@code latest.svg} ({@link LabReport}).
+ * Output: {@code <out>/latest.md}, {@code latest.csv}, {@code latest.svg} ({@link LabReport}), and in
+ * the JMH mode JMH's log, {@code jmh.log}.
  *
- * <p>Usage: {@code PreemptLab preempt [--short] [--out DIR] [--rounds N] [--window MS]}.
+ * <p>Usage: {@code PreemptLab preempt [--short | --long] [--no-jmh] [--jmh W,M,MS] [--out DIR]
+ * [--rounds N] [--window MS] [--workloads W1,W2,...]}.
  */
 public final class PreemptLab {
     private PreemptLab() {}
@@ -81,14 +88,60 @@ public final class PreemptLab {
                         0));
     }
 
-    /** The settings of one lab run. */
-    public record Settings(boolean shortMode, int rounds, int warm, int reps, int windowMs, double unitScale) {
+    /**
+     * The settings of one lab run. {@code jmh}: the overhead's JMH settings, or null for the
+     * in-process harness only; {@code longMode}: {@code --long}.
+     */
+    public record Settings(
+            boolean shortMode,
+            int rounds,
+            int warm,
+            int reps,
+            int windowMs,
+            double unitScale,
+            LabJmh.Options jmh,
+            boolean longMode) {
+        /** The default: JMH's short iterations, the in-process figures beside them. */
         public static Settings full() {
-            return new Settings(false, 5, 10, 10, 400, 1.0);
+            return new Settings(false, 5, 10, 10, 400, 1.0, LabJmh.Options.quick(), false);
         }
 
+        /** {@code --long}: longer JMH iterations and time-to-yield windows (tens of minutes on 2 cores). */
+        public static Settings longer() {
+            return new Settings(false, 5, 10, 10, 1000, 1.0, LabJmh.Options.longer(), true);
+        }
+
+        /** {@code --short}, CI's: tiny units, in-process only. */
         public static Settings quick() {
-            return new Settings(true, 1, 2, 2, 30, 0.2);
+            return new Settings(true, 1, 2, 2, 30, 0.2, null, false);
+        }
+
+        Settings with(int rounds, int windowMs, LabJmh.Options jmh) {
+            return new Settings(shortMode, rounds, warm, reps, windowMs, unitScale, jmh, longMode);
+        }
+
+        /** The command line that reproduces this run. */
+        String command() {
+            StringBuilder b = new StringBuilder("./gort lab preempt");
+            Settings d = shortMode ? quick() : longMode ? longer() : full();
+            b.append(shortMode ? " --short" : longMode ? " --long" : "");
+            if (jmh == null && d.jmh != null) {
+                b.append(" --no-jmh");
+            } else if (jmh != null && !jmh.equals(d.jmh)) {
+                b.append(String.format(
+                        Locale.ROOT,
+                        " --jmh %d,%d,%d",
+                        jmh.warmupIterations(),
+                        jmh.measurementIterations(),
+                        jmh.iterationMs()));
+            }
+            if (rounds != d.rounds) {
+                b.append(" --rounds ").append(rounds);
+            }
+            if (windowMs != d.windowMs) {
+                b.append(" --window ").append(windowMs);
+            }
+            return b.toString();
         }
     }
 
@@ -100,9 +153,22 @@ public final class PreemptLab {
             String workload,
             String strategy,
             boolean sameResult,
+            /** per unit: JMH's score when JMH ran, else the in-process median */
             double steadyUs,
+            /** against uninstrumented: JMH's when JMH ran, else the in-process one */
             double overheadPct,
+            /** JMH's 99.9 % error of the score, in overhead points (NaN: in-process, or one measured iteration) */
+            double overheadErrorPct,
+            /** the in-process harness's overhead (every mode) */
+            double inprocOverheadPct,
+            /** the in-process harness's median unit */
+            double inprocSteadyUs,
+            /** the in-process harness's first (cold) unit */
             double firstUs,
+            /** JMH: real time from the first iteration to the first within 10 % of the final score (NaN: never, or no JMH) */
+            double warmupMs,
+            /** JMH: that iteration's 1-based index among warm-up and measured ones (0: none) */
+            int warmupIteration,
             long requested,
             long honoured,
             long unhonoured,
@@ -128,30 +194,62 @@ public final class PreemptLab {
     public static void main(String[] args) throws Exception {
         Settings s = Settings.full();
         Path out = Path.of("bench/results/lab");
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "preempt" -> {}
-                case "--short" -> s = Settings.quick();
-                case "--out" -> out = Path.of(args[++i]);
-                case "--rounds" ->
-                    s = new Settings(
-                            s.shortMode(),
-                            Integer.parseInt(args[++i]),
-                            s.warm(),
-                            s.reps(),
-                            s.windowMs(),
-                            s.unitScale());
-                case "--window" ->
-                    s = new Settings(
-                            s.shortMode(), s.rounds(), s.warm(), s.reps(), Integer.parseInt(args[++i]), s.unitScale());
-                default -> {
-                    System.err.println("usage: lab preempt [--short] [--out DIR] [--rounds N] [--window MS]");
-                    System.exit(2);
+        Integer rounds = null;
+        Integer window = null;
+        LabJmh.Options jmh = null;
+        boolean noJmh = false;
+        List<String> workloads = WORKLOADS;
+        String usage = "usage: lab preempt [--short | --long] [--no-jmh] [--jmh WARMUP,MEASURED,MS] [--out DIR]"
+                + " [--rounds N] [--window MS] [--workloads W1,W2,...]";
+        try {
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "preempt" -> {}
+                    case "--short" -> s = Settings.quick();
+                    case "--long" -> s = Settings.longer();
+                    case "--no-jmh" -> noJmh = true;
+                    case "--jmh" -> jmh = LabJmh.Options.parse(args[++i]);
+                    case "--out" -> out = Path.of(args[++i]);
+                    case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                    case "--window" -> window = Integer.parseInt(args[++i]);
+                    case "--workloads" -> {
+                        workloads = List.of(args[++i].split(","));
+                        for (String w : workloads) {
+                            if (!WORKLOADS.contains(w)) {
+                                throw new IllegalArgumentException(
+                                        "unknown workload " + w + " (want some of " + WORKLOADS + ")");
+                            }
+                        }
+                    }
+                    default -> throw new IllegalArgumentException("unknown argument " + args[i]);
                 }
             }
+        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
+            System.err.println("lab: " + e.getMessage() + "\n" + usage);
+            System.exit(2);
         }
+        s = s.with(
+                rounds != null ? rounds : s.rounds(),
+                window != null ? window : s.windowMs(),
+                noJmh ? null : jmh != null ? jmh : s.jmh());
         long t0 = System.nanoTime();
-        List<Result> rs = run(s, WORKLOADS, System.err);
+        List<Result> rs = run(s, workloads, System.err);
+        if (s.jmh() != null) {
+            Path agent = LabJmh.agentJar();
+            Files.createDirectories(out);
+            try (java.io.PrintStream jmhLog = new java.io.PrintStream(
+                    Files.newOutputStream(out.resolve("jmh.log")), true, java.nio.charset.StandardCharsets.UTF_8)) {
+                System.err.printf(
+                        Locale.ROOT,
+                        "lab: JMH overhead, %d forks (%d warm-up + %d measured iterations of %d ms each); JMH's log: %s%n",
+                        workloads.size() * cells().size(),
+                        s.jmh().warmupIterations(),
+                        s.jmh().measurementIterations(),
+                        s.jmh().iterationMs(),
+                        out.resolve("jmh.log"));
+                rs = withJmh(rs, LabJmh.run(cells(), workloads, s.unitScale(), s.jmh(), agent, System.err, jmhLog));
+            }
+        }
         LabReport.write(out, s, rs, (System.nanoTime() - t0) / 1e9);
         System.err.printf(
                 Locale.ROOT,
@@ -171,7 +269,59 @@ public final class PreemptLab {
         return out;
     }
 
-    private static final String PKG = "dev.gort.bench.lab.work.Workloads$";
+    static final String PKG = "dev.gort.bench.lab.work.Workloads$";
+
+    /** The size of one unit of {@code w} at {@code scale} (Fib: exponential, so its argument is scaled down to 20). */
+    static int unitOf(String w, LabWorkload work, double scale) {
+        if (w.equals("Fib")) {
+            return scale >= 1.0 ? work.unit() : 20;
+        }
+        return Math.max(1, (int) Math.round(work.unit() * scale));
+    }
+
+    /** {@code rs} with JMH's overhead, error and warm-up in place of the in-process overhead. */
+    static List<Result> withJmh(List<Result> rs, Map<String, LabJmh.Figure> jmh) {
+        List<Result> out = new ArrayList<>();
+        for (Result r : rs) {
+            LabJmh.Figure f = jmh.get(r.workload() + "/" + r.strategy());
+            LabJmh.Figure base = jmh.get(r.workload() + "/" + cells().get(0).label());
+            if (f == null || base == null) {
+                throw new IllegalStateException("lab: no JMH figure for " + r.workload() + "/" + r.strategy());
+            }
+            out.add(new Result(
+                    r.workload(),
+                    r.strategy(),
+                    r.sameResult(),
+                    f.us(),
+                    (f.us() / base.us() - 1) * 100,
+                    f.errorUs() / base.us() * 100,
+                    r.inprocOverheadPct(),
+                    r.inprocSteadyUs(),
+                    r.firstUs(),
+                    f.steadyMs(),
+                    f.steadyIteration(),
+                    r.requested(),
+                    r.honoured(),
+                    r.unhonoured(),
+                    r.refusedMonitor(),
+                    r.refusedLock(),
+                    r.refusedJdkLock(),
+                    r.refusedClinit(),
+                    r.refusedPinned(),
+                    r.budgetYields(),
+                    r.yields(),
+                    r.p50Us(),
+                    r.p99Us(),
+                    r.maxUs(),
+                    r.sitesHit(),
+                    r.workloadSiteYields(),
+                    r.backedgePolls(),
+                    r.entryPolls(),
+                    r.methodsChanged(),
+                    r.bytesPerMethod()));
+        }
+        return out;
+    }
     /** The prefix of a poll site in the workloads ("class.method"). */
     static final String WORK_SITE = "dev.gort.bench.lab.work.";
 
@@ -189,11 +339,7 @@ public final class PreemptLab {
             loaders[c] = new LabLoader(cells.get(c).label(), cells.get(c).strategy());
             work[c] = load(loaders[c], w);
         }
-        int n = Math.max(1, (int) Math.round(work[0].unit() * s.unitScale()));
-        if (w.equals("Fib")) {
-            n = s.shortMode() ? 20 : work[0].unit(); // exponential: scale the argument, not the size
-        }
-        final int unit = n;
+        final int unit = unitOf(w, work[0], s.unitScale());
         long[] result = new long[k];
         double[] firstUs = new double[k];
         List<List<Long>> times = new ArrayList<>();
@@ -255,7 +401,12 @@ public final class PreemptLab {
                     result[c] == result[0],
                     steady / 1e3,
                     (steady / base - 1) * 100,
+                    Double.NaN,
+                    (steady / base - 1) * 100,
+                    steady / 1e3,
                     firstUs[c],
+                    Double.NaN,
+                    0,
                     st.requested(),
                     st.honoured(),
                     st.unhonoured(),

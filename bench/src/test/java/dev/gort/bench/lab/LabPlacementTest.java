@@ -76,6 +76,20 @@ class LabPlacementTest {
         return out;
     }
 
+    /** Polls right before a branch: a per-back-edge poll (a strip-mined loop polls after its test). */
+    private static int pollsBeforeBranches(MethodNode mn) {
+        int n = 0;
+        for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
+            if (in instanceof MethodInsnNode m
+                    && m.owner.equals("dev/gort/runtime/Poll")
+                    && m.name.equals("poll")
+                    && in.getNext() instanceof JumpInsnNode) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     private static boolean callsAnother(MethodNode mn) {
         for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
             if (in.getType() == AbstractInsnNode.INVOKE_DYNAMIC_INSN) {
@@ -168,6 +182,22 @@ class LabPlacementTest {
                 "recursion polls at entry");
         PollInjector.Result off = new PollInjector(Strategies.backedge(1024, false), true).instrument(fib);
         assertTrue(!off.changed() || polls(off.bytes(), "poll").get("fib(I)I") == 0, "no caller polls: fib has none");
+        // ArraySum's inner loop runs to this.a.length (a field read at every test): strip-mined,
+        // as its outer loop; neither back-edge polls (a poll there cost it +700-1700 %).
+        for (int stride : new int[] {64, 1024, 16384}) {
+            byte[] sum = new PollInjector(Strategies.backedge(stride, true), true)
+                    .instrument(bytes(WORK + "ArraySum"))
+                    .bytes();
+            MethodNode run = methods(sum).stream()
+                    .filter(m -> m.name.equals("run"))
+                    .findFirst()
+                    .orElseThrow();
+            assertEquals(
+                    2,
+                    polls(sum, "poll").get("run(I)J"),
+                    "ArraySum.run at stride " + stride + ": one per strip of each loop");
+            assertEquals(0, pollsBeforeBranches(run), "ArraySum.run at stride " + stride + ": polls at back-edges");
+        }
         byte[] spin = bytes(WORK + "Spin");
         // Spin's loop is not counted (a long counter): a poll at its back-edge under every backedge stride.
         for (int stride : new int[] {0, 64, 1024, 16384}) {
