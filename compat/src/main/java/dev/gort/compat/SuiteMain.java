@@ -1,5 +1,6 @@
 package dev.gort.compat;
 
+import static org.junit.platform.engine.discovery.ClassNameFilter.excludeClassNamePatterns;
 import static org.junit.platform.engine.discovery.ClassNameFilter.includeClassNamePatterns;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClasspathRoots;
 
@@ -51,13 +52,18 @@ public final class SuiteMain {
         Path out = Path.of(args[2]);
         Files.createDirectories(out);
 
-        LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
+        LauncherDiscoveryRequestBuilder b = LauncherDiscoveryRequestBuilder.request()
                 .selectors(selectClasspathRoots(Set.of(root)))
-                .filters(includeClassNamePatterns(".*Test"))
+                .filters(includeClassNamePatterns(".*Test"));
+        String exclude = System.getProperty("gort.compat.exclude", "");
+        if (!exclude.isBlank()) {
+            b.filters(excludeClassNamePatterns(exclude.split(",")));
+        }
+        LauncherDiscoveryRequest request = b
                 .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "true")
                 .build();
         SummaryGeneratingListener summary = new SummaryGeneratingListener();
-        Failures failures = new Failures();
+        Failures failures = new Failures(out.resolve(name + ".events"));
         Launcher launcher = LauncherFactory.create();
         long t0 = System.nanoTime();
         launcher.execute(request, summary, failures);
@@ -74,6 +80,7 @@ public final class SuiteMain {
         counts.put("containersFailed", s.getContainersFailedCount());
         counts.put("seconds", seconds);
         counts.put("mode", InGoroutine.ON ? "gort" : "plain");
+        counts.put("excluded", exclude.isBlank() ? "none" : exclude);
         counts.put("bodies", InGoroutine.bodies.get());
         counts.put("bodiesOnGoroutine", InGoroutine.onGoroutine.get());
         counts.put("hung", InGoroutine.hung.get());
@@ -105,12 +112,24 @@ public final class SuiteMain {
         System.exit(0); // threads the tests started must not keep the JVM
     }
 
-    /** Records each failed or aborted test (and container). Written by the launcher's thread only. */
+    /**
+     * Records each failed or aborted test (and container), and appends every finished test's status
+     * and id to {@code NAME.events} as it finishes (flushed), so that a run stopped early still
+     * compares with another on the tests both finished. Called by the launcher's thread only.
+     */
     private static final class Failures implements TestExecutionListener {
         final List<String> lines = Collections.synchronizedList(new ArrayList<>());
+        private final java.io.PrintWriter events;
+
+        Failures(Path events) throws java.io.IOException {
+            this.events = new java.io.PrintWriter(Files.newBufferedWriter(events), true);
+        }
 
         @Override
         public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+            if (id.isTest()) {
+                events.println(result.getStatus() + " " + id.getUniqueId());
+            }
             if (result.getStatus() == TestExecutionResult.Status.SUCCESSFUL) {
                 return;
             }
