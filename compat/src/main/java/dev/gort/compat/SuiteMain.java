@@ -59,8 +59,8 @@ public final class SuiteMain {
         if (!exclude.isBlank()) {
             b.filters(excludeClassNamePatterns(exclude.split(",")));
         }
-        LauncherDiscoveryRequest request = b
-                .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "true")
+        LauncherDiscoveryRequest request = b.configurationParameter(
+                        "junit.jupiter.extensions.autodetection.enabled", "true")
                 .build();
         SummaryGeneratingListener summary = new SummaryGeneratingListener();
         Failures failures = new Failures(out.resolve(name + ".events"));
