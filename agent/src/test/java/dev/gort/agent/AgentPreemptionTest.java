@@ -301,7 +301,7 @@ class AgentPreemptionTest {
             Thread storm = new Thread(() -> {
                 P p0 = s.allp()[0];
                 while (stop.get() == 0) {
-                    s.preemptone(p0);
+                    s.preempt.preemptone(p0);
                     LockSupport.parkNanos(100_000);
                 }
             });

@@ -90,7 +90,7 @@ public final class GoroutineHost {
 
     private void main(int hogs) {
         jobs = Chan.make(64);
-        sched = Go.current();
+        sched = Scheduler.current();
         ExternalWaker outside = Go.external(); // the JUnit thread sends every job
         int n = hogs < 0 ? Go.gomaxprocs() : hogs;
         hogsDone = new CountDownLatch(n);

@@ -19,7 +19,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
  * P, so the runnext thief does not back off, and no global queue: nothing here overflows).
  *
  * <p>What they use of the runtime: {@code new RunQueue(int)}, {@code runqput(G, boolean)},
- * {@code runqget()}, {@code runqsteal(RunQueue, boolean)}, and G's package-private constructor and
+ * {@code runqget()}, {@code runqsteal(RunQueue.Steal, boolean)}, and G's package-private constructor and
  * its plain fields {@code param} and {@code waitsince} (this class is in {@code dev.gort.runtime} for
  * that, in its own module).
  *
@@ -69,7 +69,7 @@ public final class RunQueueJcstress {
 
         @Actor
         public void thief(II_Result r) {
-            r.r2 = id(thief.runqsteal(victim, false));
+            r.r2 = id(thief.runqsteal(victim.steal, false));
         }
     }
 
@@ -97,7 +97,7 @@ public final class RunQueueJcstress {
 
         @Actor
         public void thief(II_Result r) {
-            r.r2 = id(thief.runqsteal(victim, true));
+            r.r2 = id(thief.runqsteal(victim.steal, true));
         }
     }
 
@@ -118,12 +118,12 @@ public final class RunQueueJcstress {
 
         @Actor
         public void thief1(II_Result r) {
-            r.r1 = id(thief1.runqsteal(victim, false));
+            r.r1 = id(thief1.runqsteal(victim.steal, false));
         }
 
         @Actor
         public void thief2(II_Result r) {
-            r.r2 = id(thief2.runqsteal(victim, false));
+            r.r2 = id(thief2.runqsteal(victim.steal, false));
         }
     }
 
@@ -144,12 +144,12 @@ public final class RunQueueJcstress {
 
         @Actor
         public void thief1(II_Result r) {
-            r.r1 = id(thief1.runqsteal(victim, true));
+            r.r1 = id(thief1.runqsteal(victim.steal, true));
         }
 
         @Actor
         public void thief2(II_Result r) {
-            r.r2 = id(thief2.runqsteal(victim, true));
+            r.r2 = id(thief2.runqsteal(victim.steal, true));
         }
     }
 
@@ -180,7 +180,7 @@ public final class RunQueueJcstress {
 
         @Actor
         public void thief(IIII_Result r) {
-            publication(thief.runqsteal(victim, false), r);
+            publication(thief.runqsteal(victim.steal, false), r);
         }
 
         @Arbiter
@@ -211,7 +211,7 @@ public final class RunQueueJcstress {
 
         @Actor
         public void thief(IIII_Result r) {
-            publication(thief.runqsteal(victim, true), r);
+            publication(thief.runqsteal(victim.steal, true), r);
         }
 
         @Arbiter
@@ -263,7 +263,7 @@ public final class RunQueueJcstress {
 
         @Actor
         public void thief(II_Result r) {
-            r.r1 = id(thief.runqsteal(victim, true));
+            r.r1 = id(thief.runqsteal(victim.steal, true));
         }
 
         @Arbiter

@@ -195,7 +195,8 @@ public record Config(
     }
 
     public Config withSettings(Settings s) {
-        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, name, s, maxprocs);
+        return new Config(
+                gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, name, s, maxprocs);
     }
 
     /**
@@ -465,7 +466,9 @@ public record Config(
      */
     static int gomaxprocsSetting() {
         int n = explicitGomaxprocs();
-        return n > 0 ? n : maxprocsSetting(CpuSource.SYSTEM, GoDebug.fromEnvironment()).defaultGOMAXPROCS();
+        return n > 0
+                ? n
+                : maxprocsSetting(CpuSource.SYSTEM, GoDebug.fromEnvironment()).defaultGOMAXPROCS();
     }
 
     /** A usable {@code GOMAXPROCS} / {@code -Dgort.gomaxprocs} (&gt; 0), else 0 (Go ignores the rest). */
@@ -532,36 +535,51 @@ public record Config(
     public Config withCpuSource(CpuSource cpus, boolean update, boolean container) {
         MaxProcs mp = new MaxProcs(false, update, container, cpus);
         return new Config(
-                mp.defaultGOMAXPROCS(), runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, name, settings, mp);
+                mp.defaultGOMAXPROCS(),
+                runqSize,
+                stealing,
+                spinning,
+                maxThreads,
+                panicExits,
+                debugChecks,
+                name,
+                settings,
+                mp);
     }
 
-
     public Config withRunqSize(int n) {
-        return new Config(gomaxprocs, n, stealing, spinning, maxThreads, panicExits, debugChecks, name, settings, maxprocs);
+        return new Config(
+                gomaxprocs, n, stealing, spinning, maxThreads, panicExits, debugChecks, name, settings, maxprocs);
     }
 
     public Config withStealing(boolean on) {
-        return new Config(gomaxprocs, runqSize, on, spinning, maxThreads, panicExits, debugChecks, name, settings, maxprocs);
+        return new Config(
+                gomaxprocs, runqSize, on, spinning, maxThreads, panicExits, debugChecks, name, settings, maxprocs);
     }
 
     public Config withSpinning(boolean on) {
-        return new Config(gomaxprocs, runqSize, stealing, on, maxThreads, panicExits, debugChecks, name, settings, maxprocs);
+        return new Config(
+                gomaxprocs, runqSize, stealing, on, maxThreads, panicExits, debugChecks, name, settings, maxprocs);
     }
 
     public Config withMaxThreads(int n) {
-        return new Config(gomaxprocs, runqSize, stealing, spinning, n, panicExits, debugChecks, name, settings, maxprocs);
+        return new Config(
+                gomaxprocs, runqSize, stealing, spinning, n, panicExits, debugChecks, name, settings, maxprocs);
     }
 
     public Config withPanicExits(boolean on) {
-        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, on, debugChecks, name, settings, maxprocs);
+        return new Config(
+                gomaxprocs, runqSize, stealing, spinning, maxThreads, on, debugChecks, name, settings, maxprocs);
     }
 
     public Config withDebugChecks(boolean on) {
-        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, on, name, settings, maxprocs);
+        return new Config(
+                gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, on, name, settings, maxprocs);
     }
 
     public Config withName(String n) {
-        return new Config(gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, n, settings, maxprocs);
+        return new Config(
+                gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, n, settings, maxprocs);
     }
 
     // ------------------------------------------------------------------------------------------
