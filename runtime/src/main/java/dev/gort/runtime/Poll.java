@@ -257,6 +257,14 @@ public final class Poll {
             return;
         }
         if (gp.readgstatusNoScan() == G._Gsyscall) {
+            if (!gp.syscallByRetake) {
+                // The G's own syscall (Syscall.block around code with polls), with a request
+                // sysmon raised for the slice it ran before: a G in a syscall is not preempted
+                // (Go's syscalls run no preemptible code). exitsyscall honours the G's own
+                // request (G.preempt) when the call returns.
+                mp.sched.preempt.stale.incrementAndGet();
+                return;
+            }
             // Raised by Retake.retakeBlocked: sysmon took this carrier's P while it was blocked in
             // user code. Exit that "syscall" (get a P back, maybe on another M) and carry on;
             // but not inside a class initialiser: the G cannot leave its carrier there, so with
