@@ -1,6 +1,7 @@
 package dev.gort.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -21,23 +22,28 @@ class SyscallPollTest {
     @Timeout(30)
     void aPollInsideTheGoroutinesOwnSyscallDoesNotLeaveIt() {
         Scheduler s = new Scheduler(TestSupport.config(1));
-        AtomicInteger statusAfterPoll = new AtomicInteger(-1);
-        AtomicInteger statusAfterExit = new AtomicInteger(-1);
+        AtomicInteger left = new AtomicInteger();
+        AtomicInteger trials = new AtomicInteger();
         s.run(() -> {
-            M mp = M.current();
-            P pp = mp.p;
-            G gp = Syscalls.entersyscall(); // what Syscall.block does first
-            // sysmon's request for the slice the G ran before the call (it raced the entry)
-            mp.thread.requestPreempt(pp.schedtick());
-            Poll.poll("SyscallPollTest"); // an instrumented poll in the code the G wrapped
-            statusAfterPoll.set(gp.readgstatusNoScan());
-            Syscalls.exitsyscall(gp); // what Syscall.block does last
-            statusAfterExit.set(gp.readgstatusNoScan());
+            // Until a poll has seen the request: on a loaded machine sysmon may get between the
+            // request and the poll (a trial where the poll saw none proves nothing either way).
+            while (trials.get() < 100 && s.preempt.stale.get() == 0 && left.get() == 0) {
+                trials.incrementAndGet();
+                G gp = Syscalls.entersyscall(); // what Syscall.block does first
+                M mp = gp.m; // a G in a syscall stays on its carrier
+                // sysmon's request for the slice the G ran before the call (it raced the entry)
+                mp.thread.requestPreempt(mp.thread.preemptTick + 1);
+                Poll.poll("SyscallPollTest"); // an instrumented poll in the code the G wrapped
+                if (gp.readgstatusNoScan() != G._Gsyscall) {
+                    left.incrementAndGet();
+                }
+                Syscalls.exitsyscall(gp); // what Syscall.block does last
+                mp.thread.clearPreemptIfSet();
+            }
         });
-        assertEquals(G._Gsyscall, statusAfterPoll.get(), "the poll left the G's own syscall");
-        assertEquals(G._Grunning, statusAfterExit.get());
-        // (sysmon may retake the idle P meanwhile: that is its business, not the poll's)
-        assertEquals(1, s.preempt.stale.get(), "the poll did not recognise the request as stale");
+        assertEquals(0, left.get(), "the poll left the G's own syscall");
         assertEquals(0, s.preempt.syscallExitsDeferred.get());
+        assertTrue(
+                s.preempt.stale.get() >= 1, "in " + trials.get() + " trials no poll recognised the request as stale");
     }
 }
