@@ -3,7 +3,7 @@
 # that is on PATH (17 on CI's machine), no JAVA_HOME and no Maven on PATH (./gort must find the
 # JDK 25 and use the Maven Wrapper by itself). Run by .ci/run after the test command; fails on the
 # first command that fails. What it runs:
-#   1. ./gort help, then ./gort showcase (the main command, in full), checked for its four scenarios
+#   1. ./gort help, then ./gort showcase (the main command, in full), checked for its five scenarios
 #      and the HTML timelines it says it wrote;
 #   2. every other `./gort ...` line in the README's code blocks (not `./gort test`, which .ci/run
 #      has just run, nor `./gort bench`, the long benchmark run), and `./gort example <Name>` for
@@ -48,12 +48,12 @@ run() { # $1: the command line; output to a log, shown if it fails
 run "./gort help"
 grep -q 'set -euo' "$work/out.log" && { echo "readme: ./gort help prints its own code" >&2; exit 1; }
 run "./gort showcase"
-for s in "1. Fan-out" "2. Blocking syscalls" "3. Tight loop" "4. Ping-pong" "HTML timelines"; do
+for s in "1. Fan-out" "2. Blocking syscalls" "3. Tight loop" "4. Ping-pong" "5. Network" "HTML timelines"; do
   grep -q "=== $s" "$work/out.log" || { cat "$work/out.log"; echo "readme: showcase lacks '$s'" >&2; exit 1; }
 done
 grep -q 'FAILED' "$work/out.log" && { cat "$work/out.log"; echo "readme: a showcase run failed" >&2; exit 1; }
 n_html=$(ls examples/target/showcase/*.html | wc -l)
-[ "$n_html" -ge 8 ] || { echo "readme: showcase wrote $n_html timelines, want 8" >&2; exit 1; }
+[ "$n_html" -ge 10 ] || { echo "readme: showcase wrote $n_html timelines, want 10" >&2; exit 1; }
 
 # 2. the other ./gort lines of the README's code blocks, and every example of its table
 awk '/^```/{inb=!inb; next} inb && /^\.\/gort /' README.md | sed 's/[[:space:]]*#.*$//' | sort -u >"$work/cmds"

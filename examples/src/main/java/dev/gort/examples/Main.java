@@ -85,7 +85,7 @@ public final class Main {
     }
 
     private static void usage() {
-        System.out.println("usage: ./gort showcase [scenario] [--help]    Go's scheduler at work, four scenarios");
+        System.out.println("usage: ./gort showcase [scenario] [--help]    Go's scheduler at work, five scenarios");
         System.out.println("       ./gort example <Name> [args]           one of the examples below");
         System.out.println("       ./gort env                             the settings gort reads, with their values");
         System.out.println();

@@ -120,7 +120,7 @@ class ReadmeTest {
 
     @Test
     void showcaseScenariosAndOptionsAreTheShowcases() throws Exception {
-        Set<String> scenarios = all("\\| `([a-z]+-[a-z]+|syscalls)` \\|", README, 1);
+        Set<String> scenarios = all("\\| `([a-z]+-[a-z]+|syscalls|network)` \\|", README, 1);
         assertTrue(!scenarios.isEmpty(), "no scenario table");
         Class<?> opts = Class.forName("dev.gort.examples.showcase.Options");
         var f = opts.getDeclaredField("USAGE");

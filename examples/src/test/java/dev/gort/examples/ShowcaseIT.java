@@ -107,6 +107,9 @@ class ShowcaseIT {
                 "syscalls",
                 "tight-loop",
                 "ping-pong",
+                "network",
+                "--server M",
+                "--conns N",
                 "--gomaxprocs",
                 "--stealing on|off",
                 "--spinning on|off",
@@ -309,6 +312,43 @@ class ShowcaseIT {
         double gameNone = msAfter(none, "hops in ([0-9.]+) ms");
         assertTrue(msAfter(none, "bystander started ([0-9.]+) ms after the game began") >= gameNone - 0.2, none);
         assertTrue(none.contains("=> no yield points: the pair was never preempted"), none);
+    }
+
+    @Test
+    void networkServesThousandConnectionsOnFewThreadsAndBlockingSocketsOnOneEach(@TempDir Path dir) throws Exception {
+        Result r = run("showcase", "network", "--out", dir.toString());
+        assertEquals(0, r.status(), r.out());
+        assertTrue(r.out().contains("=== 1. Network"), r.out());
+
+        String poller = r.section("network", "poller");
+        assertTrue(poller.contains("GOMAXPROCS=2"), poller);
+        assertTrue(schedLines(poller, 2) >= 1, poller);
+        assertEquals(1000, intAfter(poller, "connections: (\\d+) open at once"), poller);
+        // every server goroutine waited on the poller at once, not on a thread
+        int parked = intAfter(poller, "(\\d+) goroutines parked on the poller");
+        assertTrue(parked >= 1000 && parked <= 1001, poller); // and the accept loop, once it has parked
+        int waitingThreads = intAfter(poller, "threads: \\d+ at most .*, (\\d+) while the 1000 connections waited");
+        // near GOMAXPROCS (2 Ps, sysmon, an idle M in the poll); slack for a P that sysmon retakes from a
+        // carrier it sees blocked on a loaded machine, still two orders of magnitude below a thread each
+        assertTrue(waitingThreads <= 2 + 8, "the poller's run used " + waitingThreads + " threads:\n" + poller);
+        assertEquals(5000, intAfter(poller, "echoed: (\\d+) messages"), poller);
+        assertEquals(5000 * 64, intAfter(poller, "messages, (\\d+) bytes, every one checked"), poller);
+        assertEquals(1000, intAfter(poller, "(\\d+) server goroutines saw their connection's end"), poller);
+        assertTrue(poller.contains("=> 1000 connections served on "), poller);
+
+        String blocking = r.section("network", "blocking");
+        assertTrue(blocking.contains("every blocking call wrapped in Syscall.block"), blocking);
+        // 1000 server goroutines blocked in a read at once: each holds its thread
+        int blockingThreads = intAfter(blocking, "threads: \\d+ at most .*, (\\d+) while the 1000 connections waited");
+        assertTrue(blockingThreads >= 1000, blocking);
+        assertEquals(5000 * 64, intAfter(blocking, "messages, (\\d+) bytes, every one checked"), blocking);
+        assertEquals(1000, intAfter(blocking, "(\\d+) server goroutines saw their connection's end"), blocking);
+        assertTrue(blocking.contains("=> the thread count climbed to "), blocking);
+        assertFalse(r.out().contains("FAILED"), r.out());
+        for (String f : List.of("network-poller.html", "network-blocking.html")) {
+            assertTrue(Files.size(dir.resolve(f)) > 10_000, f);
+            assertTrue(r.out().contains("  " + dir.resolve(f).toAbsolutePath()), r.out());
+        }
     }
 
     @Test

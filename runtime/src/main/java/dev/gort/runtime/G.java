@@ -226,6 +226,17 @@ public final class G {
      */
     boolean syscallExitDeferred;
 
+    /**
+     * The G's current {@code _Gsyscall} was entered for it by sysmon ({@link Retake#retakeBlocked}:
+     * its carrier was blocked in unwrapped user code), not by its own {@code entersyscall}: only
+     * then does a preemption poll leave the syscall ({@link Poll}). A poll inside a call the G
+     * wrapped itself ({@code Syscall.block}) must not: the G would go on into its blocking call
+     * holding a P, out of sysmon's sight. Written true by sysmon while it holds the G's scan bit,
+     * before the release store of {@code _Gsyscall}; written false by the G's own entersyscall
+     * (only when set). Volatile.
+     */
+    volatile boolean syscallByRetake;
+
     /** nanotime this G last became runnable (for scheduling latency); written by whoever readies it. */
     long runnableSince;
     /**

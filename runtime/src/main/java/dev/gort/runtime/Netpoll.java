@@ -38,12 +38,15 @@ import java.util.function.Consumer;
  *
  * <ul>
  *   <li>Java's {@code Selector} is level-triggered, Go's epoll edge-triggered. A socket is
- *       registered once ({@link #netpollopen}); its interest is armed when a goroutine parks on it
- *       and disarmed when the poller reports it (as EPOLLONESHOT, or the JDK's own virtual-thread
- *       poller): a socket with unread data and no reader would otherwise make every poll return at
- *       once. Arming is a queued update, no system call; only when an M is blocked in the poll
- *       ({@code sched.lastpoll == 0}) does it cost a {@code Selector.wakeup()}, so that the blocked
- *       poll picks the new interest up.
+ *       registered once ({@link #netpollopen}); its interest is armed when a goroutine first parks
+ *       on it and stays armed while goroutines keep waiting on it (the edge-triggered emulation:
+ *       a connection that goes back and forth costs no interest update per message). The poller
+ *       disarms a read interest only when it reports it and nobody was waiting, and a write
+ *       interest whenever it reports it ({@link #netpollready}): a socket with unread data and no
+ *       reader, or a writable one, would otherwise make every poll return at once. Arming again is
+ *       a queued update (an {@code epoll_ctl} at the next selection); only when an M is blocked in
+ *       the poll ({@code sched.lastpoll == 0}) does it cost a {@code Selector.wakeup()}, so that
+ *       the blocked poll picks the new interest up.
  *   <li>Go's polls run concurrently on one epoll descriptor. A Java selection operation holds the
  *       selector's monitor, so here one thread polls at a time ({@link #pollLock}): a non-blocking
  *       poll that finds the lock taken returns nothing (the holder finds the events), a blocking
@@ -135,6 +138,15 @@ public final class Netpoll implements Describable {
     public final AtomicLong wokenByPoller = new AtomicLong();
     /** Selector.wakeup calls made to break a blocked poll (netpollBreak and arming). Atomic. */
     public final AtomicLong breaks = new AtomicLong();
+    /**
+     * Interest changes, each a queued update the next selection applies with an {@code epoll_ctl}
+     * (the cost Go's edge-triggered registration never pays): arms that had to set the interest
+     * again, and read interests disarmed because nobody waited. Any thread, atomic (off the fast
+     * path: a goroutine that parks on an armed key counts nothing).
+     */
+    public final AtomicLong arms = new AtomicLong();
+
+    public final AtomicLong disarms = new AtomicLong();
 
     Netpoll(Scheduler sched) {
         this.sched = sched;
@@ -357,24 +369,62 @@ public final class Netpoll implements Describable {
     }
 
     /**
-     * A selected key: disarms what fired (see the class comment) and unblocks the goroutines
-     * waiting for it. Runs inside the selection operation, pollLock held.
+     * A selected key: unblocks the goroutines waiting for it, and disarms what fired where nobody
+     * was waiting (see the class comment). Runs inside the selection operation, pollLock held.
      *
-     * <p>Go: netpoll.go netpollready
+     * <p>Read interest (OP_READ, OP_ACCEPT) stays armed while a goroutine waits for it (Go's epoll
+     * registration is edge-triggered and never changes): a connection that goes back and forth
+     * costs no interest update, no {@code epoll_ctl} and no wake-up of a blocked poll per message.
+     * Where nobody was parked (no reader, or the goroutine a poll woke has not run yet) the
+     * interest is disarmed, so that an unread socket is reported at most once more, neither a
+     * blocking poll nor sysmon's periodic one finds it ready over and over (a level-triggered
+     * selector reports it at every poll until it is read), and the next {@link #netpollblock}
+     * re-arms it (an {@code epoll_ctl}, and a break if an M is blocked in the poll). So a message
+     * costs no update when its goroutine runs before the next poll, and at most two (as a one-shot
+     * registration would) when a backlog of runnable goroutines outlives a poll. (Keeping it
+     * armed in that case was measured worse: with 1,000 connections every sysmon poll reported
+     * ~1,400 keys whose goroutines were still queued.) Disarming races
+     * with a goroutine that starts to wait after the unblock: it publishes pdWait, then checks the
+     * interest ({@link #arm}); the poller here clears the interest, then checks the semaphore. Both
+     * are volatile, so at least one of them sees the other: the goroutine re-arms, or the poller
+     * does.
+     *
+     * <p>Write interest (OP_WRITE, OP_CONNECT) is disarmed whenever it fires, before the waiter is
+     * unblocked: a socket is nearly always writable, so an armed write interest would be reported
+     * by every poll.
+     *
+     * <p>Go: netpoll.go netpollready (netpoll_epoll.go registers EPOLLIN|EPOLLOUT|EPOLLET once)
      */
     private void netpollready(SelectionKey key) {
         PollDesc pd = (PollDesc) key.attachment();
         int ready;
         try {
             ready = key.readyOps();
-            key.interestOpsAnd(~ready);
+            int wready = ready & (SelectionKey.OP_WRITE | SelectionKey.OP_CONNECT);
+            if (wready != 0) {
+                key.interestOpsAnd(~wready);
+            }
         } catch (CancelledKeyException e) {
             return; // closed meanwhile: evict already woke its goroutines
         }
         G rg = null;
         G wg = null;
-        if ((ready & (SelectionKey.OP_READ | SelectionKey.OP_ACCEPT)) != 0) {
+        int rready = ready & (SelectionKey.OP_READ | SelectionKey.OP_ACCEPT);
+        if (rready != 0) {
             rg = netpollunblock(pd, MODE_READ, true);
+            if (rg == null) {
+                // Nobody was parked: disarm, then re-arm if a reader began to wait meanwhile.
+                try {
+                    key.interestOpsAnd(~rready);
+                    Object now = RG.getVolatile(pd);
+                    if (now != null && now != pdReady) {
+                        key.interestOpsOr(rready);
+                    }
+                } catch (CancelledKeyException e) {
+                    // closed meanwhile: evict wakes its goroutines
+                }
+                disarms.incrementAndGet();
+            }
         }
         if ((ready & (SelectionKey.OP_WRITE | SelectionKey.OP_CONNECT)) != 0) {
             wg = netpollunblock(pd, MODE_WRITE, true);
@@ -623,6 +673,7 @@ public final class Netpoll implements Describable {
                 return; // still armed: the poller has not reported it yet
             }
             k.interestOpsOr(op);
+            arms.incrementAndGet();
         } catch (CancelledKeyException e) {
             return; // closed: evict wakes us (closing is re-checked after the park)
         }

@@ -264,6 +264,11 @@ public final class Preempt {
         }
     }
 
+    /** For tests: raises a request on {@code mp}'s carrier for slice {@code tick}, as sysmon does. */
+    boolean raiseForTest(M mp, int tick) {
+        return raise(mp, mp.p, mp.curg, tick, 0, false);
+    }
+
     /**
      * Takes the pending REQ and NOTICE off {@code mt} (keeps OWED and the tick) and returns the word
      * as it was: the caller classifies a taken REQ as exactly one outcome. The carrier, or sysmon
@@ -510,6 +515,16 @@ public final class Preempt {
             return;
         }
         if (gp.readgstatusNoScan() == G._Gsyscall) {
+            if (!gp.syscallByRetake) {
+                // The G's own syscall (Syscall.block around code with polls), with a request
+                // sysmon raised for the slice it ran before: a G in a syscall is not preempted
+                // (Go's syscalls run no preemptible code), and leaving it here would take a P into
+                // the blocking call, out of sysmon's sight. OWED stays: exitsyscall answers it.
+                if ((take(mt) & REQ) != 0) {
+                    stale.incrementAndGet();
+                }
+                return;
+            }
             // Raised by Retake.retakeBlocked: sysmon took this carrier's P while it was blocked in
             // user code. Exit that "syscall" (get a P back, maybe on another M) and carry on; a
             // pending REQ stays for the exit to answer. But not inside a class initialiser: the G
@@ -633,6 +648,9 @@ public final class Preempt {
             return false;
         }
         if (gp.readgstatusNoScan() == G._Gsyscall) {
+            if (!gp.syscallByRetake) {
+                return false; // the G's own syscall: not preemptible (see poll)
+            }
             // Retake.retakeBlocked retook this carrier's P: get one back (this may move the G).
             boolean moved = Syscalls.exitsyscall();
             if (!owed(gp.m)) {

@@ -116,6 +116,7 @@ public final class Retake {
         pp.setStatus(P._Pidle);
         pp.incSyscalltick();
         pp.sysmonBlockedG = null;
+        gp.syscallByRetake = true; // published by the release store below
         gp.setgstatusRelease(G._Gsyscall);
         Preempt.notice(mp); // its next poll (if instrumented) notices: Preempt.poll
         s.syscallStats.blockedRetakes.incrementAndGet();

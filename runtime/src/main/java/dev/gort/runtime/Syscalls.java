@@ -65,6 +65,9 @@ public final class Syscalls {
         if (!gp.tryCasgstatus(G._Grunning, G._Gsyscall) && !casToSyscallSlow(mp, gp)) {
             return; // already in a syscall: nested, or sysmon retook the P from this blocked carrier
         }
+        if (gp.syscallByRetake) {
+            gp.syscallByRetake = false; // this syscall is the G's own (see G.syscallByRetake)
+        }
         P pp = mp.p;
         Scheduler s = mp.sched;
         if (s.trace.on) s.trace.syscallEnter(mp, pp, gp);
@@ -125,6 +128,9 @@ public final class Syscalls {
         }
         if (!gp.tryCasgstatus(G._Grunning, G._Gsyscall) && !casToSyscallSlow(mp, gp)) {
             return gp;
+        }
+        if (gp.syscallByRetake) {
+            gp.syscallByRetake = false; // this syscall is the G's own (see G.syscallByRetake)
         }
         P pp = mp.p;
         Scheduler s = mp.sched;

@@ -17,7 +17,7 @@ final class Options {
             each prints what it shows, the GODEBUG=schedtrace lines of the run, the figures that
             prove the point, and writes a self-contained HTML timeline of the run.
 
-            scenarios (default: all four, each with its toggles):
+            scenarios (default: all five, each with its toggles):
               fan-out       48 goroutines x 1 ms of CPU started by one goroutine on P0; idle Ps
                             steal half of P0's queue at a time. Runs with stealing on, then off.
               syscalls      goroutines blocked in system calls keep their threads; sysmon hands
@@ -29,9 +29,14 @@ final class Options {
               ping-pong     two goroutines hand control to each other through runnext on one P,
                             sharing one 10 ms time slice, and are preempted together; a third
                             goroutine runs only then. Runs with --preempt backedge, then none.
+              network       an echo server with a goroutine per connection serves 1,000 loopback
+                            connections: on dev.gort.net they park on the network poller and the
+                            thread count stays near GOMAXPROCS; on blocking sockets wrapped in
+                            Syscall.block it climbs to one per connection. Runs both.
 
             options (a toggle given on the command line runs only that variant):
-              --gomaxprocs N     number of Ps (default: fan-out 4, syscalls 2, tight-loop 1, ping-pong 1)
+              --gomaxprocs N     number of Ps (default: fan-out 4, syscalls 2, tight-loop 1, ping-pong 1,
+                                 network 2)
               --stealing on|off  work stealing between Ps (default: fan-out runs both; others on)
               --spinning on|off  spinning Ms looking for work (default on)
               --preempt S        none | entry | backedge | budget: where the agent puts yield points
@@ -48,6 +53,10 @@ final class Options {
               --loop-ms N        tight-loop: length of the loop (default 40)
               --pair-ms N        ping-pong: how long the pair plays (default 30)
               --hop-us N         ping-pong: CPU microseconds per hop (default 50)
+              --server M         network: poller (dev.gort.net) or blocking (java.net sockets, each
+                                 blocking call in Syscall.block); default: both
+              --conns N          network: connections open at once (default 1000)
+              --rounds N         network: messages each client sends and reads back (default 5)
               --schedtrace N     print the SCHED line every N ms (default: GODEBUG's schedtrace, else 2 to 10 by scenario)
               --scheddetail      also print the P, M and G lines (GODEBUG scheddetail=1)
               --out DIR          where the HTML timelines go (default: showcase/ beside the jar)
@@ -60,6 +69,7 @@ final class Options {
               ./gort showcase fan-out --stealing off --gomaxprocs 8
               ./gort showcase tight-loop --preempt none
               ./gort showcase ping-pong --schedtrace 5 --scheddetail
+              ./gort showcase network --server blocking --conns 200 --rounds 20
             """;
 
     final List<String> scenarios = new ArrayList<>();
@@ -75,6 +85,9 @@ final class Options {
     int loopMs = 40;
     int pairMs = 30;
     int hopUs = 50;
+    String server;
+    int conns = 1000;
+    int rounds = 5;
     int schedtrace = -1;
     boolean scheddetail;
     Path out;
@@ -84,7 +97,7 @@ final class Options {
     /** Internal: this JVM was started by a parent showcase for one variant (no banner, no summary). */
     boolean child;
 
-    static final List<String> SCENARIOS = List.of("fan-out", "syscalls", "tight-loop", "ping-pong");
+    static final List<String> SCENARIOS = List.of("fan-out", "syscalls", "tight-loop", "ping-pong", "network");
     static final List<String> STRATEGIES = List.of("none", "entry", "backedge", "budget");
 
     static Options parse(String[] args) {
@@ -124,6 +137,15 @@ final class Options {
                 case "--loop-ms" -> o.loopMs = positive(a, val != null ? val : next(args, ++i, a));
                 case "--pair-ms" -> o.pairMs = positive(a, val != null ? val : next(args, ++i, a));
                 case "--hop-us" -> o.hopUs = positive(a, val != null ? val : next(args, ++i, a));
+                case "--server" -> {
+                    String m = (val != null ? val : next(args, ++i, a)).toLowerCase(Locale.ROOT);
+                    if (!m.equals("poller") && !m.equals("blocking")) {
+                        throw new IllegalArgumentException("--server: want poller or blocking, not '" + m + "'");
+                    }
+                    o.server = m;
+                }
+                case "--conns" -> o.conns = positive(a, val != null ? val : next(args, ++i, a));
+                case "--rounds" -> o.rounds = positive(a, val != null ? val : next(args, ++i, a));
                 case "--schedtrace" -> o.schedtrace = positive(a, val != null ? val : next(args, ++i, a));
                 case "--scheddetail" -> o.scheddetail = true;
                 case "--out" -> o.out = Path.of(val != null ? val : next(args, ++i, a));
@@ -174,6 +196,7 @@ final class Options {
             case "syscalls", "syscall", "blockingsyscalls", "2" -> "syscalls";
             case "tightloop", "loop", "3" -> "tight-loop";
             case "pingpong", "4" -> "ping-pong";
+            case "network", "net", "5" -> "network";
             default -> null;
         };
     }
@@ -203,6 +226,11 @@ final class Options {
         a.add("--loop-ms=" + loopMs);
         a.add("--pair-ms=" + pairMs);
         a.add("--hop-us=" + hopUs);
+        if (server != null) {
+            a.add("--server=" + server);
+        }
+        a.add("--conns=" + conns);
+        a.add("--rounds=" + rounds);
         if (schedtrace > 0) {
             a.add("--schedtrace=" + schedtrace);
         }

@@ -16,8 +16,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code ./gort showcase}: the four scenarios of the Go scheduler simulator (reference 004), run on
- * gort for real. Each prints what it shows, the {@code GODEBUG=schedtrace} lines of its run, the
+ * {@code ./gort showcase}: the four scenarios of the Go scheduler simulator (reference 004), and a
+ * network scenario (issue 14), run on gort for real. Each prints what it shows, the {@code GODEBUG=schedtrace} lines of its run, the
  * figures read from the execution trace, and writes the run's HTML timeline. See
  * {@link Options#USAGE} for the command line.
  *
@@ -28,7 +28,8 @@ import java.util.regex.Pattern;
 public final class Showcase {
     private Showcase() {}
 
-    static final List<Scenario> ALL = List.of(new FanOut(), new Syscalls(), new TightLoop(), new PingPong());
+    static final List<Scenario> ALL =
+            List.of(new FanOut(), new Syscalls(), new TightLoop(), new PingPong(), new Network());
 
     public static void main(String[] args) {
         System.exit(main0(args));
