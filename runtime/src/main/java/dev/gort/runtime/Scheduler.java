@@ -371,11 +371,12 @@ public final class Scheduler {
             m0 = idle.allocm(idle.checkmcountAndReserve());
         }
         m0.nextp = p0;
-        idle.ms.newm(m0);
-        // Go starts sysmon from runtime.main, once M0 exists (its checkdead must count M0).
+        // Go starts sysmon from runtime.main before main.main runs, once M0 exists (its checkdead
+        // must count M0, which allocm has): before M0's thread, so that main never sees a
+        // runtime without it (/sched/threads/total:threads).
         sysmon.start();
         stats.mStarts.incrementAndGet();
-        m0.thread.start();
+        idle.ms.newm(m0);
     }
 
     /** Ends the program: Ms leave their loops at the next scheduling point. */
