@@ -23,6 +23,7 @@ class InGoroutineTest {
     void everyTestBodyRunsInAGoroutineAndItsFailureIsReported() throws InterruptedException {
         // no hogs: without the agent nothing would preempt them
         System.setProperty("gort.compat.hogs", "0");
+        System.setProperty("gort.compat.samples", "true"); // SampleBodies runs only when asked
         SummaryGeneratingListener listener = new SummaryGeneratingListener();
         LauncherFactory.create()
                 .execute(
@@ -45,6 +46,7 @@ class InGoroutineTest {
         assertEquals(2L, SampleBodies.seen.get("repeated"), "both repetitions in a goroutine");
         assertEquals(0L, SampleBodies.seen.get("beforeEach"), "@BeforeEach on the JUnit thread");
         assertTrue(InGoroutine.bodies.get() >= 9 && InGoroutine.onGoroutine.get() == InGoroutine.bodies.get());
+        System.clearProperty("gort.compat.samples");
         GoroutineHost.started().stop();
     }
 }
