@@ -20,6 +20,13 @@ public final class GoDebug {
         this.vars = vars;
     }
 
+    /** These settings with {@code more} ({@code GODEBUG}-style text) on top: its keys win. */
+    public GoDebug with(String more) {
+        Map<String, String> m = new LinkedHashMap<>(vars);
+        m.putAll(parse(more).vars);
+        return new GoDebug(m);
+    }
+
     /** Parses {@code GODEBUG}-style text. */
     public static GoDebug parse(String... sources) {
         Map<String, String> m = new LinkedHashMap<>();

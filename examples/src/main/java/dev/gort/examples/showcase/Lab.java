@@ -43,9 +43,11 @@ final class Lab {
      */
     static <T> Outcome<T> run(
             Config cfg, String workload, int schedtraceMs, boolean detail, Function<Scheduler, T> body) {
-        String oldDebug = System.getProperty("gort.debug");
+        // The runtime reads GODEBUG from its Config (read once, at Config.fromEnvironment): this
+        // run's schedtrace goes in there, after whatever GODEBUG the user gave.
         String dbg = "schedtrace=" + schedtraceMs + (detail ? ",scheddetail=1" : "");
-        System.setProperty("gort.debug", oldDebug == null || oldDebug.isBlank() ? dbg : oldDebug + "," + dbg);
+        Config.Settings st = cfg.settings();
+        cfg = cfg.withSettings(st.withGodebug(st.godebug().with(dbg)));
         PrintStream realErr = System.err;
         SchedCapture capture = new SchedCapture(realErr);
         PrintStream tee = new PrintStream(capture, true, StandardCharsets.UTF_8);
@@ -77,11 +79,6 @@ final class Lab {
         } finally {
             System.setErr(realErr);
             tee.flush();
-            if (oldDebug == null) {
-                System.clearProperty("gort.debug");
-            } else {
-                System.setProperty("gort.debug", oldDebug);
-            }
         }
         @SuppressWarnings("unchecked")
         T value = (T) box[0];
