@@ -146,21 +146,48 @@ public final class Retake {
     private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> GORT_CODE =
             new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** Per code source (jar or classes directory): does it hold {@link #MARKER}? */
-    private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> MARKED =
-            new java.util.concurrent.ConcurrentHashMap<>();
-
     /**
-     * The resource that makes a jar or classes directory gort's own runtime code (the api module
-     * has it). The runtime names no module above it: they say what they are.
+     * The resource that names, one exact package per line, the packages of gort's own runtime code
+     * beyond {@code dev.gort.runtime} (the api has it). The runtime names no module above it: the
+     * modules say what they are. Packages, not jars: a fat jar holds user classes beside them.
      */
     static final String MARKER = "META-INF/gort-runtime-code";
 
+    /** The packages every {@link #MARKER} on the class path names; read once. */
+    private static volatile java.util.Set<String> markedPackages;
+
+    private static java.util.Set<String> markedPackages() {
+        java.util.Set<String> s = markedPackages;
+        if (s == null) {
+            java.util.Set<String> found = new java.util.HashSet<>();
+            try {
+                ClassLoader cl = Retake.class.getClassLoader();
+                java.util.Enumeration<java.net.URL> urls =
+                        cl == null ? ClassLoader.getSystemResources(MARKER) : cl.getResources(MARKER);
+                while (urls.hasMoreElements()) {
+                    try (java.io.InputStream in = urls.nextElement().openStream()) {
+                        for (String line :
+                                new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
+                            String t = line.trim();
+                            if (!t.isEmpty() && !t.startsWith("#")) {
+                                found.add(t);
+                            }
+                        }
+                    }
+                }
+            } catch (java.io.IOException | RuntimeException e) {
+                // unreadable: only dev.gort.runtime counts
+            }
+            s = java.util.Set.copyOf(found);
+            markedPackages = s;
+        }
+        return s;
+    }
+
     /**
-     * gort's own classes: packages {@code dev.gort} and below whose code source is the runtime's
-     * own or holds {@link #MARKER} (the api's); the modules above (examples, benchmarks) and
-     * classes loaded from a {@code test-classes} directory (gort's own tests play the user) do not.
-     * Cached per class name.
+     * gort's own classes: package {@code dev.gort.runtime} and below, and the packages a {@link
+     * #MARKER} names (the api's); the modules above (examples, benchmarks) and classes loaded from a
+     * {@code test-classes} directory (gort's own tests play the user) are not. Cached per class name.
      */
     static boolean isGortCode(String className) {
         if (!className.startsWith("dev.gort.")) {
@@ -170,38 +197,19 @@ public final class Retake {
             try {
                 Class<?> c = Class.forName(cn, false, Retake.class.getClassLoader());
                 java.security.CodeSource src = c.getProtectionDomain().getCodeSource();
-                if (src == null || src.getLocation() == null) {
-                    return true; // the boot class path: the agent puts the runtime there
-                }
-                java.net.URL loc = src.getLocation();
-                if (loc.getPath().endsWith("test-classes/")) {
+                if (src != null
+                        && src.getLocation() != null
+                        && src.getLocation().getPath().endsWith("test-classes/")) {
                     return false;
                 }
-                java.security.CodeSource own =
-                        Retake.class.getProtectionDomain().getCodeSource();
-                if (own != null && loc.equals(own.getLocation())) {
-                    return true;
-                }
-                return MARKED.computeIfAbsent(loc.toString(), k -> marked(loc));
+                String pkg = c.getPackageName();
+                return pkg.equals("dev.gort.runtime")
+                        || pkg.startsWith("dev.gort.runtime.")
+                        || markedPackages().contains(pkg);
             } catch (ClassNotFoundException | LinkageError | SecurityException e) {
                 return false;
             }
         });
-    }
-
-    /** Whether the jar or directory at {@code loc} holds {@link #MARKER}. */
-    private static boolean marked(java.net.URL loc) {
-        try {
-            java.nio.file.Path p = java.nio.file.Path.of(loc.toURI());
-            if (java.nio.file.Files.isDirectory(p)) {
-                return java.nio.file.Files.exists(p.resolve(MARKER));
-            }
-            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(p.toFile())) {
-                return jar.getEntry(MARKER) != null;
-            }
-        } catch (java.io.IOException | java.net.URISyntaxException | RuntimeException e) {
-            return false;
-        }
     }
 
     /** The carrier is parked or blocked in the JVM (cheap: a volatile read of the thread status). */
