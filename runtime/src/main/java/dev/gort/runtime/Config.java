@@ -458,20 +458,12 @@ public record Config(
     }
 
     /**
-     * {@code -Dgort.gomaxprocs} / {@code GOMAXPROCS}: a positive number, else (absent, malformed,
-     * zero or negative) the default ({@link MaxProcs#defaultGOMAXPROCS}), as Go's schedinit
-     * ignores such a GOMAXPROCS.
+     * A usable {@code GOMAXPROCS} / {@code -Dgort.gomaxprocs} (&gt; 0), else 0: absent, malformed, zero
+     * or negative means the default ({@link MaxProcs#defaultGOMAXPROCS}), as Go's schedinit ignores
+     * such a GOMAXPROCS.
      *
      * <p>Go: proc.go schedinit ({@code if n, ok := atoi32(gogetenv("GOMAXPROCS")); ok && n > 0})
      */
-    static int gomaxprocsSetting() {
-        int n = explicitGomaxprocs();
-        return n > 0
-                ? n
-                : maxprocsSetting(CpuSource.SYSTEM, GoDebug.fromEnvironment()).defaultGOMAXPROCS();
-    }
-
-    /** A usable {@code GOMAXPROCS} / {@code -Dgort.gomaxprocs} (&gt; 0), else 0 (Go ignores the rest). */
     static int explicitGomaxprocs() {
         String v = setting("gort.gomaxprocs", "GOMAXPROCS");
         if (v == null) {

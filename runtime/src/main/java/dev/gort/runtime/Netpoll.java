@@ -535,12 +535,12 @@ public final class Netpoll implements Describable {
         for (; n > 0; n--) {
             P pp;
             synchronized (sched.sched.lock) {
-                pp = sched.pidlegetSpinningIfConfigured();
+                pp = sched.idle.pidlegetSpinningIfConfigured();
             }
             if (pp == null) {
                 break;
             }
-            sched.startm(pp, false);
+            sched.idle.startm(pp, false);
         }
     }
 

@@ -758,16 +758,6 @@ public final class Scheduler {
         idle.wakep();
     }
 
-    /** Go: proc.go startm; see {@link Idle#startm} (kept here for Netpoll's injectglist). */
-    void startm(P pp, boolean spinning) {
-        idle.startm(pp, spinning);
-    }
-
-    /** See {@link Idle#pidlegetSpinningIfConfigured} (kept here for Netpoll's injectglist); sched.lock held. */
-    P pidlegetSpinningIfConfigured() {
-        return idle.pidlegetSpinningIfConfigured();
-    }
-
     /** Go: debug.SetMaxThreads. Returns the previous limit. */
     public int setMaxThreads(int n) {
         return idle.setMaxThreads(n);
