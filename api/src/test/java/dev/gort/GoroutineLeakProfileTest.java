@@ -8,6 +8,7 @@ import dev.gort.net.Listener;
 import dev.gort.net.Net;
 import dev.gort.runtime.G;
 import dev.gort.runtime.LeakedGoroutine;
+import dev.gort.runtime.Poll;
 import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.WaitReason;
 import dev.gort.runtime.metrics.Metrics;
@@ -150,7 +151,9 @@ class GoroutineLeakProfileTest {
                 wg.add(1);
                 Go.go(() -> {
                     while (!stop.get()) { // slow: running, never parked
-                        Thread.onSpinWait();
+                        // a yield point, as the agent injects one (these tests run without it): without
+                        // one this loop could keep its P and starve goroutine 1 in the global queue
+                        Poll.poll();
                     }
                 });
                 Go.go(() -> Time.sleep(TimeUnit.HOURS.toNanos(1)));
