@@ -202,6 +202,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         mysg.isSelect = false;
         mysg.success = false;
         mysg.c = this;
+        mysg.releasetime = 0;
         return mysg;
     }
 
@@ -483,11 +484,19 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             throw notInGoroutine("send on");
         }
         Sudog mysg = waiter(gp, ep);
+        long t0 = 0;
+        if (parker.blockProfileRate(gp) > 0) {
+            t0 = parker.nanotime();
+            mysg.releasetime = -1;
+        }
         sendq.enqueue(mysg);
         parker.park(gp, CHAN_PARK_COMMIT, this, WaitReason.CHAN_SEND, this);
 
         // Someone woke us up.
         boolean wasClosed = !mysg.success;
+        if (mysg.releasetime > 0) {
+            parker.blockevent(mysg.releasetime - t0, 0);
+        }
         mysg.release();
         if (wasClosed) {
             if (closedAcquire() == 0) {
@@ -507,6 +516,9 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
     void send(Sudog sg, Object ep, Select sel) {
         sg.elem = ep; // Go: sendDirect, a write into the receiver's frame
         Object gp = sg.g;
+        if (sg.releasetime != 0) {
+            sg.releasetime = parker.nanotime();
+        }
         if (sel == null) {
             unlock();
         } else {
@@ -615,6 +627,11 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             throw notInGoroutine("receive from");
         }
         Sudog mysg = waiter(gp, null);
+        long t0 = 0;
+        if (parker.blockProfileRate(gp) > 0) {
+            t0 = parker.nanotime();
+            mysg.releasetime = -1;
+        }
         recvq.enqueue(mysg);
         if (timer != null) {
             timer.blockTimerChan(); // a timer channel is in a heap only while someone waits on it
@@ -625,6 +642,9 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         }
 
         // Someone woke us up.
+        if (mysg.releasetime > 0) {
+            parker.blockevent(mysg.releasetime - t0, 0);
+        }
         boolean success = mysg.success;
         Object v = mysg.elem;
         mysg.release();
@@ -653,6 +673,9 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         }
         sg.elem = null;
         Object gp = sg.g;
+        if (sg.releasetime != 0) {
+            sg.releasetime = parker.nanotime();
+        }
         if (sel == null) {
             unlock();
         } else {
@@ -702,6 +725,9 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
                 break;
             }
             sg.elem = null;
+            if (sg.releasetime != 0) {
+                sg.releasetime = parker.nanotime();
+            }
             parker.setParam(sg.g, sg);
             sg.success = false;
             sg.glink = glist;
@@ -714,6 +740,9 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
                 break;
             }
             sg.elem = null;
+            if (sg.releasetime != 0) {
+                sg.releasetime = parker.nanotime();
+            }
             parker.setParam(sg.g, sg);
             sg.success = false;
             sg.glink = glist;

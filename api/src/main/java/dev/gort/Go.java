@@ -98,6 +98,27 @@ public final class Go {
                 .toList();
     }
 
+    /**
+     * {@code runtime.SetBlockProfileRate(rate)} for the calling goroutine's runtime: on average one
+     * blocking event per {@code rate} ns spent blocked is recorded in the block profile
+     * ({@code /debug/pprof/block}); 1 records every event, {@code rate <= 0} turns it off. Blocked
+     * channel operations, selects, {@code Cond.await}, {@code WaitGroup.await} and contended
+     * {@code Mutex}/{@code RWMutex} locks count; sleeps, timers, the network and syscalls do not.
+     */
+    public static void setBlockProfileRate(int rate) {
+        sched().blockprof.setBlockProfileRate(rate);
+    }
+
+    /**
+     * {@code runtime.SetMutexProfileFraction(rate)} for the calling goroutine's runtime: on average
+     * 1 in {@code rate} contended unlocks of a {@code Mutex} or {@code RWMutex} is recorded in the
+     * mutex profile ({@code /debug/pprof/mutex}) with the releaser's stack and the delay it ended;
+     * 0 turns it off, a negative rate only reads. Returns the previous rate.
+     */
+    public static int setMutexProfileFraction(int rate) {
+        return sched().blockprof.setMutexProfileFraction(rate);
+    }
+
     /** Prints every goroutine of the calling goroutine's runtime to stderr (what SIGQUIT prints in Go). */
     public static void dumpGoroutines() {
         sched().dumpGoroutines(System.err);

@@ -43,6 +43,35 @@ public final class GoRuntime {
                 .toList();
     }
 
+    /** {@code runtime.SetBlockProfileRate(rate)} for this runtime ({@link Go#setBlockProfileRate}). */
+    public void setBlockProfileRate(int rate) {
+        s.blockprof.setBlockProfileRate(rate);
+    }
+
+    /** {@code runtime.SetMutexProfileFraction(rate)} for this runtime ({@link Go#setMutexProfileFraction}). */
+    public int setMutexProfileFraction(int rate) {
+        return s.blockprof.setMutexProfileFraction(rate);
+    }
+
+    /**
+     * {@code pprof.Lookup(name).WriteTo(w, debug)}: writes this runtime's {@code goroutine},
+     * {@code threadcreate}, {@code block}, {@code mutex} or {@code goroutineleak} profile;
+     * {@code debug=0} is the gzip'd profile.proto {@code go tool pprof} reads, 1 Go's text, 2 (goroutine
+     * and goroutineleak) the dumps.
+     *
+     * @throws IllegalArgumentException for any other name (Go's Lookup returns nil)
+     */
+    public void writeProfile(String name, java.io.OutputStream w, int debug) throws java.io.IOException {
+        switch (name) {
+            case "goroutine" -> dev.gort.runtime.pprof.Pprof.writeGoroutine(s, w, debug);
+            case "threadcreate" -> dev.gort.runtime.pprof.Pprof.writeThreadCreate(s, w, debug);
+            case "block" -> dev.gort.runtime.pprof.Pprof.writeBlock(s, w, debug);
+            case "mutex" -> dev.gort.runtime.pprof.Pprof.writeMutex(s, w, debug);
+            case "goroutineleak" -> dev.gort.runtime.pprof.Pprof.writeGoroutineLeak(s, w, debug);
+            default -> throw new IllegalArgumentException("pprof: no profile named " + name);
+        }
+    }
+
     /** {@code runtime.NumGoroutine()}. */
     public int numGoroutine() {
         return s.numGoroutine();

@@ -468,6 +468,10 @@ public final class Select implements WaitTarget {
                 selunlock();
                 throw new IllegalStateException("gort: a blocking select needs a goroutine (use Go.run / Go.go)");
             }
+            long t0 = 0;
+            if (parker.blockProfileRate(gp) > 0) {
+                t0 = parker.nanotime();
+            }
             Sudog head = null;
             Sudog tail = null;
             for (int i = 0; i < norder; i++) {
@@ -485,6 +489,7 @@ public final class Select implements WaitTarget {
                 sg.c = c;
                 sg.caseIndex = casi;
                 sg.waitlink = null;
+                sg.releasetime = t0 != 0 ? -1 : 0;
                 // Construct the waiting list in lock order.
                 if (head == null) {
                     head = sg;
@@ -517,6 +522,7 @@ public final class Select implements WaitTarget {
             int casi = -1;
             boolean caseSuccess = false;
             Object value = null;
+            long caseReleaseTime = -1;
             for (Sudog sg = head; sg != null; ) {
                 Sudog next = sg.waitlink;
                 int k = sg.caseIndex;
@@ -528,6 +534,9 @@ public final class Select implements WaitTarget {
                     casi = k;
                     caseSuccess = sg.success;
                     value = sg.elem;
+                    if (sg.releasetime > 0) {
+                        caseReleaseTime = sg.releasetime;
+                    }
                 } else if (kinds[k] == SEND) {
                     chans[k].sendq.dequeueSudoG(sg);
                 } else {
@@ -544,6 +553,9 @@ public final class Select implements WaitTarget {
                 throw Fatal.fatal(Scheduler.current(), "selectgo: bad wakeup");
             }
             selunlock();
+            if (caseReleaseTime > 0) {
+                parker.blockevent(caseReleaseTime - t0, 0);
+            }
 
             if (kinds[casi] == SEND) {
                 if (!caseSuccess) {

@@ -111,4 +111,31 @@ public final class GoParker implements Parker {
     public long nanotime() {
         return System.nanoTime();
     }
+
+    /** Found through the goroutine (two field reads), not the carrier. */
+    @Override
+    public long blockProfileRate(Object w) {
+        return ((G) w).scheduler().blockprof.blockProfileRate();
+    }
+
+    @Override
+    public long mutexProfileRate(Object w) {
+        return ((G) w).scheduler().blockprof.mutexProfileRate();
+    }
+
+    @Override
+    public void blockevent(long cycles, int skip) {
+        M mp = M.current();
+        if (mp != null) {
+            mp.scheduler().blockprof.blockevent(cycles, skip + 1); // + this frame
+        }
+    }
+
+    @Override
+    public void mutexevent(long cycles, int skip) {
+        M mp = M.current();
+        if (mp != null) {
+            mp.scheduler().blockprof.mutexevent(cycles, skip + 1);
+        }
+    }
 }

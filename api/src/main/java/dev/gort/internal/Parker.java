@@ -53,4 +53,23 @@ public interface Parker {
 
     /** Monotonic nanoseconds. Go: nanotime. */
     long nanotime();
+
+    /**
+     * The block profile's rate (0: off) in the runtime of waiter {@code w}: the one check a
+     * blocking path makes. Go: blockprofilerate.
+     */
+    default long blockProfileRate(Object w) {
+        return 0;
+    }
+
+    /** The mutex profile's fraction (0: off) in the runtime of waiter {@code w}. Go: mutexprofilerate. */
+    default long mutexProfileRate(Object w) {
+        return 0;
+    }
+
+    /** Records, sampled, that the caller was blocked {@code cycles} ns. Go: mprof.go blockevent. */
+    default void blockevent(long cycles, int skip) {}
+
+    /** Records, sampled, the delay a contended unlock ended. Go: mprof.go mutexevent. */
+    default void mutexevent(long cycles, int skip) {}
 }

@@ -51,6 +51,8 @@ public final class Sema {
     private Sudog head;
 
     private Sudog tail;
+    /** Sudogs in the queue; under the lock, plain (the mutex profile's waiters behind the head). */
+    private int nqueued;
 
     /** Immutable. */
     private final Parker parker;
@@ -123,6 +125,21 @@ public final class Sema {
         s.g = gp;
         s.c = this;
         s.elem = null;
+        // The profiles (Go's semaBlockProfile and semaMutexProfile flags): every sync wait is a
+        // block event; the Mutex and RWMutex waits are also charged to the unlock that ends them.
+        long t0 = 0;
+        s.releasetime = 0;
+        s.acquiretime = 0;
+        if (parker.blockProfileRate(gp) > 0) {
+            t0 = parker.nanotime();
+            s.releasetime = -1;
+        }
+        if (reason != WaitReason.SYNC_WAITGROUP_WAIT && parker.mutexProfileRate(gp) > 0) {
+            if (t0 == 0) {
+                t0 = parker.nanotime();
+            }
+            s.acquiretime = t0;
+        }
         lock();
         try {
             for (; ; ) {
@@ -142,6 +159,9 @@ public final class Sema {
                     break;
                 }
                 lock();
+            }
+            if (s.releasetime > 0) {
+                parker.blockevent(s.releasetime - t0, 0);
             }
             s.release();
         } catch (GortFatalError e) {
@@ -186,17 +206,41 @@ public final class Sema {
             return;
         }
         Sudog s = dequeue();
+        long t0 = 0;
+        long tailtime = 0;
+        int waiters = 0;
         if (s != null) {
             NWAIT.getAndAdd(this, -1);
+            if (s.acquiretime != 0) {
+                t0 = parker.nanotime();
+                waiters = nqueued;
+                tailtime = waiters == 0 ? 0 : tail.acquiretime;
+            }
         }
         unlock();
         if (s != null) { // May be slow or even yield, so unlock first.
+            long acquiretime = s.acquiretime;
+            if (acquiretime != 0) {
+                // Charge the contention this (delayed) unlock caused: the woken waiter's wait, and
+                // for the N still queued behind it the average of the head's and the tail's
+                // waits, N times (O(1), as Go 1.22; a tail not profiled counts as the head).
+                long dt0 = t0 - acquiretime;
+                long dt = dt0;
+                if (waiters != 0) {
+                    long dtail = tailtime != 0 ? t0 - tailtime : dt0;
+                    dt += (dtail + dt0) / 2 * waiters;
+                }
+                parker.mutexevent(dt, 0);
+            }
             if (s.ticket != 0) {
                 throw Fatal.fatal(Scheduler.current(), "corrupted semaphore ticket");
             }
             boolean handedOff = handoff && cansemacquire();
             if (handedOff) {
                 s.ticket = 1;
+            }
+            if (s.releasetime != 0) { // Go: readyWithTime
+                s.releasetime = parker.nanotime();
             }
             parker.ready(s.g); // s belongs to the waiter from here on
             if (handedOff) {
@@ -211,6 +255,7 @@ public final class Sema {
     private void queue(Sudog s, boolean lifo) {
         s.next = null;
         s.prev = null;
+        nqueued++;
         if (head == null) {
             head = s;
             tail = s;
@@ -233,6 +278,7 @@ public final class Sema {
         if (s == null) {
             return null;
         }
+        nqueued--;
         head = s.next;
         if (head == null) {
             tail = null;

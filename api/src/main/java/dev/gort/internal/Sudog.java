@@ -29,6 +29,17 @@ public final class Sudog {
     public int ticket;
     /** select: the case this sudog stands for. */
     public int caseIndex;
+    /**
+     * Block profile: -1 while a profiled waiter waits (set by the waiter before it queues, 0 when
+     * not profiled), the waker's {@code nanotime} when it readies the waiter (written before the
+     * ready, read by the waiter after it). Go: sudog.releasetime.
+     */
+    public long releasetime;
+    /**
+     * Mutex profile: when the waiter started waiting (0: not profiled); written by the waiter
+     * before it queues, read by the releaser that dequeues it. Go: sudog.acquiretime.
+     */
+    public long acquiretime;
 
     /**
      * Drops the references a finished wait left (Go: releaseSudog). The links are already null: a

@@ -134,6 +134,12 @@ public class Cond implements WaitTarget {
         s.ticket = t;
         s.c = this;
         s.next = null;
+        long t0 = 0;
+        s.releasetime = 0;
+        if (parker.blockProfileRate(gp) > 0) {
+            t0 = parker.nanotime();
+            s.releasetime = -1;
+        }
         if (tail == null) {
             head = s;
         } else {
@@ -141,6 +147,9 @@ public class Cond implements WaitTarget {
         }
         tail = s;
         parker.park(gp, COMMIT, this, WaitReason.SYNC_COND_WAIT, this);
+        if (t0 != 0) {
+            parker.blockevent(s.releasetime - t0, 0);
+        }
         s.release();
     }
 
@@ -172,7 +181,7 @@ public class Cond implements WaitTarget {
         while (s != null) {
             Sudog next = s.next;
             s.next = null;
-            parker.ready(s.g);
+            readyWithTime(s);
             s = next;
         }
     }
@@ -218,11 +227,19 @@ public class Cond implements WaitTarget {
                 }
                 unlock();
                 s.next = null;
-                parker.ready(s.g);
+                readyWithTime(s);
                 return;
             }
         }
         unlock();
+    }
+
+    /** Readies a waiter, stamping its release for the block profile first. Go: sema.go readyWithTime. */
+    private void readyWithTime(Sudog s) {
+        if (s.releasetime != 0) {
+            s.releasetime = parker.nanotime();
+        }
+        parker.ready(s.g);
     }
 
     @Override

@@ -168,6 +168,8 @@ public final class Scheduler {
     final AllGs allgs = new AllGs();
     /** The goroutine leak profile's state (what it found so far). Immutable reference. */
     final GoroutineLeaks leaks = new GoroutineLeaks(this);
+    /** The block and mutex profiles (off until their rates are set). Immutable reference. */
+    public final BlockProfiles blockprof = new BlockProfiles();
 
     final StealOrder stealOrder = new StealOrder();
     /**

@@ -97,6 +97,78 @@ public final class Pprof {
         writeCountProfile(w, debug, "threadcreate", stacks);
     }
 
+    /**
+     * The block profile ({@code /debug/pprof/block}): where goroutines blocked on channels, selects
+     * and sync primitives, and for how long ({@link dev.gort.runtime.BlockProfiles}); empty until
+     * a rate is set. Go: pprof.go writeBlock.
+     */
+    public static void writeBlock(Scheduler s, OutputStream w, int debug) throws IOException {
+        writeProfileInternal(w, debug, "contention", s.blockprof.blockProfile(), 0);
+    }
+
+    /**
+     * The mutex profile ({@code /debug/pprof/mutex}): the unlocks of contended Mutexes and
+     * RWMutexes, and the delay they ended; empty until a fraction is set. Go: pprof.go writeMutex.
+     */
+    public static void writeMutex(Scheduler s, OutputStream w, int debug) throws IOException {
+        writeProfileInternal(w, debug, "mutex", s.blockprof.mutexProfile(), s.blockprof.mutexProfileRate());
+    }
+
+    /**
+     * A block or mutex profile, most delay first: {@code debug=0} the gzip'd profile.proto with
+     * sample types {@code contentions/count} and {@code delay/nanoseconds}; otherwise Go's text
+     * ({@code --- contention:}, {@code cycles/second=}, the mutex profile's {@code sampling
+     * period=}, then {@code cycles count @ addr...} and every frame). Delays are nanoseconds, so
+     * cycles/second is 1e9. Go: pprof.go writeProfileInternal, printCountCycleProfile.
+     */
+    static void writeProfileInternal(
+            OutputStream w, int debug, String name, List<dev.gort.runtime.BlockProfiles.Record> p, long period)
+            throws IOException {
+        Builder b = new Builder();
+        List<long[]> locs = new ArrayList<>();
+        for (dev.gort.runtime.BlockProfiles.Record r : p) {
+            long[] l = new long[r.stack().length];
+            for (int i = 0; i < l.length; i++) {
+                l[i] = b.location(r.stack()[i]);
+            }
+            locs.add(l);
+        }
+        if (debug <= 0) {
+            Profile.Builder pb = b.profile;
+            pb.setPeriodType(b.valueType("contentions", "count"));
+            pb.setPeriod(1);
+            pb.addSampleType(b.valueType("contentions", "count"));
+            pb.addSampleType(b.valueType("delay", "nanoseconds"));
+            pb.setTimeNanos(System.currentTimeMillis() * 1_000_000L);
+            for (int i = 0; i < p.size(); i++) {
+                Sample.Builder sm = Sample.newBuilder()
+                        .addValue(p.get(i).count())
+                        .addValue(p.get(i).cycles());
+                for (long l : locs.get(i)) {
+                    sm.addLocationId(l);
+                }
+                pb.addSample(sm);
+            }
+            w.write(b.build());
+            return;
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append("--- ").append(name).append(":\n");
+        sb.append("cycles/second=").append(1_000_000_000L).append('\n');
+        if (name.equals("mutex")) {
+            sb.append("sampling period=").append(period).append('\n');
+        }
+        for (int i = 0; i < p.size(); i++) {
+            sb.append(p.get(i).cycles()).append(' ').append(p.get(i).count()).append(" @");
+            for (long l : locs.get(i)) {
+                sb.append(" 0x").append(Long.toHexString(l));
+            }
+            sb.append('\n');
+            printStackRecord(sb, b, locs.get(i), true);
+        }
+        w.write(sb.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
     /** Go: pprof.go printCountProfile (text for debug &gt; 0, else the gzip'd proto). */
     static void writeCountProfile(OutputStream w, int debug, String name, List<StackTraceElement[]> stacks)
             throws IOException {

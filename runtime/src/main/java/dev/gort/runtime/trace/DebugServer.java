@@ -25,6 +25,9 @@ import java.util.Map;
  *       N}, {@code <count> @ 0x..}, {@code #\t0x..\t<func>+0x0\t<file>:<line>}); {@code ?debug=2}
  *       the full goroutine dump (Go's format) and the wait-for graph;
  *   <li>{@code /debug/pprof/threadcreate} (and {@code ?debug=1}): one record per M ({@link Pprof});
+ *   <li>{@code /debug/pprof/block}, {@code /debug/pprof/mutex} (and {@code ?debug=1}): the
+ *       contention profiles, empty until {@code Go.setBlockProfileRate} /
+ *       {@code Go.setMutexProfileFraction} turn them on;
  *   <li>{@code /debug/sched?detail=1}: one schedtrace;
  *   <li>{@code /debug/metrics}: every runtime/metrics value, one {@code name value} per line;
  *   <li>{@code /debug/trace?seconds=5&format=html|json}: traces for that long (at most 60 s) and
@@ -47,6 +50,8 @@ public final class DebugServer implements AutoCloseable {
         hs.createContext("/debug/pprof/goroutine", ex -> d.profile(ex, "goroutine"));
         hs.createContext("/debug/pprof/threadcreate", ex -> d.profile(ex, "threadcreate"));
         hs.createContext("/debug/pprof/goroutineleak", ex -> d.profile(ex, "goroutineleak"));
+        hs.createContext("/debug/pprof/block", ex -> d.profile(ex, "block"));
+        hs.createContext("/debug/pprof/mutex", ex -> d.profile(ex, "mutex"));
         hs.createContext("/debug/sched", d::sched);
         hs.createContext("/debug/metrics", d::metrics);
         hs.createContext("/debug/trace", d::trace);
@@ -138,6 +143,10 @@ public final class DebugServer implements AutoCloseable {
             }
         } else if (name.equals("goroutineleak")) {
             Pprof.writeGoroutineLeak(s, out, debug);
+        } else if (name.equals("block")) {
+            Pprof.writeBlock(s, out, debug);
+        } else if (name.equals("mutex")) {
+            Pprof.writeMutex(s, out, debug);
         } else {
             Pprof.writeThreadCreate(s, out, debug);
         }

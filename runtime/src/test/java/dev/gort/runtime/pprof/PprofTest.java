@@ -172,4 +172,92 @@ class PprofTest {
         String raw2 = pprofRaw(go, tc, tmp);
         assertTrue(raw2.contains("PeriodType: threadcreate count\n"), raw2);
     }
+
+    /** [block debug=0, block debug=1, mutex debug=0, mutex debug=1] after one event of each, recorded by {@link #blockedHere}. */
+    static byte[][] contentionProfiles() {
+        Scheduler s = new Scheduler(Config.fromEnvironment().withGomaxprocs(1).withPanicExits(false));
+        AtomicReference<byte[][]> got = new AtomicReference<>();
+        s.run(() -> {
+            Scheduler cur = Scheduler.current();
+            cur.blockprof.setBlockProfileRate(1);
+            assertEquals(0, cur.blockprof.setMutexProfileFraction(1));
+            assertEquals(1, cur.blockprof.setMutexProfileFraction(-1), "a negative fraction only reads");
+            blockedHere(cur);
+            byte[][] r = new byte[4][];
+            try {
+                for (int d = 0; d < 2; d++) {
+                    ByteArrayOutputStream o = new ByteArrayOutputStream();
+                    Pprof.writeBlock(cur, o, d);
+                    r[d] = o.toByteArray();
+                    o = new ByteArrayOutputStream();
+                    Pprof.writeMutex(cur, o, d);
+                    r[2 + d] = o.toByteArray();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            got.set(r);
+        });
+        return got.get();
+    }
+
+    /** What a channel wait (1234 ns) and a contended unlock (5678 ns) report, from this frame. */
+    static void blockedHere(Scheduler s) {
+        s.blockprof.blockevent(1234, 0);
+        s.blockprof.mutexevent(5678, 0);
+    }
+
+    /** Go's writeProfileInternal text: header, cycles/second, the mutex sampling period, then records with every frame. */
+    @Test
+    void blockAndMutexProfilesInGosText() {
+        byte[][] r = contentionProfiles();
+        String b = new String(r[1], StandardCharsets.UTF_8);
+        assertTrue(b.startsWith("--- contention:\ncycles/second=1000000000\n1234 1 @ 0x"), b);
+        String[] lines = b.split("\n");
+        assertTrue(Pattern.matches("^1234 1 @( 0x[0-9a-f]+)+$", lines[2]), b);
+        assertTrue(FRAME.matcher(lines[3]).matches(), b);
+        assertTrue(lines[3].contains(PprofTest.class.getName() + ".blockedHere+0x0"), b);
+        String m = new String(r[3], StandardCharsets.UTF_8);
+        assertTrue(m.startsWith("--- mutex:\ncycles/second=1000000000\nsampling period=1\n5678 1 @ 0x"), m);
+    }
+
+    /** debug=0: contentions/count and delay/nanoseconds, period 1, the event's stack. */
+    @Test
+    void blockAndMutexProfilesAreProfileProtos() throws IOException {
+        byte[][] r = contentionProfiles();
+        for (int i : new int[] {0, 2}) {
+            Profile p = parse(r[i]);
+            assertEquals("contentions", p.getStringTable((int) p.getPeriodType().getType()));
+            assertEquals(1, p.getPeriod());
+            assertEquals(2, p.getSampleTypeCount());
+            assertEquals("delay", p.getStringTable((int) p.getSampleType(1).getType()));
+            assertEquals(
+                    "nanoseconds", p.getStringTable((int) p.getSampleType(1).getUnit()));
+            assertEquals(1, p.getSampleCount());
+            assertEquals(1, p.getSample(0).getValue(0));
+            assertEquals(i == 0 ? 1234 : 5678, p.getSample(0).getValue(1));
+            long loc = p.getSample(0).getLocationId(0);
+            long fn = p.getLocation((int) loc - 1).getLine(0).getFunctionId();
+            assertEquals(PprofTest.class.getName() + ".blockedHere", p.getStringTable((int)
+                    p.getFunction((int) fn - 1).getName()));
+        }
+    }
+
+    /** {@code go tool pprof -raw} reads the block and mutex profiles (when Go is installed). */
+    @Test
+    void goToolPprofReadsTheContentionProfiles(@TempDir Path tmp) throws Exception {
+        Path go = goBinary();
+        assumeTrue(go != null, "skipped: no go binary; install Debian's golang-1.19-go");
+        byte[][] r = contentionProfiles();
+        Path bp = tmp.resolve("block.pb.gz");
+        Files.write(bp, r[0]);
+        String raw = pprofRaw(go, bp, tmp);
+        assertTrue(raw.contains("PeriodType: contentions count\n"), raw);
+        assertTrue(raw.contains("Samples:\ncontentions/count delay/nanoseconds\n"), raw);
+        assertTrue(Pattern.compile("(?m)^\\s+1\\s+1234: ").matcher(raw).find(), raw);
+        Path mp = tmp.resolve("mutex.pb.gz");
+        Files.write(mp, r[2]);
+        String raw2 = pprofRaw(go, mp, tmp);
+        assertTrue(Pattern.compile("(?m)^\\s+1\\s+5678: ").matcher(raw2).find(), raw2);
+    }
 }

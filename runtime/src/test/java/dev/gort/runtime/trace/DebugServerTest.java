@@ -34,7 +34,7 @@ class DebugServerTest {
                     started.acquire();
                 }
                 // the HTTP calls block this carrier; the parked goroutines stay parked meanwhile
-                String[] r = new String[7];
+                String[] r = new String[9];
                 try {
                     r[0] = get(http, base + "/debug/pprof/goroutine?debug=2");
                     r[1] = get(http, base + "/debug/pprof/goroutine?debug=1");
@@ -43,6 +43,9 @@ class DebugServerTest {
                     r[4] = get(http, base + "/debug/trace?seconds=0.05&format=json");
                     r[5] = get(http, base + "/debug/pprof/goroutine");
                     r[6] = get(http, base + "/debug/pprof/threadcreate?debug=1");
+                    Scheduler.current().blockprof.setMutexProfileFraction(3);
+                    r[7] = get(http, base + "/debug/pprof/block?debug=1");
+                    r[8] = get(http, base + "/debug/pprof/mutex?debug=1");
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }
@@ -65,6 +68,8 @@ class DebugServerTest {
         // no debug: the gzip'd profile.proto, as net/http/pprof serves it
         assertTrue(r[5].startsWith("\u001f"), r[5].substring(0, Math.min(20, r[5].length())));
         assertTrue(r[6].startsWith("threadcreate profile: total "), r[6]);
+        assertEquals("--- contention:\ncycles/second=1000000000\n", r[7]);
+        assertEquals("--- mutex:\ncycles/second=1000000000\nsampling period=3\n", r[8]);
         assertTrue(
                 r[2].startsWith("SCHED ") && r[2].contains(" gcwaiting=false ") && r[2].contains("\n  P1: status="),
                 r[2]);
