@@ -258,6 +258,9 @@ class ShowcaseIT {
             assertTrue(l + inherited >= 9.5, "the loop was preempted before its slice was used up:\n" + be);
         }
         assertTrue(be.contains("=> sysmon preempted the loop after"), be);
+        // the figures are read once the carriers ended, the trace's requests against its window
+        assertTrue(be.contains("preemption figures adds up: "), be);
+        assertTrue(be.contains(", one per request raised while it recorded"), be);
 
         String none = r.section("tight-loop", "none");
         assertTrue(none.contains("preemption none (in a child JVM started with -Dgort.preempt=none)"), none);
@@ -312,6 +315,10 @@ class ShowcaseIT {
         double gameNone = msAfter(none, "hops in ([0-9.]+) ms");
         assertTrue(msAfter(none, "bystander started ([0-9.]+) ms after the game began") >= gameNone - 0.2, none);
         assertTrue(none.contains("=> no yield points: the pair was never preempted"), none);
+        for (String sec : List.of(be, none)) {
+            assertTrue(sec.contains("preemption figures adds up: "), sec);
+            assertFalse(sec.contains("but the trace has"), sec);
+        }
     }
 
     @Test

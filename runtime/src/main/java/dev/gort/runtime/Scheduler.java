@@ -908,6 +908,26 @@ public final class Scheduler {
         }
     }
 
+    /**
+     * After {@link #run} returned: waits (at most {@code timeoutNanos}) until every carrier of this
+     * runtime has ended, so that figures read next (preemption outcomes, syscall counts) are final:
+     * a request raised at the very end (shutdown's preemptall) is answered when its carrier ends.
+     * Returns whether they all ended.
+     */
+    public boolean awaitCarriers(long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        for (M m : allm()) {
+            long left = deadline - System.nanoTime();
+            if (left > 0) {
+                m.thread.join(Math.max(1, left / 1_000_000));
+            }
+            if (m.thread.isAlive()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     public int globalRunqSize() {
         return sched.runq.size();
     }

@@ -230,11 +230,13 @@ final class Facts {
     }
 
     /**
-     * Whether sysmon's figures add up: requests = honoured + never reached + refused + stale, and
-     * the same number of requests as the trace's PreemptRequest events (the trace covers the run,
-     * the figures the whole runtime: both start with the runtime here). Says which does not.
+     * Whether sysmon's figures add up: requests = honoured + never reached + refused + stale (the
+     * whole runtime's, read once its carriers ended), and whether the trace's PreemptRequest events
+     * are the requests raised while it recorded (between {@code tracedMin}, the count read just
+     * after its start and just before its stop, and {@code tracedMax}, just before its start and
+     * just after its stop: sysmon runs meanwhile). Says which does not.
      */
-    static String preemptBalance(dev.gort.runtime.PreemptStats p, Trace t) {
+    static String preemptBalance(dev.gort.runtime.PreemptStats p, Trace t, long tracedMin, long tracedMax) {
         long refused = refused(p);
         long parts = p.honoured() + p.unhonoured() + refused + p.stale();
         int traced = t == null ? -1 : count(t, Ev.PREEMPT_REQ, null);
@@ -253,8 +255,12 @@ final class Facts {
                 .append(parts)
                 .append(" (honoured + never reached + refused + stale)");
         if (traced >= 0) {
-            sb.append(traced == p.requested() ? "; the trace has the same " : "; but the trace has ")
-                    .append(Facts.n(traced, "PreemptRequest event"));
+            boolean inWindow = traced >= tracedMin && traced <= tracedMax;
+            sb.append(inWindow ? "; the trace has " : "; but the trace has ")
+                    .append(Facts.n(traced, "PreemptRequest event"))
+                    .append(inWindow ? ", one per request raised while it recorded" : " for the ")
+                    .append(inWindow ? "" : tracedMin == tracedMax ? tracedMin + "" : tracedMin + "-" + tracedMax)
+                    .append(inWindow ? "" : " requests raised while it recorded");
         }
         return sb.toString();
     }

@@ -35,7 +35,9 @@ final class Lab {
             long preemptRequests,
             long preemptions,
             long wallNanos,
-            PreemptStats preempt) {}
+            PreemptStats preempt,
+            long tracedRequestsMin,
+            long tracedRequestsMax) {}
 
     /**
      * Runs {@code body} as the main goroutine of a runtime built from {@code cfg}, with schedtrace
@@ -52,12 +54,15 @@ final class Lab {
         SchedCapture capture = new SchedCapture(realErr);
         PrintStream tee = new PrintStream(capture, true, StandardCharsets.UTF_8);
         System.setErr(tee);
-        Object[] box = new Object[3];
-        long[] counters = new long[7];
+        Object[] box = new Object[4];
+        long[] counters = new long[11];
         try {
             Go.run(cfg, () -> {
                 Scheduler s = Scheduler.current();
+                box[3] = s;
+                counters[7] = s.preempt.requests();
                 s.trace.start(new Tracer.Options().workload(workload));
+                counters[8] = s.preempt.requests();
                 long t0 = System.nanoTime();
                 long st0 = s.stats.steals.get();
                 long sg0 = s.stats.stolenGs.get();
@@ -73,9 +78,19 @@ final class Lab {
                 counters[4] = s.preempt.requests() - pr0;
                 counters[5] = s.stats.preemptions.get() - p0;
                 box[0] = v;
+                counters[9] = s.preempt.requests();
                 box[1] = s.trace.stop();
-                box[2] = s.preempt.snapshot();
+                counters[10] = s.preempt.requests();
             });
+            // The preemption figures once every carrier has ended: sysmon raises requests while
+            // the runtime runs, so a snapshot taken inside it may hold one not yet answered.
+            Scheduler s = (Scheduler) box[3];
+            try {
+                s.awaitCarriers(30_000_000_000L);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            box[2] = s.preempt.snapshot(); // box[3] is set: Go.run returned, so the body ran
         } finally {
             System.setErr(realErr);
             tee.flush();
@@ -93,7 +108,9 @@ final class Lab {
                 counters[4],
                 counters[5],
                 counters[6],
-                (PreemptStats) box[2]);
+                (PreemptStats) box[2],
+                counters[9] - counters[8],
+                counters[10] - counters[7]);
     }
 
     /** Runs {@code body} as main on a runtime from {@code cfg}, traced, and throws the trace away (warming up). */

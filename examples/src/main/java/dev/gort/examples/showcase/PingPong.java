@@ -151,7 +151,9 @@ final class PingPong extends Scenario {
                 Facts.n(slices.size(), "time slice"),
                 Facts.n(preempted, "time"));
         out.printf("    sysmon: %s%n", Facts.preemptions(r.preempt()));
-        out.printf("    preemption figures %s%n", Facts.preemptBalance(r.preempt(), t));
+        out.printf(
+                "    preemption figures %s%n",
+                Facts.preemptBalance(r.preempt(), t, r.tracedRequestsMin(), r.tracedRequestsMax()));
         int shown = 0;
         for (Facts.Slice sl : slices) {
             if (shown++ == 4) {

@@ -146,7 +146,9 @@ final class TightLoop extends Scenario {
                         ? ""
                         : "; request to yield p50 "
                                 + Facts.ms(r.preempt().requestToYield().p50()));
-        out.printf("    preemption figures %s%n", Facts.preemptBalance(r.preempt(), t));
+        out.printf(
+                "    preemption figures %s%n",
+                Facts.preemptBalance(r.preempt(), t, r.tracedRequestsMin(), r.tracedRequestsMax()));
         if (v.gomaxprocs() > 1) {
             out.printf(
                     "  => with %d Ps the short goroutines did not need to wait: another P stole them%n",

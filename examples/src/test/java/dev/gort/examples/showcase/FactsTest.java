@@ -38,9 +38,9 @@ class FactsTest {
 
     @Test
     void preemptionFiguresSayWhetherTheyAddUp() {
-        String ok = Facts.preemptBalance(stats(10, 6, 1, 1, 2), null);
+        String ok = Facts.preemptBalance(stats(10, 6, 1, 1, 2), null, 0, 0);
         assertTrue(ok.startsWith("adds up: 10 requests, 6 + 2 + 1 + 1 = 10 "), ok);
-        String bad = Facts.preemptBalance(stats(10, 6, 0, 0, 2), null);
+        String bad = Facts.preemptBalance(stats(10, 6, 0, 0, 2), null, 0, 0);
         assertTrue(bad.startsWith("DOES NOT add up: 10 requests, 6 + 2 + 0 + 0 = 8 "), bad);
     }
 }
