@@ -59,8 +59,11 @@ public final class G {
     public static final int _Grunning = 2;
     /**
      * Executing a system call (gort: a Java call that may block the carrier). Not on a run queue;
-     * assigned an M (its continuation is still mounted there), which holds no P: the P is
-     * {@link P#_Psyscall} (m.oldp) or already taken by another M.
+     * assigned an M (its continuation is still mounted there). Go 1.26+: the M still holds its P
+     * ({@code _Prunning}) until a thief takes it through this G's scan bit
+     * ({@code Syscalls.setBlockOnExitSyscall}); Go 1.25 (GODEBUG=psyscall=1): the M holds no P, which
+     * is {@link P#_Psyscall} (m.oldp) or already taken by another M. Either way code on the carrier
+     * does not use the P ({@code Syscalls.pForRuntime}).
      */
     public static final int _Gsyscall = 3;
     /**
