@@ -8,8 +8,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Sysmon's retake of a blocked carrier ({@link Retake#retakeBlocked}) must never take the P of an M
@@ -18,7 +19,8 @@ import org.junit.jupiter.api.Timeout;
  * its carrier (a trace buffer flush, a contended lock): a retake there turned the G {@code _Gsyscall}
  * under the M, whose next {@code casgstatus(_Grunning, ...)} died with "casgstatus: bad incoming
  * values" (seen once in TraceOnCrashTest). The seam {@link M#departHookForTest} blocks the carrier
- * right there, deterministically, and the test plays sysmon.
+ * right there, deterministically, and the test plays sysmon. The blocked-carrier retake is the
+ * same in both syscall models; so is the test.
  */
 @Timeout(60)
 class RetakeDepartRaceTest {
@@ -27,8 +29,8 @@ class RetakeDepartRaceTest {
         M.departHookForTest = null;
     }
 
-    private void departureIsNotRetaken(boolean exit) throws Exception {
-        Scheduler s = new Scheduler(TestSupport.config(1));
+    private void departureIsNotRetaken(boolean exit, boolean psyscall) throws Exception {
+        Scheduler s = new Scheduler(TestSupport.config(1, psyscall));
         CountDownLatch atHook = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicReference<G> target = new AtomicReference<>();
@@ -90,13 +92,15 @@ class RetakeDepartRaceTest {
         }
     }
 
-    @Test
-    void goschedDepartureIsNotRetaken() throws Exception {
-        departureIsNotRetaken(false);
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void goschedDepartureIsNotRetaken(boolean psyscall) throws Exception {
+        departureIsNotRetaken(false, psyscall);
     }
 
-    @Test
-    void exitDepartureIsNotRetaken() throws Exception {
-        departureIsNotRetaken(true);
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void exitDepartureIsNotRetaken(boolean psyscall) throws Exception {
+        departureIsNotRetaken(true, psyscall);
     }
 }
