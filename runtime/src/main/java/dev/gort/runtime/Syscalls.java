@@ -330,14 +330,15 @@ public final class Syscalls {
             // Fast path: we still have our P (schedtick kept: the slice goes on).
             if (mp.trace.on) mp.trace.syscallExit(mp, pp, gp, Ev.X_SAME_P);
             mp.syscallFastOldP++;
-        } else if ((pp = exitsyscallTryGetP(mp, oldp)) != null) {
+        } else if ((pp = exitsyscallTakeOldP(oldp)) != null) {
+            // Our old P, taken back from the syscall on it now.
             mp.acquirep(pp);
             if (mp.trace.on) mp.trace.syscallExit(mp, pp, gp, Ev.X_OTHER_P);
-            if (pp == oldp) {
-                mp.syscallFastOldP++;
-            } else {
-                mp.syscallFastIdleP++;
-            }
+            mp.syscallFastOldP++;
+        } else if ((pp = exitsyscallIdleP(mp)) != null) {
+            mp.acquirep(pp);
+            if (mp.trace.on) mp.trace.syscallExit(mp, pp, gp, Ev.X_OTHER_P);
+            mp.syscallFastIdleP++;
         }
         if (pp != null) {
             pp.incSyscalltick();
@@ -351,12 +352,13 @@ public final class Syscalls {
     }
 
     /**
-     * exitsyscall's attempt to get any P (Go 1.26+): its old P back from the syscall on it now
-     * (the same CAS a thief uses), else an idle P. The P returned is {@code _Pidle}, for acquirep.
+     * exitsyscall's attempt to get a P back (Go 1.26+), first half: our old P, if a syscall holds
+     * it now (taken with the same CAS a thief uses). The P returned is {@code _Pidle}, for acquirep.
      *
-     * <p>Go: proc.go exitsyscallTryGetP
+     * <p>Go: proc.go exitsyscallTryGetP (its two halves are apart here so that the syscall
+     * statistics can tell the old P from an idle one)
      */
-    static P exitsyscallTryGetP(M mp, P oldp) {
+    private static P exitsyscallTakeOldP(P oldp) {
         if (oldp != null) {
             SyscallingThread t = setBlockOnExitSyscall(oldp);
             if (t != null) {
@@ -365,6 +367,11 @@ public final class Syscalls {
                 return oldp;
             }
         }
+        return null;
+    }
+
+    /** exitsyscallTryGetP's second half: any idle P (it may be our old one, gone idle). Go: exitsyscallTryGetP. */
+    private static P exitsyscallIdleP(M mp) {
         Scheduler s = mp.sched;
         if (s.idle.npidle.get() > 0) {
             P pp;
@@ -514,8 +521,14 @@ public final class Syscalls {
             gp.casgstatus(G._Gsyscall, G._Grunning);
             P pp = mp.p;
             boolean kept = pp != null;
-            if (pp == null && (pp = exitsyscallTryGetP(mp, op)) != null) {
+            if (kept) {
+                mp.syscallFastOldP++;
+            } else if ((pp = exitsyscallTakeOldP(op)) != null) {
                 mp.acquirep(pp);
+                mp.syscallFastOldP++;
+            } else if ((pp = exitsyscallIdleP(mp)) != null) {
+                mp.acquirep(pp);
+                mp.syscallFastIdleP++;
             }
             if (pp != null) {
                 pp.incSyscalltick();
