@@ -12,7 +12,8 @@ import dev.gort.runtime.Syscalls;
  * byte[] data = Syscall.block(() -> Files.readAllBytes(path));   // IOException propagates
  * }</pre>
  *
- * <p>{@link #block} keeps the P reserved for the caller (state {@code _Psyscall}) and lets sysmon
+ * <p>{@link #block} keeps the P reserved for the caller (Go 1.26+: the P stays {@code _Prunning}
+ * with the caller's thread; Go 1.25's model, {@code GODEBUG=psyscall=1}: {@code _Psyscall}) and lets sysmon
  * hand it to another thread once the call has lasted at least one sysmon tick (20 µs or more) and
  * there is other work; a short call gets its P back cheaply and keeps its time slice.
  * {@link #blockHandoff} is for calls known to block for long: the P is handed off at once.

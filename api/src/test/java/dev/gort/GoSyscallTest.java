@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -26,7 +28,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The user-facing syscall and thread-locking API, with Go's own test shapes where they exist
  * (go-tests-to-port.md §C: TestBlockLocked, TestYieldLocked).
  */
+@ParameterizedClass(name = "psyscall={0}")
+@ValueSource(booleans = {false, true})
 class GoSyscallTest {
+    /** The syscall model: Go 1.25's {@code _Psyscall} (true) or Go 1.26+'s. */
+    @Parameter
+    boolean psyscall;
 
     @Test
     void blockReturnsTheValueAndRethrowsTheException(@TempDir Path dir) throws Exception {
@@ -34,7 +41,7 @@ class GoSyscallTest {
         Files.writeString(f, "hello");
         AtomicReference<byte[]> got = new AtomicReference<>();
         AtomicReference<Throwable> thrown = new AtomicReference<>();
-        GortTesting.run(1, () -> {
+        GortTesting.run(1, psyscall, () -> {
             try {
                 got.set(Syscall.block(() -> Files.readAllBytes(f)));
                 Syscall.block(() -> Files.readAllBytes(dir.resolve("missing")));
@@ -63,7 +70,7 @@ class GoSyscallTest {
     void TestBlockLocked(int procs) {
         final int n = 10;
         Set<Thread> carriers = ConcurrentHashMap.newKeySet();
-        GortTesting.run(procs, () -> {
+        GortTesting.run(procs, psyscall, () -> {
             Chan<Boolean> c = Chan.make();
             Go.go(() -> {
                 Go.lockOSThread();
@@ -86,7 +93,7 @@ class GoSyscallTest {
         final int n = 10;
         Set<Thread> carriers = ConcurrentHashMap.newKeySet();
         AtomicLong lockedExits = new AtomicLong();
-        GortTesting.run(2, () -> {
+        GortTesting.run(2, psyscall, () -> {
             Chan<Boolean> c = Chan.make();
             Go.go(() -> {
                 Go.lockOSThread();
@@ -132,7 +139,7 @@ class GoSyscallTest {
     void plainThreadSleepDoesNotStopTheOnlyP() {
         AtomicLong sleptUntil = new AtomicLong();
         AtomicLong otherRanAt = new AtomicLong();
-        GortTesting.run(1, () -> {
+        GortTesting.run(1, psyscall, () -> {
             Chan<Boolean> done = Chan.make(2);
             Go.go(
                     () -> { // runs second, while the sleeper's carrier sleeps
@@ -172,7 +179,7 @@ class GoSyscallTest {
         AtomicLong last = new AtomicLong();
         java.util.concurrent.atomic.AtomicLongArray blockNs = new java.util.concurrent.atomic.AtomicLongArray(blockers);
         AtomicReference<SyscallStats.Snapshot> stats = new AtomicReference<>();
-        GortTesting.run(procs, () -> {
+        GortTesting.run(procs, psyscall, () -> {
             Scheduler s = Scheduler.current();
             Chan<Boolean> blockersDone = Chan.make(blockers);
             Chan<Boolean> cpuDone = Chan.make(procs);

@@ -13,6 +13,27 @@ public final class GortTesting {
         return Config.fromEnvironment().withGomaxprocs(procs).withPanicExits(false);
     }
 
+    /** {@link #config(int)} in the given syscall model ({@code psyscall}: Go 1.25's, else Go 1.26+'s). */
+    public static Config config(int procs, boolean psyscall) {
+        Config c = config(procs);
+        Config.Settings st = c.settings();
+        return c.withSettings(st.withGodebug(st.godebug().with("psyscall=" + (psyscall ? 1 : 0))));
+    }
+
+    /** {@link #run(int, Runnable)} in the given syscall model. */
+    public static void run(int procs, boolean psyscall, Runnable main) {
+        run(procs, psyscall, Duration.ofSeconds(60), main);
+    }
+
+    /** {@link #run(int, Duration, Runnable)} in the given syscall model. */
+    public static void run(int procs, boolean psyscall, Duration timeout, Runnable main) {
+        assertTimeoutPreemptively(
+                timeout,
+                () -> Go.run(config(procs, psyscall), main),
+                () -> "gort main did not return within " + timeout + " (GOMAXPROCS=" + procs + ", psyscall=" + psyscall
+                        + ")");
+    }
+
     /** Runs main as goroutine 1 on a fresh runtime with GOMAXPROCS = procs; fails after 60 s. */
     public static void run(int procs, Runnable main) {
         run(procs, Duration.ofSeconds(60), main);

@@ -10,6 +10,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A goroutine that parks while it is in a syscall (a channel operation inside {@code Syscall.block},
@@ -19,14 +22,20 @@ import org.junit.jupiter.api.Test;
  * left its carrier, then uses the channel G2 parked on; with the lock leaked, G3 spins on it
  * forever and G2, queued globally, never runs again.
  */
+@ParameterizedClass(name = "psyscall={0}")
+@ValueSource(booleans = {false, true})
 class ParkInSyscallTest {
+    /** The syscall model: Go 1.25's {@code _Psyscall} (true) or Go 1.26+'s. */
+    @Parameter
+    boolean psyscall;
+
     private static final Duration LIMIT = Duration.ofSeconds(20);
 
     /** The P is handed off at the syscall's entry, so the park finds no P free. */
     @Test
     void parkInsideBlockHandoffReleasesTheChannelLock() {
         AtomicReference<Integer> got = new AtomicReference<>();
-        GortTesting.run(1, LIMIT, () -> {
+        GortTesting.run(1, psyscall, LIMIT, () -> {
             Chan<Integer> c = Chan.make();
             Chan<Integer> done = Chan.make(2);
             G[] g2 = new G[1];
@@ -61,7 +70,7 @@ class ParkInSyscallTest {
     @Test
     void parkAfterSysmonRetookTheBlockedCarrierReleasesTheChannelLock() {
         AtomicReference<Integer> got = new AtomicReference<>();
-        GortTesting.run(1, LIMIT, () -> {
+        GortTesting.run(1, psyscall, LIMIT, () -> {
             Chan<Integer> c = Chan.make();
             Chan<Integer> done = Chan.make(2);
             G[] g2 = new G[1];
@@ -95,7 +104,7 @@ class ParkInSyscallTest {
     @Test
     void selectInsideBlockHandoffReleasesItsLocks() {
         AtomicReference<Integer> got = new AtomicReference<>();
-        GortTesting.run(1, LIMIT, () -> {
+        GortTesting.run(1, psyscall, LIMIT, () -> {
             Chan<Integer> a = Chan.make();
             Chan<Integer> b = Chan.make();
             Chan<Integer> done = Chan.make(2);

@@ -411,6 +411,18 @@ public record Config(
                     fatalThrow);
         }
 
+        /**
+         * Which syscall model the runtime follows: false (the default) is Go 1.26+'s, where a P whose
+         * G is in a syscall stays {@code _Prunning} with its M and whoever takes it identifies "in a
+         * syscall" by the G's {@code _Gsyscall} ({@code setBlockOnExitSyscall}); true is Go 1.25's
+         * {@code _Psyscall} model, kept for comparison. {@code GODEBUG=psyscall=1} (or
+         * {@code -Dgort.godebug=psyscall=1}, or {@code withGodebug(godebug.with("psyscall=1"))}); a
+         * gort name, Go has no such switch. Read once by each runtime ({@link Scheduler#psyscall}).
+         */
+        public boolean psyscall() {
+            return godebug.get("psyscall", 0) != 0;
+        }
+
         public Settings withGodebug(GoDebug d) {
             return new Settings(
                     preempt,

@@ -59,8 +59,11 @@ public final class G {
     public static final int _Grunning = 2;
     /**
      * Executing a system call (gort: a Java call that may block the carrier). Not on a run queue;
-     * assigned an M (its continuation is still mounted there), which holds no P: the P is
-     * {@link P#_Psyscall} (m.oldp) or already taken by another M.
+     * assigned an M (its continuation is still mounted there). Go 1.26+: the M still holds its P
+     * ({@code _Prunning}) until a thief takes it through this G's scan bit
+     * ({@code Syscalls.setBlockOnExitSyscall}); Go 1.25 (GODEBUG=psyscall=1): the M holds no P, which
+     * is {@link P#_Psyscall} (m.oldp) or already taken by another M. Either way code on the carrier
+     * does not use the P ({@code Syscalls.pForRuntime}).
      */
     public static final int _Gsyscall = 3;
     /**
@@ -83,8 +86,13 @@ public final class G {
     /** One scope for every goroutine of every runtime in this JVM. */
     public static final ContinuationScope SCOPE = new ContinuationScope("gort");
 
-    // Why the continuation last yielded to its M. Written by the G just before yield, read by the
-    // M right after Continuation.run returns: same carrier thread, program order, plain.
+    // Why the continuation last yielded to its M. Written by the G just before yield (and at the
+    // end of its body), reset to YIELD_NONE by the M just before Continuation.run: same carrier
+    // thread, program order, plain. YIELD_NONE therefore also means "the G is on its carrier,
+    // running its own code"; anything else, "the G has left (or never reached) it and its M's
+    // code runs" (Go's g0). Sysmon reads it too (Retake.retakeBlocked, after its scan-bit CAS and
+    // the carrier's volatile thread state; the unmount's volatile store publishes the G's write):
+    // it never retakes the P of an M whose G is not YIELD_NONE.
     static final int YIELD_NONE = 0;
     static final int YIELD_PARK = 1;
     static final int YIELD_GOSCHED = 2;
@@ -92,6 +100,8 @@ public final class G {
     static final int YIELD_SYSCALL = 4;
     static final int YIELD_GOEXIT = 5;
     static final int YIELD_GOYIELD = 6;
+    /** A new G, never run yet (its M's execute has not mounted it). */
+    static final int YIELD_NEW = 7;
 
     private static final VarHandle STATUS;
     private static final VarHandle SELECT_DONE;
@@ -256,6 +266,7 @@ public final class G {
         this.parentGoid = parentGoid;
         this.createdAt = createdAt;
         this.cont = new GCont(this, fn);
+        this.yieldReason = YIELD_NEW; // published with the status below
         // Go starts the sampling phase at random (newproc1: trackingSeq = uint8(cheaprand())) so
         // that goroutines that become runnable once are sampled too, one in 8: here a mix of the
         // goid (splitmix64's finaliser), as cheap and as uniform mod 8, without a generator.
@@ -495,6 +506,8 @@ public final class G {
             goexited = true;
         } catch (Throwable t) {
             panic = t;
+        } finally {
+            yieldReason = YIELD_GOEXIT; // off its carrier from here on: the M's goexit0 (see YIELD_NONE)
         }
     }
 

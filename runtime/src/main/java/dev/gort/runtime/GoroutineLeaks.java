@@ -2,7 +2,6 @@ package dev.gort.runtime;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,8 +16,9 @@ import java.util.List;
  * <ol>
  *   <li><b>Capture.</b> Every candidate (waiting for a leakable reason, not locked to a thread,
  *       not parked in place on its carrier, not main, not the caller) gets its scan bit
- *       ({@link G#castogscanWaiting}, so it cannot be readied meanwhile) and its header, frames
- *       and {@code created by} are recorded (after the collection it may be gone).
+ *       ({@link G#castogscanWaiting}, so it cannot be readied meanwhile) and its frames and the
+ *       few fields its header and {@code created by} need are recorded (after the collection it
+ *       may be gone); their text is made only for the goroutines found leaked.
  *   <li><b>Isolate.</b> The runtime's own strong holds on a parked G become weak for the profile:
  *       it is unlinked from {@link AllGs} (still counted) and held by a {@link WeakReference}; the
  *       stale copies the scheduler leaves behind are cleared: consumed run-queue ring slots and
@@ -27,8 +27,7 @@ import java.util.List;
  *       or link is only cleared while it cannot legitimately hold that G (a waiting G is in no
  *       queue). Nothing changes on the park path: no allocation, no extra store.
  *   <li><b>Collect.</b> The scan bits are released (the program runs on), then
- *       {@code System.gc()} and a bounded wait for the references to clear, repeated until the
- *       count of cleared references is stable (at least two cycles, at most {@value #MAX_ROUNDS}).
+ *       one {@code System.gc()}, which clears the references of the unreachable candidates.
  *       A candidate stays strongly reachable exactly when something live can still wake it: the
  *       primitive's wait queue holds its sudog, the sudog holds the G, and the primitive is
  *       reachable from a live goroutine's stack or a global. A timer, the network poller, a syscall's
@@ -51,11 +50,6 @@ import java.util.List;
  * goroutineleak profile
  */
 final class GoroutineLeaks {
-    /** At most this many collections per profile. */
-    static final int MAX_ROUNDS = 6;
-    /** Bounded wait for the Reference Handler after each collection, per poll. */
-    private static final long ENQUEUE_WAIT_MS = 20;
-
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(G[].class);
     private static final VarHandle SCHEDLINK;
 
@@ -101,7 +95,50 @@ final class GoroutineLeaks {
     }
 
     /** The candidates of one profile, held weakly, and what was captured of each. */
-    private record Isolated(WeakReference<G>[] refs, LeakedGoroutine[] captured, ReferenceQueue<G> queue) {}
+    private record Isolated(WeakReference<G>[] refs, Captured[] captured, long now, int level) {}
+
+    /**
+     * What the profile keeps of a candidate until it knows whether it leaked, taken under its scan
+     * bit: nothing that reaches the G (not its function, which may hold what it waits on). The
+     * frames are the walker's (method and bytecode index, no locals); names, lines and the dump's
+     * text are made only for the goroutines found leaked: walking is most of a capture's cost,
+     * {@code StackTraceElement}s and strings for every candidate were as much again.
+     */
+    private record Captured(
+            long goid,
+            int gpHash,
+            WaitReason waitReason,
+            long waitsince,
+            long parentGoid,
+            StackTraceElement createdAt,
+            Class<?> fnClass,
+            StackWalker.StackFrame[] frames) {
+        LeakedGoroutine leaked(long now, int level) {
+            StackTraceElement[] all = new StackTraceElement[frames.length];
+            for (int i = 0; i < all.length; i++) {
+                all[i] = frames[i].toStackTraceElement();
+            }
+            StackTraceElement[] st = Traceback.goFrames(all, false);
+            return new LeakedGoroutine(
+                    goid,
+                    Traceback.leakedHeader(goid, gpHash, waitReason, waitsince, now, level),
+                    st,
+                    Traceback.createdBy(goid, parentGoid, createdAt, fnClass, st, level),
+                    waitReason);
+        }
+    }
+
+    /** What {@link G#stackTrace} walks (reflection frames shown), without making StackTraceElements. */
+    private static final java.util.Set<StackWalker.Option> WALK =
+            java.util.EnumSet.of(StackWalker.Option.SHOW_REFLECT_FRAMES);
+
+    private static StackWalker.StackFrame[] frames(G gp) {
+        try {
+            return gp.cont.stackWalker(WALK).walk(st -> st.toArray(StackWalker.StackFrame[]::new));
+        } catch (Throwable t) {
+            return new StackWalker.StackFrame[0];
+        }
+    }
 
     /**
      * Runs one detection and returns every goroutine found leaked so far (this run's last).
@@ -127,10 +164,9 @@ final class GoroutineLeaks {
         G main = s.mainG();
         List<G> all = s.allgs.snapshot();
         List<G> held = new ArrayList<>();
-        List<LeakedGoroutine> captured = new ArrayList<>();
+        List<Captured> captured = new ArrayList<>();
         long now = System.nanoTime();
         int level = Traceback.level();
-        ReferenceQueue<G> queue = new ReferenceQueue<>();
         WeakReference<G>[] refs;
         try {
             for (G gp : all) {
@@ -144,20 +180,22 @@ final class GoroutineLeaks {
                 }
                 gp.leakScan = true;
                 held.add(gp);
-                StackTraceElement[] st = Traceback.goFrames(gp.stackTrace(), false);
-                captured.add(new LeakedGoroutine(
+                captured.add(new Captured(
                         gp.goid,
-                        Traceback.header(gp, now, level, true),
-                        st,
-                        Traceback.createdBy(gp, st, level),
-                        gp.waitreason));
+                        System.identityHashCode(gp),
+                        gp.waitreason,
+                        gp.waitsince,
+                        gp.parentGoid,
+                        gp.createdAt,
+                        gp.cont.fn.getClass(),
+                        frames(gp)));
             }
             clearStale(all);
             refs = new WeakReference[held.size()];
             for (int i = 0; i < refs.length; i++) {
                 G gp = held.get(i);
                 s.allgs.detach(gp);
-                refs[i] = new WeakReference<>(gp, queue);
+                refs[i] = new WeakReference<>(gp);
             }
         } finally {
             for (G gp : held) {
@@ -165,7 +203,7 @@ final class GoroutineLeaks {
                 gp.casfromgscanstatus();
             }
         }
-        return new Isolated(refs, captured.toArray(new LeakedGoroutine[0]), queue);
+        return new Isolated(refs, captured.toArray(new Captured[0]), now, level);
     }
 
     /**
@@ -192,38 +230,20 @@ final class GoroutineLeaks {
         }
     }
 
-    /** Step 3: collections until the number of cleared references is stable. Returns the rounds run. */
+    /**
+     * Step 3: one collection, as Go's detection is one GC cycle. A full collection clears every
+     * weak reference whose referent it found unreachable, all at once and before it returns, so a
+     * chain (a leaked G whose stack alone holds the channel another leaked G waits on) goes in the
+     * same cycle; a second one could only add what a finalizer resurrected in the first. (Earlier
+     * profiles ran at least two and waited 20 ms after each for a reference queue nobody needed:
+     * half of the pause for 100,000 goroutines.) Returns the collections run.
+     */
     private static int collect(Isolated iso) {
-        WeakReference<G>[] refs = iso.refs();
-        if (refs.length == 0) {
+        if (iso.refs().length == 0) {
             return 0;
         }
-        int prev = -1;
-        int rounds = 0;
-        while (rounds < MAX_ROUNDS) {
-            System.gc();
-            rounds++;
-            try {
-                // clearing is the collector's; enqueuing is the Reference Handler's, a moment later
-                while (iso.queue().remove(ENQUEUE_WAIT_MS) != null) {
-                    // drain
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-            int cleared = 0;
-            for (WeakReference<G> r : refs) {
-                if (r.refersTo(null)) {
-                    cleared++;
-                }
-            }
-            if (cleared == refs.length || (rounds >= 2 && cleared == prev)) {
-                break;
-            }
-            prev = cleared;
-        }
-        return rounds;
+        System.gc();
+        return 1;
     }
 
     /** Step 4: survivors back into AllGs; the collected ones recorded. Returns how many were found. */
@@ -235,7 +255,7 @@ final class GoroutineLeaks {
             if (gp != null) {
                 s.allgs.reattach(gp);
             } else {
-                leaked.add(iso.captured()[i]);
+                leaked.add(iso.captured()[i].leaked(iso.now(), iso.level()));
                 found++;
             }
         }

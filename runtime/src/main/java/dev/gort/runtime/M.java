@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
+import java.util.function.Consumer;
 
 /**
  * An M: a carrier platform thread running the scheduling loop. It must hold a P to run a G; the
@@ -18,6 +19,13 @@ import java.lang.invoke.VarHandle;
  * park_m, goschedImpl, goexit0, stopm, gcstopm
  */
 public final class M {
+    /**
+     * Tests only: called on the carrier right after a G yielded to its M (or ended), before the M
+     * changes the G's status, where a trace flush or a contended lock may block the carrier.
+     * Written by a test before its runtime runs and cleared after (plain: a test's own seam).
+     */
+    static Consumer<G> departHookForTest;
+
     /** The carrier thread: gives goroutine code a cheap way back to its M (and so its runtime). */
     public static final class MThread extends Thread {
         final M m;
@@ -378,6 +386,10 @@ public final class M {
                 // this M's P while the carrier was blocked in user code and the G then ended or
                 // yielded without a gort call noticing. Finish the syscall here, never waiting.
                 st = exitsyscallM(gp);
+            }
+            Consumer<G> hook = departHookForTest;
+            if (hook != null) {
+                hook.accept(gp); // a test blocks this carrier here, as a trace flush may
             }
             if (gp.cont.isDone()) {
                 if (trace.on) trace.goStop(this, p, gp, Ev.S_EXIT);

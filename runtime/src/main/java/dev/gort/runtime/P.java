@@ -19,10 +19,16 @@ public final class P {
      *   _Prunning  -> _Pidle        releasep (its M)
      *                               retakeBlocked (gort: sysmon, for a carrier blocked in user code,
      *                               after the G's scan-bit CAS has frozen that carrier's status changes)
-     *   _Prunning  -> _Psyscall     entersyscall (its M; a volatile store, the Dekker half against
-     *                               stopTheWorld's gcwaiting)
+     *   _Prunning  -> _Pidle        Go 1.26+: a thief holding the scan bit of the P's G in _Gsyscall
+     *                               (setBlockOnExitSyscall + takeP: sysmon's retake, another syscall's
+     *                               exit taking its old P back); the P stays _Prunning with its M for
+     *                               the whole syscall until then
+     *   _Prunning  -> _Pgcstop      Go 1.26+: stopTheWorld the same way (gcstopP), and
+     *                               entersyscallHandleGCWait (its M, before the G is _Gsyscall)
+     *   _Prunning  -> _Psyscall     Go 1.25 model only (GODEBUG=psyscall=1): entersyscall (its M; a
+     *                               volatile store, the Dekker half against stopTheWorld's gcwaiting)
      *   _Prunning  -> _Pgcstop      gcstopm (its M), stopTheWorld (the initiator's own P)
-     *   _Psyscall  -> _Prunning     exitsyscallfast (the old M, CAS)
+     *   _Psyscall  -> _Prunning     (1.25) exitsyscallfast (the old M, CAS)
      *   _Psyscall  -> _Pidle        sysmon's retake (CAS), then handoffp
      *   _Psyscall  -> _Pgcstop      stopTheWorld, entersyscall_gcwait (CAS)
      *   _Pidle     -> _Pgcstop      stopTheWorld (off the idle list, sched.lock); handoffp while
@@ -30,7 +36,9 @@ public final class P {
      *   _Pgcstop   -> _Pdead        procresize's destroyP (world stopped: GOMAXPROCS shrank)
      *   _Pdead     -> _Pgcstop      procresize (GOMAXPROCS grew again)
      *
-     * Whoever wins a CAS out of _Psyscall owns the P; no other status is changed by a CAS.
+     * Go 1.25: whoever wins a CAS out of _Psyscall owns the P; no other status is changed by a CAS.
+     * Go 1.26+: whoever holds the scan bit of the P's G in _Gsyscall may take the P (Go: "a P is
+     * identified as 'in a system call' by looking at the goroutine's state").
      */
 
     /**
@@ -40,14 +48,16 @@ public final class P {
      */
     public static final int _Pidle = 0;
     /**
-     * Owned by an M and used to run user code or the scheduler. Only the owning M changes it (to
-     * _Pidle, _Psyscall or _Pgcstop, or hands the P directly to another M, startlockedm); the one
-     * exception is gort's blocked-carrier retake (see the table).
+     * Owned by an M and used to run user code or the scheduler, or (Go 1.26+) held by an M whose G is
+     * in a syscall. Only the owning M changes it (to _Pidle, _Psyscall or _Pgcstop, or hands the P
+     * directly to another M, startlockedm); the exceptions are a thief holding the scan bit of the
+     * P's G in _Gsyscall (Go 1.26+) and gort's blocked-carrier retake (see the table).
      */
     public static final int _Prunning = 1;
     /**
      * Not running user code: affinity to an M in a syscall (m.oldp), not owned by it; may be taken by
-     * sysmon's retake or a stop-the-world (CAS). Go: _Psyscall (Go 1.25's model).
+     * sysmon's retake or a stop-the-world (CAS). Go: _Psyscall (Go 1.25's model, GODEBUG=psyscall=1;
+     * Go 1.26+ calls it _Psyscall_unused and never uses it).
      */
     public static final int _Psyscall = 2;
     /**

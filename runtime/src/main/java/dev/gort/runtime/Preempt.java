@@ -43,8 +43,9 @@ import org.HdrHistogram.Histogram;
  *
  * Payload (M.MThread.preemptRequestedAt, preemptSliceWhen): written by the raiser before the CAS
  * that sets REQ, read after the CAS that takes it (both volatile: release/acquire).
- * Go's p.preempt (P.preempt) stays on the P: sysmon marks a P in _Psyscall (no M to reach) and
- * the G's syscall exit on the same P honours the mark.
+ * Go's p.preempt (P.preempt) stays on the P: sysmon marks a P whose G is in a syscall (_Psyscall
+ * in the 1.25 model; in Go 1.26+'s, preemptone skips a G in _Gsyscall) and the G's syscall exit
+ * on the same P honours the mark.
  *
  * Transitions (who: S = sysmon or the stop-the-world initiator, any thread; C = the carrier itself):
  *
@@ -421,6 +422,10 @@ public final class Preempt {
         }
         G gp = mp.curg;
         if (gp == null) {
+            return false;
+        }
+        if ((gp.readgstatusRaw() & ~G._Gscan) == G._Gsyscall) {
+            // Don't bother trying to preempt a goroutine in a syscall (Go 1.26+: its P keeps its M).
             return false;
         }
         pp.preempt = true;

@@ -20,7 +20,9 @@ package dev.gort.runtime;
  *       also waiting for the bit ({@link Syscalls#pForRuntime}).
  *   <li>Re-check, after that CAS (a full fence): same M on the P, same G, same schedtick,
  *       {@code m.locks == 0} (the carrier is not blocked inside runtime code that holds the P, e.g.
- *       on {@code sched.lock} in runqputslow), and the carrier still blocked. If the carrier woke up
+ *       on {@code sched.lock} in runqputslow), the carrier still blocked, and then the G still on
+ *       its carrier ({@code yieldReason == YIELD_NONE}: not yielded to its M, whose departure code,
+ *       Go's g0, may block too but owns the G's status). If the carrier woke up
  *       meanwhile its state is RUNNABLE again and we let go ({@code _Grunning}).
  *       Why this is enough: a carrier that returns from a JVM block writes its RUNNABLE state and
  *       then passes a full fence before it runs Java code again, and its next status read comes
@@ -58,7 +60,12 @@ public final class Retake {
     public static boolean retakeBlocked(Scheduler s, P pp, long now) {
         M mp = pp.m();
         G gp = mp == null ? null : mp.curg;
-        if (gp == null || gp.m != mp || mp.locks != 0 || gp.readgstatus() != G._Grunning || !carrierBlocked(mp)) {
+        if (gp == null
+                || gp.m != mp
+                || mp.locks != 0
+                || gp.yieldReason != G.YIELD_NONE
+                || gp.readgstatus() != G._Grunning
+                || !carrierBlocked(mp)) {
             pp.sysmonBlockedG = null;
             return false;
         }
@@ -98,7 +105,14 @@ public final class Retake {
                 || pp.status() != P._Prunning
                 || mp.locks != 0
                 || pp.schedtick() != tick
-                || !carrierBlocked(mp)) {
+                || !carrierBlocked(mp)
+                // After the thread state (see G.YIELD_NONE): has the G yielded to its M, whose code
+                // now runs (and may block, e.g. on a trace flush) before it changes the G's status
+                // itself? Then the P is the M's, as in Go (only a G's own M changes a running G's
+                // status): a retake here made the M's casgstatus(_Grunning, ...) fatal. With our
+                // scan bit set nothing can reset the reason to YIELD_NONE (that needs a status
+                // change), so NONE here means the G was on its carrier when it was seen blocked.
+                || gp.yieldReason != G.YIELD_NONE) {
             gp.setgstatusRelease(G._Grunning);
             s.syscallStats.blockedAborts.incrementAndGet();
             pp.sysmonBlockedG = null;

@@ -317,12 +317,14 @@ public final class RunQueue extends RunQueuePad2 {
                     // Try to steal from pp.runnext.
                     G next = runnext();
                     if (next != null) {
-                        if (pp != null && pp.status() == P._Prunning) {
+                        if (pp != null && pp.status() == P._Prunning && mayRunNextSoon(pp)) {
                             // Sleep to ensure that pp isn't about to run the G we are about to
                             // steal. The important use case here is when the G running on pp
                             // ready()s another G and then almost immediately blocks. Go sleeps
                             // 3us (usleep(3)); a parkNanos of 3us sleeps at least Linux's timer
-                            // slack (50 us by default), so gort spins for the same 3us.
+                            // slack (50 us by default), so gort spins for the same 3us. Not when
+                            // pp's G is in a syscall (Go 1.26+, where such a P stays _Prunning:
+                            // it will not run runnext soon; CL 720441).
                             backoff3us();
                         }
                         if (!casRunnext(next, null)) {
@@ -345,6 +347,19 @@ public final class RunQueue extends RunQueuePad2 {
                 return n;
             }
         }
+    }
+
+    /**
+     * The running pp may schedule its runnext soon: it has an M whose G is not in a syscall (none:
+     * it is likely in the scheduler). Racy reads, as Go's. Go: runqgrab's back-off test (Go 1.26+).
+     */
+    private static boolean mayRunNextSoon(P pp) {
+        M mp = pp.m();
+        if (mp == null) {
+            return false;
+        }
+        G gp = mp.curg;
+        return gp == null || (gp.readgstatusRaw() & ~G._Gscan) != G._Gsyscall;
     }
 
     private static void backoff3us() {

@@ -92,6 +92,14 @@ import jdk.internal.vm.Continuation;
  *
  * <h3>Differences from Go</h3>
  * <ul>
+ *   <li>The syscall model is Go 1.26+'s ({@code _Psyscall_unused}; Go 1.25's {@code _Psyscall} with
+ *       {@code GODEBUG=psyscall=1}), with three gort additions: a G whose exit finds no P at all
+ *       goes back to {@code _Gsyscall} without one and departs from there (Go's exitsyscallNoP
+ *       starts from {@code _Grunning}); entersyscall looks at gcwaiting again after its switch to
+ *       {@code _Gsyscall} and stops its own P if a stop-the-world missed it (Go's would wait for
+ *       the syscall to return; gort's may block on a goroutine the stopped world does not run);
+ *       and a P whose G is in a syscall when its slice runs out is marked (as in gort's 1.25
+ *       port) so that an exit that beats the retake yields.
  *   <li>Goroutines are heap-allocated JDK continuations, not segmented/copying stacks; a switch is a
  *       freeze/thaw of the frames that changed rather than a register swap (bench/ measures it).
  *   <li>No asynchronous preemption: {@code Continuation.tryPreempt} is unimplemented on JDK 25.
@@ -105,9 +113,10 @@ import jdk.internal.vm.Continuation;
  *       a whole back-off step past it (Go's slice can run 15 ms when the step is 10 ms).
  *   <li>A "syscall" is any Java call that blocks its carrier: explicit {@code Syscall.block} calls,
  *       and carriers sysmon sees blocked while holding a P.
- *   <li>Which Go it follows, per feature: the scheduler core, syscalls ({@code _Psyscall}),
- *       sysmon, timers, channels/select/sync, schedtrace and the metrics' names follow Go 1.25
- *       (Go 1.26's syscall model, without {@code _Psyscall}, is not ported yet); GOMAXPROCS's
+ *   <li>Which Go it follows, per feature: syscalls follow Go 1.26+ (the P stays {@code _Prunning}
+ *       with its M, taken through the G's scan bit: {@link Syscalls}), with Go 1.25's
+ *       {@code _Psyscall} model selectable ({@code GODEBUG=psyscall=1}, a gort name); the scheduler
+ *       core, sysmon, timers, channels/select/sync and schedtrace follow Go 1.25 otherwise; GOMAXPROCS's
  *       default and its periodic update follow Go 1.25 ({@code updatemaxprocs},
  *       {@code containermaxprocs}); the goroutine leak profile follows Go 1.27's
  *       {@code goroutineleak}; runtime/metrics' names and descriptions are Go 1.27's where Go has
@@ -247,6 +256,7 @@ public final class Scheduler {
         this.preempt = new Preempt(this, config.settings());
         this.sysmon = new Sysmon(this, config.settings().sysmonMaxDelayUs());
         this.recordCreators = config.settings().recordCreators();
+        this.psyscall = config.settings().psyscall();
         GoDebug dbg = config.settings().godebug();
         this.customGOMAXPROCS = config.maxprocs().custom();
         this.schedtrace = new SchedTrace(this, dbg.schedtrace(), dbg.scheddetail(), System.err);
@@ -522,6 +532,12 @@ public final class Scheduler {
      * function's class.
      */
     final boolean recordCreators;
+
+    /**
+     * Immutable: Go 1.25's syscall model ({@code _Psyscall}, {@code GODEBUG=psyscall=1}) instead of
+     * Go 1.26+'s (the P stays {@code _Prunning} with its M; see {@link Syscalls}).
+     */
+    final boolean psyscall;
 
     /** A G's continuation finished. Go: proc.go gdestroy (no gfput: continuations are not reusable). */
     void gdestroy(G gp) {

@@ -20,7 +20,7 @@ public final class SyscallStats {
     final AtomicLong slowInPlace = new AtomicLong();
     /** entersyscallblock: P handed off at entry. */
     final AtomicLong handoffAtEntry = new AtomicLong();
-    /** Syscall Ps retaken by sysmon (Go 1.25 retake, _Psyscall branch). */
+    /** Syscall Ps retaken by sysmon (retake's syscall branch, either model). */
     final AtomicLong retakes = new AtomicLong();
     /** Ps retaken from carriers blocked in user code (BlockedCarriers). */
     final AtomicLong blockedRetakes = new AtomicLong();

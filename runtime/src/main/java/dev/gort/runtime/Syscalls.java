@@ -10,22 +10,40 @@ import jdk.internal.vm.Continuation;
  *
  * <h2>What is a syscall in gort</h2>
  * Any Java call that may block the carrier: file or socket I/O, JNI, a JDK blocking call. The user
- * marks it with {@code Syscall.block(() -> ...)} ({@link #entersyscall} / {@link #exitsyscall}, Go
- * 1.25's {@code _Psyscall} model) or {@code Syscall.blockHandoff} ({@link #entersyscallblock}: the P
- * is handed off at once). Carriers that block in user code without saying so are found by sysmon
- * ({@link Retake#retakeBlocked}) and put into the same state after the fact.
+ * marks it with {@code Syscall.block(() -> ...)} ({@link #entersyscall} / {@link #exitsyscall}) or
+ * {@code Syscall.blockHandoff} ({@link #entersyscallblock}: the P is handed off at once). Carriers
+ * that block in user code without saying so are found by sysmon ({@link Retake#retakeBlocked}) and
+ * put into the same state after the fact.
  *
- * <h2>State machine (Go 1.25)</h2>
+ * <h2>State machine (Go 1.26+, the default)</h2>
+ * <pre>
+ *   entersyscall:  m.locks++; trace, m.syscalltick, m.oldp = p (the P is still ours);
+ *                  G _Grunning -> _Gsyscall (CAS): the P stays _Prunning with its M
+ *   a thief:       setBlockOnExitSyscall: P _Prunning, its M's G _Gsyscall -> _Gsyscall|_Gscan (CAS),
+ *                  same G/M/P? then takeP (p.m = nil, m.p = nil, P -> _Pidle, syscalltick++) or
+ *                  gcstopP (P -> _Pgcstop), and resume (clear the scan bit). Thieves: sysmon's
+ *                  retake (then handoffp), stopTheWorld, another M's exit taking its old P back
+ *   exitsyscall:   G _Gsyscall -> _Grunning (CAS; spins while a thief holds the scan bit);
+ *                  m.p still set ? keep it (schedtick kept: the slice goes on)
+ *                  : exitsyscallTryGetP (the old P from its current syscall, or an idle P)
+ *                  : G -> _Gsyscall again, no P, and the slow exit below
+ * </pre>
+ * The G's status word is the only arbiter: a P whose G is in {@code _Gsyscall} belongs to its M
+ * until someone holds the G's scan bit (Go: "a P is identified as 'in a system call' by looking at
+ * the goroutine's state"; runtime2.go's {@code _Psyscall_unused}).
+ *
+ * <h2>State machine (Go 1.25, {@code GODEBUG=psyscall=1})</h2>
  * <pre>
  *   entersyscall:  G _Grunning -> _Gsyscall; m.oldp = p; m.p = nil; p.m = nil; P -> _Psyscall
  *   sysmon retake: P _Psyscall -> _Pidle (CAS), syscalltick++, handoffp(P)      [Retake]
  *   exitsyscall:   fast: CAS old P _Psyscall -> _Prunning (schedtick kept: the slice goes on)
  *                        or any idle P;  G _Gsyscall -> _Grunning
- *                  slow: the G yields (YIELD_SYSCALL); its M, on its own stack, runs exitsyscall0:
- *                        G -> _Grunnable; idle P ? execute it : global queue + stopm
  * </pre>
- * The P's status word is the only arbiter between the syscall's M and sysmon (or stopTheWorld): a
- * P in {@code _Psyscall} belongs to whoever wins the CAS out of it.
+ * Here the P's status word is the arbiter: a P in {@code _Psyscall} belongs to whoever wins the
+ * CAS out of it.
+ *
+ * <p>Both models' slow exit: the G yields (YIELD_SYSCALL) still {@code _Gsyscall}; its M, on its
+ * own stack, runs exitsyscall0: G -> _Grunnable; idle P ? execute it : global queue + stopm.
  *
  * <h2>Goroutines that cannot leave their carrier</h2>
  * The slow exit yields the continuation so that the G can run on any M. A G that cannot yield
@@ -36,15 +54,18 @@ import jdk.internal.vm.Continuation;
  * {@link #parkInPlace} is the same idea for {@code gopark}: the carrier blocks with the G mounted,
  * the P is handed off at once, and {@code goready} wakes that carrier instead of queueing the G.
  *
- * <p>Go: proc.go entersyscall, reentersyscall, entersyscall_gcwait, entersyscallblock, exitsyscall,
- * exitsyscallfast, exitsyscallfast_reacquired, exitsyscallfast_pidle (exitsyscall0 is in {@link M})
+ * <p>Go: proc.go entersyscall, reentersyscall, entersyscallHandleGCWait, entersyscallblock,
+ * exitsyscall, exitsyscallTryGetP, setBlockOnExitSyscall, syscallingThread (Go 1.26+); Go 1.25's
+ * entersyscall_gcwait, exitsyscallfast, exitsyscallfast_reacquired, exitsyscallfast_pidle
+ * (exitsyscall0 is in {@link M})
  */
 public final class Syscalls {
     private Syscalls() {}
 
     /**
-     * The calling goroutine is about to make a call that may block its carrier: its P goes to
-     * {@code _Psyscall}, where sysmon may retake it. Returns the goroutine, to be passed to
+     * The calling goroutine is about to make a call that may block its carrier: its G goes to
+     * {@code _Gsyscall} and sysmon may retake its P (Go 1.26+: the P stays {@code _Prunning} with
+     * its M until then; Go 1.25: it goes to {@code _Psyscall}). Returns the goroutine, to be passed to
      * {@link #exitsyscall(G)}, or null outside a goroutine (then the caller just makes the call).
      * Calling it again inside a syscall does nothing.
      *
@@ -60,8 +81,84 @@ public final class Syscalls {
         return gp;
     }
 
-    /** Go: proc.go reentersyscall. */
+    /** Go: proc.go reentersyscall (Go 1.26+; {@link #reentersyscall125} under {@code psyscall=1}). */
     static void reentersyscall(M mp, G gp) {
+        Scheduler s = mp.sched;
+        if (s.psyscall) {
+            reentersyscall125(mp, gp);
+            return;
+        }
+        // Disable preemption (and sysmon's blocked-carrier retake) while the P is still ours to touch.
+        mp.locks++;
+        int st = gp.readgstatusNoScan();
+        if (st != G._Grunning) {
+            mp.locks--;
+            if (st == G._Gsyscall) {
+                return; // already in a syscall: nested, or sysmon retook the P from this blocked carrier
+            }
+            throw Fatal.fatal(s, "entersyscall: bad g status " + G.gstatusName(st));
+        }
+        P pp = mp.p;
+        // Everything that touches the P comes before the switch to _Gsyscall: from then on a thief
+        // (sysmon, a stop-the-world, another syscall's exit) may take it (setBlockOnExitSyscall).
+        if (s.trace.on) s.trace.syscallEnter(mp, pp, gp);
+        mp.syscalltick = pp.syscalltick();
+        mp.oldp = pp;
+        if (s.sched.gcwaiting) {
+            // Optimization: a pending STW gets our P now.
+            entersyscallHandleGCWait(s, mp, pp);
+        }
+        if (gp.syscallByRetake) {
+            gp.syscallByRetake = false; // this syscall is the G's own (see G.syscallByRetake)
+        }
+        // As soon as we switch to _Gsyscall, we are in danger of losing our P: a CAS (a full fence,
+        // the Dekker half against stopTheWorld, which sets gcwaiting and then reads G statuses).
+        if (!gp.tryCasgstatus(G._Grunning, G._Gsyscall)) {
+            gp.casgstatus(G._Grunning, G._Gsyscall);
+        }
+        if (s.sched.sysmonwait) {
+            s.sysmonwake(); // Go: entersyscallWakeSysmon
+        }
+        mp.locks--;
+        if (s.sched.gcwaiting && mp.p == pp) {
+            // gort: a stop-the-world that set gcwaiting after our check above and then saw us still
+            // _Grunning waits for this P; Go's waits until the syscall returns, gort's calls can
+            // block on goroutines the stopped world will not run. Stop the P ourselves, as the STW
+            // would have.
+            entersyscallGCStopSelf(s, pp);
+        }
+    }
+
+    /** Go: proc.go entersyscallHandleGCWait (Go 1.26+): the P goes to {@code _Pgcstop} before the G is in its syscall. */
+    private static void entersyscallHandleGCWait(Scheduler s, M mp, P pp) {
+        synchronized (s.sched.lock) {
+            if (s.world.synced.stopwait > 0) {
+                pp.setM(null);
+                mp.setPRelease(null);
+                pp.setStatus(P._Pgcstop);
+                if (s.trace.on) s.trace.handoff(pp, mp); // the P leaves the syscall's M (Go: ProcStop)
+                pp.incSyscalltick();
+                s.world.stopwaitDone();
+            }
+        }
+    }
+
+    /** See the end of {@link #reentersyscall}: what stopTheWorld does for a P whose G is in a syscall. */
+    private static void entersyscallGCStopSelf(Scheduler s, P pp) {
+        synchronized (s.sched.lock) {
+            if (s.world.synced.stopwait > 0) {
+                SyscallingThread t = setBlockOnExitSyscall(pp);
+                if (t != null) {
+                    t.gcstopP();
+                    t.resume();
+                    s.world.stopwaitDone();
+                }
+            }
+        }
+    }
+
+    /** Go 1.25's reentersyscall: the P goes to {@code _Psyscall} without its M. Go: proc.go reentersyscall (1.25). */
+    static void reentersyscall125(M mp, G gp) {
         if (!gp.tryCasgstatus(G._Grunning, G._Gsyscall) && !casToSyscallSlow(mp, gp)) {
             return; // already in a syscall: nested, or sysmon retook the P from this blocked carrier
         }
@@ -126,6 +223,32 @@ public final class Syscalls {
         if (mp == null || (gp = mp.curg) == null) {
             return null;
         }
+        Scheduler s = mp.sched;
+        if (!s.psyscall) {
+            // Go 1.26+: the P is handed off before the G is _Gsyscall (a thief may take a P whose G
+            // is in a syscall): a short window _Grunning without a P.
+            int st = gp.readgstatusNoScan();
+            if (st == G._Gsyscall) {
+                return gp;
+            }
+            if (st != G._Grunning) {
+                throw Fatal.fatal(s, "entersyscallblock: bad g status " + G.gstatusName(st));
+            }
+            if (gp.syscallByRetake) {
+                gp.syscallByRetake = false;
+            }
+            mp.locks++;
+            P pp = mp.p;
+            if (s.trace.on) s.trace.syscallEnter(mp, pp, gp);
+            mp.syscalltick = pp.syscalltick();
+            pp.incSyscalltick();
+            mp.oldp = null;
+            s.syscallStats.handoffAtEntry.incrementAndGet();
+            s.idle.handoffp(mp.releasep());
+            gp.casgstatus(G._Grunning, G._Gsyscall);
+            mp.locks--;
+            return gp;
+        }
         if (!gp.tryCasgstatus(G._Grunning, G._Gsyscall) && !casToSyscallSlow(mp, gp)) {
             return gp;
         }
@@ -133,7 +256,6 @@ public final class Syscalls {
             gp.syscallByRetake = false; // this syscall is the G's own (see G.syscallByRetake)
         }
         P pp = mp.p;
-        Scheduler s = mp.sched;
         if (s.trace.on) s.trace.syscallEnter(mp, pp, gp);
         mp.syscalltick = pp.syscalltick();
         pp.incSyscalltick();
@@ -167,6 +289,9 @@ public final class Syscalls {
             return false;
         }
         M mp = gp.m;
+        if (!mp.sched.psyscall) {
+            return exitsyscall126(mp, gp);
+        }
         P oldp = mp.oldp;
         mp.oldp = null;
         if (exitsyscallfast(mp, oldp)) {
@@ -188,8 +313,160 @@ public final class Syscalls {
     }
 
     /**
+     * Go 1.26+'s exitsyscall: the G switches back to {@code _Grunning} first (waiting out a thief's
+     * scan bit), and then the M still holds its P unless someone took it; else it tries to take its
+     * old P back from whatever syscall is on it now, or any idle P. With none, the G goes back to
+     * {@code _Gsyscall} without a P (gort: the state a retaken syscall leaves in the 1.25 model,
+     * from which the slow exit departs; Go's exitsyscallNoP starts from {@code _Grunning}).
+     *
+     * <p>Go: proc.go exitsyscall, exitsyscallTryGetP
+     */
+    private static boolean exitsyscall126(M mp, G gp) {
+        gp.casgstatus(G._Gsyscall, G._Grunning);
+        P oldp = mp.oldp;
+        mp.oldp = null;
+        P pp = mp.p;
+        if (pp != null) {
+            // Fast path: we still have our P (schedtick kept: the slice goes on).
+            if (mp.trace.on) mp.trace.syscallExit(mp, pp, gp, Ev.X_SAME_P);
+            mp.syscallFastOldP++;
+        } else if ((pp = exitsyscallTakeOldP(oldp)) != null) {
+            // Our old P, taken back from the syscall on it now.
+            mp.acquirep(pp);
+            if (mp.trace.on) mp.trace.syscallExit(mp, pp, gp, Ev.X_OTHER_P);
+            mp.syscallFastOldP++;
+        } else if ((pp = exitsyscallIdleP(mp)) != null) {
+            mp.acquirep(pp);
+            if (mp.trace.on) mp.trace.syscallExit(mp, pp, gp, Ev.X_OTHER_P);
+            mp.syscallFastIdleP++;
+        }
+        if (pp != null) {
+            pp.incSyscalltick();
+            if (Preempt.owed(mp) || (pp == oldp && pp.preempt)) {
+                return mp.sched.preempt.preemptAtExit(mp, gp);
+            }
+            return false;
+        }
+        gp.casgstatus(G._Grunning, G._Gsyscall);
+        return exitsyscallSlow(mp, gp);
+    }
+
+    /**
+     * exitsyscall's attempt to get a P back (Go 1.26+), first half: our old P, if a syscall holds
+     * it now (taken with the same CAS a thief uses). The P returned is {@code _Pidle}, for acquirep.
+     *
+     * <p>Go: proc.go exitsyscallTryGetP (its two halves are apart here so that the syscall
+     * statistics can tell the old P from an idle one)
+     */
+    private static P exitsyscallTakeOldP(P oldp) {
+        if (oldp != null) {
+            SyscallingThread t = setBlockOnExitSyscall(oldp);
+            if (t != null) {
+                t.takeP();
+                t.resume();
+                return oldp;
+            }
+        }
+        return null;
+    }
+
+    /** exitsyscallTryGetP's second half: any idle P (it may be our old one, gone idle). Go: exitsyscallTryGetP. */
+    private static P exitsyscallIdleP(M mp) {
+        Scheduler s = mp.sched;
+        if (s.idle.npidle.get() > 0) {
+            P pp;
+            synchronized (s.sched.lock) {
+                pp = s.idle.pidleget();
+                if (pp != null && s.sched.sysmonwait) {
+                    s.sysmonwake();
+                }
+            }
+            return pp;
+        }
+        return null;
+    }
+
+    /**
+     * A thread in a system call that, while a thief holds it, cannot advance out of it: the G's scan
+     * bit on {@code _Gsyscall} makes its exitsyscall spin. Go 1.26+ only.
+     *
+     * <p>Go: proc.go syscallingThread
+     */
+    static final class SyscallingThread {
+        final G gp;
+        final M mp;
+        final P pp;
+
+        private SyscallingThread(G gp, M mp, P pp) {
+            this.gp = gp;
+            this.mp = mp;
+            this.pp = pp;
+        }
+
+        /**
+         * Unwires the P and moves it to {@code _Pgcstop} for the stop-the-world under way
+         * (sched.lock held); the caller counts it off stopwait. Go: gcstopP.
+         */
+        void gcstopP() {
+            releaseP(P._Pgcstop);
+        }
+
+        /** Unwires the P and moves it to {@code _Pidle} (for handoffp or acquirep). Go: takeP. */
+        void takeP() {
+            releaseP(P._Pidle);
+        }
+
+        /** Go: releaseP. */
+        private void releaseP(int state) {
+            if (state != P._Pidle && state != P._Pgcstop) {
+                throw Fatal.fatal(mp.sched, "attempted to release P into a bad state");
+            }
+            pp.setM(null);
+            mp.setPRelease(null);
+            pp.setStatus(state);
+            if (mp.trace.on) mp.trace.handoff(pp, mp); // Go's trace: ProcSteal
+            pp.incSyscalltick();
+        }
+
+        /** Lets the thread advance beyond exitsyscall. Go: resume. */
+        void resume() {
+            gp.casfromgscanstatus();
+        }
+    }
+
+    /**
+     * Prevents pp's thread from advancing out of exitsyscall: if pp is {@code _Prunning} and its M's
+     * G is in {@code _Gsyscall}, takes the G's scan bit and checks that it is still the same G, M and
+     * P. Null if pp is not in a syscall or that changed meanwhile (racy reads on purpose, as Go's).
+     * The caller must {@link SyscallingThread#resume} the result.
+     *
+     * <p>Go: proc.go setBlockOnExitSyscall
+     */
+    static SyscallingThread setBlockOnExitSyscall(P pp) {
+        if (pp.status() != P._Prunning) {
+            return null;
+        }
+        M mp = pp.m();
+        if (mp == null) {
+            return null;
+        }
+        G gp = mp.curg;
+        if (gp == null || (gp.readgstatusRaw() & ~G._Gscan) != G._Gsyscall) {
+            return null;
+        }
+        if (!gp.tryCasgstatus(G._Gsyscall, G._Gsyscall | G._Gscan)) {
+            return null;
+        }
+        if (gp.m != mp || mp.p != pp) {
+            gp.casfromgscanstatus();
+            return null;
+        }
+        return new SyscallingThread(gp, mp, pp);
+    }
+
+    /**
      * Takes the old P back if it is still in {@code _Psyscall}, else any idle P. On success this M
-     * holds a {@code _Prunning} P.
+     * holds a {@code _Prunning} P (Go 1.25's model).
      *
      * <p>Go: proc.go exitsyscallfast, exitsyscallfast_reacquired, exitsyscallfast_pidle
      */
@@ -239,6 +516,29 @@ public final class Syscalls {
     static boolean exitsyscallNoWait(M mp, G gp) {
         P op = mp.oldp;
         mp.oldp = null;
+        if (!mp.sched.psyscall) {
+            // Go 1.26+: running again, then the P if it is still ours, else one without waiting.
+            gp.casgstatus(G._Gsyscall, G._Grunning);
+            P pp = mp.p;
+            boolean kept = pp != null;
+            if (kept) {
+                mp.syscallFastOldP++;
+            } else if ((pp = exitsyscallTakeOldP(op)) != null) {
+                mp.acquirep(pp);
+                mp.syscallFastOldP++;
+            } else if ((pp = exitsyscallIdleP(mp)) != null) {
+                mp.acquirep(pp);
+                mp.syscallFastIdleP++;
+            }
+            if (pp != null) {
+                pp.incSyscalltick();
+                if (mp.trace.on) mp.trace.syscallExit(mp, pp, gp, kept ? Ev.X_SAME_P : Ev.X_OTHER_P);
+                return true;
+            }
+            gp.casgstatus(G._Grunning, G._Gsyscall); // no P: depart from the syscall, as below
+            if (mp.trace.on) mp.trace.syscallExit(mp, null, gp, Ev.X_OTHER_P);
+            return false;
+        }
         if (exitsyscallfast(mp, op)) {
             mp.p.incSyscalltick();
             gp.casgstatus(G._Gsyscall, G._Grunning);

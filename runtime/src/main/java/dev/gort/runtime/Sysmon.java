@@ -9,8 +9,10 @@ import java.util.function.LongConsumer;
  * it sleeps deeply (until the next timer, at most 60 s) while every P is idle or the world is
  * stopped, unless schedtrace is on. Each round it runs {@link #retake}: a P whose schedtick has
  * not moved for {@link Preempt#forcePreemptNS} (10 ms, counted from sysmon's first sighting, so a
- * runnext chain shares one slice) gets {@code preemptone}; a P in {@code _Psyscall} for at least
- * one sysmon tick is taken away from its M and handed off ({@link #retakeSyscall}).
+ * runnext chain shares one slice) gets {@code preemptone}; a P in a syscall for at least one
+ * sysmon tick is taken away from its M and handed off: Go 1.26+'s, a {@code _Prunning} P whose G
+ * is {@code _Gsyscall}, through the G's scan bit ({@link #retakeSyscall126}); Go 1.25's
+ * ({@code GODEBUG=psyscall=1}), a {@code _Psyscall} P by CAS ({@link #retakeSyscall}).
  *
  * <p>It is woken from its deep sleep by {@link #wake} (Go's {@code sysmonwake}: a plain flag read
  * under {@code sched.lock} in {@code pidleget}, which every transition out of "all Ps idle" passes,
@@ -305,9 +307,12 @@ public final class Sysmon {
      * world stopped, a stale P can only be asked to preempt (harmless) and its status CAS from
      * {@code _Psyscall} fails once it is {@code _Pgcstop} or {@code _Pdead}.
      *
-     * <p>Go: proc.go retake (Go 1.25, the {@code _Psyscall} model)
+     * <p>Go: proc.go retake (Go 1.25, the {@code _Psyscall} model; {@link #retake126} otherwise)
      */
     int retake(long now) {
+        if (!s.psyscall) {
+            return retake126(now);
+        }
         int n = 0;
         long sliceEnd = 0;
         P[] allp = s.allp;
@@ -361,6 +366,102 @@ public final class Sysmon {
         }
         nextSliceEnd = sliceEnd;
         return n;
+    }
+
+    /**
+     * Go 1.26+'s retake: every {@code _Prunning} P, whether its G runs or is in a syscall (the G's
+     * status says which); a syscall's P is taken with the G's scan bit held
+     * ({@link Syscalls#setBlockOnExitSyscall}), so the syscall's exit waits rather than races.
+     *
+     * <p>Go: proc.go retake (Go 1.26+)
+     */
+    private int retake126(long now) {
+        int n = 0;
+        long sliceEnd = 0;
+        P[] allp = s.allp;
+        for (P pp : allp) {
+            if (pp == null || pp.status() != P._Prunning) {
+                continue;
+            }
+            boolean sysretake = false;
+            int t = pp.schedtick();
+            if (pp.sysmonSchedtick != t || pp.sysmonSchedwhen == 0) {
+                pp.sysmonSchedtick = t;
+                pp.sysmonSchedwhen = now;
+            }
+            long end = pp.sysmonSchedwhen + Preempt.forcePreemptNS;
+            if (end > now) {
+                if (sliceEnd == 0 || end < sliceEnd) {
+                    sliceEnd = end;
+                }
+            } else {
+                M m = pp.m();
+                G cur = m == null ? null : m.curg;
+                if (cur != null && (cur.readgstatusRaw() & ~G._Gscan) == G._Gsyscall) {
+                    // preemptone cannot reach a G in a syscall (Go skips it); as in the 1.25
+                    // model, mark the P so that an exit that beats the retake yields.
+                    Preempt.markSyscall(pp, t);
+                } else {
+                    s.preempt.preemptone(pp, pp.sysmonSchedwhen);
+                }
+                sysretake = true;
+            }
+            int r = retakeSyscall126(pp, now, sysretake);
+            if (r > 0) {
+                n++;
+            } else if (r < 0 && Retake.retakeBlocked(s, pp, now)) {
+                // gort's own branch: a carrier blocked in user code nobody wrapped in a syscall.
+                n++;
+            }
+        }
+        if (n != 0) {
+            syscallRetakes += n;
+        }
+        nextSliceEnd = sliceEnd;
+        return n;
+    }
+
+    /**
+     * The syscall half of Go 1.26+'s retake for one {@code _Prunning} P: -1 if its G is not in a
+     * syscall, 0 if it is and the P stays, 1 if the P was taken and handed off. Same rule as the
+     * 1.25 model's {@link #retakeSyscall}: one sysmon tick in the same syscall, then only if there
+     * is work for it, no idle capacity elsewhere, or 10 ms have passed.
+     *
+     * <p>Go: proc.go retake (the setBlockOnExitSyscall part, Go 1.26+)
+     */
+    int retakeSyscall126(P pp, long now, boolean sysretake) {
+        // Need to decrement number of idle locked M's (pretending that one more is running) before
+        // we take the P and resume. Otherwise the M from which we retake can exit the syscall,
+        // increment nmidle and report deadlock.
+        incidlelocked(-1);
+        try {
+            Syscalls.SyscallingThread thread = Syscalls.setBlockOnExitSyscall(pp);
+            if (thread == null) {
+                return -1; // not in a syscall, or something changed out from under us
+            }
+            pp.sysmonBlockedG = null;
+            int t = pp.syscalltick();
+            if (!sysretake && pp.sysmonSyscalltick != t) {
+                pp.sysmonSyscalltick = t;
+                pp.sysmonSyscallwhen = now;
+                thread.resume();
+                return 0;
+            }
+            if (pp.runq.runqempty()
+                    && s.idle.nmspinning.get() + s.idle.npidle.get() > 0
+                    && pp.sysmonSyscallwhen + 10_000_000L > now) {
+                thread.resume();
+                return 0;
+            }
+            // Take the P: with the scan bit held the goroutine is at worst spinning in exitsyscall.
+            thread.takeP();
+            thread.resume();
+            s.syscallStats.retakes.incrementAndGet();
+            s.idle.handoffp(pp);
+            return 1;
+        } finally {
+            incidlelocked(1);
+        }
     }
 
     /**

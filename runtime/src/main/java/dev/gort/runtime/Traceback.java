@@ -231,6 +231,28 @@ public final class Traceback {
         return sb.append("]:").toString();
     }
 
+    /**
+     * The header of a goroutine the leak profile found, from what it captured under the G's scan
+     * bit: {@code header(gp, now, level, true)} of a waiting G with no M and no locked thread (the
+     * profile's candidates), {@code gpHash} the G's identity hash.
+     */
+    static String leakedHeader(long goid, int gpHash, WaitReason wr, long waitsince, long now, int level) {
+        StringBuilder sb = new StringBuilder("goroutine ").append(goid);
+        if (level >= 2) {
+            sb.append(" gp=0x").append(Integer.toHexString(gpHash)).append(" m=nil");
+        }
+        sb.append(" [")
+                .append(wr != WaitReason.ZERO ? wr.go() : gStatusString(G._Gwaiting))
+                .append(" (leaked)");
+        if (waitsince != 0) {
+            long mins = (now - waitsince) / 60_000_000_000L;
+            if (mins >= 1) {
+                sb.append(", ").append(mins).append(" minutes");
+            }
+        }
+        return sb.append("]:").toString();
+    }
+
     /** Go's frame: {@code pkg.Func(...)}, then a tab and {@code file:line} ({@code ?} and 0 when unknown). */
     static void frame(StringBuilder sb, StackTraceElement e) {
         sb.append(e.getClassName()).append('.').append(e.getMethodName()).append("(...)\n");
@@ -270,13 +292,21 @@ public final class Traceback {
      * <p>Go: traceback.go printcreatedby, printcreatedby1
      */
     static String createdBy(G gp, StackTraceElement[] st, int level) {
-        if (gp.parentGoid == 0 && gp.goid == 1) {
+        return createdBy(gp.goid, gp.parentGoid, gp.createdAt, gp.cont.fn.getClass(), st, level);
+    }
+
+    /**
+     * {@link #createdBy(G, StackTraceElement[], int)} from the G's fields alone (the leak profile
+     * keeps these, never the G or its function, which may reach what the G waits on).
+     */
+    static String createdBy(
+            long goid, long parentGoid, StackTraceElement at, Class<?> fnClass, StackTraceElement[] st, int level) {
+        if (parentGoid == 0 && goid == 1) {
             return null; // main
         }
         String fn;
         String file;
         int line;
-        StackTraceElement at = gp.createdAt;
         if (at != null) {
             fn = at.getClassName() + "." + at.getMethodName();
             file = at.getFileName();
@@ -303,7 +333,7 @@ public final class Traceback {
                 file = bottom.getFileName();
             } else {
                 // A lambda's class is named after its enclosing class: Foo$$Lambda/0x... -> Foo.
-                String cn = gp.cont.fn.getClass().getName();
+                String cn = fnClass.getName();
                 int i = cn.indexOf("$$Lambda");
                 fn = i > 0 ? cn.substring(0, i) : cn;
                 file = null;
@@ -311,8 +341,8 @@ public final class Traceback {
             line = 0;
         }
         StringBuilder sb = new StringBuilder("created by ").append(fn);
-        if (gp.parentGoid != 0) {
-            sb.append(" in goroutine ").append(gp.parentGoid);
+        if (parentGoid != 0) {
+            sb.append(" in goroutine ").append(parentGoid);
         }
         sb.append('\n');
         fileLine(sb, file, line);

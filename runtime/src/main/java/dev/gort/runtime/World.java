@@ -125,12 +125,23 @@ final class World {
             // stop current P
             mp.p.setStatus(P._Pgcstop);
             synced.stopwait--;
-            // try to retake all P's in Psyscall status
+            // try to retake all P's in syscalls
             for (P pp : s.allp) {
-                if (pp.status() == P._Psyscall && pp.casStatus(P._Psyscall, P._Pgcstop)) {
-                    if (s.trace.on) s.trace.handoff(pp, null); // Go's trace: ProcSteal
-                    pp.incSyscalltick();
-                    synced.stopwait--;
+                if (s.psyscall) {
+                    // Go 1.25: Ps in _Psyscall status
+                    if (pp.status() == P._Psyscall && pp.casStatus(P._Psyscall, P._Pgcstop)) {
+                        if (s.trace.on) s.trace.handoff(pp, null); // Go's trace: ProcSteal
+                        pp.incSyscalltick();
+                        synced.stopwait--;
+                    }
+                } else {
+                    // Go 1.26+: _Prunning Ps whose G is in a syscall
+                    Syscalls.SyscallingThread thread = Syscalls.setBlockOnExitSyscall(pp);
+                    if (thread != null) {
+                        thread.gcstopP();
+                        thread.resume();
+                        synced.stopwait--;
+                    }
                 }
             }
             // stop idle P's

@@ -10,13 +10,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import jdk.internal.vm.Continuation;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every way out of a syscall (go-scheduler-rules.md §3), each forced deterministically: the old P
  * (slice kept), another idle P, and no P at all (the G goes to the global queue and its M parks;
- * or, for a G that cannot leave its carrier, it waits there for a P).
+ * or, for a G that cannot leave its carrier, it waits there for a P), in both syscall models
+ * ({@code psyscall}: Go 1.25's {@code _Psyscall}; else Go 1.26+'s).
  */
 @Timeout(30)
 class SyscallExitPathsTest {
@@ -49,12 +51,13 @@ class SyscallExitPathsTest {
     }
 
     /**
-     * Waits (inside the syscall) for sysmon to retake the P, by Go 1.25's rule: at its second
-     * sighting of the same syscall if there is other work or no idle capacity, else after 10 ms.
+     * Waits (inside the syscall) for sysmon to retake the P, by Go's rule: at its second sighting
+     * of the same syscall if there is other work or no idle capacity, else after 10 ms. Either
+     * model counts a retake in {@code syscallStats.retakes} before it hands the P off.
      */
-    static void awaitRetake(P pp) {
+    static void awaitRetake(Scheduler s, long retakesBefore) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (pp.status() == P._Psyscall) {
+        while (s.syscallStats.retakes.get() == retakesBefore) {
             assertTrue(System.nanoTime() < deadline, "sysmon never retook the syscall P");
             java.util.concurrent.locks.LockSupport.parkNanos(100_000);
         }
@@ -64,9 +67,10 @@ class SyscallExitPathsTest {
      * sysmon runs meanwhile; with a second, idle P and an empty queue Go's rule leaves a syscall P
      * alone for 10 ms, so only a carrier descheduled that long could lose it.
      */
-    @Test
-    void shortSyscallKeepsItsPAndItsSlice() {
-        Scheduler s = new Scheduler(TestSupport.config(2));
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void shortSyscallKeepsItsPAndItsSlice(boolean psyscall) {
+        Scheduler s = new Scheduler(TestSupport.config(2, psyscall));
         int[] kept = new int[1];
         s.run(() -> {
             G gp = Scheduler.currentG();
@@ -79,7 +83,11 @@ class SyscallExitPathsTest {
                 long retakes = s.syscallStats.retakes.get();
                 Syscalls.entersyscall();
                 assertEquals(G._Gsyscall, gp.readgstatus());
-                assertSame(null, mp.p);
+                if (psyscall) {
+                    assertSame(null, mp.p); // Go 1.25: the P in _Psyscall, without its M
+                } else {
+                    assertSame(pp, mp.p); // Go 1.26+: the P stays the M's until someone takes it
+                }
                 assertSame(pp, mp.oldp);
                 Syscalls.exitsyscall();
                 assertEquals(G._Grunning, gp.readgstatus());
@@ -103,15 +111,17 @@ class SyscallExitPathsTest {
         assertEquals(1000, st.fastOldP() + st.fastIdleP() + st.slowGlobal() + st.slowIdleP());
     }
 
-    @Test
-    void retakenPExitTakesAnIdleP() {
-        Scheduler s = new Scheduler(TestSupport.config(2));
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void retakenPExitTakesAnIdleP(boolean psyscall) {
+        Scheduler s = new Scheduler(TestSupport.config(2, psyscall));
         s.run(() -> {
             M mp = M.current();
             P old = mp.p;
+            long retakes = s.syscallStats.retakes.get();
             Syscalls.entersyscall();
             // Nothing to run and a P idle: sysmon takes the P after 10 ms, and it goes idle.
-            awaitRetake(old);
+            awaitRetake(s, retakes);
             // handoffp may lend it to an M for a moment (Go's "last running P" rule starts one to
             // watch the timers); that M finds nothing and puts it back on the idle list.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -132,28 +142,31 @@ class SyscallExitPathsTest {
      * G1 blocks in a syscall; its only P is retaken and runs G2; G1's call returns while G2 holds
      * the P: G1 goes to the global queue and its M parks; G2 ends and G1 runs on G2's M.
      */
-    @Test
-    void noPExitQueuesGlobalAndParksTheM() {
-        Thread[] carriers = exitWithoutP(false, false);
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void noPExitQueuesGlobalAndParksTheM(boolean psyscall) {
+        Thread[] carriers = exitWithoutP(false, false, psyscall);
         assertNotSame(carriers[0], carriers[1], "G1 resumes on another M: its own parked");
     }
 
     /** As above, but G1 is pinned: it cannot yield, so it waits for a P on its own carrier. */
-    @Test
-    void pinnedNoPExitWaitsOnItsCarrier() {
-        Thread[] carriers = exitWithoutP(true, false);
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void pinnedNoPExitWaitsOnItsCarrier(boolean psyscall) {
+        Thread[] carriers = exitWithoutP(true, false, psyscall);
         assertSame(carriers[0], carriers[1], "a pinned G never leaves its carrier");
     }
 
     /** As above, for a G locked to its thread. */
-    @Test
-    void lockedNoPExitWaitsOnItsCarrier() {
-        Thread[] carriers = exitWithoutP(false, true);
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void lockedNoPExitWaitsOnItsCarrier(boolean psyscall) {
+        Thread[] carriers = exitWithoutP(false, true, psyscall);
         assertSame(carriers[0], carriers[1], "a locked G never leaves its carrier");
     }
 
-    private Thread[] exitWithoutP(boolean pinned, boolean locked) {
-        Scheduler s = new Scheduler(TestSupport.config(1));
+    private Thread[] exitWithoutP(boolean pinned, boolean locked, boolean psyscall) {
+        Scheduler s = new Scheduler(TestSupport.config(1, psyscall));
         CountDownLatch inSyscall = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicReference<Thread> before = new AtomicReference<>();
@@ -163,9 +176,9 @@ class SyscallExitPathsTest {
                 pinned ? s.syscallStats.slowInPlace : locked ? s.syscallStats.slowLocked : s.syscallStats.slowGlobal;
         Thread driver = new Thread(() -> {
             await(inSyscall);
-            // G1's P sits in _Psyscall and no other P exists: sysmon retakes it within two ticks
+            // G1's P sits in its syscall and no other P exists: sysmon retakes it within two ticks
             // (nothing is queued, so it goes idle)...
-            awaitRetake(s.allp()[0]);
+            awaitRetake(s, 0);
             // ...then start G2, which takes it, lets G1's call return and holds the P until G1 has
             // taken the no-P path.
             s.newproc(() -> {
@@ -208,9 +221,10 @@ class SyscallExitPathsTest {
     }
 
     /** entersyscallblock hands the P off at entry: G2 runs on 1 P without any sysmon. */
-    @Test
-    void blockingSyscallHandsOffAtEntry() {
-        Scheduler s = new Scheduler(TestSupport.config(1));
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void blockingSyscallHandsOffAtEntry(boolean psyscall) {
+        Scheduler s = new Scheduler(TestSupport.config(1, psyscall));
         CountDownLatch release = new CountDownLatch(1);
         s.run(() -> {
             GoSema done = new GoSema(0);

@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A preemption poll inside a goroutine's own syscall ({@code Syscall.block} around instrumented
@@ -14,14 +15,16 @@ import org.junit.jupiter.api.Timeout;
  * a carrier blocked in unwrapped user code) is left at a poll. Leaving the G's own syscall at a
  * poll let it go on into its blocking call holding a P, as a running G that sysmon cannot see
  * blocked (native I/O stays RUNNABLE): with every P lost that way the program hung (the
- * showcase's network scenario, the server's reads in Syscall.block, on a loaded machine).
+ * showcase's network scenario, the server's reads in Syscall.block, on a loaded machine). Both
+ * syscall models ({@code psyscall}: Go 1.25's; else Go 1.26+'s).
  */
 class SyscallPollTest {
 
-    @Test
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
     @Timeout(30)
-    void aPollInsideTheGoroutinesOwnSyscallDoesNotLeaveIt() {
-        Scheduler s = new Scheduler(TestSupport.config(1));
+    void aPollInsideTheGoroutinesOwnSyscallDoesNotLeaveIt(boolean psyscall) {
+        Scheduler s = new Scheduler(TestSupport.config(1, psyscall));
         AtomicInteger left = new AtomicInteger();
         AtomicInteger trials = new AtomicInteger();
         s.run(() -> {

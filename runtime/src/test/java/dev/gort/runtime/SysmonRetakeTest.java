@@ -5,17 +5,24 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * sysmon's retake with an explicit clock, on a runtime that is built but not started (no carrier
  * runs): the slice rule (10 ms from sysmon's first sighting of a schedtick, shared by a runnext
- * chain) and the Go 1.25 {@code _Psyscall} retake rule.
+ * chain) and the syscall retake rule, in both syscall models ({@code psyscall}: Go 1.25's
+ * {@code _Psyscall}; else Go 1.26+'s, the P {@code _Prunning} with its M and the G {@code _Gsyscall}).
  */
 class SysmonRetakeTest {
     private static final long MS = 1_000_000L;
 
     private static Scheduler newScheduler(int procs) {
-        Scheduler s = new Scheduler(TestSupport.config(procs).withSpinning(false));
+        return newScheduler(procs, false);
+    }
+
+    private static Scheduler newScheduler(int procs, boolean psyscall) {
+        Scheduler s = new Scheduler(TestSupport.config(procs, psyscall).withSpinning(false));
         synchronized (s.sched.lock) {
             s.idle.synced.mnext = 1; // pretend one M is running, so incidlelocked's checkdead stays quiet
         }
@@ -31,6 +38,29 @@ class SysmonRetakeTest {
         mp.curg = gp;
         gp.m = mp;
         return mp;
+    }
+
+    /** pp's G enters a syscall, as entersyscall leaves it in each model. */
+    private static void inSyscall(Scheduler s, P pp) {
+        if (s.psyscall) {
+            pp.setStatus(P._Psyscall); // entersyscall: P keeps no M
+            return;
+        }
+        G gp = new G(s, 42, 0, null, () -> {});
+        gp.casgstatus(G._Gidle, G._Grunnable);
+        gp.casgstatus(G._Grunnable, G._Grunning);
+        M mp = runOn(s, pp, gp);
+        mp.oldp = pp;
+        gp.casgstatus(G._Grunning, G._Gsyscall); // the P stays _Prunning with its M
+    }
+
+    /** pp is still the syscall's: _Psyscall (1.25), or _Prunning with the syscall's M (1.26+). */
+    private static boolean stillInSyscall(Scheduler s, P pp) {
+        if (s.psyscall) {
+            return pp.status() == P._Psyscall;
+        }
+        M mp = pp.m();
+        return pp.status() == P._Prunning && mp != null && mp.curg.readgstatus() == G._Gsyscall && mp.p == pp;
     }
 
     private static P takeP(Scheduler s) {
@@ -95,19 +125,20 @@ class SysmonRetakeTest {
         assertEquals(0, s.preempt.snapshot().requested());
     }
 
-    @Test
-    void syscallRetakeNeedsOneSysmonTickInTheSameSyscall() {
-        Scheduler s = newScheduler(2);
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void syscallRetakeNeedsOneSysmonTickInTheSameSyscall(boolean psyscall) {
+        Scheduler s = newScheduler(2, psyscall);
         P pp = takeP(s);
         takeP(s); // the other P is busy too (not idle, not the last running P: handoffp idles ours)
         pp.incSyscalltick(); // a syscall before (exitsyscall bumps the tick); see firstSyscallOfAFreshP
-        pp.setStatus(P._Psyscall); // entersyscall: P keeps no M
+        inSyscall(s, pp);
         pp.incSchedtick();
         int tick = pp.syscalltick();
         long t0 = 1_000 * MS;
         // First sighting: record, never retake (even with no idle P).
         assertEquals(0, s.sysmon.retake(t0));
-        assertEquals(P._Psyscall, pp.status());
+        assertTrue(stillInSyscall(s, pp));
         // Next tick, same syscall, no idle or spinning capacity: retake and hand off.
         assertEquals(1, s.sysmon.retake(t0 + MS / 50));
         assertEquals(P._Pidle, pp.status());
@@ -115,29 +146,31 @@ class SysmonRetakeTest {
         assertEquals(1, s.npidle(), "handoffp with no work must put the P on the idle list");
     }
 
-    @Test
-    void syscallWithIdleCapacityAndNoWorkIsRetakenOnlyAfterTenMilliseconds() {
-        Scheduler s = newScheduler(2); // the other P stays idle: npidle > 0
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void syscallWithIdleCapacityAndNoWorkIsRetakenOnlyAfterTenMilliseconds(boolean psyscall) {
+        Scheduler s = newScheduler(2, psyscall); // the other P stays idle: npidle > 0
         P pp = takeP(s);
         pp.incSyscalltick();
         pp.incSchedtick(); // the P has run Gs (sysmon's record starts at tick 0, when 0)
-        pp.setStatus(P._Psyscall);
+        inSyscall(s, pp);
         long t0 = 1_000 * MS;
         assertEquals(0, s.sysmon.retake(t0));
         assertEquals(0, s.sysmon.retake(t0 + MS));
         assertEquals(0, s.sysmon.retake(t0 + 9 * MS));
-        assertEquals(P._Psyscall, pp.status());
+        assertTrue(stillInSyscall(s, pp));
         assertEquals(1, s.sysmon.retake(t0 + 10 * MS));
         assertEquals(P._Pidle, pp.status());
     }
 
-    @Test
-    void syscallWithLocalWorkIsRetakenAtTheSecondTick() {
-        Scheduler s = newScheduler(2);
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void syscallWithLocalWorkIsRetakenAtTheSecondTick(boolean psyscall) {
+        Scheduler s = newScheduler(2, psyscall);
         P pp = takeP(s);
         pp.incSyscalltick();
         pp.incSchedtick(); // the P has run Gs (sysmon's record starts at tick 0, when 0)
-        pp.setStatus(P._Psyscall);
+        inSyscall(s, pp);
         G g = new G(s, 7, 0, null, () -> {});
         g.casgstatus(G._Gidle, G._Grunnable);
         pp.runq.runqput(g, false);
@@ -147,22 +180,23 @@ class SysmonRetakeTest {
         // stop at the CAS by making the runtime exit first, so handoffp's startm does nothing harmful.
         s.exiting = true;
         assertEquals(1, s.sysmon.retake(t0 + MS / 50));
-        assertTrue(pp.status() != P._Psyscall);
+        assertFalse(stillInSyscall(s, pp));
     }
 
-    @Test
-    void aNewSyscallRestartsTheCount() {
-        Scheduler s = newScheduler(2);
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void aNewSyscallRestartsTheCount(boolean psyscall) {
+        Scheduler s = newScheduler(2, psyscall);
         P pp = takeP(s);
         takeP(s); // busy elsewhere: handoffp idles ours instead of starting an M
         pp.incSyscalltick();
         pp.incSchedtick(); // the P has run Gs (sysmon's record starts at tick 0, when 0)
-        pp.setStatus(P._Psyscall);
+        inSyscall(s, pp);
         long t0 = 1_000 * MS;
         assertEquals(0, s.sysmon.retake(t0));
         pp.incSyscalltick(); // the G left the syscall and entered another one between two ticks
         assertEquals(0, s.sysmon.retake(t0 + MS / 50));
-        assertEquals(P._Psyscall, pp.status());
+        assertTrue(stillInSyscall(s, pp));
         assertEquals(1, s.sysmon.retake(t0 + 2 * MS / 50));
     }
 
@@ -171,12 +205,13 @@ class SysmonRetakeTest {
      * {@code syscalltick == sysmontick.syscalltick == 0} and {@code syscallwhen == 0}, so it may be
      * retaken at the first sighting (only exitsyscall bumps the tick).
      */
-    @Test
-    void firstSyscallOfAFreshPMayBeRetakenAtOnce() {
-        Scheduler s = newScheduler(2);
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void firstSyscallOfAFreshPMayBeRetakenAtOnce(boolean psyscall) {
+        Scheduler s = newScheduler(2, psyscall);
         P pp = takeP(s);
         takeP(s); // busy elsewhere: handoffp idles ours instead of starting an M
-        pp.setStatus(P._Psyscall);
+        inSyscall(s, pp);
         assertEquals(1, s.sysmon.retake(1_000 * MS));
         assertEquals(P._Pidle, pp.status());
     }

@@ -7,4 +7,11 @@ final class TestSupport {
     static Config config(int procs) {
         return Config.fromEnvironment().withGomaxprocs(procs).withPanicExits(false);
     }
+
+    /** {@link #config(int)} in the given syscall model ({@code psyscall}: Go 1.25's, else Go 1.26+'s). */
+    static Config config(int procs, boolean psyscall) {
+        Config c = config(procs);
+        Config.Settings st = c.settings();
+        return c.withSettings(st.withGodebug(st.godebug().with("psyscall=" + (psyscall ? 1 : 0))));
+    }
 }

@@ -744,8 +744,9 @@ public final class Tracer {
     /**
      * The M that last entered a syscall holding P i, so that a hand-off whose caller does not know
      * it (sysmon's retake, a stop-the-world, a P taken back from another syscall) names it. Elements
-     * are written plainly by that M before its P's {@code _Psyscall} store and read by whoever took
-     * the P after its CAS from {@code _Psyscall}, which orders them; the array reference is volatile,
+     * are written plainly by that M before its P's {@code _Psyscall} store (Go 1.26+: before its
+     * G's CAS to {@code _Gsyscall}) and read by whoever took the P after its CAS from
+     * {@code _Psyscall} (the G's scan-bit CAS), which orders them; the array reference is volatile,
      * replaced (grown) under this tracer's lock. A racing grow can lose one entry: that hand-off then
      * names no M (-1).
      */
