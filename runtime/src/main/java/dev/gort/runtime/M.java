@@ -440,6 +440,12 @@ public final class M {
      * <p>Go: proc.go park_m
      */
     private boolean park_m(G gp, int from) {
+        // A bubble stays active until the park is complete: the unlock function may cancel it
+        // (Go: park_m's bubble.incActive / decActive).
+        Bubble bubble = gp.bubble;
+        if (bubble != null) {
+            bubble.incActive();
+        }
         gp.casgstatus(from, G._Gwaiting);
         G.ParkUnlock<Object> fn = gp.parkUnlockf;
         Object lock = gp.parkLock;
@@ -460,12 +466,21 @@ public final class M {
                 synchronized (sched.sched.lock) {
                     sched.sched.runq.globrunqput(gp);
                 }
+                if (bubble != null) {
+                    bubble.decActive();
+                }
                 return false;
+            }
+            if (bubble != null) {
+                bubble.decActive();
             }
             curg = gp;
             gp.m = this;
             gp.casgstatus(G._Grunnable, G._Grunning);
             return true; // execute(gp, true): schedule it back, never returning
+        }
+        if (bubble != null) {
+            bubble.decActive();
         }
         return false;
     }
@@ -518,6 +533,13 @@ public final class M {
      * <p>Go: proc.go goexit0/gdestroy
      */
     private void goexit0(G gp, int from) {
+        // A bubble goroutine that panicked ends the program: keep its bubble from waking the root
+        // (which could then return from Test, and main from the program) before gdestroy has
+        // reported the panic. Go's panic never gets as far as _Gdead.
+        Bubble panicked = gp.panic != null ? gp.bubble : null;
+        if (panicked != null) {
+            panicked.incActive();
+        }
         gp.casgstatus(from, G._Gdead);
         boolean locked = gp.lockedm != null;
         if (locked) {
@@ -531,6 +553,9 @@ public final class M {
         }
         dropg();
         sched.gdestroy(gp);
+        if (panicked != null) {
+            panicked.decActive();
+        }
         if (locked) {
             exitThread = true;
         }

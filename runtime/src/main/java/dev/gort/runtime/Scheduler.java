@@ -491,6 +491,15 @@ public final class Scheduler {
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
         G newg = newG(fn, parent == null ? 0 : parent.goid, createdAt);
+        if (parent != null && parent.bubble != null) {
+            // Go: newproc1's newg.bubble = callergp.bubble; the root's first goroutine is the
+            // bubble's main (synctestRun records it), before anyone can see the G.
+            Bubble b = parent.bubble;
+            newg.bubble = b;
+            if (b.root == parent && b.main == null) {
+                b.main = newg;
+            }
+        }
         newg.casgstatus(G._Gidle, G._Grunnable); // one new G in 8 has its first wait timed, as in Go
         P pp = null;
         if (mp != null && mp.sched == this) {
