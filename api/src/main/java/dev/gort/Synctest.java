@@ -2,6 +2,7 @@ package dev.gort;
 
 import dev.gort.runtime.Bubble;
 import dev.gort.runtime.Config;
+import dev.gort.runtime.Decisions;
 import dev.gort.runtime.GoPanic;
 import dev.gort.runtime.Scheduler;
 
@@ -83,18 +84,33 @@ public final class Synctest {
      * (unwrapped from the runtime's {@link GoPanic}), or the {@link DeadlockError}.
      */
     public static void test(Config config, Runnable f) {
+        test(config, null, f);
+    }
+
+    /**
+     * {@link #test(Config, Runnable)} recording the run's scheduling decisions into {@code
+     * decisions} (or replaying them from it): with {@code config}'s GOMAXPROCS at 1 and a seed,
+     * the same program gives the same {@link Decisions#steps()} every run, and a replay forces
+     * them (a divergence stops the run: {@code fatal error: schedule replay diverged at step N}).
+     */
+    public static void test(Config config, Decisions decisions, Runnable f) {
         if (Scheduler.getg() != null) {
             throw new IllegalStateException("gort: Synctest.test(config, f) starts a runtime: call it outside gort");
         }
         Throwable[] failed = new Throwable[1];
         try {
-            Go.run(config, () -> {
+            Runnable main = () -> {
                 try {
                     test(f);
                 } catch (PanicError | AssertionError e) {
                     failed[0] = e; // the root's own panic: the test's outcome, not the program's
                 }
-            });
+            };
+            if (decisions != null) {
+                Go.run(config, decisions, main);
+            } else {
+                Go.run(config, main);
+            }
         } catch (GoPanic p) {
             // A goroutine of the bubble panicked: the program ended (Go's too).
             Throwable c = p.getCause();

@@ -84,6 +84,8 @@ public final class M {
     final MThread thread;
     /** Owner only, plain. */
     final FastRand rand;
+    /** Immutable: the runtime's decision trace ({@link Decisions}), or null (the usual case). */
+    final Decisions decisions;
 
     /**
      * The P held. Written by this M (acquirep/releasep volatile; the syscall paths with a release
@@ -170,7 +172,12 @@ public final class M {
     M(Scheduler sched, long id, String name) {
         this.sched = sched;
         this.id = id;
-        this.rand = new FastRand(System.nanoTime() ^ (id * 0x9E3779B97F4A7C15L));
+        // Seeded (-Dgort.seed): every M's generator starts from the seed and the M's id, so a
+        // GOMAXPROCS=1 run draws the same steal orders and select orders every time (Decisions).
+        long seed = sched.config.settings().seed();
+        long s0 = (seed != 0 ? seed : System.nanoTime()) ^ (id * 0x9E3779B97F4A7C15L);
+        this.decisions = sched.decisions;
+        this.rand = decisions != null ? new Decisions.Rand(s0, decisions, id) : new FastRand(s0);
         this.trace = sched.trace;
         this.thread = new MThread(this, name + "-M" + id, sched.origin);
     }
@@ -347,6 +354,7 @@ public final class M {
             }
             sched.preempt.newSlice(thread, inheritTime); // a new slice starts clean; runnext inherits
             pp.gsRun++;
+            if (decisions != null) decisions.run(pp, gp);
             if (trace.on)
                 trace.goStart(
                         this,

@@ -239,12 +239,26 @@ public final class Scheduler {
     /** nanotime at boot. */
     final long startNanos = System.nanoTime();
 
+    /**
+     * The decision trace to record or replay ({@link Decisions}), or null: set by
+     * {@link #recordDecisions} before the runtime starts (the M threads' start publishes it), then
+     * immutable.
+     */
+    Decisions decisions;
+
+    /**
+     * A seed is set ({@link Config.Settings#seed()}): sysmon never preempts on the wall clock (see
+     * {@link Decisions}). Immutable.
+     */
+    final boolean seeded;
+
     public Scheduler(Config config) {
         this.config = config;
         this.trace = new Tracer(this);
         this.preempt = new Preempt(this, config.settings());
         this.sysmon = new Sysmon(this, config.settings().sysmonMaxDelayUs());
         this.recordCreators = config.settings().recordCreators();
+        this.seeded = config.settings().seed() != 0;
         GoDebug dbg = config.settings().godebug();
         this.customGOMAXPROCS = config.maxprocs().custom();
         this.schedtrace = new SchedTrace(this, dbg.schedtrace(), dbg.scheddetail(), System.err);
@@ -254,6 +268,18 @@ public final class Scheduler {
             idle.synced.maxmcount = config.maxThreads();
             world.procresize(config.gomaxprocs(), null);
         }
+    }
+
+    /**
+     * Records this runtime's scheduling decisions into {@code d}, or, for a replaying {@code d},
+     * forces and checks them; before {@link #run}.
+     */
+    public void recordDecisions(Decisions d) {
+        if (mainG != null) {
+            throw new IllegalStateException("gort: recordDecisions after the runtime started");
+        }
+        d.sched = this;
+        this.decisions = d;
     }
 
     public Config config() {
