@@ -163,4 +163,30 @@ class SeededScheduleTest {
                                 + original + "'"),
                 e.getMessage());
     }
+
+    /**
+     * The explorer: which player wins the first round of the ping-pong race over 40 seeds; both
+     * win under some seeds, and any seed of the report reproduces its outcome.
+     */
+    @Test
+    void theExplorerReportsADistributionAndReproducesAnySeed() {
+        Config c = config(1);
+        java.util.function.Supplier<String> firstWinner = () -> {
+            List<String> out = new ArrayList<>();
+            pingPong(out);
+            return out.get(0).substring(0, 1) + " wins round 0";
+        };
+        Explorer.Report r = Explorer.explore(c, 1000, 40, firstWinner);
+        assertEquals(
+                java.util.Set.of("a wins round 0", "b wins round 0"),
+                r.seedsByOutcome().keySet(),
+                r.toString());
+        assertEquals(
+                40, r.counts().values().stream().mapToInt(Integer::intValue).sum());
+        r.seedsByOutcome().forEach((outcome, seeds) -> {
+            for (long seed : seeds.subList(0, Math.min(3, seeds.size()))) {
+                assertEquals(outcome, Explorer.reproduce(c, seed, firstWinner), "seed " + seed);
+            }
+        });
+    }
 }

@@ -669,7 +669,7 @@ public final class Scheduler {
         if (gp.monitorDepth != 0) {
             // Holding a Java monitor: a yield would let another G on this carrier enter it (or hang
             // on it). Block the carrier instead, with the G mounted, and hand the P off.
-            Syscalls.parkInPlace(mp, gp, fn, lock);
+            parkInPlace(mp, gp, fn, lock);
             gp.waitreason = WaitReason.ZERO;
             gp.waitingOn = null;
             return;
@@ -683,11 +683,40 @@ public final class Scheduler {
             gp.parkUnlockf = null;
             gp.parkLock = null;
             mp.sched.syscallStats.pinnedRefused.incrementAndGet();
-            Syscalls.parkInPlace(mp, gp, fn, lock);
+            parkInPlace(mp, gp, fn, lock);
         }
         // resumed by goready (or the park was cancelled): back on some M.
         gp.waitreason = WaitReason.ZERO;
         gp.waitingOn = null;
+    }
+
+    /**
+     * {@link Syscalls#parkInPlace}, holding a bubble goroutine's bubble active until the park is
+     * complete (or cancelled), as park_m does for a yielded park.
+     */
+    private static void parkInPlace(M mp, G gp, G.ParkUnlock<Object> fn, Object lock) {
+        Bubble b = gp.bubble;
+        if (b == null) {
+            Syscalls.parkInPlace(mp, gp, fn, lock);
+            return;
+        }
+        boolean[] cancelled = {false};
+        b.incActive();
+        Syscalls.parkInPlace(
+                mp,
+                gp,
+                (g, l) -> {
+                    if (fn == null || fn.unlock(g, l)) {
+                        b.decActive(); // parked: the bubble may be idle now
+                        return true;
+                    }
+                    cancelled[0] = true;
+                    return false;
+                },
+                lock);
+        if (cancelled[0]) {
+            b.decActive(); // running again
+        }
     }
 
     /** Go: proc.go goready / ready: gp must be waiting; it goes to the current P's runnext. */
