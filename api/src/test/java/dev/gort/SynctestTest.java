@@ -394,6 +394,18 @@ class SynctestTest {
     /** Every fake-clock scenario above, 100 times in one runtime: identical results every time. */
     @Test
     void everyScenarioRepeats100TimesIdentically() {
+        repeatEveryScenario(2, 100);
+    }
+
+    /** The same at GOMAXPROCS 1 and 4, 300 times each (stress tier). */
+    @org.junit.jupiter.api.Tag("stress")
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 4})
+    void everyScenarioRepeatsIdenticallyAtOtherGomaxprocs(int procs) {
+        repeatEveryScenario(procs, 300);
+    }
+
+    static void repeatEveryScenario(int procs, int times) {
         List<Supplier<String>> scenarios = List.of(
                 SynctestTest::sleepChain,
                 SynctestTest::contextDeadline,
@@ -402,10 +414,10 @@ class SynctestTest {
                 SynctestTest::waitSemantics,
                 SynctestTest::syncDurable,
                 SynctestTest::deadlocks);
-        Go.run(config(2), () -> {
+        Go.run(config(procs), () -> {
             for (Supplier<String> s : scenarios) {
                 String first = s.get();
-                for (int i = 1; i < 100; i++) {
+                for (int i = 1; i < times; i++) {
                     assertEquals(first, s.get(), "run " + i);
                 }
             }
