@@ -28,6 +28,14 @@ public final class Bubble {
 
     private static final AtomicLong bubbleGen = new AtomicLong();
 
+    /**
+     * Bubbles running in this JVM: while 0, {@link #current()} answers null without looking up the
+     * caller's M, so code outside bubbles pays one load. Incremented by a root before its bubble's
+     * first goroutine exists (newproc's publication orders it for every member), decremented when
+     * the bubble is over; volatile.
+     */
+    private static volatile int bubblesRunning;
+
     /** Immutable: the runtime of the bubble's goroutines. */
     final Scheduler sched;
     /** Immutable: a unique id (Go: bubble.id). */
@@ -70,6 +78,9 @@ public final class Bubble {
 
     /** The bubble of the calling goroutine, or null (outside a bubble, or outside a goroutine). */
     public static Bubble current() {
+        if (bubblesRunning == 0) {
+            return null;
+        }
         G gp = Scheduler.getg();
         return gp == null ? null : gp.bubble;
     }
@@ -236,6 +247,9 @@ public final class Bubble {
             throw new IllegalStateException("gort: synctest run outside a goroutine or inside a bubble");
         }
         Bubble bubble = new Bubble(gp.sched, gp);
+        synchronized (Bubble.class) {
+            bubblesRunning++;
+        }
         gp.bubble = bubble;
         try {
             // newproc inherits the bubble and records the new G as bubble.main (it is the root's
@@ -280,6 +294,9 @@ public final class Bubble {
             return null;
         } finally {
             gp.bubble = null;
+            synchronized (Bubble.class) {
+                bubblesRunning--;
+            }
         }
     }
 

@@ -127,8 +127,7 @@ public final class Timer {
             throw new NullPointerException("sched");
         }
         this.sched = sched;
-        G gp = Scheduler.getg();
-        this.bubble = gp == null ? null : gp.bubble;
+        this.bubble = Bubble.current();
         this.f = f;
         this.arg = arg;
         this.chan = chan;
