@@ -391,6 +391,48 @@ class SynctestTest {
         });
     }
 
+    /**
+     * The same rule on the bubble's own count, deterministically: at GOMAXPROCS=1 a goroutine's
+     * park (status and count) completes on the M before main runs again, so once the goroutine is
+     * parked on the mutex the bubble counts it among its running goroutines (main and it), where a
+     * channel-blocked one would not be counted.
+     */
+    @Test
+    void aMutexBlockedGoroutineCountsAsRunning() {
+        Go.run(
+                config(1),
+                () -> Synctest.test(() -> {
+                    Bubble b = Bubble.current();
+                    Mutex mu = new Mutex();
+                    mu.lock();
+                    AtomicReference<G> locker = new AtomicReference<>();
+                    Go.go(() -> {
+                        locker.set(Scheduler.currentG());
+                        mu.lock();
+                        mu.unlock();
+                    });
+                    Chan<Integer> c = Chan.make();
+                    AtomicReference<G> receiver = new AtomicReference<>();
+                    Go.go(() -> {
+                        receiver.set(Scheduler.currentG());
+                        c.recv();
+                    });
+                    while (locker.get() == null
+                            || receiver.get() == null
+                            || locker.get().readgstatus() != G._Gwaiting
+                            || receiver.get().readgstatus() != G._Gwaiting) {
+                        Go.gosched(); // one P: each goroutine runs until it parks, park included
+                    }
+                    assertEquals(WaitReason.SYNC_MUTEX_LOCK, locker.get().waitReason());
+                    assertEquals(
+                            WaitReason.SYNCTEST_CHAN_RECEIVE, receiver.get().waitReason());
+                    assertEquals(4, b.total(), "root, main, the locker and the receiver");
+                    assertEquals(2, b.running(), "main and the mutex-blocked locker; not the receiver");
+                    mu.unlock();
+                    c.send(1);
+                }));
+    }
+
     /** Every fake-clock scenario above, 100 times in one runtime: identical results every time. */
     @Test
     void everyScenarioRepeats100TimesIdentically() {
