@@ -277,7 +277,7 @@ public record Config(
                     setting("gort.debug.http", null),
                     GoDebug.fromEnvironment(),
                     "throw".equals(fatalSetting()),
-                    longSetting("gort.seed", "GORT_SEED", 0, Long.MIN_VALUE, Long.MAX_VALUE));
+                    seedSetting());
         }
 
         public Settings withPreempt(String strategyName) {
@@ -654,6 +654,19 @@ public record Config(
     }
 
     /** A long setting in [min, max]; absent: dflt; anything else is {@link #malformed}. */
+    /** {@code -Dgort.seed} / {@code GORT_SEED}: any 64-bit integer; 0 (the default) means unseeded. */
+    public static long seedSetting() {
+        String v = setting("gort.seed", "GORT_SEED");
+        if (v == null) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw malformed("gort.seed", "GORT_SEED", "a 64-bit integer");
+        }
+    }
+
     public static long longSetting(String prop, String env, long dflt, long min, long max) {
         String v = setting(prop, env);
         if (v == null) {
