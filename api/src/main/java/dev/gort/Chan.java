@@ -6,6 +6,7 @@ import dev.gort.internal.Parker;
 import dev.gort.internal.SpinLock;
 import dev.gort.internal.Sudog;
 import dev.gort.internal.WaitQ;
+import dev.gort.runtime.Bubble;
 import dev.gort.runtime.Fatal;
 import dev.gort.runtime.G;
 import dev.gort.runtime.GortFatalError;
@@ -104,6 +105,11 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
     final Parker parker;
     /** Immutable: this is the nil channel. */
     final boolean isNil;
+    /**
+     * Immutable: the synctest bubble of the goroutine that made the channel, else null (Go:
+     * c.bubble). Only that bubble's goroutines may use it; blocking on it is durable.
+     */
+    final Bubble bubble;
 
     /**
      * {@link SpinLock}: FREE, HELD or BROKEN. CAS (acquire) to take, setRelease to drop, getOpaque
@@ -135,6 +141,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         this.buf = size > 0 ? new Object[size] : null;
         this.parker = parker;
         this.isNil = false;
+        this.bubble = parker == GoParker.INSTANCE ? Bubble.current() : null;
     }
 
     private Chan() {
@@ -143,6 +150,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         this.buf = null;
         this.parker = GoParker.INSTANCE;
         this.isNil = true;
+        this.bubble = null;
     }
 
     // ------------------------------------------------------------------------------------------
@@ -429,6 +437,9 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             }
             parkForever(WaitReason.CHAN_SEND_NIL_CHAN);
         }
+        if (bubble != null && Bubble.current() != bubble) {
+            throw new PanicError("send on synctest channel from outside bubble");
+        }
 
         // Fast path: a failed non-blocking send without the lock. Observing "not closed" and then
         // "not ready" means that at some moment in between the channel was both, because a closed
@@ -490,7 +501,12 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             mysg.releasetime = -1;
         }
         sendq.enqueue(mysg);
-        parker.park(gp, CHAN_PARK_COMMIT, this, WaitReason.CHAN_SEND, this);
+        parker.park(
+                gp,
+                CHAN_PARK_COMMIT,
+                this,
+                bubble != null ? WaitReason.SYNCTEST_CHAN_SEND : WaitReason.CHAN_SEND,
+                this);
 
         // Someone woke us up.
         boolean wasClosed = !mysg.success;
@@ -562,6 +578,9 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
                 return NOT_READY;
             }
             parkForever(WaitReason.CHAN_RECEIVE_NIL_CHAN);
+        }
+        if (bubble != null && Bubble.current() != bubble) {
+            throw new PanicError("receive on synctest channel from outside bubble");
         }
 
         if (timer != null) {
@@ -636,7 +655,12 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         if (timer != null) {
             timer.blockTimerChan(); // a timer channel is in a heap only while someone waits on it
         }
-        parker.park(gp, CHAN_PARK_COMMIT, this, WaitReason.CHAN_RECEIVE, this);
+        parker.park(
+                gp,
+                CHAN_PARK_COMMIT,
+                this,
+                bubble != null ? WaitReason.SYNCTEST_CHAN_RECEIVE : WaitReason.CHAN_RECEIVE,
+                this);
         if (timer != null) {
             timer.unblockTimerChan();
         }
@@ -697,6 +721,9 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
     void closechan() {
         if (isNil) {
             throw new PanicError("close of nil channel");
+        }
+        if (bubble != null && Bubble.current() != bubble) {
+            throw new PanicError("close of synctest channel from outside bubble");
         }
         lock();
         try {

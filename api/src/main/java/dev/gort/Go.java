@@ -1,6 +1,7 @@
 package dev.gort;
 
 import dev.gort.runtime.Config;
+import dev.gort.runtime.Decisions;
 import dev.gort.runtime.ExternalWaker;
 import dev.gort.runtime.G;
 import dev.gort.runtime.Scheduler;
@@ -37,6 +38,17 @@ public final class Go {
      */
     public static void run(Config config, Runnable main) {
         Runtimes.newScheduler(config).run(main);
+    }
+
+    /**
+     * Runs {@code main} on a new runtime with {@code config} that records its scheduling decisions
+     * into {@code decisions}, or replays them from it ({@link Decisions}: deterministic at
+     * GOMAXPROCS=1, with a seed, inside a synctest bubble).
+     */
+    public static void run(Config config, Decisions decisions, Runnable main) {
+        Scheduler s = Runtimes.newScheduler(config);
+        s.recordDecisions(decisions);
+        s.run(main);
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.gort.internal.ParkCommit;
 import dev.gort.internal.Parker;
 import dev.gort.internal.SpinLock;
 import dev.gort.internal.Sudog;
+import dev.gort.runtime.Bubble;
 import dev.gort.runtime.Fatal;
 import dev.gort.runtime.GortFatalError;
 import dev.gort.runtime.Scheduler;
@@ -341,10 +342,18 @@ public final class Select implements WaitTarget {
         // of the rest.
         Parker parker = null;
         int norder = 0;
+        boolean allSynctest = true; // every channel is a synctest bubble's (Go: allSynctest)
         for (int i = 0; i < n; i++) {
             Chan<?> c = chans[i];
             if (c == null || c.isNil) {
                 continue;
+            }
+            if (c.bubble != null) {
+                if (Bubble.current() != c.bubble) {
+                    throw new PanicError("select on synctest channel from outside bubble");
+                }
+            } else {
+                allSynctest = false;
             }
             if (parker == null) {
                 parker = c.parker;
@@ -509,7 +518,10 @@ public final class Select implements WaitTarget {
 
             // wait for someone to wake us up
             parker.setParam(gp, null);
-            parker.park(gp, norder == 0 ? null : SEL_PARK_COMMIT, head, WaitReason.SELECT, this);
+            // Every channel selected on is in the goroutine's bubble: it counts as durably blocked.
+            WaitReason reason =
+                    allSynctest && Bubble.current() != null ? WaitReason.SYNCTEST_SELECT : WaitReason.SELECT;
+            parker.park(gp, norder == 0 ? null : SEL_PARK_COMMIT, head, reason, this);
 
             sellock();
 

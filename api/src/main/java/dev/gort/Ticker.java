@@ -41,6 +41,7 @@ public final class Ticker {
 
     /** Turns the ticker off: no more ticks are sent (the channel is not closed). Go: (*Ticker).Stop. */
     public void stop() {
+        Timer.checkBubble(r, "stop");
         r.stop();
     }
 
@@ -57,6 +58,7 @@ public final class Ticker {
         if (d <= 0) {
             throw new PanicError("non-positive interval for Ticker.Reset");
         }
+        Timer.checkBubble(r, "reset");
         r.reset(dev.gort.runtime.Timer.when(d), d);
     }
 }

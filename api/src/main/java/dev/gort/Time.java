@@ -1,6 +1,6 @@
 package dev.gort;
 
-import dev.gort.runtime.Scheduler;
+import dev.gort.runtime.Bubble;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -141,20 +141,49 @@ public final class Time {
             return;
         }
         try {
-            ch.trySend(Instant.now().minusNanos(delay));
+            // A bubble's timer channel gets the bubble's fake time (the root runs the timer).
+            ch.trySend((ch.bubble != null ? fakeInstant(ch.bubble.now()) : Instant.now()).minusNanos(delay));
         } catch (PanicError closedMeanwhile) {
             // The same misuse, racing with this send: drop the tick (see above).
         }
     }
 
-    /** The runtime's monotonic clock in nanoseconds (Go's {@code runtimeNano}). */
+    /**
+     * The runtime's monotonic clock in nanoseconds (Go's {@code runtimeNano}); inside a synctest
+     * bubble, the bubble's fake clock (Unix nanoseconds from 2000-01-01T00:00:00Z on), which moves
+     * only when every goroutine of the bubble is durably blocked.
+     */
     public static long nanotime() {
-        return Scheduler.nanotime();
+        return dev.gort.runtime.Timer.nanotime();
     }
 
     /** Go's time.Since on the monotonic clock: nanoseconds since {@code start} ({@link #nanotime()}). */
     public static long since(long start) {
-        return Scheduler.nanotime() - start;
+        return nanotime() - start;
+    }
+
+    /**
+     * The current time: {@link Instant#now()}, or inside a synctest bubble the bubble's fake time
+     * ({@code 2000-01-01T00:00:00Z} when the bubble starts). Go: time.Now.
+     */
+    public static Instant now() {
+        Bubble b = Bubble.current();
+        return b != null ? fakeInstant(b.now()) : Instant.now();
+    }
+
+    /** The time elapsed since {@code t}, by {@link #now()}'s clock. Go: time.Since. */
+    public static Duration since(Instant t) {
+        return Duration.between(t, now());
+    }
+
+    /** The time until {@code t}, by {@link #now()}'s clock. Go: time.Until. */
+    public static Duration until(Instant t) {
+        return Duration.between(now(), t);
+    }
+
+    /** A bubble's fake clock (Unix nanoseconds) as an Instant. */
+    static Instant fakeInstant(long unixNanos) {
+        return Instant.ofEpochSecond(Math.floorDiv(unixNanos, SECOND), Math.floorMod(unixNanos, SECOND));
     }
 
     /** A Duration as Go's int64 nanoseconds, saturating instead of throwing on overflow. */

@@ -50,6 +50,17 @@ public final class Timer {
         return t;
     }
 
+    /**
+     * A bubble's timer is stopped or reset only from that bubble. Go: time.go stopTimer,
+     * resetTimer ({@code stop of synctest timer from outside bubble}; a fatal error in Go 1.25).
+     */
+    static void checkBubble(dev.gort.runtime.Timer r, String op) {
+        dev.gort.runtime.Bubble b = r.bubble();
+        if (b != null && dev.gort.runtime.Bubble.current() != b) {
+            throw new PanicError(op + " of synctest timer from outside bubble");
+        }
+    }
+
     /** AfterFunc's timer function: {@code go f()} on the M that runs the timer. Go: time.goFunc. */
     private static void goFunc(Object arg, long seq, long delay) {
         Scheduler s = Scheduler.current();
@@ -64,6 +75,7 @@ public final class Timer {
      * <p>Go: (*time.Timer).Stop
      */
     public boolean stop() {
+        checkBubble(r, "stop");
         return r.stop();
     }
 
@@ -80,6 +92,7 @@ public final class Timer {
 
     /** {@link #reset(Duration)} with a nanosecond duration. */
     public boolean reset(long d) {
+        checkBubble(r, "reset");
         return r.reset(dev.gort.runtime.Timer.when(d), 0);
     }
 }

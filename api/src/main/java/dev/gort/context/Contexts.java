@@ -17,7 +17,7 @@ final class Contexts {
     private Contexts() {}
 
     /** A reusable closed channel (Go: closedchan). */
-    static final Chan<Void> CLOSEDCHAN = Chan.make();
+    static final Chan<Void> CLOSEDCHAN = dev.gort.runtime.Bubble.outside(Chan::make); // no bubble's
 
     static {
         CLOSEDCHAN.close();
@@ -87,7 +87,7 @@ final class Contexts {
         c.propagateCancel(parent, c);
         long dur = timeoutNanos >= 0
                 ? timeoutNanos
-                : Duration.between(Instant.now(), d).toNanos();
+                : Duration.between(Time.now(), d).toNanos();
         if (dur <= 0) {
             c.cancel(true, Context.DEADLINE_EXCEEDED, null); // deadline has already passed
             return c;
@@ -366,7 +366,7 @@ final class Contexts {
 
         @Override
         public String toString() {
-            return parent + ".WithDeadline(" + deadline + " [" + Duration.between(Instant.now(), deadline) + "])";
+            return parent + ".WithDeadline(" + deadline + " [" + Duration.between(Time.now(), deadline) + "])";
         }
     }
 

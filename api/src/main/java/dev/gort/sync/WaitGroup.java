@@ -5,6 +5,7 @@ import dev.gort.PanicError;
 import dev.gort.internal.GoParker;
 import dev.gort.internal.Parker;
 import dev.gort.internal.Sema;
+import dev.gort.runtime.Bubble;
 import dev.gort.runtime.WaitReason;
 import dev.gort.runtime.WaitTarget;
 import java.lang.invoke.MethodHandles;
@@ -34,6 +35,21 @@ public class WaitGroup implements WaitTarget {
     private volatile long state;
     /** Immutable. Go: wg.sema. */
     private final Sema sema;
+    /**
+     * The synctest bubble whose goroutines call Add (Go: the wg's bubble association), or null:
+     * set once by the first Add inside a bubble (CAS); then Wait in that bubble is durable.
+     */
+    private volatile Bubble bubble;
+
+    private static final VarHandle BUBBLE;
+
+    static {
+        try {
+            BUBBLE = MethodHandles.lookup().findVarHandle(WaitGroup.class, "bubble", Bubble.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     public WaitGroup() {
         this(GoParker.INSTANCE);
@@ -51,6 +67,22 @@ public class WaitGroup implements WaitTarget {
      * <p>Go: (*WaitGroup).Add
      */
     public void add(int delta) {
+        if (delta > 0) {
+            // Only an increment can be the Add that binds the group to a bubble, so a Done pays
+            // nothing for synctest.
+            Bubble cur = Bubble.current();
+            Bubble b = bubble;
+            if (cur != null) {
+                if (b == null && !BUBBLE.compareAndSet(this, null, cur)) {
+                    b = bubble;
+                }
+                if (b != null && b != cur) {
+                    throw new PanicError("sync: WaitGroup.Add called from multiple synctest bubbles");
+                }
+            } else if (b != null) {
+                throw new PanicError("sync: WaitGroup.Add called from inside and outside synctest bubble");
+            }
+        }
         long st = (long) STATE.getAndAdd(this, (long) delta << 32) + ((long) delta << 32);
         int v = (int) (st >> 32);
         int w = (int) st;
@@ -96,7 +128,13 @@ public class WaitGroup implements WaitTarget {
             }
             // Increment waiters count.
             if (STATE.compareAndSet(this, st, st + 1)) {
-                sema.semacquire(false, WaitReason.SYNC_WAITGROUP_WAIT);
+                Bubble b = bubble;
+                // Durable only in the group's own bubble (Go: synctest.IsAssociated).
+                sema.semacquire(
+                        false,
+                        b != null && b == Bubble.current()
+                                ? WaitReason.SYNCTEST_WAITGROUP_WAIT
+                                : WaitReason.SYNC_WAITGROUP_WAIT);
                 if (state != 0) {
                     throw new PanicError("sync: WaitGroup is reused before previous Wait has returned");
                 }

@@ -45,6 +45,7 @@ final class Env {
         row(rows, "gort.trace.window", GoDebugProps.traceWindowMs());
         row(rows, "gort.creators", Config.creatorsSetting());
         row(rows, "gort.fatal", Config.fatalSetting());
+        row(rows, "gort.seed", c.settings().seed());
         row(rows, "gort.jmx", dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto());
         row(rows, "gort.jfr", dev.gort.runtime.trace.JfrEvents.gortJfr());
         row(rows, "gort.traceback", dev.gort.runtime.Traceback.setting());

@@ -88,6 +88,7 @@ class SettingsIT {
         GOOD.put("-Dgort.creators=stack", "gort.creators=stack");
         GOOD.put("-Dgort.debug.checks=true", "gort.debug.checks=true");
         GOOD.put("-Dgort.fatal=throw", "gort.fatal=throw");
+        GOOD.put("-Dgort.seed=-42", "gort.seed=-42");
         GOOD.put("-Dgort.godebug=schedtrace=7,scheddetail=1", "GODEBUG.schedtrace=7");
         GOOD.put("-Dgort.debug=sigtrap=1", "GODEBUG.sigtrap=1");
         GOOD.put("-Dgort.jmx=true", "gort.jmx=true"); // its effect: ObserversStartupTest (runtime)
@@ -112,6 +113,7 @@ class SettingsIT {
         BAD.put("-Dgort.debug.checks=yes!", "malformed -Dgort.debug.checks=yes!: want true or false");
         BAD.put("-Dgort.jmx=maybe", "malformed -Dgort.jmx=maybe: want true or false");
         BAD.put("-Dgort.fatal=explode", "malformed -Dgort.fatal=explode: want one of halt, throw");
+        BAD.put("-Dgort.seed=0x2a", "malformed -Dgort.seed=0x2a: want a 64-bit integer");
         BAD.put("-Dgort.jfr=maybe", "malformed -Dgort.jfr=maybe: want true or false");
         BAD.put(
                 "-Dgort.traceback=loud",

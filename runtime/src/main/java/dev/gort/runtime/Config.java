@@ -226,6 +226,9 @@ public record Config(
      * @param debugHttp        serve /debug/ on this port at start ({@code -Dgort.debug.http}), or null
      * @param godebug          {@code GODEBUG} ({@code schedtrace}, {@code scheddetail}, {@code sigdump}, ...)
      * @param fatalThrow       a fatal error throws {@link GortFatalError} instead of halting ({@code -Dgort.fatal=throw})
+     * @param seed             fixes every random choice of the scheduler ({@code -Dgort.seed}, {@code GORT_SEED}):
+     *                         each M's generator (steal order, select's poll order) starts from it; 0 = unseeded
+     *                         (each M seeded from the clock, as Go's from the OS). See {@link Decisions}.
      */
     public record Settings(
             String preempt,
@@ -240,7 +243,8 @@ public record Config(
             boolean jmx,
             String debugHttp,
             GoDebug godebug,
-            boolean fatalThrow) {
+            boolean fatalThrow,
+            long seed) {
 
         public Settings {
             java.util.Objects.requireNonNull(preempt, "preempt");
@@ -272,7 +276,8 @@ public record Config(
                     boolSetting("gort.jmx", null, false),
                     setting("gort.debug.http", null),
                     GoDebug.fromEnvironment(),
-                    "throw".equals(fatalSetting()));
+                    "throw".equals(fatalSetting()),
+                    seedSetting());
         }
 
         public Settings withPreempt(String strategyName) {
@@ -289,7 +294,8 @@ public record Config(
                     jmx,
                     debugHttp,
                     godebug,
-                    fatalThrow);
+                    fatalThrow,
+                    seed);
         }
 
         public Settings withPreemptBudget(int n) {
@@ -306,7 +312,8 @@ public record Config(
                     jmx,
                     debugHttp,
                     godebug,
-                    fatalThrow);
+                    fatalThrow,
+                    seed);
         }
 
         public Settings withPreemptSites(boolean on) {
@@ -323,7 +330,8 @@ public record Config(
                     jmx,
                     debugHttp,
                     godebug,
-                    fatalThrow);
+                    fatalThrow,
+                    seed);
         }
 
         public Settings withSysmonMaxDelayUs(int us) {
@@ -340,7 +348,8 @@ public record Config(
                     jmx,
                     debugHttp,
                     godebug,
-                    fatalThrow);
+                    fatalThrow,
+                    seed);
         }
 
         public Settings withRecordCreators(boolean on) {
@@ -357,7 +366,8 @@ public record Config(
                     jmx,
                     debugHttp,
                     godebug,
-                    fatalThrow);
+                    fatalThrow,
+                    seed);
         }
 
         public Settings withTraceFile(String file) {
@@ -374,7 +384,8 @@ public record Config(
                     jmx,
                     debugHttp,
                     godebug,
-                    fatalThrow);
+                    fatalThrow,
+                    seed);
         }
 
         public Settings withJmx(boolean on) {
@@ -391,7 +402,8 @@ public record Config(
                     on,
                     debugHttp,
                     godebug,
-                    fatalThrow);
+                    fatalThrow,
+                    seed);
         }
 
         public Settings withDebugHttp(String port) {
@@ -408,7 +420,8 @@ public record Config(
                     jmx,
                     port,
                     godebug,
-                    fatalThrow);
+                    fatalThrow,
+                    seed);
         }
 
         /**
@@ -437,7 +450,8 @@ public record Config(
                     jmx,
                     debugHttp,
                     d,
-                    fatalThrow);
+                    fatalThrow,
+                    seed);
         }
 
         public Settings withFatalThrow(boolean on) {
@@ -454,7 +468,27 @@ public record Config(
                     jmx,
                     debugHttp,
                     godebug,
-                    on);
+                    on,
+                    seed);
+        }
+
+        /** The same settings with {@code seed} (0: unseeded). */
+        public Settings withSeed(long seed) {
+            return new Settings(
+                    preempt,
+                    preemptBudget,
+                    preemptSites,
+                    sysmonMaxDelayUs,
+                    recordCreators,
+                    traceFile,
+                    traceWindowMs,
+                    traceLevel,
+                    traceWorkload,
+                    jmx,
+                    debugHttp,
+                    godebug,
+                    fatalThrow,
+                    seed);
         }
     }
 
@@ -571,6 +605,11 @@ public record Config(
                 gomaxprocs, runqSize, stealing, spinning, n, panicExits, debugChecks, name, settings, maxprocs);
     }
 
+    /** The same configuration with {@code -Dgort.seed}'s seed (0: unseeded). See {@link Decisions}. */
+    public Config withSeed(long seed) {
+        return withSettings(settings.withSeed(seed));
+    }
+
     public Config withPanicExits(boolean on) {
         return new Config(
                 gomaxprocs, runqSize, stealing, spinning, maxThreads, on, debugChecks, name, settings, maxprocs);
@@ -627,6 +666,19 @@ public record Config(
     }
 
     /** A long setting in [min, max]; absent: dflt; anything else is {@link #malformed}. */
+    /** {@code -Dgort.seed} / {@code GORT_SEED}: any 64-bit integer; 0 (the default) means unseeded. */
+    public static long seedSetting() {
+        String v = setting("gort.seed", "GORT_SEED");
+        if (v == null) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw malformed("gort.seed", "GORT_SEED", "a 64-bit integer");
+        }
+    }
+
     public static long longSetting(String prop, String env, long dflt, long min, long max) {
         String v = setting(prop, env);
         if (v == null) {

@@ -6,7 +6,7 @@ package dev.gort.runtime;
  *
  * <p>Go: rand.go cheaprand, cheaprandn
  */
-public final class FastRand {
+public class FastRand {
     private long state; // owner thread only, plain
 
     public FastRand(long seed) {
@@ -24,6 +24,11 @@ public final class FastRand {
 
     /** A uniform value in [0, n). Go: cheaprandn (Lemire's multiply-shift). */
     public int nextn(int n) {
-        return (int) (((next() & 0xFFFFFFFFL) * (n & 0xFFFFFFFFL)) >>> 32);
+        return scale(next(), n);
+    }
+
+    /** r, a uniform 32-bit value, scaled to [0, n). */
+    static int scale(int r, int n) {
+        return (int) (((r & 0xFFFFFFFFL) * (n & 0xFFFFFFFFL)) >>> 32);
     }
 }

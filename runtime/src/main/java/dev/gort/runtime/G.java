@@ -260,6 +260,13 @@ public final class G {
 
     public Object timer;
 
+    /**
+     * The synctest bubble this G belongs to, or null (Go: g.bubble). Written by the creator before
+     * the G is published (newproc inherits the creator's), or by the root on itself for the length
+     * of a Test; plain: the run-queue publication orders it for everyone else.
+     */
+    Bubble bubble;
+
     G(Scheduler sched, long goid, long parentGoid, StackTraceElement createdAt, Runnable fn) {
         this.sched = sched;
         this.goid = goid;
@@ -340,6 +347,14 @@ public final class G {
                     + " goid=" + goid + " status=" + gstatusName(atomicstatus));
             throw Fatal.fatal(sched, "casgstatus: bad incoming values");
         }
+        if (bubble != null) {
+            bubble.changegstatus(this, oldval, newval);
+        }
+    }
+
+    /** The synctest bubble of this goroutine, or null. Go: g.bubble. */
+    public Bubble bubble() {
+        return bubble;
     }
 
     /**

@@ -92,6 +92,8 @@ public final class M {
     final MThread thread;
     /** Owner only, plain. */
     final FastRand rand;
+    /** Immutable: the runtime's decision trace ({@link Decisions}), or null (the usual case). */
+    final Decisions decisions;
 
     /**
      * The P held. Written by this M (acquirep/releasep volatile; the syscall paths with a release
@@ -178,7 +180,12 @@ public final class M {
     M(Scheduler sched, long id, String name) {
         this.sched = sched;
         this.id = id;
-        this.rand = new FastRand(System.nanoTime() ^ (id * 0x9E3779B97F4A7C15L));
+        // Seeded (-Dgort.seed): every M's generator starts from the seed and the M's id, so a
+        // GOMAXPROCS=1 run draws the same steal orders and select orders every time (Decisions).
+        long seed = sched.config.settings().seed();
+        long s0 = (seed != 0 ? seed : System.nanoTime()) ^ (id * 0x9E3779B97F4A7C15L);
+        this.decisions = sched.decisions;
+        this.rand = decisions != null ? new Decisions.Rand(s0, decisions, id) : new FastRand(s0);
         this.trace = sched.trace;
         this.thread = new MThread(this, name + "-M" + id, sched.origin);
     }
@@ -355,6 +362,7 @@ public final class M {
             }
             sched.preempt.newSlice(thread, inheritTime); // a new slice starts clean; runnext inherits
             pp.gsRun++;
+            if (decisions != null) decisions.run(pp, gp);
             if (trace.on)
                 trace.goStart(
                         this,
@@ -452,6 +460,12 @@ public final class M {
      * <p>Go: proc.go park_m
      */
     private boolean park_m(G gp, int from) {
+        // A bubble stays active until the park is complete: the unlock function may cancel it
+        // (Go: park_m's bubble.incActive / decActive).
+        Bubble bubble = gp.bubble;
+        if (bubble != null) {
+            bubble.incActive();
+        }
         gp.casgstatus(from, G._Gwaiting);
         G.ParkUnlock<Object> fn = gp.parkUnlockf;
         Object lock = gp.parkLock;
@@ -472,12 +486,21 @@ public final class M {
                 synchronized (sched.sched.lock) {
                     sched.sched.runq.globrunqput(gp);
                 }
+                if (bubble != null) {
+                    bubble.decActive();
+                }
                 return false;
+            }
+            if (bubble != null) {
+                bubble.decActive();
             }
             curg = gp;
             gp.m = this;
             gp.casgstatus(G._Grunnable, G._Grunning);
             return true; // execute(gp, true): schedule it back, never returning
+        }
+        if (bubble != null) {
+            bubble.decActive();
         }
         return false;
     }
@@ -530,6 +553,13 @@ public final class M {
      * <p>Go: proc.go goexit0/gdestroy
      */
     private void goexit0(G gp, int from) {
+        // A bubble goroutine that panicked ends the program: keep its bubble from waking the root
+        // (which could then return from Test, and main from the program) before gdestroy has
+        // reported the panic. Go's panic never gets as far as _Gdead.
+        Bubble panicked = gp.panic != null ? gp.bubble : null;
+        if (panicked != null) {
+            panicked.incActive();
+        }
         gp.casgstatus(from, G._Gdead);
         boolean locked = gp.lockedm != null;
         if (locked) {
@@ -543,6 +573,9 @@ public final class M {
         }
         dropg();
         sched.gdestroy(gp);
+        if (panicked != null) {
+            panicked.decActive();
+        }
         if (locked) {
             exitThread = true;
         }

@@ -250,6 +250,19 @@ public final class Scheduler {
     /** nanotime at boot. */
     final long startNanos = System.nanoTime();
 
+    /**
+     * The decision trace to record or replay ({@link Decisions}), or null: set by
+     * {@link #recordDecisions} before the runtime starts (the M threads' start publishes it), then
+     * immutable.
+     */
+    Decisions decisions;
+
+    /**
+     * A seed is set ({@link Config.Settings#seed()}): sysmon never preempts on the wall clock (see
+     * {@link Decisions}). Immutable.
+     */
+    final boolean seeded;
+
     public Scheduler(Config config) {
         this.config = config;
         this.trace = new Tracer(this);
@@ -257,6 +270,7 @@ public final class Scheduler {
         this.sysmon = new Sysmon(this, config.settings().sysmonMaxDelayUs());
         this.recordCreators = config.settings().recordCreators();
         this.psyscall = config.settings().psyscall();
+        this.seeded = config.settings().seed() != 0;
         GoDebug dbg = config.settings().godebug();
         this.customGOMAXPROCS = config.maxprocs().custom();
         this.schedtrace = new SchedTrace(this, dbg.schedtrace(), dbg.scheddetail(), System.err);
@@ -266,6 +280,18 @@ public final class Scheduler {
             idle.synced.maxmcount = config.maxThreads();
             world.procresize(config.gomaxprocs(), null);
         }
+    }
+
+    /**
+     * Records this runtime's scheduling decisions into {@code d}, or, for a replaying {@code d},
+     * forces and checks them; before {@link #run}.
+     */
+    public void recordDecisions(Decisions d) {
+        if (mainG != null) {
+            throw new IllegalStateException("gort: recordDecisions after the runtime started");
+        }
+        d.sched = this;
+        this.decisions = d;
     }
 
     public Config config() {
@@ -503,6 +529,15 @@ public final class Scheduler {
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
         G newg = newG(fn, parent == null ? 0 : parent.goid, createdAt);
+        if (parent != null && parent.bubble != null) {
+            // Go: newproc1's newg.bubble = callergp.bubble; the root's first goroutine is the
+            // bubble's main (synctestRun records it), before anyone can see the G.
+            Bubble b = parent.bubble;
+            newg.bubble = b;
+            if (b.root == parent && b.main == null) {
+                b.main = newg;
+            }
+        }
         newg.casgstatus(G._Gidle, G._Grunnable); // one new G in 8 has its first wait timed, as in Go
         P pp = null;
         if (mp != null && mp.sched == this) {
@@ -652,7 +687,7 @@ public final class Scheduler {
         if (gp.monitorDepth != 0) {
             // Holding a Java monitor: a yield would let another G on this carrier enter it (or hang
             // on it). Block the carrier instead, with the G mounted, and hand the P off.
-            Syscalls.parkInPlace(mp, gp, fn, lock);
+            parkInPlace(mp, gp, fn, lock);
             gp.waitreason = WaitReason.ZERO;
             gp.waitingOn = null;
             return;
@@ -666,11 +701,40 @@ public final class Scheduler {
             gp.parkUnlockf = null;
             gp.parkLock = null;
             mp.sched.syscallStats.pinnedRefused.incrementAndGet();
-            Syscalls.parkInPlace(mp, gp, fn, lock);
+            parkInPlace(mp, gp, fn, lock);
         }
         // resumed by goready (or the park was cancelled): back on some M.
         gp.waitreason = WaitReason.ZERO;
         gp.waitingOn = null;
+    }
+
+    /**
+     * {@link Syscalls#parkInPlace}, holding a bubble goroutine's bubble active until the park is
+     * complete (or cancelled), as park_m does for a yielded park.
+     */
+    private static void parkInPlace(M mp, G gp, G.ParkUnlock<Object> fn, Object lock) {
+        Bubble b = gp.bubble;
+        if (b == null) {
+            Syscalls.parkInPlace(mp, gp, fn, lock);
+            return;
+        }
+        boolean[] cancelled = {false};
+        b.incActive();
+        Syscalls.parkInPlace(
+                mp,
+                gp,
+                (g, l) -> {
+                    if (fn == null || fn.unlock(g, l)) {
+                        b.decActive(); // parked: the bubble may be idle now
+                        return true;
+                    }
+                    cancelled[0] = true;
+                    return false;
+                },
+                lock);
+        if (cancelled[0]) {
+            b.decActive(); // running again
+        }
     }
 
     /** Go: proc.go goready / ready: gp must be waiting; it goes to the current P's runnext. */

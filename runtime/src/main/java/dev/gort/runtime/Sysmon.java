@@ -338,6 +338,10 @@ public final class Sysmon {
                     if (sliceEnd == 0 || end < sliceEnd) {
                         sliceEnd = end; // for sysmon's next sleep
                     }
+                } else if (s.seeded && st == P._Prunning) {
+                    // gort: a seeded runtime never preempts on the wall clock, whose 10 ms would
+                    // land at a different instruction every run (Decisions); a running G yields where
+                    // it blocks or yields, or under the budget strategy after a count of polls.
                 } else {
                     s.preempt.preemptone(pp, pp.sysmonSchedwhen);
                     // In case of syscall, preemptone() doesn't work, because there is no M wired to P.

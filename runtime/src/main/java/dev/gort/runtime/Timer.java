@@ -75,6 +75,11 @@ public final class Timer {
 
     /** Immutable: the runtime whose Ps' heaps hold this timer. */
     final Scheduler sched;
+    /**
+     * Immutable: the synctest bubble of the goroutine that made this timer, else null: then the
+     * timer runs in the bubble's fake time, in the bubble's heap (Go: t.isFake).
+     */
+    final Bubble bubble;
     /** Immutable: this is a channel timer (Go 1.23 semantics). */
     final boolean isChan;
     /** Immutable: the channel of a channel timer, else null. */
@@ -122,6 +127,7 @@ public final class Timer {
             throw new NullPointerException("sched");
         }
         this.sched = sched;
+        this.bubble = Bubble.current();
         this.f = f;
         this.arg = arg;
         this.chan = chan;
@@ -187,7 +193,7 @@ public final class Timer {
         if ((r & ADD) != 0) {
             maybeAdd();
         }
-        if ((r & WAKE) != 0) {
+        if ((r & WAKE) != 0 && bubble == null) {
             sched.wakeNetPoller(when);
         }
         return (r & PENDING) != 0;
@@ -303,7 +309,7 @@ public final class Timer {
         M mp = M.current();
         P pp = mp != null && mp.sched == sched ? mp.p : null;
         for (; ; ) {
-            TimerHeap heap = pp != null ? pp.timers : sched.allp[0].timers;
+            TimerHeap heap = bubble != null ? bubble.timers : pp != null ? pp.timers : sched.allp[0].timers;
             long addWhen = 0;
             boolean wake = false;
             synchronized (heap) {
@@ -325,8 +331,8 @@ public final class Timer {
                 }
                 heap.publishLen();
             }
-            if (wake) {
-                sched.wakeNetPoller(addWhen);
+            if (wake && bubble == null) {
+                sched.wakeNetPoller(addWhen); // a bubble's timers are run by its root, in fake time
             }
             return;
         }
@@ -459,7 +465,7 @@ public final class Timer {
         }
         Firing fr;
         synchronized (this) {
-            long now = Scheduler.nanotime();
+            long now = bubble != null ? bubble.now() : Scheduler.nanotime();
             if ((state & timerHeaped) != 0 || when == 0 || when > now) {
                 return; // in a heap, not running, or not yet due
             }
@@ -534,11 +540,13 @@ public final class Timer {
             throw new IllegalStateException("gort: time.Sleep called outside a goroutine");
         }
         Timer t = (Timer) gp.timer;
-        if (t == null) {
+        if (t == null || t.bubble != gp.bubble) {
+            // gort: a root's timer made before its Test stays outside the bubble (Go throws
+            // "synctest root goroutine has a fake timer"; a root sleeps only outside Test).
             t = new Timer(gp.sched, Timer::goroutineReady, gp);
             gp.timer = t;
         }
-        long when = Scheduler.nanotime() + ns;
+        long when = (gp.bubble != null ? gp.bubble.now() : Scheduler.nanotime()) + ns;
         if (when < 0) { // overflow
             when = maxWhen;
         }
@@ -566,7 +574,7 @@ public final class Timer {
      * Go: time/sleep.go when.
      */
     public static long when(long d) {
-        long now = Scheduler.nanotime();
+        long now = nanotime();
         if (d <= 0) {
             return now;
         }
@@ -575,6 +583,20 @@ public final class Timer {
             t = maxWhen; // overflow (now and d positive, so t is never 0)
         }
         return t;
+    }
+
+    /**
+     * The clock of the calling goroutine's timers: its bubble's fake clock inside a synctest
+     * bubble, else {@link Scheduler#nanotime()}. Go: time.go runtimeNano in a bubble.
+     */
+    public static long nanotime() {
+        Bubble b = Bubble.current();
+        return b != null ? b.now() : Scheduler.nanotime();
+    }
+
+    /** The bubble of this timer (it runs in that bubble's fake time), or null. */
+    public Bubble bubble() {
+        return bubble;
     }
 
     /** The runtime this timer belongs to. */

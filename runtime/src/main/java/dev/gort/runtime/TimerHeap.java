@@ -35,8 +35,10 @@ final class TimerHeap {
         }
     }
 
-    /** Immutable: the P owning this heap. */
+    /** Immutable: the P owning this heap; null for a synctest bubble's heap. */
     final P pp;
+    /** Immutable: the synctest bubble owning this heap (Go: bubble.timers); null for a P's. */
+    final Bubble bubble;
 
     // ---- guarded by this object's monitor ----
     /** heap[i].timer. */
@@ -66,6 +68,31 @@ final class TimerHeap {
 
     TimerHeap(P pp) {
         this.pp = pp;
+        this.bubble = null;
+    }
+
+    /** A synctest bubble's heap: its timers run in fake time, on the bubble's root goroutine. */
+    TimerHeap(Bubble bubble) {
+        this.pp = null;
+        this.bubble = bubble;
+    }
+
+    /** The runtime of this heap's P or bubble. */
+    Scheduler sched() {
+        return pp != null ? pp.sched : bubble.sched;
+    }
+
+    /**
+     * A bubble's root, before it reads the next timer: removes every stopped timer and applies
+     * every pending modification, so that {@link #wakeTime()} is the when of a live timer (a
+     * stopped timer must not move the fake clock). gort: Go reads wakeTime as it is.
+     */
+    synchronized long cleanWakeTime(long now) {
+        if (n > 0) {
+            adjust(now, true);
+        }
+        publishLen();
+        return wakeTime();
     }
 
     /** Number of timers in the heap (zombies included), as of the last unlock. Lock-free. */
@@ -132,7 +159,7 @@ final class TimerHeap {
     /** Go: (*timers).addHeap: the caller checked needsAdd; both monitors held. */
     void addHeap(Timer t) {
         if (t.ts != null) {
-            throw Fatal.fatal(pp.sched, "ts set in timer");
+            throw Fatal.fatal(sched(), "ts set in timer");
         }
         t.ts = this;
         if (n == timers.length) {
@@ -152,7 +179,7 @@ final class TimerHeap {
     void deleteMin() {
         Timer t = timers[0];
         if (t.ts != this) {
-            throw Fatal.fatal(pp.sched, "wrong timers");
+            throw Fatal.fatal(sched(), "wrong timers");
         }
         t.ts = null;
         int last = n - 1;
@@ -204,7 +231,7 @@ final class TimerHeap {
             }
             Timer t = timers[0];
             if (t.ts != this) {
-                throw Fatal.fatal(pp.sched, "bad ts");
+                throw Fatal.fatal(sched(), "bad ts");
             }
             if ((t.astate() & (Timer.timerModified | Timer.timerZombie)) == 0) {
                 return; // fast path: head needs no adjustment
@@ -279,14 +306,14 @@ final class TimerHeap {
         for (int i = 0; i < n; i++) {
             Timer t = timers[i];
             if (t.ts != this) {
-                throw Fatal.fatal(pp.sched, "bad ts");
+                throw Fatal.fatal(sched(), "bad ts");
             }
             if ((t.astate() & (Timer.timerModified | Timer.timerZombie)) == 0) {
                 continue; // does not need adjustment
             }
             synchronized (t) {
                 if ((t.state & Timer.timerHeaped) == 0) {
-                    throw badTimer(pp.sched);
+                    throw badTimer(sched());
                 } else if ((t.state & Timer.timerZombie) != 0) {
                     zombies.decrementAndGet();
                     t.state &= ~(Timer.timerHeaped | Timer.timerZombie | Timer.timerModified);
@@ -337,7 +364,7 @@ final class TimerHeap {
         // the local P, to reduce lock contention).
         int z = zombies.get();
         if (z < 0) {
-            throw badTimer(pp.sched);
+            throw badTimer(sched());
         }
         boolean force = local && z > len / 4;
         if (now < next && !force) {
@@ -359,7 +386,7 @@ final class TimerHeap {
                 while (n > 0) {
                     Timer t = timers[0];
                     if (t.ts != this) {
-                        throw Fatal.fatal(pp.sched, "bad ts");
+                        throw Fatal.fatal(sched(), "bad ts");
                     }
                     if ((t.astate() & (Timer.timerModified | Timer.timerZombie)) == 0 && whens[0] > now) {
                         pollUntil = whens[0]; // fast path: not ready to run
@@ -371,7 +398,7 @@ final class TimerHeap {
                             continue; // Redo
                         }
                         if ((t.state & Timer.timerHeaped) == 0 || (t.state & Timer.timerModified) != 0) {
-                            throw badTimer(pp.sched);
+                            throw badTimer(sched());
                         }
                         if (t.when > now) {
                             pollUntil = t.when; // not ready to run
@@ -412,12 +439,12 @@ final class TimerHeap {
     /** Go: (*timers).siftUp. */
     private void siftUp(int i) {
         if (i >= n) {
-            throw badTimer(pp.sched);
+            throw badTimer(sched());
         }
         Timer t = timers[i];
         long when = whens[i];
         if (when <= 0) {
-            throw badTimer(pp.sched);
+            throw badTimer(sched());
         }
         while (i > 0) {
             int p = (i - 1) / timerHeapN; // parent
@@ -435,7 +462,7 @@ final class TimerHeap {
     /** Go: (*timers).siftDown. */
     private void siftDown(int i) {
         if (i >= n) {
-            throw badTimer(pp.sched);
+            throw badTimer(sched());
         }
         if (i * timerHeapN + 1 >= n) {
             return;
@@ -443,7 +470,7 @@ final class TimerHeap {
         Timer t = timers[i];
         long when = whens[i];
         if (when <= 0) {
-            throw badTimer(pp.sched);
+            throw badTimer(sched());
         }
         for (; ; ) {
             int leftChild = i * timerHeapN + 1;
@@ -486,12 +513,12 @@ final class TimerHeap {
             int p = (i - 1) / timerHeapN;
             if (whens[i] < whens[p]) {
                 System.err.println("bad timer heap at " + i + ": " + p + ": " + whens[p] + ", " + i + ": " + whens[i]);
-                throw Fatal.fatal(pp.sched, "bad timer heap");
+                throw Fatal.fatal(sched(), "bad timer heap");
             }
         }
         if (len != n) {
             System.err.println("timer heap len " + n + " != atomic len " + len);
-            throw Fatal.fatal(pp.sched, "bad timer heap len");
+            throw Fatal.fatal(sched(), "bad timer heap len");
         }
     }
 

@@ -39,7 +39,12 @@ public enum WaitReason {
     GC_MARK_TERMINATION("GC mark termination"),
     STOPPING_THE_WORLD("stopping the world"),
     LOCK_OS_THREAD("locked to thread"),
-    SYNCTEST_RUN("synctest.Run");
+    SYNCTEST_RUN("synctest.Run"),
+    SYNCTEST_WAIT("synctest.Wait"),
+    SYNCTEST_CHAN_RECEIVE("chan receive (durable)"),
+    SYNCTEST_CHAN_SEND("chan send (durable)"),
+    SYNCTEST_SELECT("select (durable)"),
+    SYNCTEST_WAITGROUP_WAIT("sync.WaitGroup.Wait (durable)");
 
     private final String go;
 
@@ -67,7 +72,37 @@ public enum WaitReason {
                     SYNC_MUTEX_LOCK,
                     SYNC_RWMUTEX_RLOCK,
                     SYNC_RWMUTEX_LOCK,
-                    SYNC_WAITGROUP_WAIT -> true;
+                    SYNC_WAITGROUP_WAIT,
+                    SYNCTEST_CHAN_RECEIVE,
+                    SYNCTEST_CHAN_SEND,
+                    SYNCTEST_SELECT,
+                    SYNCTEST_WAITGROUP_WAIT -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * Whether a goroutine of a synctest bubble waiting for this reason is durably blocked: only
+     * another goroutine of the bubble, or a bubble timer, can wake it (a bubble's channel, a
+     * select over bubble channels only, a nil channel, {@code select {}}, a sleep, sync.Cond, a
+     * bubble's WaitGroup, the root and Wait themselves). A mutex, a semaphore, a syscall, IO or a
+     * channel from outside the bubble are not durable: something outside may end them.
+     *
+     * <p>Go: runtime2.go isIdleInSynctest
+     */
+    public boolean isIdleInSynctest() {
+        return switch (this) {
+            case CHAN_RECEIVE_NIL_CHAN,
+                    CHAN_SEND_NIL_CHAN,
+                    SELECT_NO_CASES,
+                    SLEEP,
+                    SYNC_COND_WAIT,
+                    SYNCTEST_WAITGROUP_WAIT,
+                    SYNCTEST_RUN,
+                    SYNCTEST_WAIT,
+                    SYNCTEST_CHAN_SEND,
+                    SYNCTEST_CHAN_RECEIVE,
+                    SYNCTEST_SELECT -> true;
             default -> false;
         };
     }

@@ -1,0 +1,142 @@
+package dev.gort.runtime;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A decision trace: the scheduling decisions of one run, in order, without any clock: which G ran
+ * next on which P ({@code run P0 G7}), and every random draw the scheduler made, with what it
+ * decided ({@code steal-order M0 -> 1234}: the start and stride of a steal pass, from which the
+ * victims follow; {@code select-order M0 n=3 -> 2}: one step of a select's poll-order shuffle, from
+ * which the case it takes follows).
+ *
+ * <p>Recording ({@link #record()}) logs them as the runtime makes them. Replaying ({@link
+ * #replay(List)}) feeds the recorded draws back instead of the generator's, which forces the same
+ * choices, and checks every step against the recording: the first step that differs stops the run
+ * with {@code fatal error: schedule replay diverged at step N: recorded '...', got '...'}.
+ *
+ * <p>What it covers: at GOMAXPROCS=1, inside a synctest bubble (no wall clock: the fake clock
+ * orders every timer) and with a seed ({@link Config.Settings#seed()}, which also turns off
+ * sysmon's wall-clock preemption), the order of the Gs and every random choice are functions of the
+ * program and the seed: two runs log the same trace, and a replay reproduces it. Not covered: at
+ * GOMAXPROCS &gt; 1 the Ms' threads interleave as the OS schedules them (which M steals first, which
+ * of two Ps readies a G first); the trace of such a run is still recorded (entries are appended
+ * under a lock, in the order they happened) but neither repeats nor replays. Goroutines readied
+ * from outside the runtime (an external thread, the netpoller, a real timer) arrive when they
+ * arrive.
+ *
+ * <p>Go has no such thing (its scheduler is not replayable); this is gort's research tool.
+ */
+public final class Decisions {
+    private final boolean replaying;
+    /** The steps, guarded by this object's monitor: appended when recording, read when replaying. */
+    private final List<String> steps;
+    /** Replay only: the next step to check, under the monitor. */
+    private int next;
+    /** The runtime that reports a divergence; set by the Scheduler before it starts. */
+    volatile Scheduler sched;
+
+    private Decisions(boolean replaying, List<String> steps) {
+        this.replaying = replaying;
+        this.steps = steps;
+    }
+
+    /** An empty trace that records the run it is given to. */
+    public static Decisions record() {
+        return new Decisions(false, new ArrayList<>());
+    }
+
+    /** A trace that forces and checks the run it is given to against {@code recorded}. */
+    public static Decisions replay(List<String> recorded) {
+        return new Decisions(true, List.copyOf(recorded));
+    }
+
+    /** {@link #replay(List)} of a file written by {@link #save}. */
+    public static Decisions replay(Path file) throws IOException {
+        return replay(Files.readAllLines(file));
+    }
+
+    /** The steps recorded (or, when replaying, the recording). */
+    public synchronized List<String> steps() {
+        return List.copyOf(steps);
+    }
+
+    /** When replaying: how many steps have been checked. */
+    public synchronized int replayed() {
+        return next;
+    }
+
+    /** Writes the steps, one a line. */
+    public void save(Path file) throws IOException {
+        Files.write(file, steps());
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // The runtime's side.
+
+    /** M.execute: gp runs next on pp. */
+    void run(P pp, G gp) {
+        step("run P" + pp.id + " G" + gp.goid);
+    }
+
+    private synchronized void step(String s) {
+        if (!replaying) {
+            steps.add(s);
+            return;
+        }
+        String want = next < steps.size() ? steps.get(next) : "<end of recording>";
+        if (!want.equals(s)) {
+            throw diverged(want, s);
+        }
+        next++;
+    }
+
+    /** A draw: records it, or returns the recorded value after checking that the draw matches. */
+    private synchronized int draw(String what, int v) {
+        if (!replaying) {
+            steps.add(what + " -> " + v);
+            return v;
+        }
+        String want = next < steps.size() ? steps.get(next) : "<end of recording>";
+        int arrow = want.lastIndexOf(" -> ");
+        if (arrow < 0 || !want.substring(0, arrow).equals(what)) {
+            throw diverged(want, what + " -> ...");
+        }
+        next++;
+        return Integer.parseInt(want.substring(arrow + 4));
+    }
+
+    private GortFatalError diverged(String want, String got) {
+        return Fatal.fatal(
+                sched,
+                "schedule replay diverged at step " + (next + 1) + ": recorded '" + want + "', got '" + got + "'");
+    }
+
+    /**
+     * An M's generator that logs (or replays) its draws: {@link FastRand#next()} is only a steal
+     * pass's start ({@link M#stealWork}), {@link FastRand#nextn} only select's poll order.
+     */
+    static final class Rand extends FastRand {
+        private final Decisions d;
+        private final String m;
+
+        Rand(long seed, Decisions d, long mid) {
+            super(seed);
+            this.d = d;
+            this.m = "M" + mid;
+        }
+
+        @Override
+        public int next() {
+            return d.draw("steal-order " + m, super.next());
+        }
+
+        @Override
+        public int nextn(int n) {
+            return d.draw("select-order " + m + " n=" + n, scale(super.next(), n));
+        }
+    }
+}
