@@ -48,17 +48,21 @@ class ChanHandoffTest {
                 wg.done();
             });
             waitParked(r); // R parks on c
-            Go.go(() -> {
-                order.add("X1");
-                wg.done();
+            // Not preempted from here to the park in wg.await (a preempted main would go to the
+            // global queue behind X1: seen on a loaded machine as [X1, main, R7, X2]).
+            GortTesting.unpreemptible(() -> {
+                Go.go(() -> {
+                    order.add("X1");
+                    wg.done();
+                });
+                Go.go(() -> {
+                    order.add("X2");
+                    wg.done();
+                }); // runnext = X2, local ring = [X1]
+                c.send(7); // R -> runnext, X2 kicked to the tail: ring = [X1, X2]
+                order.add("main"); // the sender keeps running
+                ticks[0] = schedtick();
             });
-            Go.go(() -> {
-                order.add("X2");
-                wg.done();
-            }); // runnext = X2, local ring = [X1]
-            c.send(7); // R -> runnext, X2 kicked to the tail: ring = [X1, X2]
-            order.add("main"); // the sender keeps running
-            ticks[0] = schedtick();
             wg.await();
         });
         assertEquals(List.of("main", "R7", "X1", "X2"), order);
@@ -80,12 +84,15 @@ class ChanHandoffTest {
                 wg.done();
             });
             waitParked(sender);
-            Go.go(() -> {
-                order.add("X");
-                wg.done();
-            }); // runnext = X
-            int v = c.recv(); // takes 1; S's 2 moves into the buffer; S -> runnext, X -> ring
-            order.add("main" + v);
+            GortTesting.unpreemptible(
+                    () -> { // as above
+                        Go.go(() -> {
+                            order.add("X");
+                            wg.done();
+                        }); // runnext = X
+                        int v = c.recv(); // takes 1; S's 2 moves into the buffer; S -> runnext, X -> ring
+                        order.add("main" + v);
+                    });
             wg.await();
             order.add("buf" + c.recv());
         });

@@ -30,11 +30,26 @@ public final class Timeouts {
         run(System.out, args);
     }
 
-    /** A call that answers after {@code ms} on a buffered channel. */
-    static Chan<String> slowCall(String answer, long ms) {
+    /**
+     * What a simulated call does before it answers: the example sleeps; a test waits for events
+     * instead, so that which side of a select wins does not depend on the wall clock.
+     */
+    interface Work {
+        /**
+         * Called by simulated call {@code n} (1: the one given up on, 2: the one awaited, 3 to 7:
+         * the steps) before it answers; the example sleeps {@code ms}.
+         */
+        void await(int n, long ms);
+    }
+
+    /** The example's work: each call sleeps its time. */
+    static final Work SLEEP = (n, ms) -> Time.sleep(ms * Time.MILLISECOND);
+
+    /** Call {@code n}: answers after {@code work} on a buffered channel. */
+    static Chan<String> slowCall(Work work, int n, String answer, long ms) {
         Chan<String> c = Chan.make(1); // c := make(chan string, 1)
         Go.go(() -> {
-            Time.sleep(ms * Time.MILLISECOND);
+            work.await(n, ms);
             c.send(answer);
         });
         return c;
@@ -42,26 +57,34 @@ public final class Timeouts {
 
     /** Prints and returns the lines. */
     public static List<String> run(PrintStream out, String... args) {
+        return run(out, SLEEP, 20, 80, 35);
+    }
+
+    /**
+     * The example with its waits (ms) as parameters: {@code wait1} for the first call,
+     * {@code wait2} for the second, {@code deadline} for the series of steps.
+     */
+    static List<String> run(PrintStream out, Work work, long wait1, long wait2, long deadline) {
         List<String> lines = new ArrayList<>();
         Go.run(() -> {
             // select { case res := <-c1: ...; case <-time.After(20 * time.Millisecond): ... }
-            Chan<String> c1 = slowCall("result 1", 40);
+            Chan<String> c1 = slowCall(work, 1, "result 1", 40);
             Select.select(
                     Select.recv(c1, res -> lines.add(res)),
-                    Select.recv(Time.after(20 * Time.MILLISECOND), () -> lines.add("timeout 1")));
+                    Select.recv(Time.after(wait1 * Time.MILLISECOND), () -> lines.add("timeout 1")));
 
-            Chan<String> c2 = slowCall("result 2", 40);
+            Chan<String> c2 = slowCall(work, 2, "result 2", 40);
             Select.select(
                     Select.recv(c2, res -> lines.add(res)),
-                    Select.recv(Time.after(80 * Time.MILLISECOND), () -> lines.add("timeout 2")));
+                    Select.recv(Time.after(wait2 * Time.MILLISECOND), () -> lines.add("timeout 2")));
 
             // One deadline for a series of 10 ms steps, as a context: 5 steps do not fit in 35 ms.
             // ctx, cancel := context.WithTimeout(context.Background(), 35*time.Millisecond)
-            CancelContext ctx = Context.withTimeout(Context.background(), Duration.ofMillis(35));
+            CancelContext ctx = Context.withTimeout(Context.background(), Duration.ofMillis(deadline));
             int[] done = {0};
             boolean[] late = {false};
             for (int step = 1; step <= 5 && !late[0]; step++) {
-                Chan<String> c = slowCall("step " + step, 10);
+                Chan<String> c = slowCall(work, 2 + step, "step " + step, 10);
                 Select.select(Select.recv(c, res -> done[0]++), Select.recv(ctx.done(), () -> late[0] = true));
             }
             ctx.cancel(); // defer cancel()

@@ -32,7 +32,13 @@ import jdk.internal.vm.Continuation;
  *       the lock-holding mutators of {@code CopyOnWriteArrayList}; every method of the
  *       lock-based blocking queues ({@code compareTo}, {@code equals}, {@code toString} under
  *       their lock); {@code ClassLoader.loadClass} (its class-loading lock around a user
- *       {@code findClass}); {@code Throwable.printStackTrace}.
+ *       {@code findClass}); {@code Throwable.printStackTrace};
+ *   <li>not a lock, but thread identity: {@code ObjectOutputStream.writeSerialData} and
+ *       {@code ObjectInputStream.readSerialData}, inside which a class's own {@code writeObject} /
+ *       {@code readObject} runs: its {@code defaultWriteObject}/{@code defaultReadObject} must run
+ *       on the thread that called it, so a preemption there (resumed on another carrier) would
+ *       throw {@code NotActiveException}. This covers the whole nested graph written or read from
+ *       such a method. A park on a gort primitive inside one is not refused (ADR 0004).
  * </ul>
  * Not covered: any other JDK {@code synchronized} block around a callback, and locks taken by
  * uninstrumented non-JDK code ({@code -Dgort.agent.exclude}). The frames walked end at the
@@ -69,7 +75,14 @@ final class LockFrames {
             "java.lang.ClassLoader",
             Set.of("loadClass"),
             "java.lang.Throwable",
-            Set.of("printStackTrace"));
+            Set.of("printStackTrace"),
+            // not a lock but the same rule: a class's own writeObject/readObject runs inside these,
+            // and its defaultWriteObject/defaultReadObject (SerialCallbackContext.check) must run on
+            // the thread that called it (issue 12: EventListenerSupportTest.testSerialization)
+            "java.io.ObjectOutputStream",
+            Set.of("writeSerialData"),
+            "java.io.ObjectInputStream",
+            Set.of("readSerialData"));
 
     /** JDK classes (or class-name prefixes ending in '$') every method of which counts. */
     static final List<String> CLASSES = List.of(

@@ -23,11 +23,11 @@ import org.HdrHistogram.Histogram;
  * The request is one word per carrier (M.MThread.preemptState, a volatile long, changed only
  * by CAS here). Bit layout:
  *
- *   63                          32 31                        3   2        1       0
- *  +------------------------------+---------------------------+--------+-------+-------+
- *  |  tick: the P's schedtick the  |          (unused)         | NOTICE | OWED  |  REQ  |
- *  |  pending REQ is for           |                           |        |       |       |
- *  +------------------------------+---------------------------+--------+-------+-------+
+ *   63                          32 31               6    5       4       3        2       1      0
+ *  +------------------------------+------------------+-------+-------+-------+--------+------+-----+
+ *  |  tick: the P's schedtick the  |     (unused)     |P.NOTE.|(unusd)| P.REQ | NOTICE | OWED | REQ |
+ *  |  pending REQ is for           |                  |       |       |       |        |      |     |
+ *  +------------------------------+------------------+-------+-------+-------+--------+------+-----+
  *
  *  REQ    a preemption request for the running slice that no poll has answered yet. The poll's
  *         fast path sees it through Poll's JVM-wide count of carriers with REQ or NOTICE set
@@ -38,6 +38,12 @@ import org.HdrHistogram.Histogram;
  *         carrier (execute); it is the running G's, so it lives with the carrier.
  *  NOTICE not a preemption: Retake.retakeBlocked took the carrier's P while it was blocked in user
  *         code; the next poll makes the G exit that "syscall" (get a P back).
+ *  PARKED REQ and NOTICE moved aside (bit << 3) by sysmon while it sees the carrier of a retaken
+ *         P blocked (Sysmon.parkRetaken): a blocked carrier cannot poll, and an armed word would
+ *         send every poll on every thread of the JVM down the slow path for as long as it blocks
+ *         (commons-lang3's FastDateFormatTest.testParseSync: a goroutine in awaitTermination, ten
+ *         executor threads in instrumented code). sysmon moves them back when the carrier runs
+ *         again; every carrier-side operation reads a parked bit as the bit itself.
  *  tick   a request belongs to the slice, not to one G: a runnext chain that inherits the slice
  *         inherits the request. A REQ whose tick is not the P's schedtick is stale.
  *
@@ -66,6 +72,8 @@ import org.HdrHistogram.Histogram;
  *   any                     C execute inherits the slice (runnext)       OWED cleared         nothing
  *   any                     S retakeBlocked took the P                   |= NOTICE            nothing (not a request)
  *   NOTICE                  C poll: the G exits its syscall              NOTICE cleared       nothing
+ *   REQ or NOTICE           S sees the retaken carrier blocked           parked (<< 3)        nothing
+ *   parked                  S sees that carrier running (or ended)       unparked (>> 3)      nothing
  * </pre>
  * Every REQ is raised in one place ({@link #raise}) and taken in one place ({@link #take}); every
  * take is classified as exactly one outcome, so
@@ -185,6 +193,17 @@ public final class Preempt {
     static final long NOTICE = 1L << 2;
     /** The bits that make the poll's fast path take its slow path. */
     static final long ARMED = REQ | NOTICE;
+    /** How far sysmon moves the ARMED bits of a blocked retaken carrier aside (PARKED). */
+    private static final int PARK_SHIFT = 3;
+    /** REQ and NOTICE parked by sysmon: pending, but not counted in Poll's armed count. */
+    static final long PARKED = ARMED << PARK_SHIFT;
+    /** REQ or NOTICE, armed or parked. */
+    private static final long ANY = ARMED | PARKED;
+
+    /** The word with parked bits read as the bits themselves (the carrier-side view). */
+    private static long unparked(long w) {
+        return (w & ~PARKED) | ((w & PARKED) >>> PARK_SHIFT);
+    }
 
     private static final int TICK_SHIFT = 32;
 
@@ -232,11 +251,11 @@ public final class Preempt {
         for (; ; ) {
             long w = (long) STATE.getVolatile(mt);
             if (rearm) {
-                if ((w & OWED) == 0 || (w & REQ) != 0) {
+                if ((w & OWED) == 0 || (unparked(w) & REQ) != 0) {
                     return false; // nothing owed, or already armed
                 }
                 tick = tickOf(w); // a re-arm is for the slice that was refused
-            } else if ((w & REQ) != 0 && tickOf(w) == tick) {
+            } else if ((unparked(w) & REQ) != 0 && tickOf(w) == tick) {
                 if ((w & OWED) != 0 || STATE.compareAndSet(mt, w, w | OWED)) {
                     return false;
                 }
@@ -248,10 +267,10 @@ public final class Preempt {
                 mt.preemptRequestedAt = System.nanoTime();
                 mt.preemptSliceWhen = sliceWhen;
             }
-            long nw = ((long) tick << TICK_SHIFT) | (w & NOTICE) | OWED | REQ;
+            long nw = ((long) tick << TICK_SHIFT) | (unparked(w) & NOTICE) | OWED | REQ;
             if (STATE.compareAndSet(mt, w, nw)) {
                 armedChanged(w, nw);
-                if ((w & REQ) != 0) {
+                if ((unparked(w) & REQ) != 0) {
                     stale.incrementAndGet(); // a request for an earlier slice, never answered
                 }
                 requested.incrementAndGet();
@@ -278,13 +297,46 @@ public final class Preempt {
     static long take(M.MThread mt) {
         for (; ; ) {
             long w = (long) STATE.getVolatile(mt);
-            if ((w & ARMED) == 0) {
+            if ((w & ANY) == 0) {
                 return w;
             }
-            long nw = w & ~ARMED;
+            long nw = w & ~ANY;
             if (STATE.compareAndSet(mt, w, nw)) {
                 armedChanged(w, nw);
-                return w;
+                return unparked(w);
+            }
+        }
+    }
+
+    /**
+     * sysmon saw the carrier of a P it retook blocked: moves its REQ and NOTICE aside (PARKED),
+     * out of Poll's armed count. Returns whether anything is parked now. sysmon only.
+     */
+    static boolean park(M.MThread mt) {
+        for (; ; ) {
+            long w = (long) STATE.getVolatile(mt);
+            if ((w & ARMED) == 0) {
+                return (w & PARKED) != 0;
+            }
+            long nw = (w & ~ARMED) | ((w & ARMED) << PARK_SHIFT);
+            if (STATE.compareAndSet(mt, w, nw)) {
+                armedChanged(w, nw);
+                return true;
+            }
+        }
+    }
+
+    /** sysmon saw that carrier running again (or gone): moves parked bits back (armed). sysmon only. */
+    static void unpark(M.MThread mt) {
+        for (; ; ) {
+            long w = (long) STATE.getVolatile(mt);
+            if ((w & PARKED) == 0) {
+                return;
+            }
+            long nw = unparked(w);
+            if (STATE.compareAndSet(mt, w, nw)) {
+                armedChanged(w, nw);
+                return;
             }
         }
     }
@@ -293,10 +345,10 @@ public final class Preempt {
     private static void takeNotice(M.MThread mt) {
         for (; ; ) {
             long w = (long) STATE.getVolatile(mt);
-            if ((w & NOTICE) == 0) {
+            if ((w & (NOTICE | NOTICE << PARK_SHIFT)) == 0) {
                 return;
             }
-            long nw = w & ~NOTICE;
+            long nw = w & ~(NOTICE | NOTICE << PARK_SHIFT);
             if (STATE.compareAndSet(mt, w, nw)) {
                 armedChanged(w, nw);
                 return;
@@ -321,7 +373,7 @@ public final class Preempt {
 
     /** Whether a request (REQ) is pending on {@code mt} (opaque; observers and tests). */
     static boolean requestPending(M.MThread mt) {
-        return (((long) STATE.getOpaque(mt)) & REQ) != 0;
+        return (unparked((long) STATE.getOpaque(mt)) & REQ) != 0;
     }
 
     /**
@@ -333,14 +385,14 @@ public final class Preempt {
     void newSlice(M.MThread mt, boolean inheritTime) {
         for (; ; ) {
             long w = (long) STATE.getVolatile(mt);
-            long clear = inheritTime ? OWED : OWED | ARMED;
+            long clear = inheritTime ? OWED : OWED | ANY;
             if ((w & clear) == 0) {
                 return;
             }
             long nw = w & ~clear;
             if (STATE.compareAndSet(mt, w, nw)) {
                 armedChanged(w, nw);
-                if ((w & clear & REQ) != 0) {
+                if ((unparked(w & clear) & REQ) != 0) {
                     unhonoured.incrementAndGet();
                 }
                 return;
@@ -363,7 +415,7 @@ public final class Preempt {
         M.MThread mt = mp.thread;
         for (; ; ) {
             long w = (long) STATE.getVolatile(mt);
-            if ((w & NOTICE) != 0) {
+            if ((unparked(w) & NOTICE) != 0) {
                 return;
             }
             long nw = w | NOTICE;
@@ -382,7 +434,7 @@ public final class Preempt {
     void rearm(M mp, G gp, boolean deferredExit) {
         if (owed(mp)) {
             raise(mp, mp.p, gp, 0, 0, true);
-        } else if (deferredExit && (state(mp.thread) & NOTICE) == 0) {
+        } else if (deferredExit && (unparked(state(mp.thread)) & NOTICE) == 0) {
             notice(mp);
             rearmed.incrementAndGet();
         }
@@ -508,7 +560,7 @@ public final class Preempt {
     void poll(M mp, String site) {
         M.MThread mt = mp.thread;
         long w = (long) STATE.getAcquire(mt);
-        if ((w & ARMED) == 0) {
+        if ((w & ANY) == 0) {
             spuriousPolls.incrementAndGet();
             return; // another carrier's request
         }

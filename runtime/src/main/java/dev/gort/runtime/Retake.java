@@ -133,6 +133,7 @@ public final class Retake {
         gp.syscallByRetake = true; // published by the release store below
         gp.setgstatusRelease(G._Gsyscall);
         Preempt.notice(mp); // its next poll (if instrumented) notices: Preempt.poll
+        s.sysmon.watchRetaken(mp); // parked (out of Poll's armed count) while it stays blocked
         s.syscallStats.blockedRetakes.incrementAndGet();
         s.idle.handoffp(pp);
         return true;

@@ -200,7 +200,9 @@ public final class Sysmon {
             // active P's so that it can retake P's from syscalls and preempt long running G's.
             long now = System.nanoTime();
             s.coarseNanotime = now;
-            if (schedtraceNanos <= 0 && (sc.gcwaiting || s.idle.npidle.get() == s.gomaxprocs)) {
+            // gort: nor while it watches a retaken carrier that is blocked (watchRetaken): when that
+            // carrier runs again, sysmon must re-arm its notice.
+            if (schedtraceNanos <= 0 && retaken.isEmpty() && (sc.gcwaiting || s.idle.npidle.get() == s.gomaxprocs)) {
                 long sleep = 0;
                 synchronized (sc.lock) {
                     if (sc.gcwaiting || s.idle.npidle.get() == s.gomaxprocs) {
@@ -270,11 +272,53 @@ public final class Sysmon {
                 } else {
                     idle++;
                 }
+                checkRetaken();
                 long period = schedtraceNanos;
                 LongConsumer tr = schedtrace;
                 if (period > 0 && tr != null && lasttrace + period <= now) {
                     lasttrace = now;
                     tr.accept(now);
+                }
+            }
+        }
+    }
+
+    /**
+     * Ms whose P {@link Retake#retakeBlocked} took while their carrier was blocked in user code, and
+     * whose G is still in that "syscall". While such a carrier stays blocked, sysmon keeps its
+     * preemption word's REQ and NOTICE parked ({@link Preempt#park}): a blocked carrier cannot
+     * poll, and an armed word would send every poll on every thread of the JVM down the slow path
+     * until it wakes (issue 12: FastDateFormatTest.testParseSync, a goroutine in
+     * {@code awaitTermination} while ten executor threads ran instrumented code). Once it runs
+     * again, they are armed again (its next poll leaves the "syscall"). Only the sysmon thread
+     * reads or writes the list (retakeBlocked runs in sysmon's retake): a plain ArrayList.
+     */
+    private final java.util.ArrayList<M> retaken = new java.util.ArrayList<>();
+
+    /** retakeBlocked took {@code mp}'s P (its carrier is blocked): park its word and watch it. sysmon. */
+    void watchRetaken(M mp) {
+        Preempt.park(mp.thread);
+        if (!retaken.contains(mp)) {
+            retaken.add(mp);
+        }
+    }
+
+    /**
+     * Each round: a watched carrier still blocked keeps its word parked (a request raised since is
+     * parked too); one that runs again is re-armed; one whose G has left the "syscall" (a gort
+     * call, its end) is re-armed and dropped (a stale NOTICE is cleared by its next poll). sysmon.
+     */
+    private void checkRetaken() {
+        for (int i = retaken.size() - 1; i >= 0; i--) {
+            M mp = retaken.get(i);
+            G gp = mp.curg;
+            boolean inRetake = gp != null && gp.syscallByRetake && gp.readgstatusNoScan() == G._Gsyscall;
+            if (inRetake && Retake.carrierBlocked(mp)) {
+                Preempt.park(mp.thread);
+            } else {
+                Preempt.unpark(mp.thread);
+                if (!inRetake) {
+                    retaken.remove(i);
                 }
             }
         }

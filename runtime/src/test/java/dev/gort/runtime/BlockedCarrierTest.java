@@ -7,7 +7,9 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -169,5 +171,56 @@ class BlockedCarrierTest {
         });
         assertEquals(2, probes.get());
         assertTrue(s.syscallStats.snapshot(s).blockedRetakes() >= 2);
+    }
+
+    /**
+     * Issue 12 (commons-lang3's FastDateFormatTest.testParseSync timed out under gort): a carrier
+     * whose P sysmon retook while it was blocked (here in a CountDownLatch, as in
+     * {@code ExecutorService.awaitTermination}) must not leave its preemption word armed while it
+     * stays blocked: Poll's armed count is JVM-wide, so every poll on every thread (the executor's
+     * plain threads too) took the out-of-line slow path for as long as it blocked. Once the carrier
+     * runs again, a poll (no gort call) must still make its G leave the "syscall".
+     */
+    @Test
+    void aBlockedRetakenCarrierArmsNoPollUntilItRunsAgain() throws Exception {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<M.MThread> carrier = new AtomicReference<>();
+        AtomicLong wordWhileBlocked = new AtomicLong(-1);
+        AtomicBoolean leftBySyscallPoll = new AtomicBoolean();
+        s.run(() -> {
+            GoSema done = new GoSema(0);
+            // G2 (created first, runs second): it runs only once sysmon retook the P from G1.
+            s.newproc(() -> {
+                wordWhileBlocked.set(Preempt.state(carrier.get()));
+                release.countDown();
+                done.release();
+            });
+            s.newproc(() -> {
+                M mp = M.current();
+                carrier.set(mp.thread);
+                G me = mp.curg;
+                while (true) {
+                    try {
+                        release.await(); // unwrapped: the carrier blocks (WAITING)
+                        break;
+                    } catch (InterruptedException e) {
+                        // not expected; wait again
+                    }
+                }
+                // Polls only: the re-armed NOTICE makes one of them leave the "syscall".
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); // wait-for-condition
+                while (me.readgstatus() == G._Gsyscall && System.nanoTime() < deadline) {
+                    Poll.poll();
+                }
+                leftBySyscallPoll.set(me.readgstatus() == G._Grunning);
+                done.release();
+            });
+            done.acquire();
+            done.acquire();
+        });
+        long w = wordWhileBlocked.get();
+        assertEquals(0, w & Preempt.ARMED, "the blocked carrier's word was armed: " + Long.toHexString(w));
+        assertTrue(leftBySyscallPoll.get(), "once running again, no poll made G1 leave its syscall");
     }
 }

@@ -85,13 +85,15 @@ class TimerSchedTest {
             Scheduler s = new Scheduler(TestSupport.config(procs));
             run(s, () -> {
                 Scheduler rt = Scheduler.current();
-                rt.newproc(() -> Timer.timeSleep(3_600_000 * MS)); // a later timer somewhere
+                G later = rt.newproc(() -> Timer.timeSleep(3_600_000 * MS)); // a later timer somewhere
                 Timer.timeSleep(5 * MS);
                 long t0 = Scheduler.nanotime();
                 Timer.timeSleep(30 * MS);
                 long slept = Scheduler.nanotime() - t0;
                 assertTrue(slept >= 30 * MS, "slept only " + slept / MS + " ms");
-                assertTrue(slept < 1_000 * MS, "woke for the later timer: slept " + slept / MS + " ms");
+                // woke for its own timer, not the later one: that one has not fired (no wall-clock
+                // bound, which a loaded machine broke)
+                assertEquals(G._Gwaiting, later.readgstatus(), "the hour's sleeper woke");
             });
         }
     }
@@ -133,7 +135,8 @@ class TimerSchedTest {
         runner.join(10_000);
         assertTrue(!runner.isAlive(), "main never woke");
         long after = firedAt.get() - t0;
-        assertTrue(after >= 20 * MS && after < 1_000 * MS, "timer ran after " + after / MS + " ms");
+        // never early; "not an hour late" is the join above (no tighter wall-clock bound)
+        assertTrue(after >= 20 * MS, "timer ran after " + after / MS + " ms");
     }
 
     /** Timers of an idle P are run by another M (the thief) when they are due. */
@@ -167,7 +170,7 @@ class TimerSchedTest {
             addToP(s, p1, t, t0 + 30 * MS);
             done.acquire(); // every goroutine asleep: the idle Ms must serve P1's timer
             long took = Scheduler.nanotime() - t0;
-            assertTrue(took >= 30 * MS && took < 1_000 * MS, "woke after " + took / MS + " ms");
+            assertTrue(took >= 30 * MS, "woke after " + took / MS + " ms"); // never early
         });
         assertTrue(ranOnP.get() >= 0);
     }
@@ -208,7 +211,8 @@ class TimerSchedTest {
             assertTrue(ranOnP.get() >= 0, "nobody ran the busy P's timer");
             assertNotEquals(owner, ranOnP.get(), "the timer must run on the thief's P");
             long late = ranAt.get() - (t0 + 20 * MS);
-            assertTrue(late >= 0 && late < 1_000 * MS, "ran " + late / MS + " ms late");
+            // never early (how late is the machine's load: no bound on it)
+            assertTrue(late >= 0, "ran " + -late / MS + " ms early");
         });
     }
 
@@ -260,7 +264,12 @@ class TimerSchedTest {
         assertEquals(List.of("sleeper", "x1", "x2"), order);
     }
 
-    /** 10,000 goroutines sleeping 50 ms on 2 Ps finish in about one sleep, on a handful of threads. */
+    /**
+     * 10,000 goroutines asleep at once on 2 Ps, on a handful of threads: each sleeps in 50 ms rounds
+     * until all 10,000 have gone to sleep at least once, which can happen only if a sleeping
+     * goroutine holds no carrier (with held carriers the first few would sleep forever). No
+     * wall-clock bound: a loaded machine broke "10,000 sleeps of 50 ms in < 5 s".
+     */
     @Test
     void sleepingGoroutinesHoldNoCarrier() {
         Scheduler s = new Scheduler(TestSupport.config(2));
@@ -269,11 +278,15 @@ class TimerSchedTest {
         run(s, () -> {
             final int n = 10_000;
             GoSema done = new GoSema(0);
+            AtomicInteger slept = new AtomicInteger();
             Scheduler rt = Scheduler.current();
             long t0 = Scheduler.nanotime();
             for (int i = 0; i < n; i++) {
                 rt.newproc(() -> {
-                    Timer.timeSleep(50 * MS);
+                    slept.incrementAndGet();
+                    do {
+                        Timer.timeSleep(50 * MS);
+                    } while (slept.get() < n);
                     done.release();
                 });
             }
@@ -287,8 +300,6 @@ class TimerSchedTest {
         assertTrue(took.get() >= 50 * MS, "took only " + ms + " ms");
         long threads = maxThreads.get();
         System.out.println("10,000 goroutines sleeping 50 ms on GOMAXPROCS=2: " + ms + " ms, " + threads + " threads");
-        // held carriers would need 10,000 / 2 * 50 ms = 250 s (the bound leaves room for a loaded CI box)
-        assertTrue(ms < 5_000, "10,000 sleeps of 50 ms took " + ms + " ms");
         assertTrue(threads <= 8, "threads=" + threads);
     }
 
