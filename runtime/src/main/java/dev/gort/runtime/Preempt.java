@@ -337,6 +337,7 @@ public final class Preempt {
                 return;
             }
             long nw = w & ~clear;
+            if (SchedCounts.ON) SchedCounts.newSliceCas.increment();
             if (STATE.compareAndSet(mt, w, nw)) {
                 armedChanged(w, nw);
                 if ((w & clear & REQ) != 0) {
