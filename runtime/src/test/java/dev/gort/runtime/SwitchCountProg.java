@@ -21,6 +21,7 @@ public final class SwitchCountProg {
             // warm up (JIT, carriers started), then count one measured run
             run(what, rounds);
             SchedCounts.reset();
+            MOVES.reset();
             long blocked0 = monitorBlocks();
             long t0 = System.nanoTime();
             run(what, rounds);
@@ -28,6 +29,7 @@ public final class SwitchCountProg {
             System.out.println("info: ns per round " + (t1 - t0) / rounds + " (wall, not asserted)");
             result[0] = SchedCounts.snapshot();
             result[0].put("monitorBlocks", monitorBlocks() - blocked0);
+            result[0].put("moves", MOVES.sum());
         });
         System.out.println("COUNTS");
         result[0].forEach((k, v) -> System.out.println(k + "=" + v));
@@ -45,6 +47,9 @@ public final class SwitchCountProg {
         return n;
     }
 
+    /** Carrier changes seen by the workload's goroutines (a G resumed on another M than before). */
+    static final java.util.concurrent.atomic.LongAdder MOVES = new java.util.concurrent.atomic.LongAdder();
+
     static void run(String what, int rounds) {
         switch (what) {
             case "pingpong" -> pingpong(rounds);
@@ -60,10 +65,18 @@ public final class SwitchCountProg {
         GoSema pong = new GoSema(0);
         GoSema done = new GoSema(0);
         s.newproc(() -> {
+            M last = M.current();
+            long moved = 0;
             for (int i = 0; i < rounds; i++) {
                 ping.acquire();
+                M now = M.current();
+                if (now != last) {
+                    moved++;
+                    last = now;
+                }
                 pong.release();
             }
+            MOVES.add(moved);
             done.release();
         });
         for (int i = 0; i < rounds; i++) {
@@ -79,9 +92,17 @@ public final class SwitchCountProg {
         GoSema done = new GoSema(0);
         for (int g = 0; g < 2; g++) {
             s.newproc(() -> {
+                M last = M.current();
+                long moved = 0;
                 for (int i = 0; i < rounds; i++) {
                     Scheduler.gosched();
+                    M now = M.current();
+                    if (now != last) {
+                        moved++;
+                        last = now;
+                    }
                 }
+                MOVES.add(moved);
                 done.release();
             });
         }
