@@ -54,6 +54,7 @@ public final class SwitchCountProg {
         switch (what) {
             case "pingpong" -> pingpong(rounds);
             case "gosched" -> gosched(rounds);
+            case "pairs" -> pairs(rounds);
             default -> throw new IllegalArgumentException(what);
         }
     }
@@ -84,6 +85,34 @@ public final class SwitchCountProg {
             pong.acquire();
         }
         done.acquire();
+    }
+
+    /** 1,000 ping-pong pairs at once (the bench's ManyPairs shape): rounds / 1,000 round trips each. */
+    static void pairs(int rounds) {
+        Scheduler s = Scheduler.current();
+        int pairs = 1000;
+        int each = Math.max(1, rounds / pairs);
+        GoSema done = new GoSema(0);
+        for (int p = 0; p < pairs; p++) {
+            GoSema ping = new GoSema(0);
+            GoSema pong = new GoSema(0);
+            s.newproc(() -> {
+                for (int i = 0; i < each; i++) {
+                    ping.acquire();
+                    pong.release();
+                }
+            });
+            s.newproc(() -> {
+                for (int i = 0; i < each; i++) {
+                    ping.release();
+                    pong.acquire();
+                }
+                done.release();
+            });
+        }
+        for (int p = 0; p < pairs; p++) {
+            done.acquire();
+        }
     }
 
     /** Two goroutines call Gosched in a loop (the bench's Gosched, goroutines=2). */
