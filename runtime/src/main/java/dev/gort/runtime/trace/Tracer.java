@@ -29,10 +29,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * allocates outside the young generation (never copied); Agrona is used for the per-buffer set of objects already described
  * ({@code LongHashSet}; its UnsafeBuffer would need an extra --add-exports on every traced JVM).
  *
- * <p><b>Timestamps.</b> {@code System.nanoTime()} (~22 ns here) is read once per event (a GoStart
- * from the P's own runnext or ring used to reuse the M's previous event's timestamp; with the
- * runnext thief's back-off a real sleep, issue 19, window snapshots then failed validation, see
- * goStart). Events that consume what another M produced
+ * <p><b>Timestamps.</b> {@code System.nanoTime()} (~22 ns here) is read once per event, except for a
+ * G started from this P's own runnext or ring, which reuses the timestamp of the M's previous event
+ * (the stop that just happened): only the owner puts Gs in a P's queues, so that can never order a
+ * start before the event that made the G runnable. Events that consume what another M produced
  * (steals, global-queue takes) take their timestamp after the consuming CAS or lock, and events that
  * produce (unblock, create, spill) take it before publishing, so cause precedes effect in the merge.
  *
@@ -489,11 +489,9 @@ public final class Tracer {
     /** gp starts running on (pp, mp) (Go: GoStart). */
     public void goStart(M mp, P pp, G gp, int from, int victim, boolean inherit) {
         TraceBuf b = buf(mp);
-        // Always a fresh timestamp: reusing the M's previous event's (the stop just before) made
-        // flight-recorder snapshots of a GOMAXPROCS=2 ping-pong fail validation 2-3 times in 10
-        // (TraceOutputsTest.snapshotsOfARecyclingWindowAreConsistent) once runqgrab's runnext
-        // back-off became a real sleep (issue 19), with 0 in 8 runs this way.
-        long ts = System.nanoTime();
+        long ts = (from == Ev.F_RUNNEXT || from == Ev.F_LOCAL || from == Ev.F_RESUME) && b.lastTs != 0
+                ? b.lastTs
+                : System.nanoTime();
         if (b.session.record) {
             b.emit(ts, hdr(Ev.GO_START, from, pp, mp), gp.goid, victim, inherit ? 1 : 0);
         }
