@@ -116,6 +116,7 @@ final class Idle {
      * <p>Go: proc.go wakep
      */
     void wakep() {
+        if (SchedCounts.ON) SchedCounts.wakep.increment();
         if (!s.config.spinning()) {
             // No spinning Ms: give every idle P an M while there is queued work.
             if (npidle.get() == 0) {
@@ -154,6 +155,7 @@ final class Idle {
                 return;
             }
         }
+        if (SchedCounts.ON) SchedCounts.wakepStartm.increment();
         startm(pp, true);
     }
 
@@ -204,6 +206,7 @@ final class Idle {
         // The caller incremented nmspinning, so set m.spinning in the new M.
         nmp.spinning = spinning;
         nmp.nextp = pp;
+        if (SchedCounts.ON) SchedCounts.startmWake.increment();
         nmp.park.notewakeup();
     }
 
@@ -275,6 +278,7 @@ final class Idle {
     /** Go: proc.go becomeSpinning. Called by {@code mp} itself. */
     void becomeSpinning(M mp) {
         mp.spinning = true;
+        if (SchedCounts.ON) SchedCounts.becomeSpinning.increment();
         if (mp.trace.on) mp.trace.spinStart(mp);
         nmspinning.incrementAndGet();
         needspinning.set(0);

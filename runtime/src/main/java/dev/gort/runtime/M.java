@@ -386,6 +386,7 @@ public final class M {
     private G run(G gp) {
         for (; ; ) {
             gp.yieldReason = G.YIELD_NONE;
+            if (SchedCounts.ON) SchedCounts.contRuns.increment();
             gp.cont.run();
             int st = G._Grunning;
             if (gp.readgstatusNoScan() == G._Gsyscall && gp.yieldReason != G.YIELD_SYSCALL) {
@@ -1022,6 +1023,7 @@ public final class M {
                         pp.steals++;
                         p2.stolenFrom++;
                         sched.stats.steals.incrementAndGet();
+                        if (SchedCounts.ON) SchedCounts.steals.increment();
                         sched.stats.stolenGs.addAndGet(pp.runq.lastStolen);
                         found.inheritTime = false;
                         found.from = Ev.F_STOLEN;
@@ -1125,6 +1127,7 @@ public final class M {
         if (spinning) {
             throw Fatal.fatal(sched, "stopm spinning");
         }
+        if (SchedCounts.ON) SchedCounts.stopm.increment();
         synchronized (sched.sched.lock) {
             sched.idle.mput(this);
         }

@@ -28,6 +28,7 @@ final class Note {
         key = true;
         Thread t = waiter;
         if (t != null) {
+            if (SchedCounts.ON) SchedCounts.noteUnparks.increment();
             LockSupport.unpark(t);
         }
     }
@@ -35,6 +36,7 @@ final class Note {
     void notesleep() {
         waiter = Thread.currentThread();
         while (!key) {
+            if (SchedCounts.ON) SchedCounts.noteParks.increment();
             LockSupport.park(this);
             Thread.interrupted(); // EINTR: retry (see the class comment)
         }
@@ -62,6 +64,7 @@ final class Note {
             if (left <= 0) {
                 break;
             }
+            if (SchedCounts.ON) SchedCounts.noteParks.increment();
             LockSupport.parkNanos(this, left);
             Thread.interrupted(); // EINTR: retry (see the class comment)
         }

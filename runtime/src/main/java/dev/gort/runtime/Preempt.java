@@ -390,6 +390,7 @@ public final class Preempt {
                 return;
             }
             long nw = w & ~clear;
+            if (SchedCounts.ON) SchedCounts.newSliceCas.increment();
             if (STATE.compareAndSet(mt, w, nw)) {
                 armedChanged(w, nw);
                 if ((unparked(w & clear) & REQ) != 0) {

@@ -321,15 +321,17 @@ public final class RunQueue extends RunQueuePad2 {
                             // Sleep to ensure that pp isn't about to run the G we are about to
                             // steal. The important use case here is when the G running on pp
                             // ready()s another G and then almost immediately blocks. Go sleeps
-                            // 3us (usleep(3)); a parkNanos of 3us sleeps at least Linux's timer
-                            // slack (50 us by default), so gort spins for the same 3us. Not when
-                            // pp's G is in a syscall (Go 1.26+, where such a P stays _Prunning:
-                            // it will not run runnext soon; CL 720441).
-                            backoff3us();
+                            // (usleep(3), which lasts at least Linux's timer slack, ~50 us): so does
+                            // gort (a busy-wait kept the thief's core and let it steal the pair's
+                            // runnext; see usleep). Not when pp's G is in a syscall (Go 1.26+, where
+                            // such a P stays _Prunning: it will not run runnext soon; CL 720441).
+                            if (SchedCounts.ON) SchedCounts.runnextBackoffs.increment();
+                            usleep(3);
                         }
                         if (!casRunnext(next, null)) {
                             continue;
                         }
+                        if (SchedCounts.ON) SchedCounts.runnextSteals.increment();
                         batch[batchHead & bmask] = next;
                         return 1;
                     }
@@ -362,11 +364,24 @@ public final class RunQueue extends RunQueuePad2 {
         return gp == null || (gp.readgstatusRaw() & ~G._Gscan) != G._Gsyscall;
     }
 
-    private static void backoff3us() {
-        long until = System.nanoTime() + 3_000;
-        while (System.nanoTime() - until < 0) {
-            Thread.onSpinWait();
-        }
+    /**
+     * Sleeps (gives up the CPU) for at least {@code us} microseconds, as Go's usleep: a timed park,
+     * which on Linux lasts at least the thread's timer slack (50 us by default), as Go's nanosleep
+     * does. It must be a real sleep, not a busy-wait: on a loaded machine the owner's carrier may
+     * share the thief's core, and only a sleep lets it run its runnext meanwhile. A busy-wait of 3
+     * us here (gort before issue 19) let the idle P's spinning M steal the runnext of a
+     * communicating pair on about every wake-up at GOMAXPROCS=2 (3,500 steals and carrier unparks
+     * per 20,000 ping-pong round trips; SwitchCountTest), splitting the pair across carriers.
+     * Interrupts and stray unpark permits do not shorten it (see {@link Note}).
+     *
+     * <p>Go: os_linux.go usleep
+     */
+    private static void usleep(long us) {
+        long deadline = System.nanoTime() + us * 1_000;
+        do {
+            java.util.concurrent.locks.LockSupport.parkNanos(us * 1_000);
+            Thread.interrupted(); // EINTR: retry (a carrier's interrupt status is not the runtime's)
+        } while (System.nanoTime() - deadline < 0);
     }
 
     /**

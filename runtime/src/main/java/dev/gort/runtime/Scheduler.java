@@ -695,13 +695,10 @@ public final class Scheduler {
         gp.parkUnlockf = fn;
         gp.parkLock = lock;
         gp.yieldReason = G.YIELD_PARK;
+        // Only gp is live across the yield (the pinned path re-reads the rest from it): every
+        // value live here is a slot in the frame that a parked goroutine's stack chunk keeps.
         if (!Continuation.yield(G.SCOPE)) {
-            // Pinned (native frame, critical section, legacy-locked monitor): same as above.
-            gp.yieldReason = G.YIELD_NONE;
-            gp.parkUnlockf = null;
-            gp.parkLock = null;
-            mp.sched.syscallStats.pinnedRefused.incrementAndGet();
-            parkInPlace(mp, gp, fn, lock);
+            goparkPinned(gp);
         }
         // resumed by goready (or the park was cancelled): back on some M.
         gp.waitreason = WaitReason.ZERO;
@@ -735,6 +732,21 @@ public final class Scheduler {
         if (cancelled[0]) {
             b.decActive(); // running again
         }
+    }
+
+    /**
+     * gopark's yield was refused (native frame, critical section, legacy-locked monitor): park in
+     * place, as for a G holding a Java monitor. Still on the same carrier, so gp.m is the M.
+     */
+    private static void goparkPinned(G gp) {
+        G.ParkUnlock<Object> fn = gp.parkUnlockf;
+        Object lock = gp.parkLock;
+        gp.yieldReason = G.YIELD_NONE;
+        gp.parkUnlockf = null;
+        gp.parkLock = null;
+        M mp = gp.m;
+        mp.sched.syscallStats.pinnedRefused.incrementAndGet();
+        parkInPlace(mp, gp, fn, lock); // the bubble-aware park in place above
     }
 
     /** Go: proc.go goready / ready: gp must be waiting; it goes to the current P's runnext. */

@@ -1,0 +1,96 @@
+package dev.gort.runtime;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Event counters for the scheduler's switch paths, for counting tests and for finding where a
+ * hand-off goes (issue 19: measure by counting, which load does not change). Off unless the JVM
+ * starts with {@code -Dgort.debug.counts=true}: {@link #ON} is a {@code static final} read once, so
+ * with it off the JIT folds every {@code if (SchedCounts.ON)} away and the hot paths pay nothing.
+ *
+ * <p>JVM-wide (static), unlike everything else in the runtime: a debug tool, read by a test or a
+ * probe that runs one runtime in its own JVM. Each counter is a {@link LongAdder}: any thread adds,
+ * {@link #snapshot} sums racily.
+ */
+public final class SchedCounts {
+    private SchedCounts() {}
+
+    /** Read once at class initialisation from {@code gort.debug.counts}. */
+    public static final boolean ON = Boolean.getBoolean("gort.debug.counts");
+
+    /** Continuation mounts (M.run's cont.run()): one per switch into a goroutine. */
+    static final LongAdder contRuns = new LongAdder();
+    /** Idle.wakep calls. */
+    static final LongAdder wakep = new LongAdder();
+    /** wakep calls that took an idle P and started (woke or created) a spinning M for it. */
+    static final LongAdder wakepStartm = new LongAdder();
+    /** Idle.startm hand-offs to an idle M (a Note wake-up of a parked carrier). */
+    static final LongAdder startmWake = new LongAdder();
+    /** LockSupport.unpark of a sleeping carrier by Note.notewakeup. */
+    static final LongAdder noteUnparks = new LongAdder();
+    /** LockSupport.park calls in Note.notesleep / notetsleep (carrier sleeps, spurious ones included). */
+    static final LongAdder noteParks = new LongAdder();
+    /** M.stopm: an M went onto the idle list to sleep. */
+    static final LongAdder stopm = new LongAdder();
+    /** Idle.becomeSpinning: an M started spinning. */
+    static final LongAdder becomeSpinning = new LongAdder();
+    /** Steals that took a victim's runnext (RunQueue.runqgrab). */
+    static final LongAdder runnextSteals = new LongAdder();
+    /** runqgrab's back-off before stealing a running P's runnext. */
+    static final LongAdder runnextBackoffs = new LongAdder();
+    /** Successful steals of any kind (stealWork). */
+    static final LongAdder steals = new LongAdder();
+    /** Preempt.newSlice calls that had to CAS the carrier's request word. */
+    static final LongAdder newSliceCas = new LongAdder();
+
+    private static final String[] NAMES = {
+        "contRuns",
+        "wakep",
+        "wakepStartm",
+        "startmWake",
+        "noteUnparks",
+        "noteParks",
+        "stopm",
+        "becomeSpinning",
+        "runnextSteals",
+        "runnextBackoffs",
+        "steals",
+        "newSliceCas"
+    };
+
+    private static LongAdder[] all() {
+        return new LongAdder[] {
+            contRuns,
+            wakep,
+            wakepStartm,
+            startmWake,
+            noteUnparks,
+            noteParks,
+            stopm,
+            becomeSpinning,
+            runnextSteals,
+            runnextBackoffs,
+            steals,
+            newSliceCas
+        };
+    }
+
+    /** Every counter by name, in declaration order (racy sums). */
+    public static Map<String, Long> snapshot() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        LongAdder[] a = all();
+        for (int i = 0; i < a.length; i++) {
+            m.put(NAMES[i], a[i].sum());
+        }
+        return m;
+    }
+
+    /** Zeroes every counter (racy with adders: call it with the runtime quiet). */
+    public static void reset() {
+        for (LongAdder a : all()) {
+            a.reset();
+        }
+    }
+}
