@@ -449,10 +449,12 @@ public final class Sysmon {
                     // preemptone cannot reach a G in a syscall (Go skips it); as in the 1.25
                     // model, mark the P so that an exit that beats the retake yields.
                     Preempt.markSyscall(pp, t);
-                } else {
+                    sysretake = true;
+                } else if (!s.seeded) {
                     s.preempt.preemptone(pp, pp.sysmonSchedwhen);
+                    sysretake = true;
                 }
-                sysretake = true;
+                // (seeded: as in the 1.25 model above, never a preemption on the wall clock)
             }
             int r = retakeSyscall126(pp, now, sysretake);
             if (r > 0) {

@@ -42,12 +42,15 @@ class SyscallModelTest {
                 }
                 boolean undisturbed = pp.syscalltick() == mp.syscalltick; // sysmon did not take it
                 Syscalls.exitsyscall(gp);
-                if (undisturbed) {
+                // Under 1.26 a null thief is inconclusive too: the runtime's own sysmon may have held
+                // the G's scan bit at that instant (its retake looks the same way) and let go.
+                // Never conclusive, the test fails below ("... during every one of 1000 syscalls").
+                if (undisturbed && (thief != null || psyscall)) {
                     got.set(new Look(status, pKeepsM, mKeepsP, thief != null, detail));
                 }
             }
         });
-        assertNotNull(got.get(), "sysmon retook the P during every one of 1000 syscalls");
+        assertNotNull(got.get(), "sysmon retook (or held) the P during every one of 1000 syscalls");
         return got.get();
     }
 

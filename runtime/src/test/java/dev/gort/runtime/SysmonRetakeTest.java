@@ -60,7 +60,9 @@ class SysmonRetakeTest {
             return pp.status() == P._Psyscall;
         }
         M mp = pp.m();
-        return pp.status() == P._Prunning && mp != null && mp.curg.readgstatus() == G._Gsyscall && mp.p == pp;
+        // after a retake, handoffp may already have wired pp to a new M running nothing (curg null)
+        G gp = mp == null ? null : mp.curg;
+        return pp.status() == P._Prunning && gp != null && gp.readgstatus() == G._Gsyscall && mp.p == pp;
     }
 
     private static P takeP(Scheduler s) {
