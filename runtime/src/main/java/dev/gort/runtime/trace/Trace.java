@@ -250,7 +250,12 @@ public final class Trace {
             total += r.len;
         }
         String config = sched == null ? "" : sched.config().toString();
-        Trace t = new Trace(total, s, config, s.droppedChunks.get() == 0);
+        boolean lost = false;
+        for (Run r : runs) {
+            lost |= r.windowStart() != Long.MIN_VALUE;
+        }
+        // the copies' own verdict first: the session's count is bumped after the writer moved its first chunk
+        Trace t = new Trace(total, s, config, !lost && s.droppedChunks.get() == 0);
         // k-way merge by timestamp; ties: lower buffer order first (the start-state buffer is first).
         int[] pos = new int[runs.size()];
         PriorityQueue<Integer> pq = new PriorityQueue<>((i, j) -> {
