@@ -101,10 +101,14 @@ public final class Trace {
      * writer last announced (else it is retried), and a chunk whose number changed during its copy
      * was recycled under it: it and the chunks before it (older, recycled first) are left out, which
      * leaves a consistent suffix, as if those chunks had been dropped before the read.
+     *
+     * <p>Whether the copy lost older records is read from the copy itself (its first kept chunk is
+     * not the buffer's chunk 1), not from {@link TraceBuf#dropped}: the writer moves {@code first}
+     * before it counts the drop, so a count read after the walk can still say 0.
      */
-    static long[] copy(TraceBuf b) {
+    static Copy copy(TraceBuf b) {
         if (b.first == null) {
-            return new long[0]; // a JFR-only buffer records nothing
+            return new Copy(new long[0], false); // a JFR-only buffer records nothing
         }
         List<TraceBuf.Chunk> parts = new ArrayList<>();
         List<Long> seqs = new ArrayList<>();
@@ -154,11 +158,24 @@ public final class Trace {
             System.arraycopy(copies[i], 0, d, off, copies[i].length);
             off += copies[i].length;
         }
-        return d;
+        return new Copy(d, from == parts.size() || seqs.get(from) != 1);
     }
 
-    /** One buffer's published records, copied. */
-    private record Run(long[] d, int len, int order, boolean cut) {}
+    /**
+     * One buffer's records as {@link #copy} read them; {@code lost}: records older than these were
+     * recycled (all of them if {@code d} is empty).
+     */
+    record Copy(long[] d, boolean lost) {}
+
+    /**
+     * One buffer's records, {@code len} of them kept by the end cut; {@code windowStart}: if the
+     * buffer lost older records, the time (since t0) of its oldest copied one (or, if the writer
+     * recycled everything during the copy, of the copy's end), else {@code Long.MIN_VALUE}.
+     */
+    private record Run(long[] d, int len, int order, long windowStart) {}
+
+    /** Snapshots retried when a writer's window moved past the end cut before its buffer was read. */
+    static final int OVERRUN_ATTEMPTS = 4;
 
     /**
      * Decodes what the session's buffers hold now, cut at the moment decoding starts: events
@@ -168,6 +185,9 @@ public final class Trace {
      * With it, every event kept has its cause kept: producers stamp and publish their event before
      * the G becomes visible to anyone else, consumers stamp theirs after taking it, so an effect
      * stamped before the cut had its cause published before the cut, i.e. before any buffer was read.
+     * In a flight-recorder window, a writer may go round its whole window after the cut and before
+     * its buffer is read; the window cut then leaves nothing, and the read is retried (a few times)
+     * with a new end cut.
      */
     static Trace decode(Tracer.Session s, Scheduler sched) {
         return decode(s, sched, true);
@@ -175,48 +195,67 @@ public final class Trace {
 
     /** {@link #decode(Tracer.Session, Scheduler)}; {@code cutNow} false keeps every event (rebuilt traces). */
     static Trace decode(Tracer.Session s, Scheduler sched, boolean cutNow) {
-        long end = System.nanoTime();
         List<Run> runs = new ArrayList<>();
-        int order = 0;
-        for (TraceBuf b : s.bufs) {
-            long[] d = copy(b);
-            int len = d.length / TraceBuf.REC;
-            if (cutNow) {
-                // one writer per buffer, timestamps never decrease in it: the cut is a suffix
-                while (len > 0 && d[(len - 1) * TraceBuf.REC] - end > 0) {
-                    len--;
-                }
-            }
-            runs.add(new Run(d, len, order++, b.dropped > 0));
-        }
-        // Flight-recorder window: buffers lose their old chunks independently, so cut every buffer at
-        // the latest "oldest kept event" of those that dropped any; before that, some buffers would
-        // still hold history that others have lost (e.g. a G's creation without its runs).
-        long cut = Long.MIN_VALUE;
-        for (Run r : runs) {
-            if (r.cut() && r.len() > 0) {
-                cut = Math.max(cut, r.d()[0] - s.t0);
-            }
-        }
-        if (cut != Long.MIN_VALUE) {
-            List<Run> trimmed = new ArrayList<>();
-            for (Run r : runs) {
-                int k = 0;
-                while (k < r.len() && r.d()[k * TraceBuf.REC] - s.t0 < cut) {
-                    k++;
-                }
-                long[] d = java.util.Arrays.copyOfRange(r.d(), k * TraceBuf.REC, r.len() * TraceBuf.REC);
-                trimmed.add(new Run(d, r.len() - k, r.order(), r.cut()));
-            }
+        for (int attempt = 1; ; attempt++) {
             runs.clear();
-            runs.addAll(trimmed);
+            long end = System.nanoTime();
+            int order = 0;
+            for (TraceBuf b : s.bufs) {
+                Copy c = copy(b);
+                long[] d = c.d();
+                int len = d.length / TraceBuf.REC;
+                long windowStart = Long.MIN_VALUE;
+                if (c.lost()) {
+                    // everything the writer wrote before its oldest copied record is gone, whether
+                    // or not the end cut keeps that record
+                    windowStart = len > 0 ? d[0] - s.t0 : System.nanoTime() - s.t0;
+                }
+                if (cutNow) {
+                    // one writer per buffer, timestamps never decrease in it: the cut is a suffix
+                    while (len > 0 && d[(len - 1) * TraceBuf.REC] - end > 0) {
+                        len--;
+                    }
+                }
+                runs.add(new Run(d, len, order++, windowStart));
+            }
+            // Flight-recorder window: buffers lose their old chunks independently, so cut every buffer
+            // at the latest "oldest kept event" of those that dropped any; before that, some buffers
+            // would still hold history that others have lost (e.g. a G's creation without its runs).
+            // A buffer whose kept records all come after the end cut (its writer went round its whole
+            // window while the buffers before it were read) counts too: then nothing is left.
+            long cut = Long.MIN_VALUE;
+            for (Run r : runs) {
+                cut = Math.max(cut, r.windowStart());
+            }
+            if (cutNow && cut > end - s.t0 && attempt < OVERRUN_ATTEMPTS) {
+                continue; // that empty trace is consistent but useless: read again, with a new end
+            }
+            if (cut != Long.MIN_VALUE) {
+                List<Run> trimmed = new ArrayList<>();
+                for (Run r : runs) {
+                    int k = 0;
+                    while (k < r.len() && r.d()[k * TraceBuf.REC] - s.t0 < cut) {
+                        k++;
+                    }
+                    long[] d = java.util.Arrays.copyOfRange(r.d(), k * TraceBuf.REC, r.len() * TraceBuf.REC);
+                    trimmed.add(new Run(d, r.len() - k, r.order(), r.windowStart()));
+                }
+                runs.clear();
+                runs.addAll(trimmed);
+            }
+            break;
         }
         int total = 0;
         for (Run r : runs) {
             total += r.len;
         }
         String config = sched == null ? "" : sched.config().toString();
-        Trace t = new Trace(total, s, config, s.droppedChunks.get() == 0);
+        boolean lost = false;
+        for (Run r : runs) {
+            lost |= r.windowStart() != Long.MIN_VALUE;
+        }
+        // the copies' own verdict first: the session's count is bumped after the writer moved its first chunk
+        Trace t = new Trace(total, s, config, !lost && s.droppedChunks.get() == 0);
         // k-way merge by timestamp; ties: lower buffer order first (the start-state buffer is first).
         int[] pos = new int[runs.size()];
         PriorityQueue<Integer> pq = new PriorityQueue<>((i, j) -> {

@@ -109,7 +109,11 @@ public final class TraceBuf {
     int allocated = 1;
     /** Sequence number of the tail chunk: written by the writer (volatile) after linking it; read by readers. */
     volatile long lastSeq = 1;
-    /** Chunks this buffer dropped (flight-recorder window): written by the writer, read by the decoder. */
+    /**
+     * Chunks this buffer dropped (flight-recorder window): written by the writer (volatile, after it
+     * moved {@link #first}), read by tests. The decoder does not use it: a reader can see the new
+     * {@code first} and still an old count; it reads the loss from the chunk numbers it copied.
+     */
     volatile int dropped;
     /** Timestamp of the last event written, for events that may reuse it. Writer only. */
     long lastTs;

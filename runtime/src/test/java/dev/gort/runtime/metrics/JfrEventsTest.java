@@ -8,7 +8,6 @@ import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.trace.Workloads;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,10 +32,14 @@ class JfrEventsTest {
         Path file = Files.createTempFile("gort", ".jfr");
         Workloads.Run run;
         try (Recording rec = new Recording(gortJfc)) {
-            rec.enable("gort.SchedStats").withPeriod(Duration.ofMillis(20));
+            // Not a period in ms: the run can end before JFR's periodic thread first wakes (a loaded
+            // machine). "endChunk" emits it when the recording's chunk ends, at stop, while the run's
+            // runtime is still reachable (the fence below), so it is there however slow the run.
+            rec.enable("gort.SchedStats").with("period", "endChunk");
             rec.start();
             run = Workloads.fanOut(Workloads.config(2, true), 10, 2_000_000);
             rec.stop();
+            java.lang.ref.Reference.reachabilityFence(run);
             rec.dump(file);
         }
         List<RecordedEvent> events = RecordingFile.readAllEvents(file);

@@ -436,4 +436,42 @@ class TraceOutputsTest {
                 bad.isEmpty(),
                 bad.size() + " of " + snaps[0] + " snapshots invalid: " + (bad.isEmpty() ? "" : bad.get(0)));
     }
+
+    /**
+     * The window cut counts every buffer that lost chunks, even one whose kept events all come after
+     * the snapshot's end cut: a writer that recycled its whole window between the moment the snapshot
+     * was asked for and its copy (a reader descheduled for a few ms) lost history that the other
+     * buffers still hold, so their events from before its oldest kept one must go too. Hand-built:
+     * M1 unblocks G3 into P1's runnext twice; in between, M0 stole and parked it, in a chunk M0 has
+     * since recycled, and M0's kept chunks are stamped after the end cut.
+     */
+    @Test
+    void windowCutCountsABufferWhoseKeptEventsAreAllAfterTheEndCut() {
+        Tracer.Session s = new Tracer.Session(Tracer.NOOP, 2, true, "hand-built");
+        TraceBuf m0 = s.newBuf(0, "M0");
+        TraceBuf m1 = s.newBuf(1, "M1");
+        long t0 = s.t0;
+        m1.emit(t0 + 10, hdr(Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 1, 1), 3, 2, 0);
+        m0.emit(t0 + 15, hdr(Ev.GO_START, Ev.F_STOLEN, 0, 0), 3, 1, 0);
+        m0.emit(t0 + 20, hdr(Ev.GO_STOP, Ev.S_PARK, 0, 0), 3, 0, 0);
+        for (int i = 2; i < TraceBuf.CHUNK_EVENTS; i++) {
+            m0.emit(t0 + 21, hdr(Ev.M_PARK, 0, -1, 0), 0, 0, 0); // fills M0's first chunk
+        }
+        m1.emit(t0 + 30, hdr(Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 1, 1), 3, 2, 0);
+        long later = System.nanoTime() + 3_600_000_000_000L; // after any end cut this test takes
+        for (int i = 0; i <= TraceBuf.CHUNK_EVENTS; i++) {
+            m0.emit(later, hdr(Ev.M_PARK, 0, -1, 0), 0, 0, 0); // a second chunk, then the first recycled
+        }
+        assertEquals(1, m0.dropped);
+        Trace t = Trace.decode(s, null);
+        TraceValidator.Result r = TraceValidator.validate(t);
+        assertTrue(r.ok(), r::toString);
+        for (int i = 0; i < t.size(); i++) {
+            assertTrue(t.ts(i) >= later - t0, "kept from before M0's oldest kept event: " + t.describe(i));
+        }
+    }
+
+    private static long hdr(int code, int small, int pid, long mid) {
+        return (code & 0xFFL) | ((small & 0xFFFFL) << 8) | (((pid + 1) & 0xFFFFL) << 24) | ((mid + 1) << 40);
+    }
 }
