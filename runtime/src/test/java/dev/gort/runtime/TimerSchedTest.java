@@ -185,7 +185,12 @@ class TimerSchedTest {
         run(s, () -> {
             AtomicInteger ranOnP = new AtomicInteger(-1);
             AtomicLong ranAt = new AtomicLong();
-            int owner = M.current().p.id;
+            // Busy from here on: never yield, so our own M can never run our P's timers. m.locks
+            // makes it unpreemptible (a preemption honoured inside reset, on a loaded machine, moved
+            // main to another P between the reset and the look at the heap: "expected 1 but was 0").
+            M mp = M.current();
+            mp.locks++;
+            int owner = mp.p.id;
             long t0 = Scheduler.nanotime();
             Timer t = new Timer(
                     s,
@@ -194,13 +199,9 @@ class TimerSchedTest {
                         ranAt.set(Scheduler.nanotime());
                     },
                     null);
-            t.reset(t0 + 20 * MS, 0); // goes to our own P's heap
-            assertEquals(1, M.current().p.timers.len());
-            // Busy: never yield, so our own M can never run our P's timers. m.locks makes the loop
-            // unpreemptible even if this class were instrumented with yield points.
-            M mp = M.current();
-            mp.locks++;
             try {
+                t.reset(t0 + 20 * MS, 0); // goes to our own P's heap
+                assertEquals(1, mp.p.timers.len());
                 long deadline = t0 + 5_000 * MS;
                 while (ranOnP.get() < 0 && Scheduler.nanotime() < deadline) {
                     Thread.onSpinWait();
