@@ -61,17 +61,22 @@ final class AllGs {
                 detached.decrementAndGet();
                 return;
             }
-            if (gp.allprev != null) {
-                gp.allprev.allnext = gp.allnext;
-            } else {
-                s.head = gp.allnext;
-            }
-            if (gp.allnext != null) {
-                gp.allnext.allprev = gp.allprev;
-            }
-            gp.allprev = gp.allnext = null;
-            s.n--;
+            unlinkLocked(s, gp);
         }
+    }
+
+    /** Unlinks gp from its stripe's list; s's monitor held. */
+    private static void unlinkLocked(Stripe s, G gp) {
+        if (gp.allprev != null) {
+            gp.allprev.allnext = gp.allnext;
+        } else {
+            s.head = gp.allnext;
+        }
+        if (gp.allnext != null) {
+            gp.allnext.allprev = gp.allprev;
+        }
+        gp.allprev = gp.allnext = null;
+        s.n--;
     }
 
     /**
@@ -84,16 +89,7 @@ final class AllGs {
             if (gp.allDetached) {
                 return;
             }
-            if (gp.allprev != null) {
-                gp.allprev.allnext = gp.allnext;
-            } else {
-                s.head = gp.allnext;
-            }
-            if (gp.allnext != null) {
-                gp.allnext.allprev = gp.allprev;
-            }
-            gp.allprev = gp.allnext = null;
-            s.n--;
+            unlinkLocked(s, gp);
             gp.allDetached = true;
             detached.incrementAndGet();
         }

@@ -370,14 +370,8 @@ public final class Sysmon {
                 // Preempt G if it's running on the same schedtick for too long. This could be from a
                 // single long-running goroutine or a sequence of goroutines run via runnext, which
                 // share a single schedtick time slice.
-                int t = pp.schedtick();
-                // (schedwhen == 0: never seen. Go's sysmon starts after the first execute, so its
-                // zeroed record never matches; gort's may start first.)
-                if (pp.sysmonSchedtick != t || pp.sysmonSchedwhen == 0) {
-                    pp.sysmonSchedtick = t;
-                    pp.sysmonSchedwhen = now;
-                }
-                long end = pp.sysmonSchedwhen + Preempt.forcePreemptNS;
+                long end = sliceEnd(pp, now);
+                int t = pp.sysmonSchedtick;
                 if (end > now) {
                     if (sliceEnd == 0 || end < sliceEnd) {
                         sliceEnd = end; // for sysmon's next sleep
@@ -423,6 +417,21 @@ public final class Sysmon {
      *
      * <p>Go: proc.go retake (Go 1.26+)
      */
+    /**
+     * sysmon's record of pp's time slice, restarted at {@code now} when pp's schedtick moved since
+     * the last look (schedwhen == 0: never seen; Go's sysmon starts after the first execute, so its
+     * zeroed record never matches, gort's may start first); returns when the slice ends. Both
+     * retakes' first step. Go: proc.go retake (the pd.schedtick / pd.schedwhen part)
+     */
+    private static long sliceEnd(P pp, long now) {
+        int t = pp.schedtick();
+        if (pp.sysmonSchedtick != t || pp.sysmonSchedwhen == 0) {
+            pp.sysmonSchedtick = t;
+            pp.sysmonSchedwhen = now;
+        }
+        return pp.sysmonSchedwhen + Preempt.forcePreemptNS;
+    }
+
     private int retake126(long now) {
         int n = 0;
         long sliceEnd = 0;
@@ -432,12 +441,8 @@ public final class Sysmon {
                 continue;
             }
             boolean sysretake = false;
-            int t = pp.schedtick();
-            if (pp.sysmonSchedtick != t || pp.sysmonSchedwhen == 0) {
-                pp.sysmonSchedtick = t;
-                pp.sysmonSchedwhen = now;
-            }
-            long end = pp.sysmonSchedwhen + Preempt.forcePreemptNS;
+            long end = sliceEnd(pp, now);
+            int t = pp.sysmonSchedtick;
             if (end > now) {
                 if (sliceEnd == 0 || end < sliceEnd) {
                     sliceEnd = end;

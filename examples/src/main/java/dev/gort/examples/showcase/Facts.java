@@ -255,12 +255,17 @@ final class Facts {
                 .append(parts)
                 .append(" (honoured + never reached + refused + stale)");
         if (traced >= 0) {
-            boolean inWindow = traced >= tracedMin && traced <= tracedMax;
-            sb.append(inWindow ? "; the trace has " : "; but the trace has ")
-                    .append(Facts.n(traced, "PreemptRequest event"))
-                    .append(inWindow ? ", one per request raised while it recorded" : " for the ")
-                    .append(inWindow ? "" : tracedMin == tracedMax ? tracedMin + "" : tracedMin + "-" + tracedMax)
-                    .append(inWindow ? "" : " requests raised while it recorded");
+            String events = Facts.n(traced, "PreemptRequest event");
+            if (traced >= tracedMin && traced <= tracedMax) {
+                sb.append("; the trace has ").append(events).append(", one per request raised while it recorded");
+            } else {
+                String range = tracedMin == tracedMax ? Long.toString(tracedMin) : tracedMin + "-" + tracedMax;
+                sb.append("; but the trace has ")
+                        .append(events)
+                        .append(" for the ")
+                        .append(range)
+                        .append(" requests raised while it recorded");
+            }
         }
         return sb.toString();
     }

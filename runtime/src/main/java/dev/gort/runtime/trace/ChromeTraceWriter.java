@@ -113,19 +113,8 @@ public final class ChromeTraceWriter {
                 + ",\"tid\":" + TID_STATS + ",\"args\":{" + args + "}}");
     }
 
-    private int procs() {
-        int n = Math.max(1, t.initialProcs);
-        for (int i = 0; i < t.size(); i++) {
-            n = Math.max(n, t.p(i) + 1);
-            if (t.code(i) == Ev.GOMAXPROCS) {
-                n = Math.max(n, (int) t.a(i));
-            }
-        }
-        return n;
-    }
-
     private void run() throws IOException {
-        int np = procs();
+        int np = t.procs(0);
         w.write("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"gort\",\"workload\":"
                 + str(t.workload) + ",\"config\":" + str(t.config) + ",\"complete\":" + t.complete
                 + ",\"jdk\":" + str(System.getProperty("java.version", "")) + "},\n\"traceEvents\":[\n");

@@ -56,13 +56,7 @@ public final class HtmlTimeline {
     private static void writeData(Trace t, Writer w, int maxEvents) throws IOException {
         int n = t.size();
         int from = Math.max(0, n - maxEvents); // the first event kept
-        int procs = Math.max(1, t.initialProcs);
-        for (int i = from; i < n; i++) {
-            procs = Math.max(procs, t.p(i) + 1);
-            if (t.code(i) == Ev.GOMAXPROCS) {
-                procs = Math.max(procs, (int) t.a(i));
-            }
-        }
+        int procs = t.procs(from);
         StringBuilder sb = new StringBuilder(1 << 16);
         sb.append("{\"meta\":{\"workload\":")
                 .append(ChromeTraceWriter.str(t.workload))

@@ -259,19 +259,8 @@ public final class PerfettoProtoWriter {
 
     // ---- the replay (ChromeTraceWriter's, written in time order) ----
 
-    private int procs() {
-        int n = Math.max(1, t.initialProcs);
-        for (int i = 0; i < t.size(); i++) {
-            n = Math.max(n, t.p(i) + 1);
-            if (t.code(i) == Ev.GOMAXPROCS) {
-                n = Math.max(n, (int) t.a(i));
-            }
-        }
-        return n;
-    }
-
     private void run() throws IOException {
-        int np = procs();
+        int np = t.procs(0);
         String wl = t.workload == null || t.workload.isEmpty() ? "" : " (" + t.workload + ")";
         track(PROCS, 0, "PROCS" + wl, 1, 0, true, false);
         track(STATS, 0, "STATS", 2, 0, true, false);

@@ -296,6 +296,21 @@ public final class Trace {
         return n;
     }
 
+    /**
+     * How many Ps the events from index {@code from} on need lanes for: the Ps at the start,
+     * every P an event names, every GOMAXPROCS change (at least 1).
+     */
+    int procs(int from) {
+        int procs = Math.max(1, initialProcs);
+        for (int i = from; i < n; i++) {
+            procs = Math.max(procs, p(i) + 1);
+            if (code(i) == Ev.GOMAXPROCS) {
+                procs = Math.max(procs, (int) a(i));
+            }
+        }
+        return procs;
+    }
+
     public long ts(int i) {
         return ts[i];
     }
