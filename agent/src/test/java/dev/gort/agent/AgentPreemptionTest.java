@@ -252,8 +252,12 @@ class AgentPreemptionTest {
         System.out.println("monitor: " + ps);
         assertTrue(shortStart.get() >= unlockedAt.get(), "preempted inside synchronized");
         assertTrue(ps.refusedMonitor() >= 1, ps.toString());
-        assertTrue(ps.rearmed() >= 1, ps.toString());
+        // Honoured after the exit: by the request re-armed there (rearmed), or, when sysmon raised
+        // a new one between the last poll inside the monitor and the exit (the carrier descheduled
+        // there: seen once in CI), by that one, already armed at the exit (Preempt's table: a REQ
+        // for the same slice is not raised twice).
         assertTrue(ps.honoured() >= 1, ps.toString());
+        assertTrue(ps.rearmed() >= 1 || ps.requested() > ps.refusedMonitor(), ps.toString());
     }
 
     /**
