@@ -85,8 +85,12 @@ class SyscallExitPathsTest {
                 assertEquals(G._Gsyscall, gp.readgstatus());
                 if (psyscall) {
                     assertSame(null, mp.p); // Go 1.25: the P in _Psyscall, without its M
-                } else {
-                    assertSame(pp, mp.p); // Go 1.26+: the P stays the M's until someone takes it
+                } else if (mp.p != pp) {
+                    // Go 1.26+: the P stays the M's until someone takes it, and sysmon already did
+                    // (the carrier descheduled on a loaded machine: seen once in CI): inconclusive
+                    assertSame(pp, mp.oldp);
+                    Syscalls.exitsyscall();
+                    continue;
                 }
                 assertSame(pp, mp.oldp);
                 Syscalls.exitsyscall();
