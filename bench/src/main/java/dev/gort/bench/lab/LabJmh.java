@@ -47,30 +47,49 @@ public final class LabJmh {
     /** An iteration is "steady" when its time per unit is at most this fraction above the final score. */
     public static final double STEADY_WITHIN = 0.10;
 
-    /** JMH's settings for the lab: warm-up and measured iterations of {@code iterationMs} each. */
-    public record Options(int warmupIterations, int measurementIterations, int iterationMs) {
+    /**
+     * JMH's settings for the lab: {@code forks} forks per workload and cell, each with warm-up and
+     * measured iterations of {@code iterationMs} each. With one fork, JMH's error is the spread
+     * within that fork only: fork-to-fork differences (C2's inlining decisions on recursive or
+     * megamorphic code differ between JVMs) are not in it, and the {@code none} column, which
+     * changes no code that runs, shows how large they are. Two or more forks put them in the error.
+     */
+    public record Options(int warmupIterations, int measurementIterations, int iterationMs, int forks) {
+        public Options(int warmupIterations, int measurementIterations, int iterationMs) {
+            this(warmupIterations, measurementIterations, iterationMs, 1);
+        }
+
         /** The default mode: a few short iterations (the whole matrix in a few minutes on 2 cores). */
         public static Options quick() {
             return new Options(3, 3, 100);
         }
 
-        /** {@code --long}: enough iterations to see C2's last tier and a narrower error. */
+        /** {@code --long}: enough iterations to see C2's last tier, three forks per cell. */
         public static Options longer() {
-            return new Options(10, 10, 500);
+            return new Options(5, 5, 500, 3);
         }
 
-        /** "W,M,MS" (the {@code --jmh} argument). */
+        /** "W,M,MS" or "W,M,MS,FORKS" (the {@code --jmh} argument). */
         public static Options parse(String s) {
             String[] p = s.split(",");
-            if (p.length != 3) {
-                throw new IllegalArgumentException("--jmh wants WARMUP,MEASURED,MS (e.g. 4,3,100), not " + s);
+            if (p.length != 3 && p.length != 4) {
+                throw new IllegalArgumentException(
+                        "--jmh wants WARMUP,MEASURED,MS[,FORKS] (e.g. 4,3,100 or 5,5,200,3), not " + s);
             }
             Options o = new Options(
-                    Integer.parseInt(p[0].trim()), Integer.parseInt(p[1].trim()), Integer.parseInt(p[2].trim()));
-            if (o.warmupIterations < 0 || o.measurementIterations < 1 || o.iterationMs < 1) {
-                throw new IllegalArgumentException("--jmh: warm-up >= 0, measured >= 1, ms >= 1: " + s);
+                    Integer.parseInt(p[0].trim()),
+                    Integer.parseInt(p[1].trim()),
+                    Integer.parseInt(p[2].trim()),
+                    p.length == 4 ? Integer.parseInt(p[3].trim()) : 1);
+            if (o.warmupIterations < 0 || o.measurementIterations < 1 || o.iterationMs < 1 || o.forks < 1) {
+                throw new IllegalArgumentException("--jmh: warm-up >= 0, measured >= 1, ms >= 1, forks >= 1: " + s);
             }
             return o;
+        }
+
+        /** The {@code --jmh} argument that gives these options. */
+        String argument() {
+            return warmupIterations + "," + measurementIterations + "," + iterationMs + (forks == 1 ? "" : "," + forks);
         }
     }
 
@@ -162,7 +181,7 @@ public final class LabJmh {
                     .include("^" + Pattern.quote(LabBench.class.getName()) + "\\.unit$")
                     .param("workload", workloads.toArray(new String[0]))
                     .param("scale", Double.toString(scale))
-                    .forks(1)
+                    .forks(o.forks())
                     .warmupIterations(o.warmupIterations())
                     .warmupTime(TimeValue.milliseconds(o.iterationMs()))
                     .measurementIterations(o.measurementIterations())

@@ -163,7 +163,9 @@ public final class LabReport {
                 jmh
                         ? String.format(
                                 Locale.ROOT,
-                                "overhead by JMH: 1 fork per cell, %d warm-up + %d measured iterations of %d ms",
+                                "overhead by JMH: %d fork%s per cell, %d warm-up + %d measured iterations of %d ms",
+                                s.jmh().forks(),
+                                s.jmh().forks() == 1 ? "" : "s",
                                 s.jmh().warmupIterations(),
                                 s.jmh().measurementIterations(),
                                 s.jmh().iterationMs())

@@ -45,7 +45,7 @@ import java.util.Map;
  * Output: {@code <out>/latest.md}, {@code latest.csv}, {@code latest.svg} ({@link LabReport}), and in
  * the JMH mode JMH's log, {@code jmh.log}.
  *
- * <p>Usage: {@code PreemptLab preempt [--short | --long] [--no-jmh] [--jmh W,M,MS] [--out DIR]
+ * <p>Usage: {@code PreemptLab preempt [--short | --long] [--no-jmh] [--jmh W,M,MS[,F]] [--out DIR]
  * [--rounds N] [--window MS] [--workloads W1,W2,...]}.
  */
 public final class PreemptLab {
@@ -128,12 +128,7 @@ public final class PreemptLab {
             if (jmh == null && d.jmh != null) {
                 b.append(" --no-jmh");
             } else if (jmh != null && !jmh.equals(d.jmh)) {
-                b.append(String.format(
-                        Locale.ROOT,
-                        " --jmh %d,%d,%d",
-                        jmh.warmupIterations(),
-                        jmh.measurementIterations(),
-                        jmh.iterationMs()));
+                b.append(" --jmh ").append(jmh.argument());
             }
             if (rounds != d.rounds) {
                 b.append(" --rounds ").append(rounds);
@@ -199,7 +194,7 @@ public final class PreemptLab {
         LabJmh.Options jmh = null;
         boolean noJmh = false;
         List<String> workloads = WORKLOADS;
-        String usage = "usage: lab preempt [--short | --long] [--no-jmh] [--jmh WARMUP,MEASURED,MS] [--out DIR]"
+        String usage = "usage: lab preempt [--short | --long] [--no-jmh] [--jmh WARMUP,MEASURED,MS[,FORKS]] [--out DIR]"
                 + " [--rounds N] [--window MS] [--workloads W1,W2,...]";
         try {
             for (int i = 0; i < args.length; i++) {
@@ -242,7 +237,7 @@ public final class PreemptLab {
                 System.err.printf(
                         Locale.ROOT,
                         "lab: JMH overhead, %d forks (%d warm-up + %d measured iterations of %d ms each); JMH's log: %s%n",
-                        workloads.size() * cells().size(),
+                        workloads.size() * cells().size() * s.jmh().forks(),
                         s.jmh().warmupIterations(),
                         s.jmh().measurementIterations(),
                         s.jmh().iterationMs(),

@@ -78,5 +78,10 @@ class LabJmhTest {
         assertEquals(new LabJmh.Options(4, 3, 100), LabJmh.Options.parse("4,3,100"));
         assertThrows(IllegalArgumentException.class, () -> LabJmh.Options.parse("4,0,100"));
         assertThrows(IllegalArgumentException.class, () -> LabJmh.Options.parse("4,3"));
+        assertEquals(1, LabJmh.Options.parse("4,3,100").forks(), "one fork unless told");
+        assertEquals(new LabJmh.Options(5, 5, 200, 3), LabJmh.Options.parse("5,5,200,3"));
+        assertThrows(IllegalArgumentException.class, () -> LabJmh.Options.parse("5,5,200,0"));
+        assertEquals("5,5,200,3", LabJmh.Options.parse("5,5,200,3").argument(), "the command line reproduces it");
+        assertEquals("4,3,100", LabJmh.Options.parse("4,3,100").argument());
     }
 }
