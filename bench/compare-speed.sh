@@ -58,7 +58,11 @@ for b in "${benches[@]}"; do
   [ -f "$out/before-$name.csv" ] && [ -f "$out/after-$name.csv" ] || continue
   paste -d'\n' <(tail -n +2 "$out/before-$name.csv") <(tail -n +2 "$out/after-$name.csv") | awk -F',' '
     function unq(s) { gsub(/"/, "", s); return s }
-    NR % 2 == 1 { bn = unq($1); bs = $5; be = $6; np = ""; for (i = 8; i <= NF; i++) np = np unq($i) " "; next }
-    { r = (bs + 0 != 0) ? $5 / bs : 0;
+    # JMH sums an AuxCounters secondary result (parked bytesPerTask, "#") over single-shot
+    # iterations: report the mean per iteration instead (Samples is column 4).
+    NR % 2 == 1 { bn = unq($1); bs = $5; be = $6; if (unq($7) == "#" && $4 > 0) bs = bs / $4;
+                  np = ""; for (i = 8; i <= NF; i++) np = np unq($i) " "; next }
+    { if (unq($7) == "#" && $4 > 0) $5 = $5 / $4;
+      r = (bs + 0 != 0) ? $5 / bs : 0;
       printf "%-48s %-24s %10.1f ±%6.1f %10.1f ±%6.1f %8.2f\n", bn, np, bs, be, $5, $6, r }'
 done
