@@ -53,20 +53,22 @@ class SynctestParkInPlaceTest {
     /** Parked in place on a bubble channel, a goroutine is durably blocked: another's hour passes. */
     @Test
     void aDurableParkInPlaceLetsTheFakeClockMove() {
-        Go.run(config(2), () -> {
-            List<String> log = Collections.synchronizedList(new ArrayList<>());
-            long before = parksInPlace();
-            Synctest.test(() -> {
-                Chan<Integer> c = Chan.make();
-                Object mon = new Object();
-                Go.go(() -> inMonitor(mon, () -> log.add("got " + c.recv() + " at " + Time.now())));
-                Time.sleep(Duration.ofHours(1)); // ends only once the receiver is durably blocked
-                log.add("slept to " + Time.now());
-                c.send(1);
-            });
-            assertEquals(List.of("slept to 2000-01-01T01:00:00Z", "got 1 at 2000-01-01T01:00:00Z"), log);
-            assertTrue(parksInPlace() > before, "the receiver parked in place");
+        Go.run(config(2), SynctestParkInPlaceTest::durableParkInPlace);
+    }
+
+    static void durableParkInPlace() {
+        List<String> log = Collections.synchronizedList(new ArrayList<>());
+        long before = parksInPlace();
+        Synctest.test(() -> {
+            Chan<Integer> c = Chan.make();
+            Object mon = new Object();
+            Go.go(() -> inMonitor(mon, () -> log.add("got " + c.recv() + " at " + Time.now())));
+            Time.sleep(Duration.ofHours(1)); // ends only once the receiver is durably blocked
+            log.add("slept to " + Time.now());
+            c.send(1);
         });
+        assertEquals(List.of("slept to 2000-01-01T01:00:00Z", "got 1 at 2000-01-01T01:00:00Z"), log);
+        assertTrue(parksInPlace() > before, "the receiver parked in place");
     }
 
     /**
@@ -76,40 +78,65 @@ class SynctestParkInPlaceTest {
      */
     @Test
     void waitBubbleReturnsWhileAGoroutineIsParkedInPlaceAndTheCountsFollowIt() {
-        Go.run(config(2), () -> {
-            long before = parksInPlace();
-            Synctest.test(() -> {
-                Bubble b = Bubble.current();
-                Chan<Integer> first = Chan.make();
-                Chan<Integer> second = Chan.make();
-                Chan<Integer> out = Chan.make(2);
-                AtomicReference<G> g = new AtomicReference<>();
-                Object mon = new Object();
-                Go.go(() -> inMonitor(mon, () -> {
-                    g.set(Scheduler.currentG());
-                    out.send(first.recv());
-                    out.send(second.recv());
-                }));
-                Synctest.waitBubble(); // the receiver is parked in place on `first`
-                assertEquals(G._Gwaiting, g.get().readgstatus());
-                assertEquals(WaitReason.SYNCTEST_CHAN_RECEIVE, g.get().waitReason());
-                assertEquals(3, b.total(), "root, main and the receiver");
-                assertEquals(1, b.running(), "main; the receiver parked in place is durably blocked");
-                first.send(1); // wakes it: it runs, then parks in place again on `second`
-                Synctest.waitBubble();
-                assertEquals(WaitReason.SYNCTEST_CHAN_RECEIVE, g.get().waitReason());
-                assertEquals(3, b.total());
-                assertEquals(1, b.running(), "woken, it counted as running, then as blocked again");
-                second.send(2);
-                Synctest.waitBubble(); // it has exited
-                assertEquals(2, b.total(), "root and main");
-                assertEquals(1, b.running());
-                assertEquals(1, out.recv());
-                assertEquals(2, out.recv());
-                Time.sleep(Time.SECOND); // the clock still moves: nothing is left counted as running
-                assertEquals(SynctestTest.EPOCH.plusSeconds(1), Time.now());
-            });
-            assertTrue(parksInPlace() - before >= 2, "the receiver parked in place twice");
+        Go.run(config(2), SynctestParkInPlaceTest::waitWhileParkedInPlace);
+    }
+
+    static void waitWhileParkedInPlace() {
+        long before = parksInPlace();
+        Synctest.test(() -> {
+            Bubble b = Bubble.current();
+            Chan<Integer> first = Chan.make();
+            Chan<Integer> second = Chan.make();
+            Chan<Integer> out = Chan.make(2);
+            AtomicReference<G> g = new AtomicReference<>();
+            Object mon = new Object();
+            Go.go(() -> inMonitor(mon, () -> {
+                g.set(Scheduler.currentG());
+                out.send(first.recv());
+                out.send(second.recv());
+            }));
+            Synctest.waitBubble(); // the receiver is parked in place on `first`
+            assertEquals(G._Gwaiting, g.get().readgstatus());
+            assertEquals(WaitReason.SYNCTEST_CHAN_RECEIVE, g.get().waitReason());
+            assertEquals(3, b.total(), "root, main and the receiver");
+            assertEquals(1, b.running(), "main; the receiver parked in place is durably blocked");
+            first.send(1); // wakes it: it runs, then parks in place again on `second`
+            Synctest.waitBubble();
+            assertEquals(WaitReason.SYNCTEST_CHAN_RECEIVE, g.get().waitReason());
+            assertEquals(3, b.total());
+            assertEquals(1, b.running(), "woken, it counted as running, then as blocked again");
+            second.send(2);
+            Synctest.waitBubble(); // it has exited
+            assertEquals(2, b.total(), "root and main");
+            assertEquals(1, b.running());
+            assertEquals(1, out.recv());
+            assertEquals(2, out.recv());
+            Time.sleep(Time.SECOND); // the clock still moves: nothing is left counted as running
+            assertEquals(SynctestTest.EPOCH.plusSeconds(1), Time.now());
+        });
+        assertTrue(parksInPlace() - before >= 2, "the receiver parked in place twice");
+    }
+
+    /** Both fake-clock scenarios above, 100 times in one runtime: the same fake times every time. */
+    @Test
+    void bothScenariosRepeat100TimesIdentically() {
+        repeat(2, 100);
+    }
+
+    /** The same at GOMAXPROCS 1 and 4, 300 times each (stress tier). */
+    @org.junit.jupiter.api.Tag("stress")
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 4})
+    void bothScenariosRepeatIdenticallyAtOtherGomaxprocs(int procs) {
+        repeat(procs, 300);
+    }
+
+    static void repeat(int procs, int times) {
+        Go.run(config(procs), () -> {
+            for (int i = 0; i < times; i++) {
+                durableParkInPlace();
+                waitWhileParkedInPlace();
+            }
         });
     }
 
