@@ -31,6 +31,18 @@ import dev.gort.runtime.Scheduler;
  * bubble, a select over such channels only, a nil channel, {@code select {}}, a sleep,
  * {@code sync.Cond.await}, {@code WaitGroup.await} on a group the bubble Adds to, or
  * {@link #waitBubble}. Not durable: a mutex, a semaphore, a syscall, IO, a channel made outside.
+ * A goroutine that blocks while holding a Java monitor parks in place on its carrier (ADR 0004)
+ * and follows the same rules.
+ *
+ * <p>Network deadlines, as in Go: a deadline {@code Instant} is read against the clock of the
+ * goroutine that sets it ({@code conn.setReadDeadline(Time.now().plusSeconds(5))} in a bubble is 5
+ * s ahead of the fake clock; {@code Time.now()} itself, or earlier, fails the I/O at once), and that
+ * duration then passes in real time: the poller's deadline timers are never a bubble's (Go's
+ * {@code pollDesc} timers are not fake), and a goroutine waiting on the network is not durably
+ * blocked, so the fake clock does not move while it waits. A connection may cross a bubble's
+ * boundary (made outside, used inside, or the reverse): each deadline takes the setter's clock.
+ * {@code Net.dialTimeout}'s timeout passes in real time too. Prefer an in-memory fake network in a
+ * bubble, as Go's documentation advises.
  *
  * <p>A channel (or timer) made in a bubble may be used only from that bubble: a send, receive,
  * close or select from outside panics ({@code send on synctest channel from outside bubble}; Go

@@ -187,7 +187,11 @@ public final class Conn implements AutoCloseable {
         return fd.raddr;
     }
 
-    /** Read and write deadline; null clears it. Go: (*conn).SetDeadline. */
+    /**
+     * Read and write deadline; null clears it. {@code t} is read against {@link dev.gort.Time#now()}
+     * (inside a synctest bubble, the bubble's fake clock; the duration it gives then passes in
+     * real time, as in Go). Go: (*conn).SetDeadline.
+     */
     public void setDeadline(Instant t) throws IOException {
         fd.setDeadline(t, Netpoll.MODE_READ_WRITE);
     }

@@ -51,6 +51,8 @@ public final class Net {
     /**
      * Go: net.DialTimeout: {@code null} or zero is no timeout; a connection not established in
      * time fails with {@code dial tcp 10.0.0.1:80: i/o timeout} ({@link DeadlineExceededException}).
+     * The timeout passes in real time, also inside a synctest bubble (as Go's connect deadline:
+     * see {@link Conn#setDeadline}).
      */
     public static Conn dialTimeout(String network, String address, Duration timeout) throws IOException {
         Scheduler s = NetFD.sched("Dial");

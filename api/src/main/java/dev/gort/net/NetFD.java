@@ -1,5 +1,6 @@
 package dev.gort.net;
 
+import dev.gort.Time;
 import dev.gort.runtime.Netpoll;
 import dev.gort.runtime.Netpoll.PollDesc;
 import dev.gort.runtime.Scheduler;
@@ -160,7 +161,10 @@ final class NetFD {
 
     /**
      * Go: internal/poll setDeadlineImpl: null clears; a deadline now or past fails pending and
-     * future I/O at once.
+     * future I/O at once. {@code t} is read against the caller's clock, as Go's
+     * {@code time.Until(t)}: {@link Time#now()}, the bubble's fake clock inside a synctest bubble
+     * (a deadline of {@code Time.now().plusSeconds(5)} there is 5 s away), the wall clock outside.
+     * The duration then passes on the runtime's clock (see {@link Netpoll#pollSetDeadline}).
      */
     void setDeadline(Instant t, int mode) throws IOException {
         if (closed.get()) {
@@ -168,7 +172,7 @@ final class NetFD {
         }
         long d = 0;
         if (t != null) {
-            Instant now = Instant.now();
+            Instant now = Time.now();
             try {
                 d = java.time.Duration.between(now, t).toNanos();
             } catch (ArithmeticException overflow) {

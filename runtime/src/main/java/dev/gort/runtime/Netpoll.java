@@ -727,6 +727,13 @@ public final class Netpoll implements Describable {
      * already expired (fails pending and future I/O at once), 0 none. Extending or clearing it
      * while a goroutine is blocked takes effect for that goroutine.
      *
+     * <p>{@code d} is counted on the runtime's clock, {@link Scheduler#nanotime()}, the clock of
+     * the descriptor's timers, also when the caller is in a synctest bubble: there the caller
+     * computed d against the bubble's fake clock (Go: internal/poll's {@code time.Until(t)}), but
+     * the deadline then passes in real time, as in Go, whose {@code d += nanotime()} is the real
+     * clock and whose {@code pd.rt}/{@code pd.wt} are never fake. (A goroutine blocked on the
+     * network is not durably blocked, so the fake clock could not reach such a deadline anyway.)
+     *
      * <p>Go: netpoll.go poll_runtime_pollSetDeadline
      */
     public static void pollSetDeadline(PollDesc pd, long d, int mode) {
@@ -741,7 +748,7 @@ public final class Netpoll implements Describable {
             long wd0 = pd.wd;
             boolean combo0 = rd0 > 0 && rd0 == wd0;
             if (d > 0) {
-                d += Scheduler.nanotime();
+                d += Scheduler.nanotime(); // the runtime's clock, rt's and wt's (never a bubble's)
                 if (d <= 0) {
                     // If the user has a deadline in the future, but the delay calculation
                     // overflows, then set the deadline to the maximum possible value.
@@ -910,7 +917,10 @@ public final class Netpoll implements Describable {
         boolean rrun;
 
         boolean wrun;
-        /** Immutable timers, armed by pollSetDeadline (Go: pd.rt, pd.wt). */
+        /**
+         * Immutable timers, armed by pollSetDeadline (Go: pd.rt, pd.wt): runtime timers, on
+         * {@link Scheduler#nanotime()} and in a P's heap, never a bubble's ({@link Timer#runtimeTimer}).
+         */
         final Timer rt;
 
         final Timer wt;
@@ -924,8 +934,9 @@ public final class Netpoll implements Describable {
             this.ch = ch;
             this.what = what;
             this.rop = ch instanceof ServerSocketChannel ? SelectionKey.OP_ACCEPT : SelectionKey.OP_READ;
-            this.rt = new Timer(netpoll.sched, null, null);
-            this.wt = new Timer(netpoll.sched, null, null);
+            // Never a bubble's, even when a bubble goroutine opens the socket (see pollSetDeadline).
+            this.rt = Timer.runtimeTimer(netpoll.sched);
+            this.wt = Timer.runtimeTimer(netpoll.sched);
             this.rsema = new Sema(this, true);
             this.wsema = new Sema(this, false);
         }

@@ -678,6 +678,10 @@ public final class Syscalls {
         mp.blocked = true;
         while (gp.readgstatus() == G._Gwaiting) {
             LockSupport.park(gp); // goready: CAS to _Grunnable, then unpark this thread
+            // An interrupt is no wake-up (see Note): shutdown interrupts carriers that still run a
+            // goroutine, as does goroutine code interrupting its own carrier; a status left set
+            // would make every park return at once and this sleep a busy loop.
+            Thread.interrupted();
         }
         mp.blocked = false;
         gp.parkedOn = null;

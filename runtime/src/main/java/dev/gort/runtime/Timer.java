@@ -76,8 +76,9 @@ public final class Timer {
     /** Immutable: the runtime whose Ps' heaps hold this timer. */
     final Scheduler sched;
     /**
-     * Immutable: the synctest bubble of the goroutine that made this timer, else null: then the
-     * timer runs in the bubble's fake time, in the bubble's heap (Go: t.isFake).
+     * Immutable: the synctest bubble of the goroutine that made this timer, else null (always null
+     * for a {@link #runtimeTimer}); when set, the timer runs in the bubble's fake time, in the
+     * bubble's heap (Go: t.isFake).
      */
     final Bubble bubble;
     /** Immutable: this is a channel timer (Go 1.23 semantics). */
@@ -116,23 +117,41 @@ public final class Timer {
     @SuppressWarnings("unused")
     private volatile int isSending;
 
-    /** A timer with no channel; armed later by {@link #modify} or {@link #reset}. Go: (*timer).init. */
+    /**
+     * A timer with no channel; armed later by {@link #modify} or {@link #reset}. Made by a bubble
+     * goroutine, it is that bubble's (fake time). Go: newTimer, timeSleep (isFake set from
+     * getg().bubble).
+     */
     public Timer(Scheduler sched, Func f, Object arg) {
         this(sched, f, arg, null);
     }
 
     /** A channel timer when {@code chan} is non-null (Go 1.23 synchronous timer channel). */
     public Timer(Scheduler sched, Func f, Object arg, TimerChan chan) {
+        this(sched, f, arg, chan, Bubble.current());
+    }
+
+    private Timer(Scheduler sched, Func f, Object arg, TimerChan chan, Bubble bubble) {
         if (sched == null) {
             throw new NullPointerException("sched");
         }
         this.sched = sched;
-        this.bubble = Bubble.current();
+        this.bubble = bubble;
         this.f = f;
         this.arg = arg;
         this.chan = chan;
         this.isChan = chan != null;
         this.sendLock = chan != null ? new Object() : null;
+    }
+
+    /**
+     * A runtime timer, on the runtime's clock whoever makes it, even a bubble goroutine: the
+     * network poller's deadline timers, whose when is a {@link Scheduler#nanotime()} (a read or
+     * write blocked on the network is not durably blocked, so a bubble's clock would never reach
+     * it). Go: (*timer).init, which never sets isFake (pollCache.alloc's pd.rt and pd.wt).
+     */
+    static Timer runtimeTimer(Scheduler sched) {
+        return new Timer(sched, null, null, null, null);
     }
 
     /** State bits as of the last unlock. */
