@@ -43,7 +43,8 @@ public final class TraceOverhead {
     static double once(int procs, int rounds, boolean trace) {
         Scheduler s = new Scheduler(Workloads.config(procs, true));
         if (trace) {
-            s.trace.start();
+            // -Dwindow=ms: a flight-recorder window, as bench's TracePingPong records (no allocation once full)
+            s.trace.start(new Tracer.Options().window(Long.getLong("window", 0L)));
         }
         long[] ns = new long[1];
         s.run(() -> {
