@@ -116,8 +116,8 @@ class TraceClockTest {
 
     /**
      * The rule on a multi-P run: pairs of goroutines hand a token back and forth on four Ps, so
-     * unblocks happen both on the M that recorded the partner's park (stamp reused) and on other
-     * Ms (clock read); every trace validates, and some unblocks of each kind happened.
+     * unblocks happen on the M that recorded the partner's park (stamp reused) and, when a thief
+     * took the partner, on another M (clock read); every trace validates.
      */
     @Test
     void multiProcHandOffsValidate() {
