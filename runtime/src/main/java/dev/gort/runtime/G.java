@@ -132,6 +132,15 @@ public final class G {
     private volatile int atomicstatus;
 
     /**
+     * The trace buffer that recorded this G's latest event ({@code dev.gort.runtime.trace.Tracer}'s
+     * stamp reuse): written plainly by whichever M (or foreign thread) records an event about the G,
+     * read plainly by the next one. Consecutive events of a G are recorded by threads that hand the
+     * G over through its status CAS, a run queue CAS or a lock (sched.lock, a channel's), which
+     * orders these accesses: the next recorder reads what the previous one wrote.
+     */
+    public Object traceBuf;
+
+    /**
      * Why the G waits: written by the G itself (gopark sets it before the yield and clears it when it
      * resumes); volatile, because dumps and the wait-for graph read it from other threads.
      */

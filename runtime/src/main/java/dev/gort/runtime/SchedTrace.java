@@ -68,71 +68,178 @@ public final class SchedTrace {
     }
 
     /**
+     * Test seam: told each phase of {@link #format} ("header", "ps", "ms" under sched.lock; "gs"
+     * while walking allgs; "text" while formatting), so that a test can check which locks each
+     * holds. Written by tests only; null otherwise (one volatile read per print).
+     */
+    static volatile java.util.function.Consumer<String> phaseForTest;
+
+    private static void phase(String name) {
+        java.util.function.Consumer<String> f = phaseForTest;
+        if (f != null) {
+            f.accept(name);
+        }
+    }
+
+    /**
      * One schedtrace: the SCHED line (and in detailed mode the P, M and G lines), each ending in a
      * newline. A racy snapshot, as Go's ("we must be careful while reading data from P's, M's and
      * G's: even if we hold schedlock, most data can be changed concurrently").
      *
+     * <p>Go reads and prints everything, the G lines included (forEachG under allglock), with
+     * sched.lock held, so a print of thousands of goroutines stalls every M that needs the lock
+     * meanwhile (findRunnable's global queue, idle Ps and Ms) for the whole print. gort reads what
+     * Go reads under sched.lock (the header, and each P's and M's fields) into a small snapshot of
+     * numbers under it, releases it, then walks allgs under allgs' own stripe locks (a copy of the
+     * references, as Go's forEachG iterates under allglock) and formats all text outside every
+     * lock: sched.lock is held for O(Ps + Ms) field reads, whatever the number of goroutines, and
+     * the output is the same text.
+     *
      * <p>Go: proc.go schedtrace
      */
     public static String format(Scheduler s, long ms, boolean detailed) {
-        StringBuilder sb = new StringBuilder(256);
         Sched sc = s.sched;
-        P[] allp;
-        List<M> allm;
-        synchronized (sc.lock) {
-            allp = s.allp;
-            sb.append("SCHED ")
-                    .append(ms)
-                    .append("ms: gomaxprocs=")
-                    .append(s.gomaxprocs)
-                    .append(" idleprocs=")
-                    .append(s.idle.npidle.get())
-                    .append(" threads=")
-                    .append(s.idle.mcount())
-                    .append(" spinningthreads=")
-                    .append(s.idle.nmspinning.get())
-                    .append(" needspinning=")
-                    .append(s.idle.needspinning.get())
-                    .append(" idlethreads=")
-                    .append(s.idle.synced.nmidle)
-                    .append(" runqueue=")
-                    .append(sc.runq.size());
-            if (detailed) {
-                sb.append(" gcwaiting=")
-                        .append(sc.gcwaiting)
-                        .append(" nmidlelocked=")
-                        .append(s.idle.synced.nmidlelocked)
-                        .append(" stopwait=")
-                        .append(s.world.synced.stopwait)
-                        .append(" sysmonwait=")
-                        .append(sc.sysmonwait)
-                        .append('\n');
-            }
-            allm = List.copyOf(s.idle.synced.allm);
-        }
-        // We must be careful while reading data from P's, M's and G's.
-        // Even if we hold schedlock, most data can be changed concurrently.
+        // what Go reads under sched.lock, copied as numbers (no formatting under the lock)
+        int gomaxprocs;
+        int idleprocs;
+        long threads;
+        int spinning;
+        int needspinning;
+        int idlethreads;
+        int runqueue;
+        boolean gcwaiting = false;
+        int nmidlelocked = 0;
+        int stopwait = 0;
+        boolean sysmonwait = false;
+        int np;
+        int[] pStatus;
+        int[] pSchedtick;
+        int[] pSyscalltick;
+        long[] pM;
+        int[] pRunq;
+        int[] pTimers;
+        long[] mId = null;
+        int[] mP = null;
+        long[] mCurg = null;
+        int[] mLocks = null;
+        boolean[] mSpinning = null;
+        boolean[] mBlocked = null;
+        long[] mLockedg = null;
         Timers timers = s.timers;
-        for (int i = 0; i < allp.length; i++) {
-            P pp = allp[i];
-            M mp = pp.m();
-            int runqsize = pp.runq.size();
+        synchronized (sc.lock) {
+            phase("header");
+            P[] allp = s.allp;
+            gomaxprocs = s.gomaxprocs;
+            idleprocs = s.idle.npidle.get();
+            threads = s.idle.mcount();
+            spinning = s.idle.nmspinning.get();
+            needspinning = s.idle.needspinning.get();
+            idlethreads = s.idle.synced.nmidle;
+            runqueue = sc.runq.size();
+            if (detailed) {
+                gcwaiting = sc.gcwaiting;
+                nmidlelocked = s.idle.synced.nmidlelocked;
+                stopwait = s.world.synced.stopwait;
+                sysmonwait = sc.sysmonwait;
+            }
+            // We must be careful while reading data from P's, M's and G's.
+            // Even if we hold schedlock, most data can be changed concurrently.
+            phase("ps");
+            np = allp.length;
+            pStatus = new int[np];
+            pSchedtick = new int[np];
+            pSyscalltick = new int[np];
+            pM = new long[np];
+            pRunq = new int[np];
+            pTimers = new int[np];
+            for (int i = 0; i < np; i++) {
+                P pp = allp[i];
+                M mp = pp.m();
+                pStatus[i] = pp.status();
+                pSchedtick[i] = pp.schedtick();
+                pSyscalltick[i] = pp.syscalltick();
+                pM[i] = mp == null ? -1 : mp.id;
+                pRunq[i] = pp.runq.size();
+                pTimers[i] = timers == null ? 0 : timers.len(pp);
+            }
+            if (detailed) {
+                phase("ms");
+                List<M> allm = s.idle.synced.allm;
+                int nm = allm.size();
+                mId = new long[nm];
+                mP = new int[nm];
+                mCurg = new long[nm];
+                mLocks = new int[nm];
+                mSpinning = new boolean[nm];
+                mBlocked = new boolean[nm];
+                mLockedg = new long[nm];
+                for (int i = 0; i < nm; i++) {
+                    M mp = allm.get(i);
+                    P pp = mp.p;
+                    G curg = mp.curg;
+                    G lockedg = mp.lockedg;
+                    mId[i] = mp.id;
+                    mP[i] = pp == null ? -1 : pp.id;
+                    mCurg[i] = curg == null ? -1 : curg.goid;
+                    mLocks[i] = mp.locks;
+                    mSpinning[i] = mp.spinning;
+                    mBlocked[i] = mp.blocked;
+                    mLockedg[i] = lockedg == null ? -1 : lockedg.goid;
+                }
+            }
+        }
+        // Go's forEachG, after sched.lock: allgs' stripe locks only while copying the references.
+        List<G> allgs = null;
+        if (detailed) {
+            phase("gs");
+            allgs = s.allgs();
+        }
+        phase("text");
+        StringBuilder sb = new StringBuilder(detailed ? 128 + 96 * (np + mId.length + allgs.size()) : 256);
+        sb.append("SCHED ")
+                .append(ms)
+                .append("ms: gomaxprocs=")
+                .append(gomaxprocs)
+                .append(" idleprocs=")
+                .append(idleprocs)
+                .append(" threads=")
+                .append(threads)
+                .append(" spinningthreads=")
+                .append(spinning)
+                .append(" needspinning=")
+                .append(needspinning)
+                .append(" idlethreads=")
+                .append(idlethreads)
+                .append(" runqueue=")
+                .append(runqueue);
+        if (detailed) {
+            sb.append(" gcwaiting=")
+                    .append(gcwaiting)
+                    .append(" nmidlelocked=")
+                    .append(nmidlelocked)
+                    .append(" stopwait=")
+                    .append(stopwait)
+                    .append(" sysmonwait=")
+                    .append(sysmonwait)
+                    .append('\n');
+        }
+        for (int i = 0; i < np; i++) {
             if (detailed) {
                 sb.append("  P")
                         .append(i)
                         .append(": status=")
-                        .append(pp.status())
+                        .append(pStatus[i])
                         .append(" schedtick=")
-                        .append(Integer.toUnsignedString(pp.schedtick()))
+                        .append(Integer.toUnsignedString(pSchedtick[i]))
                         .append(" syscalltick=")
-                        .append(Integer.toUnsignedString(pp.syscalltick()))
+                        .append(Integer.toUnsignedString(pSyscalltick[i]))
                         .append(" m=")
-                        .append(mp == null ? "nil" : Long.toString(mp.id))
+                        .append(pM[i] < 0 ? "nil" : Long.toString(pM[i]))
                         .append(" runqsize=")
-                        .append(runqsize)
+                        .append(pRunq[i])
                         .append(" gfreecnt=0")
                         .append(" timerslen=")
-                        .append(timers == null ? 0 : timers.len(pp))
+                        .append(pTimers[i])
                         .append('\n');
             } else {
                 // In non-detailed mode format lengths of per-P run queues as: [ len1 len2 len3 len4 ]
@@ -140,8 +247,8 @@ public final class SchedTrace {
                 if (i == 0) {
                     sb.append("[ ");
                 }
-                sb.append(runqsize);
-                if (i == allp.length - 1) {
+                sb.append(pRunq[i]);
+                if (i == np - 1) {
                     sb.append(" ]");
                 }
             }
@@ -149,33 +256,30 @@ public final class SchedTrace {
         if (!detailed) {
             // Format per-P schedticks as: schedticks=[ tick1 tick2 tick3 tick4 ]
             sb.append(" schedticks=[ ");
-            for (P pp : allp) {
-                sb.append(Integer.toUnsignedString(pp.schedtick())).append(' ');
+            for (int i = 0; i < np; i++) {
+                sb.append(Integer.toUnsignedString(pSchedtick[i])).append(' ');
             }
             sb.append("]\n");
             return sb.toString();
         }
-        for (M mp : allm) {
-            P pp = mp.p;
-            G curg = mp.curg;
-            G lockedg = mp.lockedg;
+        for (int i = 0; i < mId.length; i++) {
             sb.append("  M")
-                    .append(mp.id)
+                    .append(mId[i])
                     .append(": p=")
-                    .append(pp == null ? "nil" : Integer.toString(pp.id))
+                    .append(mP[i] < 0 ? "nil" : Integer.toString(mP[i]))
                     .append(" curg=")
-                    .append(curg == null ? "nil" : Long.toString(curg.goid))
+                    .append(mCurg[i] < 0 ? "nil" : Long.toString(mCurg[i]))
                     .append(" mallocing=0 throwing=0 preemptoff= locks=")
-                    .append(mp.locks)
+                    .append(mLocks[i])
                     .append(" dying=0 spinning=")
-                    .append(mp.spinning)
+                    .append(mSpinning[i])
                     .append(" blocked=")
-                    .append(mp.blocked)
+                    .append(mBlocked[i])
                     .append(" lockedg=")
-                    .append(lockedg == null ? "nil" : Long.toString(lockedg.goid))
+                    .append(mLockedg[i] < 0 ? "nil" : Long.toString(mLockedg[i]))
                     .append('\n');
         }
-        for (G gp : s.allgs()) {
+        for (G gp : allgs) {
             M gm = gp.m;
             M lm = gp.lockedm;
             sb.append("  G")

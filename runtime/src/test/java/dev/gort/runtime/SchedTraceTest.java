@@ -43,6 +43,50 @@ class SchedTraceTest {
     static final Pattern GLINE =
             Pattern.compile("^  G(\\d+): status=(\\d+)\\(([^)]*(?:\\([^)]*\\))?)\\) m=(\\d+|nil) lockedm=(\\d+|nil)$");
 
+    /**
+     * scheddetail does not stall the Ms it reports on: sched.lock is held while the header, P and
+     * M fields are read (as Go reads them), and released before allgs is walked and before any text
+     * is formatted, so the time under it does not grow with the number of goroutines (Go holds it
+     * for the whole print, G lines included). Phases seen through SchedTrace's test seam.
+     */
+    @Test
+    void detailWalksAndFormatsTheGoroutinesWithoutSchedLock() {
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicReference<String> out = new AtomicReference<>();
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            GoSema never = new GoSema(0);
+            GoSema started = new GoSema(0);
+            int n = 200;
+            for (int i = 0; i < n; i++) {
+                rt.newproc(() -> {
+                    started.release();
+                    never.acquire();
+                });
+            }
+            for (int i = 0; i < n; i++) {
+                started.acquire();
+            }
+            SchedTrace.phaseForTest = ph -> seen.add(ph + "=" + Thread.holdsLock(rt.sched.lock));
+            try {
+                out.set(SchedTrace.format(rt, 0, true));
+            } finally {
+                SchedTrace.phaseForTest = null;
+            }
+            for (int i = 0; i < n; i++) {
+                never.release();
+            }
+        });
+        assertEquals(List.of("header=true", "ps=true", "ms=true", "gs=false", "text=false"), seen);
+        // the same text: one G line per goroutine (200 + main at least), P and M lines as before
+        long glines = out.get().lines().filter(l -> GLINE.matcher(l).matches()).count();
+        long plines = out.get().lines().filter(l -> PLINE.matcher(l).matches()).count();
+        assertTrue(glines >= 201, "G lines: " + glines);
+        assertEquals(2, plines);
+        assertTrue(LONG.matcher(out.get().lines().findFirst().orElseThrow()).matches());
+    }
+
     @Test
     void shortLineOnOnePIsGoShapedAndCountsTheRingNotRunnext() {
         Scheduler s = new Scheduler(TestSupport.config(1));

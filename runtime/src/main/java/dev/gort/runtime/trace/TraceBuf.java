@@ -95,6 +95,8 @@ public final class TraceBuf {
     }
 
     final Tracer.Session session;
+    /** {@code session.record}, one load nearer for the hooks. Immutable. */
+    final boolean record;
     /** M id, or -1 for a foreign thread. Immutable. */
     final long mid;
 
@@ -117,6 +119,11 @@ public final class TraceBuf {
     volatile int dropped;
     /** Timestamp of the last event written, for events that may reuse it. Writer only. */
     long lastTs;
+    /**
+     * Clock reads made for this buffer's events (Tracer's {@code clock}): written by the writer,
+     * plain; read by tests after the writer stopped (the cost counter of issue 17).
+     */
+    int clockReads;
     /** The last two object ids described (ping-pong alternates two): checked before the set. Writer only. */
     long seen1, seen2;
     /** Object ids this writer already described to the session (Agrona's open-addressing set; writer only). */
@@ -127,6 +134,7 @@ public final class TraceBuf {
 
     TraceBuf(Tracer.Session session, long mid, String owner) {
         this.session = session;
+        this.record = session.record;
         this.mid = mid;
         this.owner = owner;
         if (session.record) { // a JFR-only buffer never records: no chunk

@@ -29,12 +29,26 @@ import java.util.concurrent.atomic.AtomicLong;
  * allocates outside the young generation (never copied); Agrona is used for the per-buffer set of objects already described
  * ({@code LongHashSet}; its UnsafeBuffer would need an extra --add-exports on every traced JVM).
  *
- * <p><b>Timestamps.</b> {@code System.nanoTime()} (~22 ns here) is read once per event, except for a
- * G started from this P's own runnext or ring, which reuses the timestamp of the M's previous event
- * (the stop that just happened): only the owner puts Gs in a P's queues, so that can never order a
- * start before the event that made the G runnable. Events that consume what another M produced
- * (steals, global-queue takes) take their timestamp after the consuming CAS or lock, and events that
- * produce (unblock, create, spill) take it before publishing, so cause precedes effect in the merge.
+ * <p><b>Timestamps.</b> The decoder merges the buffers by timestamp, equal stamps (and so every
+ * event of one buffer) in buffer order. A stamp therefore needs only be (1) non-decreasing in its
+ * buffer and (2) later than every cause of its event recorded in another buffer. A fresh
+ * {@code System.nanoTime()} (~22 ns here, the most expensive part of a record) gives both; an event
+ * may instead reuse its M's previous stamp ({@code TraceBuf.lastTs}) when every cause it has is
+ * earlier in the same buffer, where buffer order already keeps it first:
+ * <ul>
+ *   <li>a G started from this P's own runnext or ring, or resumed in place: only the P's owner puts
+ *       Gs there, and a P that changed hands did so in an event this M stamped after taking it;
+ *   <li>an unblock of a G whose latest event this very buffer recorded ({@link G#traceBuf}, set by
+ *       every event that names a G; in the ping-pong at GOMAXPROCS=1, its park on this M).
+ * </ul>
+ * Every other event reads the clock: events that consume what another M produced (steals,
+ * global-queue takes, P acquisitions, the unblock of a G parked on another M) after the consuming
+ * CAS or lock, events that produce (create, spill, park) before publishing, so cause precedes
+ * effect in the merge, and the flight recorder's end and window cuts keep every kept effect's
+ * cause (a reused stamp is still no later than its event). Stops always read the clock, so a run
+ * slice's length is exact; a reused unblock is drawn at its M's previous event, never before the
+ * start of its waker's slice. The ping-pong at GOMAXPROCS=1 costs six records and two clock reads
+ * per round trip ({@code TraceBuf.clockReads} counts them; {@code TraceClockTest}).
  *
  * <p>Enable with {@code -Dgort.trace=<file>} ({@code .json}, {@code .json.gz} or {@code .html}: written
  * when the runtime exits, or on the way out of a panic or fatal error), {@code -Dgort.trace.window=<ms>}
@@ -473,11 +487,18 @@ public final class Tracer {
     // ------------------------------------------------------------------------------------------
     // Hooks. Each is called only when {@link #on} was seen true. mp is the calling M (null: not an M).
 
+    /** A fresh timestamp for an event written to {@code b}, counted in {@link TraceBuf#clockReads}. */
+    private static long clock(TraceBuf b) {
+        b.clockReads++;
+        return System.nanoTime();
+    }
+
     /** A G was created and is about to be put in {@code where} (Go: GoCreate). */
     public void goCreate(M mp, P pp, G newg, G parent, int where) {
         TraceBuf b = buf(mp);
-        long ts = System.nanoTime();
-        if (b.session.record) {
+        long ts = clock(b);
+        newg.traceBuf = b;
+        if (b.record) {
             b.session.gs.put(newg.goid, Trace.GInfo.of(newg, ts));
             b.emit(ts, hdr(Ev.GO_CREATE, where, pp, mp), newg.goid, goid(parent), 0);
         }
@@ -491,8 +512,9 @@ public final class Tracer {
         TraceBuf b = buf(mp);
         long ts = (from == Ev.F_RUNNEXT || from == Ev.F_LOCAL || from == Ev.F_RESUME) && b.lastTs != 0
                 ? b.lastTs
-                : System.nanoTime();
-        if (b.session.record) {
+                : clock(b);
+        gp.traceBuf = b;
+        if (b.record) {
             b.emit(ts, hdr(Ev.GO_START, from, pp, mp), gp.goid, victim, inherit ? 1 : 0);
         }
         if (jfr) {
@@ -503,7 +525,8 @@ public final class Tracer {
     /** gp stopped running on (pp, mp) for {@code why} (Go: GoStop / GoBlock / GoDestroy). */
     public void goStop(M mp, P pp, G gp, int why) {
         TraceBuf b = buf(mp);
-        long ts = System.nanoTime();
+        long ts = clock(b);
+        gp.traceBuf = b;
         long reason = 0;
         long obj = 0;
         if (why == Ev.S_PARK) {
@@ -513,12 +536,12 @@ public final class Tracer {
             if (obj != 0 && obj != b.seen1 && obj != b.seen2) {
                 b.seen2 = b.seen1;
                 b.seen1 = obj;
-                if (b.session.record && b.seenObjects.add(obj)) {
+                if (b.record && b.seenObjects.add(obj)) {
                     b.session.objects.putIfAbsent(obj, describe(on));
                 }
             }
         }
-        if (b.session.record) {
+        if (b.record) {
             b.emit(ts, hdr(Ev.GO_STOP, why, pp, mp), gp.goid, reason, obj);
         }
         if (jfr) {
@@ -544,19 +567,18 @@ public final class Tracer {
     }
 
     /**
-     * Timestamps of producer events (unblock, create) in "fast" mode ({@code -Dgort.trace.clock=fast}):
-     * they reuse the M's previous timestamp instead of reading the clock. Causality still holds (a
-     * consumer on another M reads the clock after it took the G, so it sorts later), but an unblock
-     * is drawn at the M's previous event (e.g. the start of the waker's slice), not where it happened.
+     * gp was made runnable by the calling goroutine and is about to be put in {@code where} (Go:
+     * GoUnblock). When this buffer recorded gp's latest event (its park, on this M), the unblock
+     * reuses the M's previous timestamp: its only cause is then earlier in this very buffer, so the
+     * merge keeps it after its cause whatever the stamp, and every effect on another M reads the
+     * clock after it took gp, so it sorts later (see the class Javadoc, "Timestamps").
      */
-    static final boolean FAST_CLOCK = "fast".equals(System.getProperty("gort.trace.clock"));
-
-    /** gp was made runnable by the calling goroutine and is about to be put in {@code where} (Go: GoUnblock). */
     public void goUnblock(M mp, P pp, G gp, int where) {
         TraceBuf b = buf(mp);
-        long ts = FAST_CLOCK && b.lastTs != 0 ? b.lastTs : System.nanoTime();
+        long ts = gp.traceBuf == b && b.lastTs != 0 ? b.lastTs : clock(b);
+        gp.traceBuf = b;
         G waker = mp == null ? null : mp.curg();
-        if (b.session.record) {
+        if (b.record) {
             b.emit(ts, hdr(Ev.GO_UNBLOCK, where, pp, mp), gp.goid, goid(waker), 0);
         }
         if (jfr) {
@@ -568,8 +590,9 @@ public final class Tracer {
     public void runqKick(P pp, G old) {
         M mp = pp.m();
         TraceBuf b = buf(mp);
-        if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.RUNQ_KICK, 0, pp, mp), old.goid, 0, 0);
+        old.traceBuf = b;
+        if (b.record) {
+            b.emit(clock(b), hdr(Ev.RUNQ_KICK, 0, pp, mp), old.goid, 0, 0);
         }
     }
 
@@ -577,12 +600,13 @@ public final class Tracer {
     public void runqSpill(P pp, G head) {
         M mp = pp.m();
         TraceBuf b = buf(mp);
-        if (!b.session.record) {
+        if (!b.record) {
             return;
         }
-        long ts = System.nanoTime();
+        long ts = clock(b);
         long h = hdr(Ev.RUNQ_TO_GLOBAL, Ev.R_SPILL, pp, mp);
         for (G g = head; g != null; g = g.schedlink()) {
+            g.traceBuf = b;
             b.emit(ts, h, g.goid, 0, 0);
         }
     }
@@ -591,8 +615,9 @@ public final class Tracer {
     public void runqDestroy(P pp, G gp) {
         M mp = self();
         TraceBuf b = buf(mp);
-        if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.RUNQ_TO_GLOBAL, Ev.R_DESTROY, pp, mp), gp.goid, 0, 0);
+        gp.traceBuf = b;
+        if (b.record) {
+            b.emit(clock(b), hdr(Ev.RUNQ_TO_GLOBAL, Ev.R_DESTROY, pp, mp), gp.goid, 0, 0);
         }
     }
 
@@ -603,14 +628,18 @@ public final class Tracer {
     public void globalBatch(P pp, G first, G rest, int n) {
         M mp = pp.m();
         TraceBuf b = buf(mp);
-        if (!b.session.record) {
+        if (!b.record) {
             return;
         }
-        long ts = System.nanoTime();
+        long ts = clock(b);
+        if (first != null) {
+            first.traceBuf = b;
+        }
         b.emit(ts, hdr(Ev.GLOBAL_BATCH, 0, pp, mp), goid(first), n, 0);
         long h = hdr(Ev.GLOBAL_TO_LOCAL, 0, pp, mp);
         G g = rest;
         for (int i = 1; i < n && g != null; i++, g = g.schedlink()) {
+            g.traceBuf = b;
             b.emit(ts, h, g.goid, 0, 0);
         }
     }
@@ -622,11 +651,13 @@ public final class Tracer {
     public void steal(P thief, P victim, G[] ring, int t, int n, int mask) {
         M mp = thief.m();
         TraceBuf b = buf(mp);
-        if (b.session.record) {
-            long ts = System.nanoTime();
+        if (b.record) {
+            long ts = clock(b);
             long h = hdr(Ev.STEAL, 0, thief, mp);
             for (int i = 0; i < n - 1; i++) {
-                b.emit(ts, h, ring[(t + i) & mask].goid, victim == null ? -1 : victim.id, n);
+                G g = ring[(t + i) & mask];
+                g.traceBuf = b;
+                b.emit(ts, h, g.goid, victim == null ? -1 : victim.id, n);
             }
         }
         if (jfr) {
@@ -636,15 +667,15 @@ public final class Tracer {
 
     public void procStart(M mp, P pp) {
         TraceBuf b = buf(mp);
-        if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.PROC_START, 0, pp, mp), 0, 0, 0);
+        if (b.record) {
+            b.emit(clock(b), hdr(Ev.PROC_START, 0, pp, mp), 0, 0, 0);
         }
     }
 
     public void procStop(M mp, P pp) {
         TraceBuf b = buf(mp);
-        if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.PROC_STOP, 0, pp, mp), 0, 0, 0);
+        if (b.record) {
+            b.emit(clock(b), hdr(Ev.PROC_STOP, 0, pp, mp), 0, 0, 0);
         }
     }
 
@@ -666,8 +697,8 @@ public final class Tracer {
 
     private void simple(M mp, int code, P pp) {
         TraceBuf b = buf(mp);
-        if (b.session.record && b.session.level >= 2) {
-            b.emit(System.nanoTime(), hdr(code, 0, pp, mp), 0, 0, 0);
+        if (b.record && b.session.level >= 2) {
+            b.emit(clock(b), hdr(code, 0, pp, mp), 0, 0, 0);
         }
     }
 
@@ -683,8 +714,8 @@ public final class Tracer {
     public void mCreate(long newId, boolean system) {
         M mp = self();
         TraceBuf b = buf(mp);
-        if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.M_CREATE, 0, mp == null ? null : mp.p(), mp), 0, newId, system ? 1 : 0);
+        if (b.record) {
+            b.emit(clock(b), hdr(Ev.M_CREATE, 0, mp == null ? null : mp.p(), mp), 0, newId, system ? 1 : 0);
         }
     }
 
@@ -692,16 +723,16 @@ public final class Tracer {
     public void preemptRequest(P pp, G gp) {
         M mp = self();
         TraceBuf b = buf(mp);
-        if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.PREEMPT_REQ, 0, pp, mp), goid(gp), 0, 0);
+        if (b.record) {
+            b.emit(clock(b), hdr(Ev.PREEMPT_REQ, 0, pp, mp), goid(gp), 0, 0);
         }
     }
 
     /** gp yields at a preemption poll, {@code latencyNanos} after the request (0 if unknown). */
     public void preemptYield(M mp, P pp, G gp, long latencyNanos) {
         TraceBuf b = buf(mp);
-        if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.PREEMPT_YIELD, 0, pp, mp), gp.goid, latencyNanos, 0);
+        if (b.record) {
+            b.emit(clock(b), hdr(Ev.PREEMPT_YIELD, 0, pp, mp), gp.goid, latencyNanos, 0);
         }
         if (jfr) {
             JfrEvents.preemption(gp, pp, latencyNanos);
@@ -712,8 +743,9 @@ public final class Tracer {
     public void syscallEnter(M mp, P pp, G gp) {
         noteSyscallM(pp, mp);
         TraceBuf b = buf(mp);
-        if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.SYSCALL_ENTER, 0, pp, mp), gp.goid, 0, 0);
+        gp.traceBuf = b;
+        if (b.record) {
+            b.emit(clock(b), hdr(Ev.SYSCALL_ENTER, 0, pp, mp), gp.goid, 0, 0);
         }
     }
 
@@ -723,8 +755,9 @@ public final class Tracer {
      */
     public void syscallExit(M mp, P pp, G gp, int outcome) {
         TraceBuf b = buf(mp);
-        if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.SYSCALL_EXIT, outcome, pp, mp), gp.goid, 0, 0);
+        gp.traceBuf = b;
+        if (b.record) {
+            b.emit(clock(b), hdr(Ev.SYSCALL_EXIT, outcome, pp, mp), gp.goid, 0, 0);
         }
     }
 
@@ -736,8 +769,9 @@ public final class Tracer {
     public void syscallEnterBlocked(M blocked, P pp, G gp) {
         noteSyscallM(pp, blocked);
         TraceBuf b = buf(self());
-        if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.SYSCALL_ENTER, 1, pp, blocked), gp.goid, 0, 0);
+        gp.traceBuf = b;
+        if (b.record) {
+            b.emit(clock(b), hdr(Ev.SYSCALL_ENTER, 1, pp, blocked), gp.goid, 0, 0);
         }
     }
 
@@ -783,8 +817,8 @@ public final class Tracer {
             fromM = pp.id < a.length ? a[pp.id] : null;
         }
         TraceBuf b = buf(mp);
-        if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.HANDOFF, 0, pp, mp), 0, fromM == null ? -1 : fromM.id, 0);
+        if (b.record) {
+            b.emit(clock(b), hdr(Ev.HANDOFF, 0, pp, mp), 0, fromM == null ? -1 : fromM.id, 0);
         }
         if (jfr) {
             JfrEvents.handoff(pp, fromM);
@@ -794,8 +828,8 @@ public final class Tracer {
     /** A timer fires on (pp, mp); {@code readied} is the G it will make runnable (a sleep), if known. */
     public void timerFire(M mp, P pp, G readied) {
         TraceBuf b = buf(mp != null && mp.scheduler() == sched ? mp : null);
-        if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.TIMER_FIRE, 0, pp, mp), goid(readied), 0, 0);
+        if (b.record) {
+            b.emit(clock(b), hdr(Ev.TIMER_FIRE, 0, pp, mp), goid(readied), 0, 0);
         }
     }
 
@@ -803,8 +837,8 @@ public final class Tracer {
     public void gomaxprocs(int n) {
         M mp = self();
         TraceBuf b = buf(mp);
-        if (b.session.record) {
-            b.emit(System.nanoTime(), hdr(Ev.GOMAXPROCS, 0, null, mp), 0, n, 0);
+        if (b.record) {
+            b.emit(clock(b), hdr(Ev.GOMAXPROCS, 0, null, mp), 0, n, 0);
         }
     }
 
