@@ -391,9 +391,9 @@ public final class G {
      * honoured). It lives in the carrier's request word ({@link Preempt}'s OWED bit): only the G on
      * the carrier can owe one. Any thread (racy, opaque).
      */
-    public boolean preemptRequested() {
+    public boolean preemptRequestedOpaque() {
         M mp = m;
-        return mp != null && mp.curg == this && Preempt.owed(mp);
+        return mp != null && mp.curg == this && Preempt.owedOpaque(mp);
     }
 
     /** select's wake-once guard. Go: g.selectDone.CompareAndSwap(0, 1). */

@@ -177,35 +177,35 @@ public final class P {
         return STATUS.compareAndSet(this, from, to);
     }
 
-    public int schedtick() {
+    public int schedtickOpaque() {
         return (int) SCHEDTICK.getOpaque(this);
     }
 
-    void incSchedtick() {
+    void incSchedtickOpaque() {
         SCHEDTICK.setOpaque(this, (int) SCHEDTICK.get(this) + 1);
     }
 
-    public int syscalltick() {
+    public int syscalltickOpaque() {
         return (int) SYSCALLTICK.getOpaque(this);
     }
 
-    void incSyscalltick() {
+    void incSyscalltickOpaque() {
         SYSCALLTICK.setOpaque(this, (int) SYSCALLTICK.getOpaque(this) + 1);
     }
 
-    public M m() {
+    public M mOpaque() {
         return (M) M_.getOpaque(this);
     }
 
-    void setM(M mp) {
+    void setMOpaque(M mp) {
         M_.setOpaque(this, mp);
     }
 
-    boolean idle() {
+    boolean idleOpaque() {
         return (boolean) IDLE.getOpaque(this);
     }
 
-    void setIdle(boolean v) {
+    void setIdleOpaque(boolean v) {
         IDLE.setOpaque(this, v);
     }
 

@@ -85,9 +85,6 @@ public final class RunQueue extends RunQueuePad2 {
     /** Immutable: the stealers' handle on this queue. */
     public final Steal steal = new Steal();
 
-    /** Set by {@link #runqsteal}: how many Gs its last successful steal moved (the one returned included). Owner only, plain. */
-    int lastStolen;
-
     /** Counters for observability: owner only writes (plain), others read racily. */
     long kicks, spills;
     /** Immutable: the runtime's tracer ({@link Tracer#NOOP} for a queue outside a runtime). */
@@ -356,7 +353,7 @@ public final class RunQueue extends RunQueuePad2 {
      * it is likely in the scheduler). Racy reads, as Go's. Go: runqgrab's back-off test (Go 1.26+).
      */
     private static boolean mayRunNextSoon(P pp) {
-        M mp = pp.m();
+        M mp = pp.mOpaque();
         if (mp == null) {
             return false;
         }
@@ -386,17 +383,19 @@ public final class RunQueue extends RunQueuePad2 {
 
     /**
      * Steals half of {@code victim}'s Gs into this (the thief's) ring and returns one of them to run,
-     * or null. Owner of {@code this} only; the victim is reached through its stealers' handle.
+     * or null; {@code out.stolen} is how many Gs the steal moved, the one returned included (0 when
+     * it returns null). Owner of {@code this} only; the victim is reached through its stealers'
+     * handle.
      *
-     * <p>Go: proc.go runqsteal
+     * <p>Go: proc.go runqsteal (Go returns only the G; gort's caller counts the stolen Gs)
      */
-    public G runqsteal(Steal victim, boolean stealRunNextG) {
+    public G runqsteal(Steal victim, boolean stealRunNextG, Found out) {
         int t = tailPlain();
         int n = victim.runqgrab(runq, t, stealRunNextG);
+        out.stolen = n;
         if (n == 0) {
             return null;
         }
-        lastStolen = n;
         if (trace.on) trace.steal(pp, victim.pp(), runq, t, n, mask);
         n--;
         G gp = runq[(t + n) & mask];
@@ -409,6 +408,14 @@ public final class RunQueue extends RunQueuePad2 {
         }
         setTailRelease(t + n); // store-release, makes the item available for consumption
         return gp;
+    }
+
+    /**
+     * {@link #runqsteal(Steal, boolean, Found)} for a thief that does not count the Gs it moved
+     * (tests, the jcstress tests): allocates a holder, so never from the M loop, which passes its own.
+     */
+    public G runqsteal(Steal victim, boolean stealRunNextG) {
+        return runqsteal(victim, stealRunNextG, new Found());
     }
 
     /**

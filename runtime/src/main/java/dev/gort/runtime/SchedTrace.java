@@ -96,7 +96,7 @@ public final class SchedTrace {
                     .append(" idlethreads=")
                     .append(s.idle.synced.nmidle)
                     .append(" runqueue=")
-                    .append(sc.runq.size());
+                    .append(sc.runq.sizeAcquire());
             if (detailed) {
                 sb.append(" gcwaiting=")
                         .append(sc.gcwaiting)
@@ -112,10 +112,10 @@ public final class SchedTrace {
         }
         // We must be careful while reading data from P's, M's and G's.
         // Even if we hold schedlock, most data can be changed concurrently.
-        Timers timers = s.timers;
+        TimerHeaps timers = s.timers;
         for (int i = 0; i < allp.length; i++) {
             P pp = allp[i];
-            M mp = pp.m();
+            M mp = pp.mOpaque();
             int runqsize = pp.runq.size();
             if (detailed) {
                 sb.append("  P")
@@ -123,16 +123,16 @@ public final class SchedTrace {
                         .append(": status=")
                         .append(pp.status())
                         .append(" schedtick=")
-                        .append(Integer.toUnsignedString(pp.schedtick()))
+                        .append(Integer.toUnsignedString(pp.schedtickOpaque()))
                         .append(" syscalltick=")
-                        .append(Integer.toUnsignedString(pp.syscalltick()))
+                        .append(Integer.toUnsignedString(pp.syscalltickOpaque()))
                         .append(" m=")
                         .append(mp == null ? "nil" : Long.toString(mp.id))
                         .append(" runqsize=")
                         .append(runqsize)
                         .append(" gfreecnt=0")
                         .append(" timerslen=")
-                        .append(timers == null ? 0 : timers.len(pp))
+                        .append(timers.len(pp))
                         .append('\n');
             } else {
                 // In non-detailed mode format lengths of per-P run queues as: [ len1 len2 len3 len4 ]
@@ -150,7 +150,7 @@ public final class SchedTrace {
             // Format per-P schedticks as: schedticks=[ tick1 tick2 tick3 tick4 ]
             sb.append(" schedticks=[ ");
             for (P pp : allp) {
-                sb.append(Integer.toUnsignedString(pp.schedtick())).append(' ');
+                sb.append(Integer.toUnsignedString(pp.schedtickOpaque())).append(' ');
             }
             sb.append("]\n");
             return sb.toString();

@@ -13,8 +13,10 @@ import jdk.internal.vm.Continuation;
  * <p>Where things are: this class boots and ends a runtime, creates, parks and readies goroutines;
  * {@link M} is the scheduling loop (schedule, findRunnable, stealWork); {@link Idle} is the
  * spinning protocol with the idle Ps and Ms and checkdead; {@link World} is stop-the-world and
- * GOMAXPROCS; {@link RunQueue} and {@link GlobalRunQueue} are the queues; {@link Syscalls} and
- * {@link Retake} the syscall paths; {@link Sysmon} the monitor. runtime/HACKING.md has the table.
+ * GOMAXPROCS; {@link Preempt} is preemption; {@link Netpoll} is the network poller; {@link RunQueue}
+ * and {@link GlobalRunQueue} are the queues; {@link TimerHeap} (one per P, seen by the scheduler
+ * through {@link TimerHeaps}) the timers; {@link Syscalls} and {@link Retake} the syscall paths;
+ * {@link Sysmon} the monitor. runtime/HACKING.md has the table.
  *
  * <h2>Design</h2>
  *
@@ -45,7 +47,9 @@ import jdk.internal.vm.Continuation;
  *       consumers (validator, Perfetto/HTML writers, trace files, debug server, metrics, pprof,
  *       {@code observe}) depend on it, and the core reaches the ones that start with a runtime
  *       only through {@link RuntimeObserver} (LayersTest checks it). Users get
- *       {@code dev.gort.GoRuntime}, not this class.
+ *       {@code dev.gort.GoRuntime}, not this class. What this package lets other packages use is
+ *       the checked-in list {@code runtime/src/test/resources/public-surface.txt}
+ *       (PublicSurfaceTest): anything else is package-private.
  * </ul>
  *
  * <h3>Rejected alternatives</h3>
@@ -213,8 +217,8 @@ public final class Scheduler {
     private final java.util.concurrent.atomic.AtomicInteger updateMaxProcsNewProcs =
             new java.util.concurrent.atomic.AtomicInteger();
 
-    /** The per-P timer heaps ({@link TimerHeaps}), installed by the constructor; null = no timers. */
-    public volatile Timers timers;
+    /** Immutable: the scheduler's view of the per-P timer heaps. */
+    final TimerHeaps timers;
     /** Before the network poller exists, the idle M waiting for the next timer sleeps here. */
     final Note netpollNote = new Note();
     /** The network poller (its selector is opened at the first network use). Immutable. */
@@ -984,6 +988,7 @@ public final class Scheduler {
 
     /** Asks every running P's G to stop. sched.lock held. Go: proc.go preemptall ({@link Preempt#preemptall}). */
     boolean preemptall() {
+        sched.assertLockHeld(this, "preemptall");
         return preempt.preemptall();
     }
 
@@ -1021,7 +1026,7 @@ public final class Scheduler {
     }
 
     public int globalRunqSize() {
-        return sched.runq.size();
+        return sched.runq.sizeAcquire();
     }
 
     public G[] globalRunqSnapshot() {
