@@ -12,7 +12,7 @@ import java.lang.invoke.VarHandle;
  * <p>Go: runtime2.go schedt.runq (gQueue), proc.go globrunqput, globrunqputhead, globrunqputbatch,
  * globrunqget, globrunqgetbatch
  */
-public final class GlobalRunQueue {
+final class GlobalRunQueue {
     private static final VarHandle SIZE;
 
     static {
@@ -41,11 +41,11 @@ public final class GlobalRunQueue {
         this.lock = lock;
     }
 
-    public int sizeAcquire() {
+    int sizeAcquire() {
         return (int) SIZE.getAcquire(this);
     }
 
-    public boolean empty() {
+    boolean empty() {
         return sizeAcquire() == 0;
     }
 

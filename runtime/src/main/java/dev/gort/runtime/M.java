@@ -27,7 +27,7 @@ public final class M {
     static Consumer<G> departHookForTest;
 
     /** The carrier thread: gives goroutine code a cheap way back to its M (and so its runtime). */
-    public static final class MThread extends Thread {
+    static final class MThread extends Thread {
         final M m;
         /**
          * The preemption request word for whatever G runs on this carrier: its bit layout and
@@ -61,12 +61,12 @@ public final class M {
             setContextClassLoader(origin.contextClassLoader());
         }
 
-        public M m() {
+        M m() {
             return m;
         }
 
         /** Whether a request is pending on this carrier (opaque; observers and tests). */
-        public boolean preemptRequestedOpaque() {
+        boolean preemptRequestedOpaque() {
             return Preempt.requestPendingOpaque(this);
         }
     }
@@ -77,9 +77,9 @@ public final class M {
      * thread's daemon status (a non-daemon caller's program does not lose a thread a goroutine
      * started when main returns), thread group, priority and context class loader. Immutable.
      */
-    public record Origin(ThreadGroup group, boolean daemon, int priority, ClassLoader contextClassLoader) {
+    record Origin(ThreadGroup group, boolean daemon, int priority, ClassLoader contextClassLoader) {
         /** The attributes of {@code t}, which must be alive (its group is null once it ends). */
-        public static Origin of(Thread t) {
+        static Origin of(Thread t) {
             return new Origin(t.getThreadGroup(), t.isDaemon(), t.getPriority(), t.getContextClassLoader());
         }
     }
@@ -167,7 +167,10 @@ public final class M {
      */
     long syscallFastOldP, syscallFastIdleP;
 
-    /** This M's trace buffer ({@link dev.gort.runtime.trace.Tracer}); written and read by this M only, plain. */
+    /**
+     * This M's trace buffer ({@link dev.gort.runtime.trace.Tracer}, hence public); written and read
+     * by this M only, plain.
+     */
     public Object traceBuf;
     /**
      * findRunnable's and stealWork's extra results (inheritTime, where the G was found, newWork,

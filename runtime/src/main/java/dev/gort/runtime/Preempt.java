@@ -90,10 +90,10 @@ import org.HdrHistogram.Histogram;
  */
 public final class Preempt {
     /** Go: proc.go forcePreemptNS, the time slice before sysmon asks a G to stop. */
-    public static final long forcePreemptNS = 10_000_000L;
+    static final long forcePreemptNS = 10_000_000L;
 
     /** Default budget (polls per slice) for {@link PreemptStrategy#BUDGET}; see {@link #budgetQuantum}. */
-    public static final int DEFAULT_BUDGET = 1 << 22;
+    static final int DEFAULT_BUDGET = 1 << 22;
 
     /** Immutable: the family of the strategy named on the command line (the agent decides where polls go). */
     final PreemptStrategy strategy;
@@ -169,16 +169,16 @@ public final class Preempt {
         this.recordSites = recordSites;
     }
 
-    public PreemptStrategy strategy() {
+    PreemptStrategy strategy() {
         return strategy;
     }
 
     /** The strategy's name ({@code -Dgort.preempt}): a family's id or a registered strategy's. */
-    public String strategyName() {
+    String strategyName() {
         return strategyName;
     }
 
-    public int budgetQuantum() {
+    int budgetQuantum() {
         return budgetQuantum;
     }
 

@@ -47,7 +47,7 @@ package dev.gort.runtime;
  *
  * <p>Go: proc.go retake
  */
-public final class Retake {
+final class Retake {
     /** As for a syscall: the 10 ms after which the P is retaken even with nothing else to run. */
     static final long SYSCALL_RETAKE_NS = 10_000_000L;
 
@@ -57,7 +57,7 @@ public final class Retake {
      * The blocked-carrier branch for one P seen {@code _Prunning}: see the class comment. Returns
      * true if the P was retaken.
      */
-    public static boolean retakeBlocked(Scheduler s, P pp, long now) {
+    static boolean retakeBlocked(Scheduler s, P pp, long now) {
         M mp = pp.mOpaque();
         G gp = mp == null ? null : mp.curg;
         if (gp == null

@@ -21,13 +21,13 @@ import java.util.List;
 public final class SchedTrace {
     private final Scheduler sched;
     /** Period in ms (0: off). Immutable. */
-    public final int periodMs;
+    final int periodMs;
     /** scheddetail. Immutable. */
-    public final boolean detailed;
+    final boolean detailed;
 
     private final PrintStream out;
 
-    public SchedTrace(Scheduler sched, int periodMs, boolean detailed, PrintStream out) {
+    SchedTrace(Scheduler sched, int periodMs, boolean detailed, PrintStream out) {
         this.sched = sched;
         this.periodMs = periodMs;
         this.detailed = detailed;
@@ -35,7 +35,7 @@ public final class SchedTrace {
     }
 
     /** Whether periodic printing is on (schedtrace &gt; 0): sysmon must not deep-sleep then. */
-    public boolean on() {
+    boolean on() {
         return periodMs > 0;
     }
 
@@ -52,7 +52,7 @@ public final class SchedTrace {
     }
 
     /** Prints one trace now. */
-    public void print(long now) {
+    void print(long now) {
         String s = format(sched, elapsedMs(now), detailed);
         synchronized (out) {
             out.print(s);

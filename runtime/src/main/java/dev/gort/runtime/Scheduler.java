@@ -311,7 +311,7 @@ public final class Scheduler {
      *
      * <p>Go: nanotime
      */
-    public static long nanotime() {
+    static long nanotime() {
         return System.nanoTime() - NANOTIME_ORIGIN;
     }
 
@@ -453,7 +453,7 @@ public final class Scheduler {
     }
 
     /** Blocks the calling (non-gort) thread until the program ends. */
-    public void awaitExit() throws InterruptedException {
+    void awaitExit() throws InterruptedException {
         done.await();
     }
 
@@ -499,7 +499,7 @@ public final class Scheduler {
         finish(new GortFatalError(msg));
     }
 
-    public String fatalMessage() {
+    String fatalMessage() {
         return fatalMessage;
     }
 
@@ -759,7 +759,7 @@ public final class Scheduler {
     }
 
     /** Go: proc.go ready. */
-    public void ready(G gp, boolean next) {
+    void ready(G gp, boolean next) {
         // Parked in place (pinned, or holding a Java monitor)? Read before the CAS: parkedOn was
         // set before the G went waiting, and we found the G through the lock its unlockf released.
         M pm = gp.parkedOn;
@@ -852,7 +852,7 @@ public final class Scheduler {
      *
      * <p>Go: proc.go wakep
      */
-    public void wakep() {
+    void wakep() {
         idle.wakep();
     }
 
@@ -864,7 +864,7 @@ public final class Scheduler {
     /**
      * A timer at {@code when} was added: make sure some M will look at it. Go: proc.go wakeNetPoller.
      */
-    public void wakeNetPoller(long when) {
+    void wakeNetPoller(long when) {
         if (sched.lastpoll.get() == 0) {
             // An M is sleeping until pollUntil; wake it if the new timer is earlier.
             long pollerPollUntil = sched.pollUntil.get();
@@ -965,7 +965,7 @@ public final class Scheduler {
     }
 
     /** This runtime's system monitor (schedtrace hook, statistics). */
-    public Sysmon sysmon() {
+    Sysmon sysmon() {
         return sysmon;
     }
 
@@ -975,7 +975,7 @@ public final class Scheduler {
      *
      * <p>Go: proc.go entersyscall_sysmon, exitsyscall0's sysmonwake
      */
-    public void sysmonwake() {
+    void sysmonwake() {
         if (sched.sysmonwait) {
             synchronized (sched.lock) {
                 if (sched.sysmonwait) {
@@ -1043,7 +1043,7 @@ public final class Scheduler {
         return idle.nmspinning.get();
     }
 
-    public int needspinning() {
+    int needspinning() {
         return idle.needspinning.get();
     }
 
@@ -1059,7 +1059,7 @@ public final class Scheduler {
         }
     }
 
-    public long startNanos() {
+    long startNanos() {
         return startNanos;
     }
 }

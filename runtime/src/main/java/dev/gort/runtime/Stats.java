@@ -24,4 +24,6 @@ public final class Stats {
     public final AtomicLong handoffs = new AtomicLong();
     /** Runnable-to-running waits of every 8th transition (Go: sched.timeToRun, gTrackingPeriod). */
     public final TimeHistogram schedLatencies = new TimeHistogram();
+
+    Stats() {}
 }

@@ -41,7 +41,7 @@ public final class Sysmon {
      * Held by sysmon for each round's work (retake, schedtrace). Go: sched.sysmonlock. Layers that
      * must not race with a sysmon round (e.g. printing a final schedtrace) may take it.
      */
-    public final Object sysmonlock = new Object();
+    final Object sysmonlock = new Object();
 
     /**
      * Longest sleep between rounds, µs (Go: 10 ms; the runtime's Config.Settings.sysmonMaxDelayUs,
@@ -89,7 +89,7 @@ public final class Sysmon {
      *
      * <p>Go: proc.go sysmon (debug.schedtrace), schedtrace
      */
-    public void setSchedtrace(long periodNanos, LongConsumer printer) {
+    void setSchedtrace(long periodNanos, LongConsumer printer) {
         if (periodNanos <= 0 || printer == null) {
             schedtraceNanos = 0;
             schedtrace = null;
@@ -127,19 +127,19 @@ public final class Sysmon {
         sysmonnote.notewakeup();
     }
 
-    public Thread thread() {
+    Thread thread() {
         return thread;
     }
 
-    public long rounds() {
+    long rounds() {
         return rounds;
     }
 
-    public long deepSleeps() {
+    long deepSleeps() {
         return deepSleeps;
     }
 
-    public long syscallRetakes() {
+    long syscallRetakes() {
         return syscallRetakes;
     }
 
