@@ -232,7 +232,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         return true;
     };
 
-    private void setQcount(int n) {
+    private void setQcountRelease(int n) {
         QCOUNT.setRelease(this, n);
     }
 
@@ -551,7 +551,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         if (++sendx == dataqsiz) {
             sendx = 0;
         }
-        setQcount(qcount + 1);
+        setQcountRelease(qcount + 1);
     }
 
     /** Takes the buffer's head; lock held and qcount &gt; 0 checked. */
@@ -562,7 +562,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         if (++recvx == dataqsiz) {
             recvx = 0;
         }
-        setQcount(qcount - 1);
+        setQcountRelease(qcount - 1);
         return v;
     }
 

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  */
 class ChanHandoffTest {
     static int schedtick() {
-        return M.current().p().schedtick();
+        return M.current().p().schedtickOpaque();
     }
 
     /** go fn(), returning the goroutine. */

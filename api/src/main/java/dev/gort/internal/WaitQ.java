@@ -36,7 +36,7 @@ public final class WaitQ {
         return FIRST.getAcquire(this) == null;
     }
 
-    private void setFirst(Sudog s) {
+    private void setFirstRelease(Sudog s) {
         FIRST.setRelease(this, s);
     }
 
@@ -46,7 +46,7 @@ public final class WaitQ {
         Sudog x = last;
         if (x == null) {
             sgp.prev = null;
-            setFirst(sgp);
+            setFirstRelease(sgp);
             last = sgp;
             return;
         }
@@ -70,11 +70,11 @@ public final class WaitQ {
             }
             Sudog y = sgp.next;
             if (y == null) {
-                setFirst(null);
+                setFirstRelease(null);
                 last = null;
             } else {
                 y.prev = null;
-                setFirst(y);
+                setFirstRelease(y);
                 sgp.next = null; // mark as removed (see dequeueSudoG)
             }
             // A select's goroutine may have been woken through another case and not yet have taken
@@ -108,13 +108,13 @@ public final class WaitQ {
         if (y != null) {
             // start of queue
             y.prev = null;
-            setFirst(y);
+            setFirstRelease(y);
             sgp.next = null;
             return;
         }
         // x == y == null: either sgp is the only element or it was already removed.
         if (first == sgp) {
-            setFirst(null);
+            setFirstRelease(null);
             last = null;
         }
     }

@@ -12,7 +12,6 @@ import dev.gort.Chan;
 import dev.gort.GortTesting;
 import dev.gort.Synctest;
 import dev.gort.Time;
-import dev.gort.runtime.Scheduler;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -137,11 +136,11 @@ class SynctestNetTest {
                     });
                     Conn[] p = pair();
                     Conn c = p[0];
-                    long t0 = Scheduler.nanotime();
+                    long t0 = System.nanoTime();
                     c.setReadDeadline(Time.now().plusNanos(D));
                     DeadlineExceededException e =
                             assertThrows(DeadlineExceededException.class, () -> c.read(new byte[1]));
-                    long waited = Scheduler.nanotime() - t0;
+                    long waited = System.nanoTime() - t0;
                     check(e.getMessage().endsWith(": i/o timeout"), "%s", e);
                     check(
                             waited >= D,
@@ -151,18 +150,18 @@ class SynctestNetTest {
                     check(Time.now().equals(EPOCH), "the fake clock moved while the reader waited: %s", Time.now());
 
                     Listener ln = Net.listen("tcp", "127.0.0.1:0");
-                    t0 = Scheduler.nanotime();
+                    t0 = System.nanoTime();
                     ln.setDeadline(Time.now().plusNanos(D));
                     assertThrows(DeadlineExceededException.class, ln::accept);
-                    waited = Scheduler.nanotime() - t0;
+                    waited = System.nanoTime() - t0;
                     check(waited >= D, "the accept timed out after %d ns, before its deadline", waited);
                     ln.close();
 
                     PacketConn u = Net.listenPacket("udp", "127.0.0.1:0");
-                    t0 = Scheduler.nanotime();
+                    t0 = System.nanoTime();
                     u.setReadDeadline(Time.now().plusNanos(D));
                     assertThrows(DeadlineExceededException.class, () -> u.readFrom(new byte[4]));
-                    waited = Scheduler.nanotime() - t0;
+                    waited = System.nanoTime() - t0;
                     check(waited >= D, "the datagram read timed out after %d ns, before its deadline", waited);
                     u.close();
                     check(Time.now().equals(EPOCH), "the fake clock moved: %s", Time.now());
@@ -192,11 +191,11 @@ class SynctestNetTest {
                         DeadlineExceededException timedOut = null;
                         long waited = 0;
                         for (int i = 0; i < 16 && timedOut == null; i++) {
-                            long t0 = Scheduler.nanotime();
+                            long t0 = System.nanoTime();
                             try {
                                 ok.add(Net.dialTimeout("tcp", addr, Duration.ofNanos(D)));
                             } catch (DeadlineExceededException e) {
-                                waited = Scheduler.nanotime() - t0;
+                                waited = System.nanoTime() - t0;
                                 timedOut = e;
                             }
                         }
@@ -222,10 +221,10 @@ class SynctestNetTest {
             Conn[] p = pair();
             Conn c = p[0];
             bubble(() -> {
-                long t0 = Scheduler.nanotime();
+                long t0 = System.nanoTime();
                 c.setReadDeadline(Time.now().plusNanos(D));
                 assertThrows(DeadlineExceededException.class, () -> c.read(new byte[1]));
-                long waited = Scheduler.nanotime() - t0;
+                long waited = System.nanoTime() - t0;
                 check(waited >= D, "timed out after %d ns, before its deadline", waited);
                 c.setReadDeadline(Time.now().plusSeconds(5));
                 p[1].write(bytes("z"));

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Bubble {
     /** Midnight UTC 2000-01-01, in Unix nanoseconds: the fake clock's start. Go: synctestBaseTime. */
-    public static final long synctestBaseTime = 946684800000000000L;
+    static final long synctestBaseTime = 946684800000000000L;
 
     private static final AtomicLong bubbleGen = new AtomicLong();
 
@@ -39,7 +39,7 @@ public final class Bubble {
     /** Immutable: the runtime of the bubble's goroutines. */
     final Scheduler sched;
     /** Immutable: a unique id (Go: bubble.id). */
-    public final long id;
+    final long id;
     /** Immutable: the bubble's timers (Go: bubble.timers); run only by the root, in fake time. */
     final TimerHeap timers;
     /** Immutable: the caller of Test (Go: bubble.root). */

@@ -169,7 +169,7 @@ public record Config(
     }
 
     /** Most slots a P's ring may have: {@code -Dgort.runqsize} beyond this is malformed (Go: 256). */
-    public static final int MAX_RUNQ_SIZE = 1 << 16;
+    static final int MAX_RUNQ_SIZE = 1 << 16;
 
     /**
      * Go's defaults, read from the environment and system properties. A malformed GOMAXPROCS is
@@ -667,7 +667,7 @@ public record Config(
 
     /** A long setting in [min, max]; absent: dflt; anything else is {@link #malformed}. */
     /** {@code -Dgort.seed} / {@code GORT_SEED}: any 64-bit integer; 0 (the default) means unseeded. */
-    public static long seedSetting() {
+    static long seedSetting() {
         String v = setting("gort.seed", "GORT_SEED");
         if (v == null) {
             return 0;
@@ -722,7 +722,7 @@ public record Config(
     }
 
     /** One of {@code choices} (case-insensitive, returned lower-case); absent: dflt; else {@link #malformed}. */
-    public static String choiceSetting(String prop, String env, String dflt, String... choices) {
+    static String choiceSetting(String prop, String env, String dflt, String... choices) {
         String v = setting(prop, env);
         if (v == null) {
             return dflt;

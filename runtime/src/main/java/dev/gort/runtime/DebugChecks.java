@@ -32,9 +32,9 @@ final class DebugChecks {
             }
         }
         int linked = s.sched.runq.countLinked();
-        if (linked != s.sched.runq.size()) {
+        if (linked != s.sched.runq.sizeAcquire()) {
             System.err.println(
-                    "runtime: " + where + ": global runq size " + s.sched.runq.size() + ", linked " + linked);
+                    "runtime: " + where + ": global runq size " + s.sched.runq.sizeAcquire() + ", linked " + linked);
             throw Fatal.fatal(s, "checkQueues: global runq size mismatch");
         }
         for (G gp : s.sched.runq.snapshot()) {

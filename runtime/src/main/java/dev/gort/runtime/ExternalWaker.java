@@ -55,12 +55,12 @@ public final class ExternalWaker implements AutoCloseable {
     }
 
     /** The runtime this registration keeps from reporting a deadlock. */
-    public Scheduler scheduler() {
+    Scheduler scheduler() {
         return sched;
     }
 
     /** Whether {@link #close} has been called. */
-    public boolean isClosed() {
+    boolean isClosed() {
         return closed;
     }
 

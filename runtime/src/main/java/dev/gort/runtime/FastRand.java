@@ -6,15 +6,15 @@ package dev.gort.runtime;
  *
  * <p>Go: rand.go cheaprand, cheaprandn
  */
-public class FastRand {
+class FastRand {
     private long state; // owner thread only, plain
 
-    public FastRand(long seed) {
+    FastRand(long seed) {
         this.state = seed == 0 ? 0x9E3779B97F4A7C15L : seed;
     }
 
     /** Go: cheaprand. */
-    public int next() {
+    int next() {
         state += 0xa0761d6478bd642fL;
         long x = state ^ 0xe7037ed1a0b428dbL;
         long hi = Math.multiplyHigh(state, x);
@@ -23,7 +23,7 @@ public class FastRand {
     }
 
     /** A uniform value in [0, n). Go: cheaprandn (Lemire's multiply-shift). */
-    public int nextn(int n) {
+    int nextn(int n) {
         return scale(next(), n);
     }
 

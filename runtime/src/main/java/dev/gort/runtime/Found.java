@@ -3,7 +3,8 @@ package dev.gort.runtime;
 /**
  * What the work-finding functions return beside the G, where Go returns a tuple: findRunnable's
  * {@code (gp, inheritTime)}, runqget's {@code (gp, inheritTime)}, stealWork's {@code (gp,
- * inheritTime, now, pollUntil, newWork)}, and where the G was found for the tracer. Each M owns one
+ * inheritTime, now, pollUntil, newWork)}, how many Gs runqsteal moved, and where the G was found for
+ * the tracer. Each M owns one
  * ({@code M.found}) and reuses it, so that returning these allocates nothing (kotlinx's
  * {@code ObjectRef} idea, one holder per worker).
  *
@@ -23,4 +24,6 @@ final class Found {
     boolean newWork;
     /** stealWork: the earliest timer seen on another P, 0 for none. Go: pollUntil. */
     long pollUntil;
+    /** runqsteal: how many Gs the steal moved, the one returned included (0: none). For stats.stolenGs. */
+    int stolen;
 }

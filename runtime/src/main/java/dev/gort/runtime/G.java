@@ -49,7 +49,7 @@ public final class G {
 
     // Go's numeric status values (runtime2.go), so that scheddetail prints the same numbers.
     /** Just allocated, not yet initialised. */
-    public static final int _Gidle = 0;
+    static final int _Gidle = 0;
     /** On a run queue (runnext, a ring, the global queue). Not executing user code; the stack is not owned. */
     public static final int _Grunnable = 1;
     /**
@@ -73,7 +73,7 @@ public final class G {
      */
     public static final int _Gwaiting = 4;
     /** Exited. Not reused in gort (Go puts dead Gs on a free list). */
-    public static final int _Gdead = 6;
+    static final int _Gdead = 6;
     /** Go: stopped itself for a suspendG preemption; never entered in gort (see the table above). */
     public static final int _Gpreempted = 9;
     /**
@@ -81,10 +81,10 @@ public final class G {
      * to retake the P of a carrier blocked in user code (Retake.retakeBlocked); every other status
      * change of that G waits for it to clear (casgstatus spins, as for a dump's scan bit).
      */
-    public static final int _Gscanrunning = 0x1000 | _Grunning;
+    static final int _Gscanrunning = 0x1000 | _Grunning;
 
     /** One scope for every goroutine of every runtime in this JVM. */
-    public static final ContinuationScope SCOPE = new ContinuationScope("gort");
+    static final ContinuationScope SCOPE = new ContinuationScope("gort");
 
     // Why the continuation last yielded to its M. Written by the G just before yield (and at the
     // end of its body), reset to YIELD_NONE by the M just before Continuation.run: same carrier
@@ -182,7 +182,8 @@ public final class G {
 
     /**
      * Set by a waker before {@code goready} (e.g. the chosen sudog of a select); read by the G after
-     * it resumes. The run-queue publication (release/acquire) orders it. Plain.
+     * it resumes. The run-queue publication (release/acquire) orders it. Plain. Public for the
+     * layers above, whose parker ({@code dev.gort.internal.GoParker}) writes and reads it.
      */
     public Object param;
 
@@ -221,23 +222,24 @@ public final class G {
      * Depth of carrier-owned locks held, maintained by instrumented code: Java monitors
      * ({@link Poll#monitorEnter}) plus the {@code java.util.concurrent.locks.Lock}s counted at their
      * call sites ({@link Poll#lockAcquired}, also in {@link #lockDepth}). Neither preemption nor a
-     * park may yield while it is non-zero (the lock belongs to the carrier thread). Plain, own G.
+     * park may yield while it is non-zero (the lock belongs to the carrier thread). Plain, own G
+     * (other packages read it through {@link #monitorDepth()}).
      */
-    public int monitorDepth;
+    int monitorDepth;
 
     /**
      * The part of {@link #monitorDepth} that is {@code Lock}s (lock/tryLock/lockInterruptibly call
      * sites minus unlock call sites, clamped at 0 on its own so that an unlock of a lock taken in
      * uninstrumented code cannot eat a monitor's count). Plain, own G.
      */
-    public int lockDepth;
+    int lockDepth;
 
     /**
      * Instrumented class initialisers running on this G ({@link Poll#clinitEnter}); a class
      * initialiser pins the continuation and holds the class's init lock, so the G may neither be
      * preempted nor wait for a P while it runs. Plain, own G.
      */
-    public int clinitDepth;
+    int clinitDepth;
 
     /**
      * A poll found this G in a syscall state inside a class initialiser and left it there rather
@@ -266,10 +268,13 @@ public final class G {
      */
     byte trackingSeq;
 
-    /** Free for the layers above (sudog-like waiting lists, timers); owner-defined. */
+    /**
+     * Free for the layers above (sudog-like waiting lists, timers); owner-defined: written and read
+     * by this G's own code (the api's {@code GoParker} keeps the G's sudog here), plain.
+     */
     public Object waiting;
 
-    public Object timer;
+    Object timer;
 
     /**
      * The synctest bubble this G belongs to, or null (Go: g.bubble). Written by the creator before
@@ -300,7 +305,7 @@ public final class G {
     }
 
     /** The status with the scan bit (scheddetail prints {@code +0x1000} while a dump reads the stack). */
-    public int readgstatusRaw() {
+    int readgstatusRaw() {
         return atomicstatus;
     }
 
@@ -308,7 +313,7 @@ public final class G {
      * Go's _Gscan bit: set while a goroutine dump reads this G's parked continuation, so nobody can
      * mount it meanwhile (every status change spins in {@link #casgstatus} until it is cleared).
      */
-    public static final int _Gscan = 0x1000;
+    static final int _Gscan = 0x1000;
 
     /** Sets the scan bit if the G is parked (waiting, runnable or preempted). Go: castogscanstatus. */
     boolean castogscanstatus() {
@@ -364,7 +369,7 @@ public final class G {
     }
 
     /** The synctest bubble of this goroutine, or null. Go: g.bubble. */
-    public Bubble bubble() {
+    Bubble bubble() {
         return bubble;
     }
 
@@ -400,9 +405,9 @@ public final class G {
      * honoured). It lives in the carrier's request word ({@link Preempt}'s OWED bit): only the G on
      * the carrier can owe one. Any thread (racy, opaque).
      */
-    public boolean preemptRequested() {
+    boolean preemptRequestedOpaque() {
         M mp = m;
-        return mp != null && mp.curg == this && Preempt.owed(mp);
+        return mp != null && mp.curg == this && Preempt.owedOpaque(mp);
     }
 
     /** select's wake-once guard. Go: g.selectDone.CompareAndSwap(0, 1). */
@@ -412,6 +417,11 @@ public final class G {
 
     public void setSelectDone(int v) {
         selectDone = v;
+    }
+
+    /** Java monitors and counted locks this G holds now ({@link #monitorDepth}); plain, racy from another thread. */
+    public int monitorDepth() {
+        return monitorDepth;
     }
 
     public WaitReason waitReason() {
@@ -456,7 +466,7 @@ public final class G {
     }
 
     /** Stack of a parked continuation (empty while it runs on an M). */
-    public StackTraceElement[] stackTrace() {
+    StackTraceElement[] stackTrace() {
         try {
             return cont.getStackTrace();
         } catch (Throwable t) {

@@ -12,7 +12,7 @@ import java.lang.invoke.VarHandle;
  * <p>Go: runtime2.go schedt.runq (gQueue), proc.go globrunqput, globrunqputhead, globrunqputbatch,
  * globrunqget, globrunqgetbatch
  */
-public final class GlobalRunQueue {
+final class GlobalRunQueue {
     private static final VarHandle SIZE;
 
     static {
@@ -41,12 +41,12 @@ public final class GlobalRunQueue {
         this.lock = lock;
     }
 
-    public int size() {
+    int sizeAcquire() {
         return (int) SIZE.getAcquire(this);
     }
 
-    public boolean empty() {
-        return size() == 0;
+    boolean empty() {
+        return sizeAcquire() == 0;
     }
 
     private void setSizeRelease(int n) {
@@ -77,7 +77,7 @@ public final class GlobalRunQueue {
             tail.schedlink = gp;
         }
         tail = gp;
-        setSizeRelease(size() + 1);
+        setSizeRelease(sizeAcquire() + 1);
     }
 
     /** Head put, lock held. Go: globrunqputhead. */
@@ -88,7 +88,7 @@ public final class GlobalRunQueue {
         if (tail == null) {
             tail = gp;
         }
-        setSizeRelease(size() + 1);
+        setSizeRelease(sizeAcquire() + 1);
     }
 
     /** Appends a linked batch, lock held. Go: globrunqputbatch. */
@@ -101,7 +101,7 @@ public final class GlobalRunQueue {
             tail.schedlink = bhead;
         }
         tail = btail;
-        setSizeRelease(size() + n);
+        setSizeRelease(sizeAcquire() + n);
         batchesPut++;
     }
 
@@ -124,7 +124,7 @@ public final class GlobalRunQueue {
             tail = null;
         }
         gp.schedlink = null;
-        setSizeRelease(size() - 1);
+        setSizeRelease(sizeAcquire() - 1);
         return gp;
     }
 
@@ -135,7 +135,7 @@ public final class GlobalRunQueue {
      */
     G globrunqgetbatch(int n, int gomaxprocs, RunQueue into) {
         assertLockHeld();
-        int sz = size();
+        int sz = sizeAcquire();
         if (sz == 0) {
             return null;
         }
@@ -158,7 +158,7 @@ public final class GlobalRunQueue {
             tail = null;
         }
         bt.schedlink = null;
-        setSizeRelease(size() - n);
+        setSizeRelease(sizeAcquire() - n);
         if (trace.on) trace.globalBatch(into.pp, gp, bh, n + 1);
         G rest = into.runqputbatch(bh, n);
         if (rest != null) {
@@ -175,7 +175,7 @@ public final class GlobalRunQueue {
             if (tail == null) {
                 tail = last;
             }
-            setSizeRelease(size() + k);
+            setSizeRelease(sizeAcquire() + k);
         }
         batchesTaken++;
         return gp;
@@ -194,7 +194,7 @@ public final class GlobalRunQueue {
     /** Snapshot for observers, lock held. */
     G[] snapshot() {
         assertLockHeld();
-        G[] out = new G[size()];
+        G[] out = new G[sizeAcquire()];
         int i = 0;
         for (G g = head; g != null && i < out.length; g = g.schedlink) {
             out[i++] = g;

@@ -65,7 +65,7 @@ public final class GoDebug {
     }
 
     /** The raw value of {@code key}, or null. */
-    public String getString(String key) {
+    String getString(String key) {
         return vars.get(key);
     }
 

@@ -14,7 +14,7 @@ public final class GoPanic extends RuntimeException {
         this.createdBy = Traceback.createdBy(gp, Traceback.goFrames(cause.getStackTrace(), false), Traceback.level());
     }
 
-    public long goid() {
+    long goid() {
         return goid;
     }
 

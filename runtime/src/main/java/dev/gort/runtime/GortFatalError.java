@@ -6,7 +6,7 @@ package dev.gort.runtime;
  * {@code -Dgort.fatal=throw} (the test suite) it throws this error instead, so a test fails.
  */
 public final class GortFatalError extends Error {
-    public GortFatalError(String msg) {
+    GortFatalError(String msg) {
         super(msg);
     }
 }

@@ -258,7 +258,7 @@ final class Idle {
                 // wait for the timers (Go: "poll network").
                 when = -1;
             } else {
-                when = s.timers == null ? 0 : s.timers.wakeTime(pp);
+                when = s.timers.wakeTime(pp);
                 pidleput(pp);
             }
         }
@@ -373,7 +373,7 @@ final class Idle {
         }
         pp.link = synced.pidle;
         synced.pidle = pp;
-        pp.setIdle(true);
+        pp.setIdleOpaque(true);
         npidle.incrementAndGet();
     }
 
@@ -387,7 +387,7 @@ final class Idle {
         if (pp != null) {
             synced.pidle = pp.link;
             pp.link = null;
-            pp.setIdle(false);
+            pp.setIdleOpaque(false);
             npidle.decrementAndGet();
             if (sched.sysmonwait) {
                 // Leaving the all-idle state: sysmon may be in its deep sleep (Go: sysmonwake).
@@ -403,6 +403,7 @@ final class Idle {
      * drop its P spins instead. sched.lock held. Go: proc.go pidlegetSpinning.
      */
     P pidlegetSpinning() {
+        sched.assertLockHeld(s, "pidlegetSpinning");
         P pp = pidleget();
         if (pp == null) {
             // See "Delicate dance" comment in findRunnable. We found work that we cannot take, we
@@ -415,6 +416,7 @@ final class Idle {
 
     /** pidlegetSpinning, or plain pidleget with the spinning protocol switched off; sched.lock held. */
     P pidlegetSpinningIfConfigured() {
+        sched.assertLockHeld(s, "pidlegetSpinning");
         return s.config.spinning() ? pidlegetSpinning() : pidleget();
     }
 
@@ -527,12 +529,9 @@ final class Idle {
             throw Fatal.fatal(s, "no goroutines (main called runtime.Goexit) - deadlock!");
         }
         // There are no goroutines running, so we can look at the P's.
-        Timers t = s.timers;
-        if (t != null) {
-            for (P pp : s.allp) {
-                if (t.wakeTime(pp) != 0) {
-                    return;
-                }
+        for (P pp : s.allp) {
+            if (s.timers.wakeTime(pp) != 0) {
+                return;
             }
         }
         throw Fatal.fatal(s, "all goroutines are asleep - deadlock!");

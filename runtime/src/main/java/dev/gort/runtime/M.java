@@ -27,7 +27,7 @@ public final class M {
     static Consumer<G> departHookForTest;
 
     /** The carrier thread: gives goroutine code a cheap way back to its M (and so its runtime). */
-    public static final class MThread extends Thread {
+    static final class MThread extends Thread {
         final M m;
         /**
          * The preemption request word for whatever G runs on this carrier: its bit layout and
@@ -61,13 +61,13 @@ public final class M {
             setContextClassLoader(origin.contextClassLoader());
         }
 
-        public M m() {
+        M m() {
             return m;
         }
 
         /** Whether a request is pending on this carrier (opaque; observers and tests). */
-        public boolean preemptRequested() {
-            return Preempt.requestPending(this);
+        boolean preemptRequestedOpaque() {
+            return Preempt.requestPendingOpaque(this);
         }
     }
 
@@ -77,9 +77,9 @@ public final class M {
      * thread's daemon status (a non-daemon caller's program does not lose a thread a goroutine
      * started when main returns), thread group, priority and context class loader. Immutable.
      */
-    public record Origin(ThreadGroup group, boolean daemon, int priority, ClassLoader contextClassLoader) {
+    record Origin(ThreadGroup group, boolean daemon, int priority, ClassLoader contextClassLoader) {
         /** The attributes of {@code t}, which must be alive (its group is null once it ends). */
-        public static Origin of(Thread t) {
+        static Origin of(Thread t) {
             return new Origin(t.getThreadGroup(), t.isDaemon(), t.getPriority(), t.getContextClassLoader());
         }
     }
@@ -167,7 +167,10 @@ public final class M {
      */
     long syscallFastOldP, syscallFastIdleP;
 
-    /** This M's trace buffer ({@link dev.gort.runtime.trace.Tracer}); written and read by this M only, plain. */
+    /**
+     * This M's trace buffer ({@link dev.gort.runtime.trace.Tracer}, hence public); written and read
+     * by this M only, plain.
+     */
     public Object traceBuf;
     /**
      * findRunnable's and stealWork's extra results (inheritTime, where the G was found, newWork,
@@ -357,7 +360,7 @@ public final class M {
             gp.casgstatus(G._Grunnable, G._Grunning);
             gp.waitsince = 0;
             if (!inheritTime) {
-                pp.incSchedtick();
+                pp.incSchedtickOpaque();
                 thread.budget = sched.preempt.budgetQuantum; // a new slice: a new budget (Poll.budget)
             }
             sched.preempt.newSlice(thread, inheritTime); // a new slice starts clean; runnext inherits
@@ -716,16 +719,14 @@ public final class M {
             }
             long now = 0;
             long pollUntil = 0;
-            Timers timers = sched.timers;
-            if (timers != null) {
-                // Run this P's due timers (readied Gs go to its runnext); nanotime is read only if
-                // some timer is pending.
-                pollUntil = timers.check(this, pp, 0);
-            }
+            TimerHeaps timers = sched.timers;
+            // Run this P's due timers (readied Gs go to its runnext); nanotime is read only if some
+            // timer is pending.
+            pollUntil = timers.check(this, pp, 0);
 
             // Check the global runnable queue once in a while to ensure fairness. Otherwise two
             // goroutines can completely occupy the local runqueue by constantly respawning each other.
-            if (pp.schedtick() % 61 == 0 && !s.runq.empty()) {
+            if (pp.schedtickOpaque() % 61 == 0 && !s.runq.empty()) {
                 G gp;
                 synchronized (s.lock) {
                     gp = s.runq.globrunqget();
@@ -793,7 +794,7 @@ public final class M {
                 if (found.pollUntil != 0 && (pollUntil == 0 || found.pollUntil < pollUntil)) {
                     pollUntil = found.pollUntil;
                 }
-            } else if (!sched.config.stealing() && timers != null) {
+            } else if (!sched.config.stealing()) {
                 // gort: with work stealing switched off, still run the other Ps' due timers (Go's
                 // last steal pass), or the timers of an idle P could wait until someone takes it.
                 gp = stealTimersOnly(pp, timers);
@@ -874,10 +875,7 @@ public final class M {
                     idle.becomeSpinning(this);
                     continue top;
                 }
-                if (timers != null) {
-                    long w = timers.checkTimersNoP(sched, allpSnap, pollUntil);
-                    pollUntil = w;
-                }
+                pollUntil = timers.checkTimersNoP(sched, allpSnap, pollUntil);
             } else if (!sched.config.spinning()) {
                 // Without spinning Ms nobody re-checks after we dropped the P; do it ourselves.
                 P pp2 = null;
@@ -974,7 +972,7 @@ public final class M {
      *
      * <p>Go: proc.go stealWork
      */
-    private G stealWork(P pp, Timers timers) {
+    private G stealWork(P pp, TimerHeaps timers) {
         found.newWork = false;
         found.pollUntil = 0;
         final int stealTries = 4;
@@ -1002,7 +1000,7 @@ public final class M {
                 }
                 // Steal timers from p2. This call to checkTimers is the only place where we might
                 // hold a lock on a different P's timers.
-                if (stealTimersOrRunNextG && timers != null && timers.hasTimers(p2)) {
+                if (stealTimersOrRunNextG && timers.hasTimers(p2)) {
                     long tnow = Scheduler.nanotime();
                     long w = timers.stealTimers(this, pp, p2, tnow);
                     if (w != 0 && (found.pollUntil == 0 || w < found.pollUntil)) {
@@ -1017,14 +1015,14 @@ public final class M {
                     }
                 }
                 // Don't bother to attempt to steal if p2 is idle.
-                if (!p2.idle()) {
-                    G gp = pp.runq.runqsteal(p2.runq.steal, stealTimersOrRunNextG);
+                if (!p2.idleOpaque()) {
+                    G gp = pp.runq.runqsteal(p2.runq.steal, stealTimersOrRunNextG, found);
                     if (gp != null) {
                         pp.steals++;
                         p2.stolenFrom++;
                         sched.stats.steals.incrementAndGet();
                         if (SchedCounts.ON) SchedCounts.steals.increment();
-                        sched.stats.stolenGs.addAndGet(pp.runq.lastStolen);
+                        sched.stats.stolenGs.addAndGet(found.stolen);
                         found.inheritTime = false;
                         found.from = Ev.F_STOLEN;
                         found.fromVictim = p2.id;
@@ -1040,9 +1038,9 @@ public final class M {
 
     /**
      * Only the timer half of stealWork's last pass (used when work stealing is switched off): runs
-     * every other P's due timers on this M; readied Gs land here. Sets stealPollUntil.
+     * every other P's due timers on this M; readied Gs land here. Sets {@code found.pollUntil}.
      */
-    private G stealTimersOnly(P pp, Timers timers) {
+    private G stealTimersOnly(P pp, TimerHeaps timers) {
         found.newWork = false;
         found.pollUntil = 0;
         for (P p2 : sched.allp) {
@@ -1067,7 +1065,7 @@ public final class M {
         int n = Math.min(sched.gomaxprocs, allpSnap.length);
         for (int id = 0; id < n; id++) {
             P p2 = allpSnap[id];
-            if (!p2.idle() && !p2.runq.steal.runqempty()) {
+            if (!p2.idleOpaque() && !p2.runq.steal.runqempty()) {
                 synchronized (sched.sched.lock) {
                     return sched.idle.pidlegetSpinningIfConfigured();
                 }
@@ -1084,12 +1082,12 @@ public final class M {
         if (p != null) {
             throw Fatal.fatal(sched, "wirep: already in go");
         }
-        if (pp.m() != null || pp.status() != P._Pidle) {
-            System.err.println("wirep: p->m=" + pp.m() + " p->status=" + pp.status());
+        if (pp.mOpaque() != null || pp.status() != P._Pidle) {
+            System.err.println("wirep: p->m=" + pp.mOpaque() + " p->status=" + pp.status());
             throw Fatal.fatal(sched, "wirep: invalid p state");
         }
         p = pp;
-        pp.setM(this);
+        pp.setMOpaque(this);
         pp.setStatus(P._Prunning);
         if (trace.on) trace.procStart(this, pp);
     }
@@ -1100,13 +1098,13 @@ public final class M {
         if (pp == null) {
             throw Fatal.fatal(sched, "releasep: invalid arg");
         }
-        if (pp.m() != this || pp.status() != P._Prunning) {
-            System.err.println("releasep: m=" + this + " p->m=" + pp.m() + " p->status=" + pp.status());
+        if (pp.mOpaque() != this || pp.status() != P._Prunning) {
+            System.err.println("releasep: m=" + this + " p->m=" + pp.mOpaque() + " p->status=" + pp.status());
             throw Fatal.fatal(sched, "releasep: invalid p state");
         }
         if (trace.on) trace.procStop(this, pp);
         p = null;
-        pp.setM(null);
+        pp.setMOpaque(null);
         pp.setStatus(P._Pidle);
         return pp;
     }

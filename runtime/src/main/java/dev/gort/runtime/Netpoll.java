@@ -137,16 +137,16 @@ public final class Netpoll implements Describable {
 
     public final AtomicLong wokenByPoller = new AtomicLong();
     /** Selector.wakeup calls made to break a blocked poll (netpollBreak and arming). Atomic. */
-    public final AtomicLong breaks = new AtomicLong();
+    final AtomicLong breaks = new AtomicLong();
     /**
      * Interest changes, each a queued update the next selection applies with an {@code epoll_ctl}
      * (the cost Go's edge-triggered registration never pays): arms that had to set the interest
      * again, and read interests disarmed because nobody waited. Any thread, atomic (off the fast
      * path: a goroutine that parks on an armed key counts nothing).
      */
-    public final AtomicLong arms = new AtomicLong();
+    final AtomicLong arms = new AtomicLong();
 
-    public final AtomicLong disarms = new AtomicLong();
+    final AtomicLong disarms = new AtomicLong();
 
     Netpoll(Scheduler sched) {
         this.sched = sched;
@@ -158,12 +158,12 @@ public final class Netpoll implements Describable {
     }
 
     /** Go: netpoll.go netpollinited. */
-    public boolean netpollinited() {
+    boolean netpollinited() {
         return selector != null;
     }
 
     /** Opens the selector at the first network use. Go: netpoll.go netpollGenericInit, netpollinit. */
-    public void netpollGenericInit() throws IOException {
+    void netpollGenericInit() throws IOException {
         if (selector != null) {
             return;
         }
@@ -178,7 +178,7 @@ public final class Netpoll implements Describable {
     }
 
     /** Go: netpoll.go netpollAnyWaiters. */
-    public boolean netpollAnyWaiters() {
+    boolean netpollAnyWaiters() {
         return netpollWaiters.get() > 0;
     }
 
@@ -880,7 +880,7 @@ public final class Netpoll implements Describable {
         /** Immutable. */
         final Netpoll netpoll;
         /** Immutable: the channel (non-blocking). */
-        public final SelectableChannel ch;
+        final SelectableChannel ch;
         /** Written once by netpollopen before the descriptor is published. */
         SelectionKey key;
         /** Immutable: the interest a read wait arms (OP_ACCEPT for a listener). */

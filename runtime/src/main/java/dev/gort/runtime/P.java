@@ -46,27 +46,27 @@ public final class P {
      * other states. Owned by the idle list or by whoever is changing its status. Its run queue is
      * empty.
      */
-    public static final int _Pidle = 0;
+    static final int _Pidle = 0;
     /**
      * Owned by an M and used to run user code or the scheduler, or (Go 1.26+) held by an M whose G is
      * in a syscall. Only the owning M changes it (to _Pidle, _Psyscall or _Pgcstop, or hands the P
      * directly to another M, startlockedm); the exceptions are a thief holding the scan bit of the
      * P's G in _Gsyscall (Go 1.26+) and gort's blocked-carrier retake (see the table).
      */
-    public static final int _Prunning = 1;
+    static final int _Prunning = 1;
     /**
      * Not running user code: affinity to an M in a syscall (m.oldp), not owned by it; may be taken by
      * sysmon's retake or a stop-the-world (CAS). Go: _Psyscall (Go 1.25's model, GODEBUG=psyscall=1;
      * Go 1.26+ calls it _Psyscall_unused and never uses it).
      */
-    public static final int _Psyscall = 2;
+    static final int _Psyscall = 2;
     /**
      * Halted for a stop-the-world, owned by the M that stopped the world (which keeps using its own
      * P in this status). Keeps its run queue: startTheWorld restarts Ps with work.
      */
-    public static final int _Pgcstop = 3;
+    static final int _Pgcstop = 3;
     /** Beyond GOMAXPROCS: no longer used, stripped of its Gs and timers (destroyP); reused if GOMAXPROCS grows. */
-    public static final int _Pdead = 4;
+    static final int _Pdead = 4;
 
     private static final VarHandle STATUS;
     private static final VarHandle SCHEDTICK;
@@ -177,43 +177,43 @@ public final class P {
         return STATUS.compareAndSet(this, from, to);
     }
 
-    public int schedtick() {
+    public int schedtickOpaque() {
         return (int) SCHEDTICK.getOpaque(this);
     }
 
-    void incSchedtick() {
+    void incSchedtickOpaque() {
         SCHEDTICK.setOpaque(this, (int) SCHEDTICK.get(this) + 1);
     }
 
-    public int syscalltick() {
+    int syscalltickOpaque() {
         return (int) SYSCALLTICK.getOpaque(this);
     }
 
-    void incSyscalltick() {
+    void incSyscalltickOpaque() {
         SYSCALLTICK.setOpaque(this, (int) SYSCALLTICK.getOpaque(this) + 1);
     }
 
-    public M m() {
+    public M mOpaque() {
         return (M) M_.getOpaque(this);
     }
 
-    void setM(M mp) {
+    void setMOpaque(M mp) {
         M_.setOpaque(this, mp);
     }
 
-    boolean idle() {
+    boolean idleOpaque() {
         return (boolean) IDLE.getOpaque(this);
     }
 
-    void setIdle(boolean v) {
+    void setIdleOpaque(boolean v) {
         IDLE.setOpaque(this, v);
     }
 
-    public long steals() {
+    long steals() {
         return steals;
     }
 
-    public long gsRun() {
+    long gsRun() {
         return gsRun;
     }
 

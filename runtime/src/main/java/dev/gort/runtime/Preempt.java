@@ -90,10 +90,10 @@ import org.HdrHistogram.Histogram;
  */
 public final class Preempt {
     /** Go: proc.go forcePreemptNS, the time slice before sysmon asks a G to stop. */
-    public static final long forcePreemptNS = 10_000_000L;
+    static final long forcePreemptNS = 10_000_000L;
 
     /** Default budget (polls per slice) for {@link PreemptStrategy#BUDGET}; see {@link #budgetQuantum}. */
-    public static final int DEFAULT_BUDGET = 1 << 22;
+    static final int DEFAULT_BUDGET = 1 << 22;
 
     /** Immutable: the family of the strategy named on the command line (the agent decides where polls go). */
     final PreemptStrategy strategy;
@@ -169,16 +169,16 @@ public final class Preempt {
         this.recordSites = recordSites;
     }
 
-    public PreemptStrategy strategy() {
+    PreemptStrategy strategy() {
         return strategy;
     }
 
     /** The strategy's name ({@code -Dgort.preempt}): a family's id or a registered strategy's. */
-    public String strategyName() {
+    String strategyName() {
         return strategyName;
     }
 
-    public int budgetQuantum() {
+    int budgetQuantum() {
         return budgetQuantum;
     }
 
@@ -367,12 +367,12 @@ public final class Preempt {
     }
 
     /** Whether the G on {@code mp}'s carrier owes a preemption (Go: gp.preempt). Any thread. */
-    static boolean owed(M mp) {
+    static boolean owedOpaque(M mp) {
         return (((long) STATE.getOpaque(mp.thread)) & OWED) != 0;
     }
 
     /** Whether a request (REQ) is pending on {@code mt} (opaque; observers and tests). */
-    static boolean requestPending(M.MThread mt) {
+    static boolean requestPendingOpaque(M.MThread mt) {
         return (unparked((long) STATE.getOpaque(mt)) & REQ) != 0;
     }
 
@@ -433,7 +433,7 @@ public final class Preempt {
      * syscall exit deferred inside the initialiser (a NOTICE). The carrier.
      */
     void rearm(M mp, G gp, boolean deferredExit) {
-        if (owed(mp)) {
+        if (owedOpaque(mp)) {
             raise(mp, mp.p, gp, 0, 0, true);
         } else if (deferredExit && (unparked(state(mp.thread)) & NOTICE) == 0) {
             notice(mp);
@@ -446,6 +446,7 @@ public final class Preempt {
 
     /** Asks every running P's G to stop. sched.lock held. Go: proc.go preemptall. */
     boolean preemptall() {
+        sched.sched.assertLockHeld(sched, "preemptall");
         boolean res = false;
         for (P pp : sched.allp) {
             if (pp.status() != P._Prunning) {
@@ -469,7 +470,7 @@ public final class Preempt {
 
     /** {@link #preemptone(P)} for sysmon's slice preemption, which knows when the slice started. */
     boolean preemptone(P pp, long sliceWhen) {
-        M mp = pp.m();
+        M mp = pp.mOpaque();
         if (mp == null || mp == M.current()) {
             return false;
         }
@@ -482,7 +483,7 @@ public final class Preempt {
             return false;
         }
         pp.preempt = true;
-        raise(mp, pp, gp, pp.schedtick(), sliceWhen, false);
+        raise(mp, pp, gp, pp.schedtickOpaque(), sliceWhen, false);
         return true;
     }
 
@@ -494,7 +495,7 @@ public final class Preempt {
      */
     static void markSyscall(P pp, int tick) {
         pp.preempt = true;
-        if (pp.schedtick() != tick) {
+        if (pp.schedtickOpaque() != tick) {
             pp.preempt = false;
         }
     }
@@ -610,7 +611,7 @@ public final class Preempt {
         long requestedAt = mt.preemptRequestedAt;
         long sliceWhen = mt.preemptSliceWhen;
         P pp = mp.p;
-        if (pp == null || pp.schedtick() != tickOf(w)) {
+        if (pp == null || pp.schedtickOpaque() != tickOf(w)) {
             // Raised for an earlier slice (sysmon read a stale schedtick/curg): not ours.
             stale.incrementAndGet();
             return;
@@ -672,7 +673,7 @@ public final class Preempt {
      */
     void budgetSpent(M mp, String site) {
         M.MThread mt = mp.thread;
-        if (requestPending(mt)) {
+        if (requestPendingOpaque(mt)) {
             poll(mp, site);
             return;
         }
@@ -688,7 +689,7 @@ public final class Preempt {
         if (refusal(mp, gp, true) != R_NONE) {
             return;
         }
-        if (gopreempt(owed(mp) ? mt.preemptRequestedAt : 0)) {
+        if (gopreempt(owedOpaque(mp) ? mt.preemptRequestedAt : 0)) {
             budgetYields.incrementAndGet();
         }
     }
@@ -711,7 +712,7 @@ public final class Preempt {
             }
             // Retake.retakeBlocked retook this carrier's P: get one back (this may move the G).
             boolean moved = Syscalls.exitsyscall();
-            if (!owed(gp.m)) {
+            if (!owedOpaque(gp.m)) {
                 return moved;
             }
             if (refusal(gp.m, gp, false) != R_NONE) {

@@ -47,7 +47,7 @@ package dev.gort.runtime;
  *
  * <p>Go: proc.go retake
  */
-public final class Retake {
+final class Retake {
     /** As for a syscall: the 10 ms after which the P is retaken even with nothing else to run. */
     static final long SYSCALL_RETAKE_NS = 10_000_000L;
 
@@ -57,8 +57,8 @@ public final class Retake {
      * The blocked-carrier branch for one P seen {@code _Prunning}: see the class comment. Returns
      * true if the P was retaken.
      */
-    public static boolean retakeBlocked(Scheduler s, P pp, long now) {
-        M mp = pp.m();
+    static boolean retakeBlocked(Scheduler s, P pp, long now) {
+        M mp = pp.mOpaque();
         G gp = mp == null ? null : mp.curg;
         if (gp == null
                 || gp.m != mp
@@ -69,7 +69,7 @@ public final class Retake {
             pp.sysmonBlockedG = null;
             return false;
         }
-        int tick = pp.schedtick();
+        int tick = pp.schedtickOpaque();
         if (pp.sysmonBlockedG != gp || pp.sysmonBlockedTick != tick) {
             // First sighting: a block must last at least one sysmon tick to count.
             pp.sysmonBlockedG = gp;
@@ -100,11 +100,11 @@ public final class Retake {
         }
         // The scan bit is ours: the carrier cannot change the G's status now. Re-check everything.
         if (mp.curg != gp
-                || pp.m() != mp
+                || pp.mOpaque() != mp
                 || mp.p != pp
                 || pp.status() != P._Prunning
                 || mp.locks != 0
-                || pp.schedtick() != tick
+                || pp.schedtickOpaque() != tick
                 || !carrierBlocked(mp)
                 // After the thread state (see G.YIELD_NONE): has the G yielded to its M, whose code
                 // now runs (and may block, e.g. on a trace flush) before it changes the G's status
@@ -123,12 +123,12 @@ public final class Retake {
             s.trace.syscallEnterBlocked(mp, pp, gp);
             s.trace.handoff(pp, mp);
         }
-        mp.syscalltick = pp.syscalltick();
+        mp.syscalltick = pp.syscalltickOpaque();
         mp.oldp = null;
         mp.p = null;
-        pp.setM(null);
+        pp.setMOpaque(null);
         pp.setStatus(P._Pidle);
-        pp.incSyscalltick();
+        pp.incSyscalltickOpaque();
         pp.sysmonBlockedG = null;
         gp.syscallByRetake = true; // published by the release store below
         gp.setgstatusRelease(G._Gsyscall);

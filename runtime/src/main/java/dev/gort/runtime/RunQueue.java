@@ -83,17 +83,14 @@ public final class RunQueue extends RunQueuePad2 {
     private volatile G runnext;
 
     /** Immutable: the stealers' handle on this queue. */
-    public final Steal steal = new Steal();
-
-    /** Set by {@link #runqsteal}: how many Gs its last successful steal moved (the one returned included). Owner only, plain. */
-    int lastStolen;
+    final Steal steal = new Steal();
 
     /** Counters for observability: owner only writes (plain), others read racily. */
     long kicks, spills;
     /** Immutable: the runtime's tracer ({@link Tracer#NOOP} for a queue outside a runtime). */
     final Tracer trace;
 
-    public RunQueue(int capacity) {
+    RunQueue(int capacity) {
         this(capacity, null, null);
     }
 
@@ -108,7 +105,7 @@ public final class RunQueue extends RunQueuePad2 {
         this.trace = pp == null ? Tracer.NOOP : pp.sched.trace;
     }
 
-    public int capacity() {
+    int capacity() {
         return runq.length;
     }
 
@@ -147,7 +144,7 @@ public final class RunQueue extends RunQueuePad2 {
      *
      * <p>Go: proc.go runqput
      */
-    public void runqput(G gp, boolean next) {
+    void runqput(G gp, boolean next) {
         if (next) {
             G old;
             do {
@@ -235,7 +232,7 @@ public final class RunQueue extends RunQueuePad2 {
      *
      * <p>Go: proc.go runqget
      */
-    public G runqget(Found out) {
+    G runqget(Found out) {
         G next = runnext();
         // If the runnext is non-0 and the CAS fails, it could only have been stolen by another P,
         // because other Ps can race to set runnext to 0, but only the current P can set it to non-0.
@@ -261,7 +258,7 @@ public final class RunQueue extends RunQueuePad2 {
      * {@link #runqget(Found)} for an owner that does not need to know where the G came from (tests,
      * tools): allocates a holder, so never from the M loop, which passes its own.
      */
-    public G runqget() {
+    G runqget() {
         return runqget(new Found());
     }
 
@@ -356,7 +353,7 @@ public final class RunQueue extends RunQueuePad2 {
      * it is likely in the scheduler). Racy reads, as Go's. Go: runqgrab's back-off test (Go 1.26+).
      */
     private static boolean mayRunNextSoon(P pp) {
-        M mp = pp.m();
+        M mp = pp.mOpaque();
         if (mp == null) {
             return false;
         }
@@ -386,17 +383,19 @@ public final class RunQueue extends RunQueuePad2 {
 
     /**
      * Steals half of {@code victim}'s Gs into this (the thief's) ring and returns one of them to run,
-     * or null. Owner of {@code this} only; the victim is reached through its stealers' handle.
+     * or null; {@code out.stolen} is how many Gs the steal moved, the one returned included (0 when
+     * it returns null). Owner of {@code this} only; the victim is reached through its stealers'
+     * handle.
      *
-     * <p>Go: proc.go runqsteal
+     * <p>Go: proc.go runqsteal (Go returns only the G; gort's caller counts the stolen Gs)
      */
-    public G runqsteal(Steal victim, boolean stealRunNextG) {
+    G runqsteal(Steal victim, boolean stealRunNextG, Found out) {
         int t = tailPlain();
         int n = victim.runqgrab(runq, t, stealRunNextG);
+        out.stolen = n;
         if (n == 0) {
             return null;
         }
-        lastStolen = n;
         if (trace.on) trace.steal(pp, victim.pp(), runq, t, n, mask);
         n--;
         G gp = runq[(t + n) & mask];
@@ -409,6 +408,14 @@ public final class RunQueue extends RunQueuePad2 {
         }
         setTailRelease(t + n); // store-release, makes the item available for consumption
         return gp;
+    }
+
+    /**
+     * {@link #runqsteal(Steal, boolean, Found)} for a thief that does not count the Gs it moved
+     * (tests, the jcstress tests): allocates a holder, so never from the M loop, which passes its own.
+     */
+    G runqsteal(Steal victim, boolean stealRunNextG) {
+        return runqsteal(victim, stealRunNextG, new Found());
     }
 
     /**
@@ -460,7 +467,7 @@ public final class RunQueue extends RunQueuePad2 {
      * The stealers' handle on a run queue (tokio's {@code Steal}): what a thread other than the owner
      * may do with it. One per queue, immutable.
      */
-    public final class Steal {
+    final class Steal {
         private Steal() {}
 
         /** A thief grabs the older half (see {@link RunQueue#runqgrab}). Go: proc.go runqgrab. */
@@ -469,22 +476,22 @@ public final class RunQueue extends RunQueuePad2 {
         }
 
         /** Go: proc.go runqempty (any thread). */
-        public boolean runqempty() {
+        boolean runqempty() {
             return RunQueue.this.runqempty();
         }
 
         /** Length of the ring, racy (any thread). */
-        public int size() {
+        int size() {
             return RunQueue.this.size();
         }
 
         /** Racy snapshot of the ring (any thread). */
-        public G[] snapshot() {
+        G[] snapshot() {
             return RunQueue.this.snapshot();
         }
 
         /** The runnext slot (volatile read, any thread). */
-        public G runnext() {
+        G runnext() {
             return RunQueue.this.runnext();
         }
 

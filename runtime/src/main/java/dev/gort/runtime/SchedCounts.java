@@ -18,7 +18,7 @@ public final class SchedCounts {
     private SchedCounts() {}
 
     /** Read once at class initialisation from {@code gort.debug.counts}. */
-    public static final boolean ON = Boolean.getBoolean("gort.debug.counts");
+    static final boolean ON = Boolean.getBoolean("gort.debug.counts");
 
     /** Continuation mounts (M.run's cont.run()): one per switch into a goroutine. */
     static final LongAdder contRuns = new LongAdder();

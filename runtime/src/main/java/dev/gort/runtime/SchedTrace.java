@@ -21,13 +21,13 @@ import java.util.List;
 public final class SchedTrace {
     private final Scheduler sched;
     /** Period in ms (0: off). Immutable. */
-    public final int periodMs;
+    final int periodMs;
     /** scheddetail. Immutable. */
-    public final boolean detailed;
+    final boolean detailed;
 
     private final PrintStream out;
 
-    public SchedTrace(Scheduler sched, int periodMs, boolean detailed, PrintStream out) {
+    SchedTrace(Scheduler sched, int periodMs, boolean detailed, PrintStream out) {
         this.sched = sched;
         this.periodMs = periodMs;
         this.detailed = detailed;
@@ -35,7 +35,7 @@ public final class SchedTrace {
     }
 
     /** Whether periodic printing is on (schedtrace &gt; 0): sysmon must not deep-sleep then. */
-    public boolean on() {
+    boolean on() {
         return periodMs > 0;
     }
 
@@ -52,7 +52,7 @@ public final class SchedTrace {
     }
 
     /** Prints one trace now. */
-    public void print(long now) {
+    void print(long now) {
         String s = format(sched, elapsedMs(now), detailed);
         synchronized (out) {
             out.print(s);
@@ -125,7 +125,7 @@ public final class SchedTrace {
         boolean[] mSpinning = null;
         boolean[] mBlocked = null;
         long[] mLockedg = null;
-        Timers timers = s.timers;
+        TimerHeaps timers = s.timers;
         synchronized (sc.lock) {
             phase("header");
             P[] allp = s.allp;
@@ -135,7 +135,7 @@ public final class SchedTrace {
             spinning = s.idle.nmspinning.get();
             needspinning = s.idle.needspinning.get();
             idlethreads = s.idle.synced.nmidle;
-            runqueue = sc.runq.size();
+            runqueue = sc.runq.sizeAcquire();
             if (detailed) {
                 gcwaiting = sc.gcwaiting;
                 nmidlelocked = s.idle.synced.nmidlelocked;
@@ -154,13 +154,13 @@ public final class SchedTrace {
             pTimers = new int[np];
             for (int i = 0; i < np; i++) {
                 P pp = allp[i];
-                M mp = pp.m();
+                M mp = pp.mOpaque();
                 pStatus[i] = pp.status();
-                pSchedtick[i] = pp.schedtick();
-                pSyscalltick[i] = pp.syscalltick();
+                pSchedtick[i] = pp.schedtickOpaque();
+                pSyscalltick[i] = pp.syscalltickOpaque();
                 pM[i] = mp == null ? -1 : mp.id;
                 pRunq[i] = pp.runq.size();
-                pTimers[i] = timers == null ? 0 : timers.len(pp);
+                pTimers[i] = timers.len(pp);
             }
             if (detailed) {
                 phase("ms");

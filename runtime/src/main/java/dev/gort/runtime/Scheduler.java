@@ -13,8 +13,10 @@ import jdk.internal.vm.Continuation;
  * <p>Where things are: this class boots and ends a runtime, creates, parks and readies goroutines;
  * {@link M} is the scheduling loop (schedule, findRunnable, stealWork); {@link Idle} is the
  * spinning protocol with the idle Ps and Ms and checkdead; {@link World} is stop-the-world and
- * GOMAXPROCS; {@link RunQueue} and {@link GlobalRunQueue} are the queues; {@link Syscalls} and
- * {@link Retake} the syscall paths; {@link Sysmon} the monitor. runtime/HACKING.md has the table.
+ * GOMAXPROCS; {@link Preempt} is preemption; {@link Netpoll} is the network poller; {@link RunQueue}
+ * and {@link GlobalRunQueue} are the queues; {@link TimerHeap} (one per P, seen by the scheduler
+ * through {@link TimerHeaps}) the timers; {@link Syscalls} and {@link Retake} the syscall paths;
+ * {@link Sysmon} the monitor. runtime/HACKING.md has the table.
  *
  * <h2>Design</h2>
  *
@@ -45,7 +47,9 @@ import jdk.internal.vm.Continuation;
  *       consumers (validator, Perfetto/HTML writers, trace files, debug server, metrics, pprof,
  *       {@code observe}) depend on it, and the core reaches the ones that start with a runtime
  *       only through {@link RuntimeObserver} (LayersTest checks it). Users get
- *       {@code dev.gort.GoRuntime}, not this class.
+ *       {@code dev.gort.GoRuntime}, not this class. What this package lets other packages use is
+ *       the checked-in list {@code runtime/src/test/resources/public-surface.txt}
+ *       (PublicSurfaceTest): anything else is package-private.
  * </ul>
  *
  * <h3>Rejected alternatives</h3>
@@ -213,8 +217,8 @@ public final class Scheduler {
     private final java.util.concurrent.atomic.AtomicInteger updateMaxProcsNewProcs =
             new java.util.concurrent.atomic.AtomicInteger();
 
-    /** The per-P timer heaps ({@link TimerHeaps}), installed by the constructor; null = no timers. */
-    public volatile Timers timers;
+    /** Immutable: the scheduler's view of the per-P timer heaps. */
+    final TimerHeaps timers;
     /** Before the network poller exists, the idle M waiting for the next timer sleeps here. */
     final Note netpollNote = new Note();
     /** The network poller (its selector is opened at the first network use). Immutable. */
@@ -307,7 +311,7 @@ public final class Scheduler {
      *
      * <p>Go: nanotime
      */
-    public static long nanotime() {
+    static long nanotime() {
         return System.nanoTime() - NANOTIME_ORIGIN;
     }
 
@@ -449,7 +453,7 @@ public final class Scheduler {
     }
 
     /** Blocks the calling (non-gort) thread until the program ends. */
-    public void awaitExit() throws InterruptedException {
+    void awaitExit() throws InterruptedException {
         done.await();
     }
 
@@ -495,7 +499,7 @@ public final class Scheduler {
         finish(new GortFatalError(msg));
     }
 
-    public String fatalMessage() {
+    String fatalMessage() {
         return fatalMessage;
     }
 
@@ -755,7 +759,7 @@ public final class Scheduler {
     }
 
     /** Go: proc.go ready. */
-    public void ready(G gp, boolean next) {
+    void ready(G gp, boolean next) {
         // Parked in place (pinned, or holding a Java monitor)? Read before the CAS: parkedOn was
         // set before the G went waiting, and we found the G through the lock its unlockf released.
         M pm = gp.parkedOn;
@@ -848,7 +852,7 @@ public final class Scheduler {
      *
      * <p>Go: proc.go wakep
      */
-    public void wakep() {
+    void wakep() {
         idle.wakep();
     }
 
@@ -860,7 +864,7 @@ public final class Scheduler {
     /**
      * A timer at {@code when} was added: make sure some M will look at it. Go: proc.go wakeNetPoller.
      */
-    public void wakeNetPoller(long when) {
+    void wakeNetPoller(long when) {
         if (sched.lastpoll.get() == 0) {
             // An M is sleeping until pollUntil; wake it if the new timer is earlier.
             long pollerPollUntil = sched.pollUntil.get();
@@ -961,7 +965,7 @@ public final class Scheduler {
     }
 
     /** This runtime's system monitor (schedtrace hook, statistics). */
-    public Sysmon sysmon() {
+    Sysmon sysmon() {
         return sysmon;
     }
 
@@ -971,7 +975,7 @@ public final class Scheduler {
      *
      * <p>Go: proc.go entersyscall_sysmon, exitsyscall0's sysmonwake
      */
-    public void sysmonwake() {
+    void sysmonwake() {
         if (sched.sysmonwait) {
             synchronized (sched.lock) {
                 if (sched.sysmonwait) {
@@ -984,6 +988,7 @@ public final class Scheduler {
 
     /** Asks every running P's G to stop. sched.lock held. Go: proc.go preemptall ({@link Preempt#preemptall}). */
     boolean preemptall() {
+        sched.assertLockHeld(this, "preemptall");
         return preempt.preemptall();
     }
 
@@ -1021,7 +1026,7 @@ public final class Scheduler {
     }
 
     public int globalRunqSize() {
-        return sched.runq.size();
+        return sched.runq.sizeAcquire();
     }
 
     public G[] globalRunqSnapshot() {
@@ -1038,7 +1043,7 @@ public final class Scheduler {
         return idle.nmspinning.get();
     }
 
-    public int needspinning() {
+    int needspinning() {
         return idle.needspinning.get();
     }
 
@@ -1054,7 +1059,7 @@ public final class Scheduler {
         }
     }
 
-    public long startNanos() {
+    long startNanos() {
         return startNanos;
     }
 }

@@ -2,7 +2,11 @@ package dev.gort.runtime;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Runtime-wide counters, cheap enough to keep always on (each bumped off the hot paths). */
+/**
+ * Runtime-wide counters, cheap enough to keep always on (each bumped off the hot paths). Written
+ * only by this package (any M or sysmon: atomic adds); the fields are public for readers outside
+ * it (runtime/metrics, the examples' lab), which only {@code get()} them.
+ */
 public final class Stats {
     public final AtomicLong pinnedYields = new AtomicLong();
     public final AtomicLong goroutinesCreated = new AtomicLong();
@@ -20,4 +24,6 @@ public final class Stats {
     public final AtomicLong handoffs = new AtomicLong();
     /** Runnable-to-running waits of every 8th transition (Go: sched.timeToRun, gTrackingPeriod). */
     public final TimeHistogram schedLatencies = new TimeHistogram();
+
+    Stats() {}
 }

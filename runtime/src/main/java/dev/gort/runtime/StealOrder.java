@@ -9,12 +9,12 @@ import java.util.List;
  *
  * <p>Go: proc.go randomOrder, randomEnum
  */
-public final class StealOrder {
+final class StealOrder {
     private int count;
     private int[] coprimes = new int[0];
 
     /** Go: randomOrder.reset. Called on every procresize, under the world stop. */
-    public void reset(int count) {
+    void reset(int count) {
         this.count = count;
         List<Integer> cp = new ArrayList<>();
         for (int i = 1; i <= count; i++) {
@@ -29,16 +29,16 @@ public final class StealOrder {
         this.coprimes = a;
     }
 
-    public int count() {
+    int count() {
         return count;
     }
 
-    public int[] coprimes() {
+    int[] coprimes() {
         return coprimes.clone();
     }
 
     /** Go: randomOrder.start. {@code r} is an unsigned random value. */
-    public Enum start(int r) {
+    Enum start(int r) {
         long ur = r & 0xFFFFFFFFL;
         int[] cps = coprimes;
         return new Enum(count, (int) (ur % count), cps[(int) ((ur / count) % cps.length)]);
@@ -63,7 +63,7 @@ public final class StealOrder {
     }
 
     /** Go: randomEnum. */
-    public static final class Enum {
+    static final class Enum {
         private int i;
         private final int count;
         private int pos;
@@ -75,20 +75,20 @@ public final class StealOrder {
             this.inc = inc;
         }
 
-        public boolean done() {
+        boolean done() {
             return i == count;
         }
 
-        public void next() {
+        void next() {
             i++;
             pos = (pos + inc) % count;
         }
 
-        public int position() {
+        int position() {
             return pos;
         }
 
-        public int inc() {
+        int inc() {
             return inc;
         }
     }

@@ -41,6 +41,7 @@ public final class SyscallStats {
 
     /** Folds an exiting M's plain counters in. sched.lock held. */
     void retire(M mp) {
+        mp.sched.sched.assertLockHeld(mp.sched, "mexit");
         retiredFastOldP.addAndGet(mp.syscallFastOldP);
         retiredFastIdleP.addAndGet(mp.syscallFastIdleP);
         lockedExits.incrementAndGet();

@@ -102,7 +102,7 @@ public final class Syscalls {
         // Everything that touches the P comes before the switch to _Gsyscall: from then on a thief
         // (sysmon, a stop-the-world, another syscall's exit) may take it (setBlockOnExitSyscall).
         if (s.trace.on) s.trace.syscallEnter(mp, pp, gp);
-        mp.syscalltick = pp.syscalltick();
+        mp.syscalltick = pp.syscalltickOpaque();
         mp.oldp = pp;
         if (s.sched.gcwaiting) {
             // Optimization: a pending STW gets our P now.
@@ -133,11 +133,11 @@ public final class Syscalls {
     private static void entersyscallHandleGCWait(Scheduler s, M mp, P pp) {
         synchronized (s.sched.lock) {
             if (s.world.synced.stopwait > 0) {
-                pp.setM(null);
+                pp.setMOpaque(null);
                 mp.setPRelease(null);
                 pp.setStatus(P._Pgcstop);
                 if (s.trace.on) s.trace.handoff(pp, mp); // the P leaves the syscall's M (Go: ProcStop)
-                pp.incSyscalltick();
+                pp.incSyscalltickOpaque();
                 s.world.stopwaitDone();
             }
         }
@@ -168,8 +168,8 @@ public final class Syscalls {
         P pp = mp.p;
         Scheduler s = mp.sched;
         if (s.trace.on) s.trace.syscallEnter(mp, pp, gp);
-        mp.syscalltick = pp.syscalltick();
-        pp.setM(null);
+        mp.syscalltick = pp.syscalltickOpaque();
+        pp.setMOpaque(null);
         mp.oldp = pp;
         mp.setPRelease(null);
         // Volatile store: a StoreLoad before the gcwaiting read below (Dekker with stopTheWorld,
@@ -205,7 +205,7 @@ public final class Syscalls {
             if (s.world.synced.stopwait > 0 && pp.casStatus(P._Psyscall, P._Pgcstop)) {
                 // Go's trace: ProcSteal (the P may have been stolen and put back in _Psyscall since)
                 if (s.trace.on) s.trace.handoff(pp, null);
-                pp.incSyscalltick();
+                pp.incSyscalltickOpaque();
                 s.world.stopwaitDone();
             }
         }
@@ -240,8 +240,8 @@ public final class Syscalls {
             mp.locks++;
             P pp = mp.p;
             if (s.trace.on) s.trace.syscallEnter(mp, pp, gp);
-            mp.syscalltick = pp.syscalltick();
-            pp.incSyscalltick();
+            mp.syscalltick = pp.syscalltickOpaque();
+            pp.incSyscalltickOpaque();
             mp.oldp = null;
             s.syscallStats.handoffAtEntry.incrementAndGet();
             s.idle.handoffp(mp.releasep());
@@ -257,8 +257,8 @@ public final class Syscalls {
         }
         P pp = mp.p;
         if (s.trace.on) s.trace.syscallEnter(mp, pp, gp);
-        mp.syscalltick = pp.syscalltick();
-        pp.incSyscalltick();
+        mp.syscalltick = pp.syscalltickOpaque();
+        pp.incSyscalltickOpaque();
         mp.oldp = null;
         s.syscallStats.handoffAtEntry.incrementAndGet();
         s.idle.handoffp(mp.releasep());
@@ -297,12 +297,12 @@ public final class Syscalls {
         if (exitsyscallfast(mp, oldp)) {
             // There's a cpu for us, so we can run.
             P pp = mp.p;
-            pp.incSyscalltick();
+            pp.incSyscalltickOpaque();
             // Nobody else changes a _Gsyscall G's status (sysmon's scan bit is for _Grunning, a
             // dump's for parked Gs): a release store, not a CAS.
             gp.setgstatusRelease(G._Grunning);
             if (mp.trace.on) mp.trace.syscallExit(mp, pp, gp, pp == oldp ? Ev.X_SAME_P : Ev.X_OTHER_P);
-            if (Preempt.owed(mp) || (pp == oldp && pp.preempt)) {
+            if (Preempt.owedOpaque(mp) || (pp == oldp && pp.preempt)) {
                 // sysmon asked for the slice: preemptone (OWED) before the call, or, during
                 // it, Sysmon.retake's mark on the P (it cannot reach a G in a syscall).
                 return mp.sched.preempt.preemptAtExit(mp, gp);
@@ -341,8 +341,8 @@ public final class Syscalls {
             mp.syscallFastIdleP++;
         }
         if (pp != null) {
-            pp.incSyscalltick();
-            if (Preempt.owed(mp) || (pp == oldp && pp.preempt)) {
+            pp.incSyscalltickOpaque();
+            if (Preempt.owedOpaque(mp) || (pp == oldp && pp.preempt)) {
                 return mp.sched.preempt.preemptAtExit(mp, gp);
             }
             return false;
@@ -408,6 +408,7 @@ public final class Syscalls {
          * (sched.lock held); the caller counts it off stopwait. Go: gcstopP.
          */
         void gcstopP() {
+            mp.sched.sched.assertLockHeld(mp.sched, "gcstopP");
             releaseP(P._Pgcstop);
         }
 
@@ -421,11 +422,11 @@ public final class Syscalls {
             if (state != P._Pidle && state != P._Pgcstop) {
                 throw Fatal.fatal(mp.sched, "attempted to release P into a bad state");
             }
-            pp.setM(null);
+            pp.setMOpaque(null);
             mp.setPRelease(null);
             pp.setStatus(state);
             if (mp.trace.on) mp.trace.handoff(pp, mp); // Go's trace: ProcSteal
-            pp.incSyscalltick();
+            pp.incSyscalltickOpaque();
         }
 
         /** Lets the thread advance beyond exitsyscall. Go: resume. */
@@ -446,7 +447,7 @@ public final class Syscalls {
         if (pp.status() != P._Prunning) {
             return null;
         }
-        M mp = pp.m();
+        M mp = pp.mOpaque();
         if (mp == null) {
             return null;
         }
@@ -474,12 +475,12 @@ public final class Syscalls {
         // Try to re-acquire the last P.
         if (oldp != null && oldp.status() == P._Psyscall && oldp.casStatus(P._Psyscall, P._Prunning)) {
             // There's a cpu for us, so we can run (wirep).
-            oldp.setM(mp);
+            oldp.setMOpaque(mp);
             mp.setPRelease(oldp);
-            if (mp.syscalltick != oldp.syscalltick()) {
+            if (mp.syscalltick != oldp.syscalltickOpaque()) {
                 // The p was retaken and then entered a syscall again (since m.syscalltick has
                 // changed): we are taking it from that syscall.
-                oldp.incSyscalltick();
+                oldp.incSyscalltickOpaque();
                 if (mp.trace.on) {
                     mp.trace.handoff(oldp, null); // Go's trace: ProcSteal
                     mp.trace.procStart(mp, oldp);
@@ -531,7 +532,7 @@ public final class Syscalls {
                 mp.syscallFastIdleP++;
             }
             if (pp != null) {
-                pp.incSyscalltick();
+                pp.incSyscalltickOpaque();
                 if (mp.trace.on) mp.trace.syscallExit(mp, pp, gp, kept ? Ev.X_SAME_P : Ev.X_OTHER_P);
                 return true;
             }
@@ -540,7 +541,7 @@ public final class Syscalls {
             return false;
         }
         if (exitsyscallfast(mp, op)) {
-            mp.p.incSyscalltick();
+            mp.p.incSyscalltickOpaque();
             gp.casgstatus(G._Gsyscall, G._Grunning);
             if (mp.trace.on) mp.trace.syscallExit(mp, mp.p, gp, Ev.X_OTHER_P);
             return true;
@@ -556,7 +557,7 @@ public final class Syscalls {
         if (gp.lockedm == null && gp.monitorDepth == 0) {
             gp.yieldReason = G.YIELD_SYSCALL;
             if (Continuation.yield(G.SCOPE)) {
-                M.current().p.incSyscalltick();
+                M.current().p.incSyscalltickOpaque();
                 return true;
             }
             gp.yieldReason = G.YIELD_NONE; // pinned: wait on this carrier
@@ -566,7 +567,7 @@ public final class Syscalls {
                 .incrementAndGet();
         gp.casgstatus(G._Gsyscall, G._Grunnable);
         waitForP(mp, gp, true);
-        mp.p.incSyscalltick();
+        mp.p.incSyscalltickOpaque();
         return false;
     }
 
@@ -638,7 +639,7 @@ public final class Syscalls {
         // execute(gp, false): a new slice.
         gp.casgstatus(G._Grunnable, G._Grunning);
         gp.waitsince = 0;
-        pp.incSchedtick();
+        pp.incSchedtickOpaque();
         mp.thread.budget = s.preempt.budgetQuantum;
         s.preempt.newSlice(mp.thread, false);
         pp.gsRun++;

@@ -41,7 +41,7 @@ public final class Sysmon {
      * Held by sysmon for each round's work (retake, schedtrace). Go: sched.sysmonlock. Layers that
      * must not race with a sysmon round (e.g. printing a final schedtrace) may take it.
      */
-    public final Object sysmonlock = new Object();
+    final Object sysmonlock = new Object();
 
     /**
      * Longest sleep between rounds, µs (Go: 10 ms; the runtime's Config.Settings.sysmonMaxDelayUs,
@@ -89,7 +89,7 @@ public final class Sysmon {
      *
      * <p>Go: proc.go sysmon (debug.schedtrace), schedtrace
      */
-    public void setSchedtrace(long periodNanos, LongConsumer printer) {
+    void setSchedtrace(long periodNanos, LongConsumer printer) {
         if (periodNanos <= 0 || printer == null) {
             schedtraceNanos = 0;
             schedtrace = null;
@@ -127,19 +127,19 @@ public final class Sysmon {
         sysmonnote.notewakeup();
     }
 
-    public Thread thread() {
+    Thread thread() {
         return thread;
     }
 
-    public long rounds() {
+    long rounds() {
         return rounds;
     }
 
-    public long deepSleeps() {
+    long deepSleeps() {
         return deepSleeps;
     }
 
-    public long syscallRetakes() {
+    long syscallRetakes() {
         return syscallRetakes;
     }
 
@@ -329,13 +329,9 @@ public final class Sysmon {
      * {@code Long.MAX_VALUE}. Go: time.go timeSleepUntil.
      */
     private long timeSleepUntil() {
-        Timers t = s.timers;
         long next = Long.MAX_VALUE;
-        if (t == null) {
-            return next;
-        }
         for (P pp : s.allp) {
-            long w = t.wakeTime(pp);
+            long w = s.timers.wakeTime(pp);
             if (w != 0 && w < next) {
                 next = w;
             }
@@ -424,7 +420,7 @@ public final class Sysmon {
      * retakes' first step. Go: proc.go retake (the pd.schedtick / pd.schedwhen part)
      */
     private static long sliceEnd(P pp, long now) {
-        int t = pp.schedtick();
+        int t = pp.schedtickOpaque();
         if (pp.sysmonSchedtick != t || pp.sysmonSchedwhen == 0) {
             pp.sysmonSchedtick = t;
             pp.sysmonSchedwhen = now;
@@ -448,7 +444,7 @@ public final class Sysmon {
                     sliceEnd = end;
                 }
             } else {
-                M m = pp.m();
+                M m = pp.mOpaque();
                 G cur = m == null ? null : m.curg;
                 if (cur != null && (cur.readgstatusRaw() & ~G._Gscan) == G._Gsyscall) {
                     // preemptone cannot reach a G in a syscall (Go skips it); as in the 1.25
@@ -495,7 +491,7 @@ public final class Sysmon {
                 return -1; // not in a syscall, or something changed out from under us
             }
             pp.sysmonBlockedG = null;
-            int t = pp.syscalltick();
+            int t = pp.syscalltickOpaque();
             if (!sysretake && pp.sysmonSyscalltick != t) {
                 pp.sysmonSyscalltick = t;
                 pp.sysmonSyscallwhen = now;
@@ -529,7 +525,7 @@ public final class Sysmon {
     boolean retakeSyscall(P pp, int st, long now, boolean sysretake) {
         final Sched sc = s.sched;
         // Retake P from syscall if it's there for more than 1 sysmon tick (at least 20us).
-        int t = pp.syscalltick();
+        int t = pp.syscalltickOpaque();
         if (!sysretake && pp.sysmonSyscalltick != t) {
             pp.sysmonSyscalltick = t;
             pp.sysmonSyscallwhen = now;
@@ -551,9 +547,9 @@ public final class Sysmon {
         try {
             if (pp.casStatus(st, P._Pidle)) {
                 taken = true;
-                pp.incSyscalltick();
+                pp.incSyscalltickOpaque();
                 s.syscallStats.retakes.incrementAndGet();
-                if (s.trace.on) s.trace.handoff(pp, pp.m());
+                if (s.trace.on) s.trace.handoff(pp, pp.mOpaque());
                 s.idle.handoffp(pp);
             }
         } finally {

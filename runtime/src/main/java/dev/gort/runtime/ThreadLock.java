@@ -50,7 +50,7 @@ public final class ThreadLock {
     }
 
     /** True if the calling goroutine is locked to its thread (by the user). */
-    public static boolean isLocked() {
+    static boolean isLocked() {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
         return gp != null && gp.lockedExt != 0;

@@ -17,6 +17,8 @@ public final class TimeHistogram {
     /** Bucket 0: [0, 1ns); then per power p (0..MAX_POW-1) SUB sub-buckets; then overflow. */
     private final AtomicLongArray counts = new AtomicLongArray(1 + MAX_POW * SUB + 1);
 
+    TimeHistogram() {}
+
     static int bucket(long ns) {
         if (ns <= 0) {
             return 0;
@@ -67,7 +69,7 @@ public final class TimeHistogram {
         return b;
     }
 
-    public long total() {
+    long total() {
         long t = 0;
         for (int i = 0; i < counts.length(); i++) {
             t += counts.get(i);

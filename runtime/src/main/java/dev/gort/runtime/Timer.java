@@ -41,7 +41,7 @@ public final class Timer {
     static final int timerZombie = 4;
 
     /** The largest when. Go: maxWhen. */
-    public static final long maxWhen = Long.MAX_VALUE;
+    static final long maxWhen = Long.MAX_VALUE;
 
     private static final VarHandle IS_SENDING;
 
@@ -191,7 +191,7 @@ public final class Timer {
      *
      * <p>Go: time.go (*timer).modify
      */
-    public boolean modify(long when, long period, Func f, Object arg, long seq) {
+    boolean modify(long when, long period, Func f, Object arg, long seq) {
         if (when <= 0) {
             throw Fatal.fatal(sched, "timer when must be positive");
         }
@@ -619,7 +619,7 @@ public final class Timer {
     }
 
     /** The runtime this timer belongs to. */
-    public Scheduler scheduler() {
+    Scheduler scheduler() {
         return sched;
     }
 

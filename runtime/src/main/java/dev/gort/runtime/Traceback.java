@@ -82,7 +82,7 @@ public final class Traceback {
      *
      * <p>Go: runtime/debug.SetTraceback
      */
-    public static void setTraceback(String level) {
+    static void setTraceback(String level) {
         tracebackCache = parseTraceback(level == null || level.isBlank() ? null : level.trim());
     }
 
@@ -100,17 +100,17 @@ public final class Traceback {
     }
 
     /** Go: gotraceback's level: 0 none, 1 user frames, 2 runtime frames too. */
-    public static int level() {
+    static int level() {
         return tracebackCache >>> TRACEBACK_SHIFT;
     }
 
     /** Go: gotraceback's all: a crash prints every goroutine, not only the one that failed. */
-    public static boolean all() {
+    static boolean all() {
         return (tracebackCache & TRACEBACK_ALL) != 0;
     }
 
     /** Go: gotraceback's crash: after the dump, crash (here: print the JVM's threads too). */
-    public static boolean crash() {
+    static boolean crash() {
         return (tracebackCache & TRACEBACK_CRASH) != 0;
     }
 
@@ -156,7 +156,7 @@ public final class Traceback {
      *
      * <p>Go: proc.go newproc1 (newg.gopc = callerpc)
      */
-    public static StackTraceElement callerFrame() {
+    static StackTraceElement callerFrame() {
         return StackWalker.getInstance()
                 .walk(s -> s.filter(f -> !RUNTIME_FRAMES.contains(f.getClassName()))
                         .findFirst()
@@ -165,7 +165,7 @@ public final class Traceback {
     }
 
     /** Go: traceback.go goroutineheader, at the GOTRACEBACK level. */
-    public static String header(G gp, long now) {
+    static String header(G gp, long now) {
         return header(gp, now, level());
     }
 
@@ -531,7 +531,7 @@ public final class Traceback {
     }
 
     /** Prints every goroutine of {@code s} (Go: runtime.Stack(buf, true) / SIGQUIT's dump). */
-    public static void dumpAll(Scheduler s, java.io.PrintStream out) {
+    static void dumpAll(Scheduler s, java.io.PrintStream out) {
         String d = dumpAll(s);
         synchronized (out) {
             out.print(d);
@@ -559,7 +559,7 @@ public final class Traceback {
      * line and {@code at} frames (Go dumps the crashing threads' registers and aborts; the JVM's
      * threads are the carriers that hold what a Go core dump would show).
      */
-    public static String jvmThreads() {
+    static String jvmThreads() {
         StringBuilder sb = new StringBuilder("JVM threads:\n");
         java.util.Map<Thread, StackTraceElement[]> all = Thread.getAllStackTraces();
         java.util.List<Thread> ts = new java.util.ArrayList<>(all.keySet());

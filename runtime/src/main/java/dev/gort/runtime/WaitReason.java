@@ -90,7 +90,7 @@ public enum WaitReason {
      *
      * <p>Go: runtime2.go isIdleInSynctest
      */
-    public boolean isIdleInSynctest() {
+    boolean isIdleInSynctest() {
         return switch (this) {
             case CHAN_RECEIVE_NIL_CHAN,
                     CHAN_SEND_NIL_CHAN,

@@ -131,7 +131,7 @@ final class World {
                     // Go 1.25: Ps in _Psyscall status
                     if (pp.status() == P._Psyscall && pp.casStatus(P._Psyscall, P._Pgcstop)) {
                         if (s.trace.on) s.trace.handoff(pp, null); // Go's trace: ProcSteal
-                        pp.incSyscalltick();
+                        pp.incSyscalltickOpaque();
                         synced.stopwait--;
                     }
                 } else {
@@ -209,9 +209,9 @@ final class World {
             P pp = p1;
             p1 = p1.link;
             pp.link = null;
-            M nmp = pp.m();
+            M nmp = pp.mOpaque();
             if (nmp != null) {
-                pp.setM(null);
+                pp.setMOpaque(null);
                 if (nmp.nextp != null) {
                     throw Fatal.fatal(s, "startTheWorld: inconsistent mp->nextp");
                 }
@@ -268,12 +268,12 @@ final class World {
                     s.trace.goStop(mp, keep, mp.curg, Ev.S_GOSCHED);
                     s.trace.procStop(mp, keep);
                 }
-                keep.setM(null);
+                keep.setMOpaque(null);
                 mp.p = null;
             }
             if (mp != null) {
                 P pp = cur[0];
-                pp.setM(null);
+                pp.setMOpaque(null);
                 pp.setStatus(P._Pidle);
                 mp.acquirep(pp); // traces ProcStart
                 if (keep != null && s.trace.on) {
@@ -301,11 +301,11 @@ final class World {
                 continue;
             }
             pp.setStatus(P._Pidle);
-            pp.setM(null);
+            pp.setMOpaque(null);
             if (pp.runq.runqempty()) {
                 s.idle.pidleput(pp);
             } else {
-                pp.setM(s.idle.mget());
+                pp.setMOpaque(s.idle.mget());
                 pp.link = runnablePs;
                 runnablePs = pp;
             }
@@ -320,6 +320,7 @@ final class World {
      * <p>Go: proc.go (*p).destroy
      */
     private void destroyP(P pp, P to) {
+        sched.assertLockHeld(s, "destroy");
         // The owner is stopped (world stopped): take runnext, then the ring, head to tail.
         G runnext = pp.runq.runnext();
         if (runnext != null && !pp.runq.casRunnext(runnext, null)) {
@@ -337,10 +338,7 @@ final class World {
         if (runnext != null) {
             sched.runq.globrunqputhead(runnext);
         }
-        Timers t = s.timers;
-        if (t != null) {
-            t.take(pp, to);
-        }
+        s.timers.take(pp, to);
         pp.setStatus(P._Pdead);
     }
 }

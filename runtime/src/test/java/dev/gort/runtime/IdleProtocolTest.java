@@ -230,7 +230,7 @@ class IdleProtocolTest {
             boolean rest;
             int queued;
             synchronized (s.sched.lock) {
-                queued = s.sched.runq.size();
+                queued = s.sched.runq.sizeAcquire();
                 rest = consumed.get() == submitted
                         && queued == 0
                         && s.idle.nmspinning.get() == 0
@@ -243,7 +243,7 @@ class IdleProtocolTest {
             if (System.nanoTime() - deadline > 0) {
                 synchronized (s.sched.lock) {
                     fail("round " + round + ": not at rest: consumed " + consumed.get() + " of " + submitted
-                            + ", global queue " + s.sched.runq.size() + ", nmspinning " + s.idle.nmspinning.get()
+                            + ", global queue " + s.sched.runq.sizeAcquire() + ", nmspinning " + s.idle.nmspinning.get()
                             + ", npidle " + s.idle.npidle.get() + ", nmidle " + s.idle.synced.nmidle + " of "
                             + allm.size() + " Ms (a lost wake-up leaves work queued with every M asleep)");
                 }

@@ -67,14 +67,14 @@ class RunQueueLincheckTest {
         @Operation(nonParallelGroup = "owner")
         public int put() {
             q.runqput(newG(), false);
-            return global.size();
+            return global.sizeAcquire();
         }
 
         /** Owner: runqput(g, true) (newproc / goready). Returns the global queue's size afterwards. */
         @Operation(nonParallelGroup = "owner")
         public int putNext() {
             q.runqput(newG(), true);
-            return global.size();
+            return global.sizeAcquire();
         }
 
         /** Owner: runqget. "G3+" = G3 from runnext (inherits the slice), "G3" = from the ring, "-" = empty. */

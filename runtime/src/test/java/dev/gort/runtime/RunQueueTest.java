@@ -134,6 +134,27 @@ class RunQueueTest {
         assertNull(victim.runqget());
     }
 
+    /**
+     * runqsteal says through the caller's holder how many Gs it moved, the one returned included
+     * (what stealWork adds to stats.stolenGs), and 0 when it finds nothing.
+     */
+    @Test
+    void stealReportsHowManyGsItMovedInTheHolder() {
+        RunQueue victim = new RunQueue(256);
+        RunQueue thief = new RunQueue(256);
+        for (G gp : gs(10)) {
+            victim.runqput(gp, false);
+        }
+        Found out = new Found();
+        assertTrue(thief.runqsteal(victim.steal, false, out) != null);
+        assertEquals(5, out.stolen, "half of 10");
+        assertTrue(thief.runqsteal(victim.steal, false, out) != null);
+        assertEquals(3, out.stolen, "5 - 5/2");
+        RunQueue empty = new RunQueue(4);
+        assertNull(thief.runqsteal(empty.steal, true, out));
+        assertEquals(0, out.stolen, "nothing stolen");
+    }
+
     /** runnext is stolen only when asked (Go: the last of stealWork's four passes) and the ring is empty. */
     @Test
     void stealTakesRunnextOnlyWhenAskedAndTheRingIsEmpty() {
@@ -187,10 +208,10 @@ class RunQueueTest {
         for (int i = 0; i < 256; i++) {
             q.runqput(gs[i], false);
         }
-        assertEquals(0, global.size());
+        assertEquals(0, global.sizeAcquire());
         assertEquals(256, q.size());
         q.runqput(gs[256], false);
-        assertEquals(129, global.size());
+        assertEquals(129, global.sizeAcquire());
         assertEquals(128, q.size());
         G[] spilled;
         synchronized (lock) {

@@ -128,11 +128,11 @@ class SchedRunqTest {
             done.acquire();
             done.acquire();
             rt.newproc(pair[0]);
-            tickWhenMainLeft.set(M.current().p().schedtick());
+            tickWhenMainLeft.set(M.current().p().schedtickOpaque());
             preemptsBefore.set(rt.stats.preemptions.get());
             Scheduler.gosched(); // main goes to the global queue tail
             runsWhenMainBack.set(pairRuns.get());
-            tickWhenMainBack.set(M.current().p().schedtick());
+            tickWhenMainBack.set(M.current().p().schedtickOpaque());
             preemptsAfter.set(rt.stats.preemptions.get());
             done.acquire();
         });
@@ -186,11 +186,11 @@ class SchedRunqTest {
             hop[0] = () -> {
                 int h = hopsDone.incrementAndGet();
                 if (h == 1) {
-                    tickAtStart.set(M.current().p().schedtick());
+                    tickAtStart.set(M.current().p().schedtickOpaque());
                     preempts.set(-rt.stats.preemptions.get());
                 }
                 if (h == hops) {
-                    tickAtEnd.set(M.current().p().schedtick());
+                    tickAtEnd.set(M.current().p().schedtickOpaque());
                     preempts.addAndGet(rt.stats.preemptions.get());
                     done.release();
                     return;
@@ -322,7 +322,7 @@ class SchedRunqTest {
             rt.newproc(done::release);
             done.acquire();
             done.acquire();
-            warmTick.set(M.current().p().schedtick());
+            warmTick.set(M.current().p().schedtickOpaque());
             G[] yielder = new G[1];
             rt.newproc(() -> {
                 G[] q = rt.globalRunqSnapshot();

@@ -104,7 +104,7 @@ class SchedTraceTest {
                     + rt.nmspinning() + " needspinning=" + rt.needspinning() + " idlethreads=" + rt.nmidle()
                     + " runqueue=0"
                     // main came from runnext at boot, so it inherited a slice: schedtick is still 0 (as in Go)
-                    + " [ 2 ] schedticks=[ " + rt.allp()[0].schedtick() + " ]\n");
+                    + " [ 2 ] schedticks=[ " + rt.allp()[0].schedtickOpaque() + " ]\n");
             for (int i = 0; i < 3; i++) {
                 done.acquire();
             }

@@ -77,8 +77,8 @@ class SyscallExitPathsTest {
             for (int i = 0; i < 1000; i++) {
                 M mp = M.current();
                 P pp = mp.p;
-                int tick = pp.schedtick();
-                int sysTick = pp.syscalltick();
+                int tick = pp.schedtickOpaque();
+                int sysTick = pp.syscalltickOpaque();
                 long preemptions = s.stats.preemptions.get();
                 long retakes = s.syscallStats.retakes.get();
                 Syscalls.entersyscall();
@@ -104,8 +104,8 @@ class SyscallExitPathsTest {
                     continue;
                 }
                 assertEquals(P._Prunning, pp.status());
-                assertEquals(tick, pp.schedtick(), "the fast path must not start a new slice");
-                assertEquals(sysTick + 1, pp.syscalltick(), "each exit bumps syscalltick");
+                assertEquals(tick, pp.schedtickOpaque(), "the fast path must not start a new slice");
+                assertEquals(sysTick + 1, pp.syscalltickOpaque(), "each exit bumps syscalltick");
                 kept[0]++;
             }
         });

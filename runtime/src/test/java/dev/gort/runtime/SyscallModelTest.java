@@ -33,14 +33,14 @@ class SyscallModelTest {
                 M mp = gp.m;
                 P pp = mp.oldp;
                 int status = pp.status();
-                boolean pKeepsM = pp.m() == mp;
+                boolean pKeepsM = pp.mOpaque() == mp;
                 boolean mKeepsP = mp.p == pp;
                 String detail = SchedTrace.format(s, 0, true);
                 Syscalls.SyscallingThread thief = Syscalls.setBlockOnExitSyscall(pp);
                 if (thief != null) {
                     thief.resume(); // a thief that looked and let go: the P stays the syscall's
                 }
-                boolean undisturbed = pp.syscalltick() == mp.syscalltick; // sysmon did not take it
+                boolean undisturbed = pp.syscalltickOpaque() == mp.syscalltick; // sysmon did not take it
                 Syscalls.exitsyscall(gp);
                 // Under 1.26 a null thief is inconclusive too: the runtime's own sysmon may have held
                 // the G's scan bit at that instant (its retake looks the same way) and let go.

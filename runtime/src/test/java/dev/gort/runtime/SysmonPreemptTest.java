@@ -266,50 +266,19 @@ class SysmonPreemptTest {
         assertTrue(st.honoured() >= 4, st.toString());
     }
 
-    /** A fake timer layer: one timer far in the future on P0, so that idling is not a deadlock. */
-    private static final class FarTimer implements Timers {
-        final long when = System.nanoTime() + 60_000 * MS;
-
-        @Override
-        public long check(M mp, P pp, long now) {
-            return pp.id == 0 ? when : 0;
-        }
-
-        @Override
-        public boolean hasTimers(P pp) {
-            return false;
-        }
-
-        @Override
-        public long stealTimers(M mp, P thief, P victim, long now) {
-            return 0;
-        }
-
-        @Override
-        public long checkTimersNoP(Scheduler sched, P[] allp, long pollUntil) {
-            return pollUntil == 0 || when < pollUntil ? when : pollUntil;
-        }
-
-        @Override
-        public long wakeTime(P pp) {
-            return pp.id == 0 ? when : 0;
-        }
-
-        @Override
-        public void take(P from, P to) {}
-    }
-
     /** sysmon sleeps deeply while every P is idle and is woken when work appears. */
     @Test
     void sysmonDeepSleepsWhileIdleAndWakesForNewWork() throws Exception {
         Scheduler s = new Scheduler(TestSupport.config(1));
-        s.timers = new FarTimer(); // a pending timer: all Ps idle is not a deadlock
         GoSema gate = new GoSema(0);
         java.util.concurrent.CountDownLatch parked = new java.util.concurrent.CountDownLatch(1);
         AtomicLong progress = new AtomicLong();
         long[] progressAtProbe = {-1};
         Thread runner = new Thread(() -> s.run(() -> {
             Scheduler rt = Scheduler.current();
+            // A pending timer, far in the future: every P idle is not a deadlock (checkdead).
+            Timer far = new Timer(rt, (arg, seq, delay) -> {}, null);
+            far.reset(Timer.when(60_000 * MS), 0);
             rt.newproc(parked::countDown);
             gate.acquire(); // every P idle now: sysmon deep-sleeps
             // woken by a non-gort thread; now a hog: sysmon must be awake to preempt it
@@ -325,6 +294,7 @@ class SysmonPreemptTest {
             });
             done.acquire();
             done.acquire();
+            far.stop();
         }));
         runner.start();
         parked.await();

@@ -32,7 +32,7 @@ class SysmonRetakeTest {
     /** Takes P0 off the idle list and wires it to a fresh (unstarted) M running gp. */
     private static M runOn(Scheduler s, P pp, G gp) {
         M mp = new M(s, 99, "test");
-        pp.setM(mp);
+        pp.setMOpaque(mp);
         pp.setStatus(P._Prunning);
         mp.p = pp;
         mp.curg = gp;
@@ -59,7 +59,7 @@ class SysmonRetakeTest {
         if (s.psyscall) {
             return pp.status() == P._Psyscall;
         }
-        M mp = pp.m();
+        M mp = pp.mOpaque();
         // after a retake, handoffp may already have wired pp to a new M running nothing (curg null)
         G gp = mp == null ? null : mp.curg;
         return pp.status() == P._Prunning && gp != null && gp.readgstatus() == G._Gsyscall && mp.p == pp;
@@ -77,17 +77,17 @@ class SysmonRetakeTest {
         P pp = takeP(s);
         G g1 = new G(s, 1, 0, null, () -> {});
         M mp = runOn(s, pp, g1);
-        pp.incSchedtick();
+        pp.incSchedtickOpaque();
         long t0 = 1_000 * MS;
 
         assertEquals(0, s.sysmon.retake(t0));
         s.sysmon.retake(t0 + 9 * MS);
-        assertFalse(g1.preemptRequested(), "preempted before 10 ms");
-        assertFalse(mp.thread.preemptRequested());
+        assertFalse(g1.preemptRequestedOpaque(), "preempted before 10 ms");
+        assertFalse(mp.thread.preemptRequestedOpaque());
 
         s.sysmon.retake(t0 + 10 * MS);
-        assertTrue(g1.preemptRequested(), "not preempted after 10 ms on the same schedtick");
-        assertTrue(mp.thread.preemptRequested());
+        assertTrue(g1.preemptRequestedOpaque(), "not preempted after 10 ms on the same schedtick");
+        assertTrue(mp.thread.preemptRequestedOpaque());
         assertEquals(t0, mp.thread.preemptSliceWhen);
         assertEquals(1, s.preempt.snapshot().requested());
 
@@ -98,20 +98,20 @@ class SysmonRetakeTest {
         g2.m = mp;
         s.preempt.newSlice(mp.thread, true); // execute with inheritTime: g2 owes nothing yet
         s.sysmon.retake(t0 + 11 * MS);
-        assertTrue(g2.preemptRequested(), "a runnext chain must share the slice");
+        assertTrue(g2.preemptRequestedOpaque(), "a runnext chain must share the slice");
 
         // A new slice (execute without inheritTime): sysmon restarts the count when it sees it.
         Preempt.take(mp.thread);
         G g3 = new G(s, 3, 0, null, () -> {});
         mp.curg = g3;
         g3.m = mp;
-        pp.incSchedtick();
+        pp.incSchedtickOpaque();
         s.preempt.newSlice(mp.thread, false); // execute without inheritTime
         s.sysmon.retake(t0 + 12 * MS);
         s.sysmon.retake(t0 + 21 * MS);
-        assertFalse(g3.preemptRequested(), "new slice preempted early");
+        assertFalse(g3.preemptRequestedOpaque(), "new slice preempted early");
         s.sysmon.retake(t0 + 22 * MS);
-        assertTrue(g3.preemptRequested());
+        assertTrue(g3.preemptRequestedOpaque());
         assertTrue(Poll.armedCount() >= 1, "the poll's armed count must follow the carrier flag");
         assertTrue((Preempt.take(mp.thread) & Preempt.REQ) != 0);
     }
@@ -133,10 +133,10 @@ class SysmonRetakeTest {
         Scheduler s = newScheduler(2, psyscall);
         P pp = takeP(s);
         takeP(s); // the other P is busy too (not idle, not the last running P: handoffp idles ours)
-        pp.incSyscalltick(); // a syscall before (exitsyscall bumps the tick); see firstSyscallOfAFreshP
+        pp.incSyscalltickOpaque(); // a syscall before (exitsyscall bumps the tick); see firstSyscallOfAFreshP
         inSyscall(s, pp);
-        pp.incSchedtick();
-        int tick = pp.syscalltick();
+        pp.incSchedtickOpaque();
+        int tick = pp.syscalltickOpaque();
         long t0 = 1_000 * MS;
         // First sighting: record, never retake (even with no idle P).
         assertEquals(0, s.sysmon.retake(t0));
@@ -144,7 +144,7 @@ class SysmonRetakeTest {
         // Next tick, same syscall, no idle or spinning capacity: retake and hand off.
         assertEquals(1, s.sysmon.retake(t0 + MS / 50));
         assertEquals(P._Pidle, pp.status());
-        assertEquals(tick + 1, pp.syscalltick());
+        assertEquals(tick + 1, pp.syscalltickOpaque());
         assertEquals(1, s.npidle(), "handoffp with no work must put the P on the idle list");
     }
 
@@ -153,8 +153,8 @@ class SysmonRetakeTest {
     void syscallWithIdleCapacityAndNoWorkIsRetakenOnlyAfterTenMilliseconds(boolean psyscall) {
         Scheduler s = newScheduler(2, psyscall); // the other P stays idle: npidle > 0
         P pp = takeP(s);
-        pp.incSyscalltick();
-        pp.incSchedtick(); // the P has run Gs (sysmon's record starts at tick 0, when 0)
+        pp.incSyscalltickOpaque();
+        pp.incSchedtickOpaque(); // the P has run Gs (sysmon's record starts at tick 0, when 0)
         inSyscall(s, pp);
         long t0 = 1_000 * MS;
         assertEquals(0, s.sysmon.retake(t0));
@@ -170,8 +170,8 @@ class SysmonRetakeTest {
     void syscallWithLocalWorkIsRetakenAtTheSecondTick(boolean psyscall) {
         Scheduler s = newScheduler(2, psyscall);
         P pp = takeP(s);
-        pp.incSyscalltick();
-        pp.incSchedtick(); // the P has run Gs (sysmon's record starts at tick 0, when 0)
+        pp.incSyscalltickOpaque();
+        pp.incSchedtickOpaque(); // the P has run Gs (sysmon's record starts at tick 0, when 0)
         inSyscall(s, pp);
         G g = new G(s, 7, 0, null, () -> {});
         g.casgstatus(G._Gidle, G._Grunnable);
@@ -191,12 +191,12 @@ class SysmonRetakeTest {
         Scheduler s = newScheduler(2, psyscall);
         P pp = takeP(s);
         takeP(s); // busy elsewhere: handoffp idles ours instead of starting an M
-        pp.incSyscalltick();
-        pp.incSchedtick(); // the P has run Gs (sysmon's record starts at tick 0, when 0)
+        pp.incSyscalltickOpaque();
+        pp.incSchedtickOpaque(); // the P has run Gs (sysmon's record starts at tick 0, when 0)
         inSyscall(s, pp);
         long t0 = 1_000 * MS;
         assertEquals(0, s.sysmon.retake(t0));
-        pp.incSyscalltick(); // the G left the syscall and entered another one between two ticks
+        pp.incSyscalltickOpaque(); // the G left the syscall and entered another one between two ticks
         assertEquals(0, s.sysmon.retake(t0 + MS / 50));
         assertTrue(stillInSyscall(s, pp));
         assertEquals(1, s.sysmon.retake(t0 + 2 * MS / 50));

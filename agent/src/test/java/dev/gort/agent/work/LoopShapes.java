@@ -336,6 +336,6 @@ public final class LoopShapes {
 
     private static long monitorDepth() {
         var g = Scheduler.currentG();
-        return g == null ? 0 : g.monitorDepth;
+        return g == null ? 0 : g.monitorDepth();
     }
 }

@@ -118,7 +118,7 @@ public final class Trace {
             boolean ok = true;
             TraceBuf.Chunk c = b.first;
             while (c != null) {
-                long sq = c.seq();
+                long sq = c.seqAcquire();
                 if (!seqs.isEmpty() && sq != seqs.get(seqs.size() - 1) + 1) {
                     ok = false; // the previous chunk was recycled after we read its next
                     break;
@@ -141,10 +141,10 @@ public final class Trace {
         int from = 0;
         for (int i = 0; i < parts.size(); i++) {
             TraceBuf.Chunk c = parts.get(i);
-            int pub = c.published();
+            int pub = c.publishedAcquire();
             copies[i] = java.util.Arrays.copyOf(c.d, pub);
             VarHandle.acquireFence(); // the copy's reads before the number's re-read
-            if (c.seq() != seqs.get(i)) {
+            if (c.seqAcquire() != seqs.get(i)) {
                 from = i + 1; // recycled while we copied it
             }
         }

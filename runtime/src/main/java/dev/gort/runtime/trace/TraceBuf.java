@@ -66,11 +66,11 @@ public final class TraceBuf {
         @SuppressWarnings("unused")
         private long seq;
 
-        int published() {
+        int publishedAcquire() {
             return (int) PUB.getAcquire(this);
         }
 
-        long seq() {
+        long seqAcquire() {
             return (long) SEQ.getAcquire(this);
         }
 
@@ -89,7 +89,7 @@ public final class TraceBuf {
             PUB.setRelease(this, 0);
         }
 
-        void publish(int n) {
+        void publishRelease(int n) {
             PUB.setRelease(this, n);
         }
     }
@@ -158,7 +158,7 @@ public final class TraceBuf {
         d[n + 3] = a;
         d[n + 4] = x;
         c.w = n + REC;
-        c.publish(n + REC);
+        c.publishRelease(n + REC);
         lastTs = ts;
     }
 

@@ -381,7 +381,7 @@ public final class Tracer {
             long ts = t0;
             b.emit(ts, hdr(Ev.GOMAXPROCS, 0, null, null), 0, ps.length, 0);
             for (P pp : ps) {
-                M pm = pp.m();
+                M pm = pp.mOpaque();
                 b.emit(ts, hdr(Ev.PROC_STATUS, pp.status(), pp, pm), 0, 0, 0);
             }
             java.util.Set<Long> placed = new java.util.HashSet<>();
@@ -588,7 +588,7 @@ public final class Tracer {
 
     /** runqput kicked {@code old} out of pp's runnext to the ring tail. Called by pp's owner. */
     public void runqKick(P pp, G old) {
-        M mp = pp.m();
+        M mp = pp.mOpaque();
         TraceBuf b = buf(mp);
         old.traceBuf = b;
         if (b.record) {
@@ -598,7 +598,7 @@ public final class Tracer {
 
     /** runqputslow: the oldest half of pp's ring plus {@code gp}, linked from {@code head}, go to the global queue. */
     public void runqSpill(P pp, G head) {
-        M mp = pp.m();
+        M mp = pp.mOpaque();
         TraceBuf b = buf(mp);
         if (!b.record) {
             return;
@@ -626,7 +626,7 @@ public final class Tracer {
      * {@code rest} go to pp's ring. sched.lock is held, so this M's timestamp follows the puts.
      */
     public void globalBatch(P pp, G first, G rest, int n) {
-        M mp = pp.m();
+        M mp = pp.mOpaque();
         TraceBuf b = buf(mp);
         if (!b.record) {
             return;
@@ -649,7 +649,7 @@ public final class Tracer {
      * will run (it gets a GoStart), the others stay in the ring. Called by the thief's owner after the CAS.
      */
     public void steal(P thief, P victim, G[] ring, int t, int n, int mask) {
-        M mp = thief.m();
+        M mp = thief.mOpaque();
         TraceBuf b = buf(mp);
         if (b.record) {
             long ts = clock(b);
