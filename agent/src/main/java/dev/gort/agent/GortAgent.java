@@ -10,8 +10,9 @@ import java.util.Set;
 /**
  * gort's java agent: installs {@link GortTransformer} with the strategy from
  * {@code -Dgort.preempt} / {@code GORT_PREEMPT} (default {@code backedge}; {@code none} installs
- * nothing), and exports {@code java.base/jdk.internal.vm} to the application class loader's unnamed
- * module so that {@code -javaagent} alone is enough.
+ * nothing), exports {@code java.base/jdk.internal.vm} to the application class loader's unnamed
+ * module and opens {@code java.base/java.lang} to the runtime's module (goroutine-scoped
+ * ThreadLocals, {@code -Dgort.threadlocals}) so that {@code -javaagent} alone is enough.
  *
  * <p>Two ways in:
  * <ul>
@@ -21,10 +22,11 @@ import java.util.Set;
  * Main-Class: your.Main
  * Launcher-Agent-Class: dev.gort.agent.GortAgent
  * Add-Exports: java.base/jdk.internal.vm
+ * Add-Opens: java.base/java.lang
  *       </pre>
  *       then {@code java -jar app.jar} needs no flags: the launcher starts this agent before
  *       {@code main} (JDK 9+), and {@code Add-Exports} in the main jar's manifest opens the
- *       continuation API.
+ *       continuation API ({@code Add-Opens} the ThreadLocal maps; this agent opens both too).
  * </ul>
  * Classes loaded before the agent (the launcher's own) are not rewritten: no retransformation.
  */
@@ -61,6 +63,9 @@ public final class GortAgent {
     }
 
     private static void install0(String args, Instrumentation inst) {
+        // First: the runtime decides once, when it first reads its settings, whether it can give
+        // each goroutine its own ThreadLocals (dev.gort.runtime.GoroutineLocals).
+        openThreadLocals(inst);
         // Any registered strategy or a Strategy class name (Strategies); resolving it registers its
         // name with the runtime, which then accepts the same gort.preempt.
         Strategy strategy = args != null && !args.isBlank() ? Strategies.named(args) : Strategies.fromEnvironment();
@@ -72,6 +77,21 @@ public final class GortAgent {
             return;
         }
         inst.addTransformer(new GortTransformer(strategy), false);
+    }
+
+    /**
+     * Opens {@code java.lang} of {@code java.base} to the runtime's module (the class path's unnamed
+     * module when gort is on the class path), so that the runtime can swap a carrier's
+     * {@code Thread.threadLocals} and {@code inheritableThreadLocals} for the running goroutine's
+     * ({@code -Dgort.threadlocals=goroutine}, its default then): {@code -javaagent} alone is enough,
+     * no {@code --add-opens java.base/java.lang=ALL-UNNAMED} needed.
+     */
+    private static void openThreadLocals(Instrumentation inst) {
+        Module base = Object.class.getModule();
+        Module runtime = Fatal.class.getModule();
+        if (!base.isOpen("java.lang", runtime)) {
+            inst.redefineModule(base, Set.of(), Map.of(), Map.of("java.lang", Set.of(runtime)), Set.of(), Map.of());
+        }
     }
 
     private static void exportContinuations(Instrumentation inst) {

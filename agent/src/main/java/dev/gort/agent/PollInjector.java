@@ -55,6 +55,11 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *       {@code tryLock} parks its arguments in two new locals first) and passed after the call to
  *       {@code lockAcquired}/{@code lockReleased}/{@code lockTried}, which count it if it is a
  *       {@code java.util.concurrent.locks.Lock} (a call that throws reaches no hook);
+ *   <li>every strategy but {@code none}: each call site of {@code ThreadLocal.get()},
+ *       {@code set(Object)} and {@code remove()} (owner {@code ThreadLocal} or
+ *       {@code InheritableThreadLocal}) becomes {@code Poll.threadLocalGet/Set/Remove(tl, ...)}, the
+ *       same call through a handle the JIT cannot inline, so that compiled code never reuses a
+ *       carrier thread read before a yield ({@link #threadLocalCall});
  *   <li>every strategy but {@code none}: {@code <clinit>} gets {@code clinitEnter()} first and
  *       {@code clinitExit()} on every exit (before its return and in a catch-all handler), and no
  *       poll: a class initialiser pins the continuation and holds the class's init lock.
@@ -265,6 +270,47 @@ public final class PollInjector {
         };
     }
 
+    static final String THREAD_LOCAL = "java/lang/ThreadLocal";
+    static final String INHERITABLE_THREAD_LOCAL = "java/lang/InheritableThreadLocal";
+
+    /**
+     * The replacement of a call site of {@code ThreadLocal.get()}, {@code set(Object)} or
+     * {@code remove()} (owner {@code ThreadLocal} or {@code InheritableThreadLocal}, as javac writes
+     * it for a field of either type), or null: {@code Poll.threadLocalGet/Set/Remove}, static, with
+     * the receiver as first argument, so the stack is the same before and after and no frame
+     * changes. They reach the real method through a handle the JIT cannot inline, so that the
+     * caller's compiled code never keeps a {@code Thread.currentThread()} across a yield (see
+     * {@code Poll}). A subclass named as the owner is left alone (it may not be a ThreadLocal at
+     * all without a look at its hierarchy, which the agent does not load).
+     */
+    static MethodInsnNode threadLocalCall(AbstractInsnNode in) {
+        if (!(in instanceof MethodInsnNode m)
+                || m.getOpcode() != Opcodes.INVOKEVIRTUAL
+                || !(m.owner.equals(THREAD_LOCAL) || m.owner.equals(INHERITABLE_THREAD_LOCAL))) {
+            return null;
+        }
+        String helper;
+        String desc;
+        switch (m.name + m.desc) {
+            case "get()Ljava/lang/Object;" -> {
+                helper = "threadLocalGet";
+                desc = "(Ljava/lang/ThreadLocal;)Ljava/lang/Object;";
+            }
+            case "set(Ljava/lang/Object;)V" -> {
+                helper = "threadLocalSet";
+                desc = "(Ljava/lang/ThreadLocal;Ljava/lang/Object;)V";
+            }
+            case "remove()V" -> {
+                helper = "threadLocalRemove";
+                desc = "(Ljava/lang/ThreadLocal;)V";
+            }
+            default -> {
+                return null;
+            }
+        }
+        return new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, helper, desc, false);
+    }
+
     /**
      * Wraps a {@code Lock} call site: the receiver is kept (DUP; the timed {@code tryLock}'s two
      * arguments go through two new locals first) and handed to the hook after the call returns;
@@ -372,6 +418,9 @@ public final class PollInjector {
                 } else if (lockHook(in) instanceof String hook) {
                     hookLockCall(mn, (MethodInsnNode) in, hook);
                     lockSites++;
+                    hooks++;
+                } else if (threadLocalCall(in) instanceof MethodInsnNode helper) {
+                    insns.set(in, helper);
                     hooks++;
                 }
             }

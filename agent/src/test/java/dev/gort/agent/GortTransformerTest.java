@@ -65,6 +65,38 @@ class GortTransformerTest {
         assertNull(t.transform(null, "java/lang/Foo", null, null, new byte[0]));
     }
 
+    /**
+     * ThreadLocal.get/set/remove call sites become Poll.threadLocalGet/Set/Remove (through a handle
+     * the JIT cannot inline: compiled code must not keep a carrier read before a yield), with the
+     * same results.
+     */
+    @Test
+    void threadLocalCallSitesGoThroughPoll() throws Exception {
+        byte[] orig = bytes("dev.gort.agent.work.Locals");
+        PollInjector.Result r = new PollInjector(PreemptStrategy.BACKEDGE, true, 0).instrument(orig);
+        assertTrue(r.changed());
+        MethodNode mn = method(r.bytes(), "roundTrips");
+        List<String> calls = calls(mn);
+        assertTrue(
+                calls.contains("threadLocalGet")
+                        && calls.contains("threadLocalSet")
+                        && calls.contains("threadLocalRemove"),
+                calls.toString());
+        for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
+            if (in instanceof MethodInsnNode m && m.getOpcode() == Opcodes.INVOKEVIRTUAL) {
+                assertTrue(
+                        !m.owner.endsWith("ThreadLocal") || m.name.equals("withInitial"),
+                        "a ThreadLocal call left in place: " + m.owner + "." + m.name);
+            }
+        }
+        Class<?> c = Class.forName(
+                "dev.gort.agent.work.Locals",
+                true,
+                new InstrumentingLoader("dev.gort.agent.work.Locals", PreemptStrategy.BACKEDGE));
+        Object got = c.getMethod("roundTrips", int.class).invoke(null, 5);
+        assertEquals(dev.gort.agent.work.Locals.roundTrips(5), got);
+    }
+
     @Test
     void backedgePutsAPollBeforeEveryBackwardBranchOnly() throws Exception {
         byte[] orig = bytes("dev.gort.agent.work.LoopShapes");

@@ -89,6 +89,9 @@ class SettingsIT {
         GOOD.put("-Dgort.debug.checks=true", "gort.debug.checks=true");
         GOOD.put("-Dgort.fatal=throw", "gort.fatal=throw");
         GOOD.put("-Dgort.seed=-42", "gort.seed=-42");
+        // the jar's agent (and its Add-Opens) open java.lang: goroutine is possible, and the default
+        GOOD.put("-Dgort.threadlocals=carrier", "gort.threadlocals=carrier");
+        GOOD.put("-Dgort.threadlocals=GOROUTINE", "gort.threadlocals=goroutine");
         GOOD.put("-Dgort.godebug=schedtrace=7,scheddetail=1", "GODEBUG.schedtrace=7");
         GOOD.put("-Dgort.debug=sigtrap=1", "GODEBUG.sigtrap=1");
         GOOD.put("-Dgort.jmx=true", "gort.jmx=true"); // its effect: ObserversStartupTest (runtime)
@@ -114,6 +117,8 @@ class SettingsIT {
         BAD.put("-Dgort.jmx=maybe", "malformed -Dgort.jmx=maybe: want true or false");
         BAD.put("-Dgort.fatal=explode", "malformed -Dgort.fatal=explode: want one of halt, throw");
         BAD.put("-Dgort.seed=0x2a", "malformed -Dgort.seed=0x2a: want a 64-bit integer");
+        // goroutine without java.lang open: GoroutineThreadLocalsStartupTest (runtime), no agent there
+        BAD.put("-Dgort.threadlocals=fiber", "malformed -Dgort.threadlocals=fiber: want one of goroutine, carrier");
         BAD.put("-Dgort.jfr=maybe", "malformed -Dgort.jfr=maybe: want true or false");
         BAD.put(
                 "-Dgort.traceback=loud",
@@ -156,6 +161,15 @@ class SettingsIT {
         assertTrue(r.out.contains("fatal error: malformed GORT_RUNQSIZE=3: want a power of two"), r.out);
         r = java(List.of(), Map.of("GODEBUG", "schedtrace=3"), "env");
         assertEquals("3", r.value("GODEBUG.schedtrace"));
+    }
+
+    /** {@code java -jar} opens java.lang (the manifest's Add-Opens, the agent): ThreadLocals are the goroutine's. */
+    @Test
+    void threadLocalsAreTheGoroutinesByDefaultInTheJar() throws Exception {
+        assertEquals("goroutine", env().value("gort.threadlocals"));
+        Result r = java(List.of(), Map.of("GORT_THREADLOCALS", "carrier"), "env");
+        assertEquals(0, r.status, r.out);
+        assertEquals("carrier", r.value("gort.threadlocals"));
     }
 
     @Test

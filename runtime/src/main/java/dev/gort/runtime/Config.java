@@ -229,6 +229,10 @@ public record Config(
      * @param seed             fixes every random choice of the scheduler ({@code -Dgort.seed}, {@code GORT_SEED}):
      *                         each M's generator (steal order, select's poll order) starts from it; 0 = unseeded
      *                         (each M seeded from the clock, as Go's from the OS). See {@link Decisions}.
+     * @param threadLocals     {@code "goroutine"}: each goroutine has its own ThreadLocals, swapped into
+     *                         its carrier while it runs ({@link GoroutineLocals}); {@code "carrier"}: they
+     *                         are the carrier thread's, shared by the goroutines it runs
+     *                         ({@code -Dgort.threadlocals}, {@code GORT_THREADLOCALS}; docs/adr/0004)
      */
     public record Settings(
             String preempt,
@@ -244,7 +248,8 @@ public record Config(
             String debugHttp,
             GoDebug godebug,
             boolean fatalThrow,
-            long seed) {
+            long seed,
+            String threadLocals) {
 
         public Settings {
             java.util.Objects.requireNonNull(preempt, "preempt");
@@ -259,6 +264,42 @@ public record Config(
                 throw new IllegalArgumentException("sysmonMaxDelayUs must be >= 20: " + sysmonMaxDelayUs);
             }
             traceWorkload = traceWorkload == null ? "" : traceWorkload;
+            java.util.Objects.requireNonNull(threadLocals, "threadLocals");
+            if (!threadLocals.equals(THREADLOCALS_GOROUTINE) && !threadLocals.equals(THREADLOCALS_CARRIER)) {
+                throw new IllegalArgumentException("threadLocals must be goroutine or carrier: '" + threadLocals + "'");
+            }
+            if (threadLocals.equals(THREADLOCALS_GOROUTINE) && !GoroutineLocals.available()) {
+                throw new IllegalArgumentException("goroutine-scoped ThreadLocals need java.lang opened to gort ("
+                        + GoroutineLocals.ADD_OPENS + ", or gort's agent): " + GoroutineLocals.unavailableReason());
+            }
+        }
+
+        /** Whether each goroutine has its own ThreadLocals ({@code -Dgort.threadlocals=goroutine}). */
+        boolean goroutineThreadLocals() {
+            return threadLocals.equals(THREADLOCALS_GOROUTINE);
+        }
+
+        /**
+         * The same settings with ThreadLocals {@code "goroutine"}- or {@code "carrier"}-scoped
+         * ({@code -Dgort.threadlocals}); goroutine without the access is an IllegalArgumentException.
+         */
+        public Settings withThreadLocals(String mode) {
+            return new Settings(
+                    preempt,
+                    preemptBudget,
+                    preemptSites,
+                    sysmonMaxDelayUs,
+                    recordCreators,
+                    traceFile,
+                    traceWindowMs,
+                    traceLevel,
+                    traceWorkload,
+                    jmx,
+                    debugHttp,
+                    godebug,
+                    fatalThrow,
+                    seed,
+                    mode);
         }
 
         /** Every setting from the system properties and the environment (the one place they are read). */
@@ -277,7 +318,8 @@ public record Config(
                     setting("gort.debug.http", null),
                     GoDebug.fromEnvironment(),
                     "throw".equals(fatalSetting()),
-                    seedSetting());
+                    seedSetting(),
+                    threadLocalsSetting());
         }
 
         public Settings withPreempt(String strategyName) {
@@ -295,7 +337,8 @@ public record Config(
                     debugHttp,
                     godebug,
                     fatalThrow,
-                    seed);
+                    seed,
+                    threadLocals);
         }
 
         public Settings withPreemptBudget(int n) {
@@ -313,7 +356,8 @@ public record Config(
                     debugHttp,
                     godebug,
                     fatalThrow,
-                    seed);
+                    seed,
+                    threadLocals);
         }
 
         public Settings withPreemptSites(boolean on) {
@@ -331,7 +375,8 @@ public record Config(
                     debugHttp,
                     godebug,
                     fatalThrow,
-                    seed);
+                    seed,
+                    threadLocals);
         }
 
         public Settings withSysmonMaxDelayUs(int us) {
@@ -349,7 +394,8 @@ public record Config(
                     debugHttp,
                     godebug,
                     fatalThrow,
-                    seed);
+                    seed,
+                    threadLocals);
         }
 
         public Settings withRecordCreators(boolean on) {
@@ -367,7 +413,8 @@ public record Config(
                     debugHttp,
                     godebug,
                     fatalThrow,
-                    seed);
+                    seed,
+                    threadLocals);
         }
 
         public Settings withTraceFile(String file) {
@@ -385,7 +432,8 @@ public record Config(
                     debugHttp,
                     godebug,
                     fatalThrow,
-                    seed);
+                    seed,
+                    threadLocals);
         }
 
         public Settings withJmx(boolean on) {
@@ -403,7 +451,8 @@ public record Config(
                     debugHttp,
                     godebug,
                     fatalThrow,
-                    seed);
+                    seed,
+                    threadLocals);
         }
 
         public Settings withDebugHttp(String port) {
@@ -421,7 +470,8 @@ public record Config(
                     port,
                     godebug,
                     fatalThrow,
-                    seed);
+                    seed,
+                    threadLocals);
         }
 
         /**
@@ -451,7 +501,8 @@ public record Config(
                     debugHttp,
                     d,
                     fatalThrow,
-                    seed);
+                    seed,
+                    threadLocals);
         }
 
         public Settings withFatalThrow(boolean on) {
@@ -469,7 +520,8 @@ public record Config(
                     debugHttp,
                     godebug,
                     on,
-                    seed);
+                    seed,
+                    threadLocals);
         }
 
         /** The same settings with {@code seed} (0: unseeded). */
@@ -488,8 +540,35 @@ public record Config(
                     debugHttp,
                     godebug,
                     fatalThrow,
-                    seed);
+                    seed,
+                    threadLocals);
         }
+    }
+
+    /** {@link Settings#threadLocals()}: each goroutine has its own ThreadLocals. */
+    static final String THREADLOCALS_GOROUTINE = "goroutine";
+    /** {@link Settings#threadLocals()}: ThreadLocals are the carrier thread's. */
+    static final String THREADLOCALS_CARRIER = "carrier";
+
+    /**
+     * {@code -Dgort.threadlocals=goroutine|carrier} / {@code GORT_THREADLOCALS} (read by the runtime
+     * and ./gort env). Absent: {@code goroutine} when {@code java.lang} is open to gort
+     * ({@link GoroutineLocals#available()}), else {@code carrier}, the one mode the runtime can then
+     * give. An explicit {@code goroutine} without the access is a fatal error that names the flag to
+     * add, as a malformed setting is: the user asked for what gort cannot do.
+     */
+    static String threadLocalsSetting() {
+        String v = choiceSetting(
+                "gort.threadlocals", "GORT_THREADLOCALS", null, THREADLOCALS_GOROUTINE, THREADLOCALS_CARRIER);
+        if (v == null) {
+            return GoroutineLocals.available() ? THREADLOCALS_GOROUTINE : THREADLOCALS_CARRIER;
+        }
+        if (v.equals(THREADLOCALS_GOROUTINE) && !GoroutineLocals.available()) {
+            throw Fatal.fatal(spelling("gort.threadlocals", "GORT_THREADLOCALS")
+                    + " needs java.lang opened to gort: add " + GoroutineLocals.ADD_OPENS
+                    + " to the JVM's flags, or run with gort's agent");
+        }
+        return v;
     }
 
     /** {@code -Dgort.trace=<file>}: trace every runtime from its start and write the file at exit. */

@@ -93,7 +93,8 @@ public final class G {
     // code runs" (Go's g0). Sysmon reads it too (Retake.retakeBlocked, after its scan-bit CAS and
     // the carrier's volatile thread state; the unmount's volatile store publishes the G's write):
     // it never retakes the P of an M whose G is not YIELD_NONE. A byte, as is trackingSeq: with
-    // both narrowed from int a G is 152 bytes instead of 160 (JOL).
+    // both narrowed from int a G was 152 bytes instead of 160 (JOL; 160 since the two
+    // ThreadLocal map references).
     static final byte YIELD_NONE = 0;
     static final byte YIELD_PARK = 1;
     static final byte YIELD_GOSCHED = 2;
@@ -267,6 +268,18 @@ public final class G {
      * matter).
      */
     byte trackingSeq;
+
+    /**
+     * This goroutine's {@code Thread.threadLocals} and {@code Thread.inheritableThreadLocals} maps
+     * ({@code ThreadLocal.ThreadLocalMap}, or null: none yet) under goroutine-scoped ThreadLocals
+     * ({@link GoroutineLocals}): installed in its carrier while the continuation is mounted and taken
+     * back when it yields, by the M that runs it ({@link M}'s run; plain: an M mounts a G only after
+     * the run-queue publication or the goready that handed it over, which orders the last M's
+     * writes); the inheritable one is first written by the creator before the G is published
+     * (newproc). Cleared when the G ends (goexit0), so that a dead G held on to (a leak profile, a
+     * user's reference) keeps no values alive.
+     */
+    Object threadLocals, inheritableThreadLocals;
 
     /**
      * Free for the layers above (sudog-like waiting lists, timers); owner-defined: written and read

@@ -94,6 +94,8 @@ public final class M {
     final FastRand rand;
     /** Immutable: the runtime's decision trace ({@link Decisions}), or null (the usual case). */
     final Decisions decisions;
+    /** Immutable: mount each G with its own ThreadLocal maps ({@link Scheduler#goroutineLocals}). */
+    final boolean goroutineLocals;
 
     /**
      * The P held. Written by this M (acquirep/releasep volatile; the syscall paths with a release
@@ -188,6 +190,7 @@ public final class M {
         long seed = sched.config.settings().seed();
         long s0 = (seed != 0 ? seed : System.nanoTime()) ^ (id * 0x9E3779B97F4A7C15L);
         this.decisions = sched.decisions;
+        this.goroutineLocals = sched.goroutineLocals;
         this.rand = decisions != null ? new Decisions.Rand(s0, decisions, id) : new FastRand(s0);
         this.trace = sched.trace;
         this.thread = new MThread(this, name + "-M" + id, sched.origin);
@@ -390,7 +393,11 @@ public final class M {
         for (; ; ) {
             gp.yieldReason = G.YIELD_NONE;
             if (SchedCounts.ON) SchedCounts.contRuns.increment();
-            gp.cont.run();
+            if (goroutineLocals) {
+                runWithLocals(gp);
+            } else {
+                gp.cont.run();
+            }
             int st = G._Grunning;
             if (gp.readgstatusNoScan() == G._Gsyscall && gp.yieldReason != G.YIELD_SYSCALL) {
                 // The G left its carrier in a syscall: it parked or yielded inside one (gopark and
@@ -443,6 +450,31 @@ public final class M {
                 }
             }
             return null;
+        }
+    }
+
+    /**
+     * Mounts gp with its own ThreadLocal maps in the carrier's fields (goroutine-scoped ThreadLocals,
+     * {@link GoroutineLocals}): the carrier's are set aside, the G's installed (null is fine: the
+     * first {@code ThreadLocal.set} creates one in the field), and when the continuation yields, the
+     * G takes back what is in the fields then (maybe a map created meanwhile) and the carrier's are
+     * restored, so that the M's own code and the next G never see this G's values. A G that stays
+     * mounted while its carrier blocks (a park in place, a wait for a P in a syscall, a pinned yield)
+     * keeps its maps installed throughout. Eight field accesses, no allocation.
+     */
+    private void runWithLocals(G gp) {
+        MThread t = thread;
+        Object carrierTl = GoroutineLocals.threadLocals(t);
+        Object carrierItl = GoroutineLocals.inheritableThreadLocals(t);
+        GoroutineLocals.setThreadLocals(t, gp.threadLocals);
+        GoroutineLocals.setInheritableThreadLocals(t, gp.inheritableThreadLocals);
+        try {
+            gp.cont.run();
+        } finally {
+            gp.threadLocals = GoroutineLocals.threadLocals(t);
+            gp.inheritableThreadLocals = GoroutineLocals.inheritableThreadLocals(t);
+            GoroutineLocals.setThreadLocals(t, carrierTl);
+            GoroutineLocals.setInheritableThreadLocals(t, carrierItl);
         }
     }
 
@@ -565,6 +597,8 @@ public final class M {
             panicked.incActive();
         }
         gp.casgstatus(from, G._Gdead);
+        gp.threadLocals = null; // its ThreadLocals die with it (as gdestroy drops gp.labels in Go)
+        gp.inheritableThreadLocals = null;
         boolean locked = gp.lockedm != null;
         if (locked) {
             if (gp.lockedInt != 0) {

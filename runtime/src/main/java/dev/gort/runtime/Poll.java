@@ -269,4 +269,66 @@ public final class Poll {
                 .map(f -> f.getClassName() + "." + f.getMethodName())
                 .orElse("(unknown)"));
     }
+
+    // ------------------------------------------------------------------------------------------
+    // ThreadLocal call sites. C2 compiles Thread.currentThread() as a load from "immutable memory"
+    // in every method not annotated @ChangesCurrentThread (the JDK's own assumption: a continuation
+    // never changes the current thread; a virtual thread stays itself), so a method into which
+    // ThreadLocal.get/set/remove are inlined may reuse the carrier it read before a yield (a poll,
+    // a park) after the goroutine resumed on another carrier, and read or write that carrier's
+    // map: another goroutine's under goroutine-scoped ThreadLocals (GoroutineLocals), the old
+    // carrier's under carrier-scoped ones. The agent therefore rewrites instrumented code's
+    // call sites of ThreadLocal.get/set/remove (owner java/lang/ThreadLocal or InheritableThreadLocal)
+    // into these, which reach the real method through a handle in a non-final field, as
+    // M.current() does: the JIT cannot inline it into the caller, so the thread is read afresh in
+    // the callee on every call. A call more per access, in instrumented code only.
+
+    /** Deliberately not final (see above). Written once in the static initializer. */
+    @SuppressWarnings("FieldMayBeFinal")
+    private static java.lang.invoke.MethodHandle TL_GET, TL_SET, TL_REMOVE;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            TL_GET = l.findVirtual(ThreadLocal.class, "get", java.lang.invoke.MethodType.methodType(Object.class));
+            TL_SET = l.findVirtual(
+                    ThreadLocal.class, "set", java.lang.invoke.MethodType.methodType(void.class, Object.class));
+            TL_REMOVE = l.findVirtual(ThreadLocal.class, "remove", java.lang.invoke.MethodType.methodType(void.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** {@code tl.get()} at an instrumented call site (see above). */
+    public static Object threadLocalGet(ThreadLocal<?> tl) {
+        try {
+            return (Object) TL_GET.invokeExact(tl);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** {@code tl.set(v)} at an instrumented call site (see above). */
+    public static void threadLocalSet(ThreadLocal<?> tl, Object v) {
+        try {
+            TL_SET.invokeExact(tl, v);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** {@code tl.remove()} at an instrumented call site (see above). */
+    public static void threadLocalRemove(ThreadLocal<?> tl) {
+        try {
+            TL_REMOVE.invokeExact(tl);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
 }

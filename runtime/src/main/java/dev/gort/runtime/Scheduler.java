@@ -274,6 +274,7 @@ public final class Scheduler {
         this.sysmon = new Sysmon(this, config.settings().sysmonMaxDelayUs());
         this.recordCreators = config.settings().recordCreators();
         this.psyscall = config.settings().psyscall();
+        this.goroutineLocals = config.settings().goroutineThreadLocals();
         this.seeded = config.settings().seed() != 0;
         GoDebug dbg = config.settings().godebug();
         this.customGOMAXPROCS = config.maxprocs().custom();
@@ -396,7 +397,10 @@ public final class Scheduler {
         // The runtime is whole now: JFR, the dump signal, -Dgort.jmx, -Dgort.debug.http, and
         // -Dgort.trace=<file> tracing from here.
         trace.onStart();
+        // main inherits what the caller's thread would give a thread it starts (newproc's rule)
+        Object inherited = goroutineLocals ? GoroutineLocals.inheritedFrom(Thread.currentThread()) : null;
         G gp = newG(main, 0, null);
+        gp.inheritableThreadLocals = inherited;
         mainG = gp;
         P p0;
         synchronized (sched.lock) {
@@ -532,7 +536,14 @@ public final class Scheduler {
         Poll.poll();
         M mp = M.current();
         G parent = mp == null ? null : mp.curg;
+        // As Thread's constructor, and a virtual thread's: the creator's inheritable values (a
+        // goroutine's own while it runs, or the outside thread's), copied only when there are some;
+        // before the G exists, since InheritableThreadLocal.childValue is user code that may throw.
+        // Published with the G by the run-queue put below.
+        Object inherited =
+                goroutineLocals ? GoroutineLocals.inheritedFrom(mp != null ? mp.thread : Thread.currentThread()) : null;
         G newg = newG(fn, parent == null ? 0 : parent.goid, createdAt);
+        newg.inheritableThreadLocals = inherited;
         if (parent != null && parent.bubble != null) {
             // Go: newproc1's newg.bubble = callergp.bubble; the root's first goroutine is the
             // bubble's main (synctestRun records it), before anyone can see the G.
@@ -577,6 +588,13 @@ public final class Scheduler {
      * Go 1.26+'s (the P stays {@code _Prunning} with its M; see {@link Syscalls}).
      */
     final boolean psyscall;
+
+    /**
+     * Immutable: each goroutine has its own ThreadLocals ({@code -Dgort.threadlocals=goroutine}):
+     * its M swaps them into the carrier around every mount ({@link M}'s run, {@link GoroutineLocals}),
+     * and {@code go} copies the creator's inheritable ones into the new G.
+     */
+    final boolean goroutineLocals;
 
     /** A G's continuation finished. Go: proc.go gdestroy (no gfput: continuations are not reusable). */
     void gdestroy(G gp) {

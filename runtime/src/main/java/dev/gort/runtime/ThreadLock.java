@@ -5,8 +5,9 @@ package dev.gort.runtime;
  * else. When the G yields (parks, Gosched, preempted) its M hands its P away and sleeps
  * ({@code M.stoplockedm}); whichever M later picks the G from a run queue hands that M its own P
  * ({@code M.startlockedm}). A G that ends while still locked takes its thread with it (Go does the
- * same: the goroutine may have left per-thread state behind, here {@code ThreadLocal}s or a
- * thread-bound native resource); its P is handed off and the M is dropped from {@code allm}.
+ * same: the goroutine may have left per-thread state behind, here a thread-bound native resource,
+ * or the carrier's {@code ThreadLocal}s under {@code -Dgort.threadlocals=carrier}; goroutine-scoped
+ * ones leave with the G); its P is handed off and the M is dropped from {@code allm}.
  *
  * <p>{@code lockedExt} counts the user's LockOSThread calls, {@code lockedInt} the runtime's own
  * (a G that cannot leave its carrier while it waits for a P, {@link Syscalls#waitForP}).

@@ -15,7 +15,8 @@ public final class TestProg {
     private static final Map<String, Runnable> CMDS = Map.of(
             "ThreadExhaustion", TestProg::threadExhaustion,
             "LockedDeadlock", TestProg::lockedDeadlock,
-            "ManyGoroutines", TestProg::manyGoroutines);
+            "ManyGoroutines", TestProg::manyGoroutines,
+            "ThreadLocalMode", TestProg::threadLocalMode);
 
     public static void main(String[] args) {
         if (args.length < 1) {
@@ -46,6 +47,12 @@ public final class TestProg {
             });
             c.acquire();
         }
+    }
+
+    /** Prints the runtime's ThreadLocal mode ({@code -Dgort.threadlocals}). */
+    static void threadLocalMode() {
+        System.out.println(
+                "ThreadLocal mode: " + Scheduler.current().config().settings().threadLocals());
     }
 
     /** Every goroutine blocked, two of them locked to their threads: still a deadlock. */

@@ -1,5 +1,6 @@
 package dev.gort.agent.work;
 
+import dev.gort.runtime.M;
 import dev.gort.runtime.Scheduler;
 import java.util.Collections;
 import java.util.HashMap;
@@ -10,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * Critical sections that outlast a time slice: under a {@code java.util.concurrent} lock taken in
@@ -126,6 +128,68 @@ public final class Locks {
                     }
                 });
             default -> throw new IllegalArgumentException(holder);
+        }
+    }
+
+    /**
+     * {@code rounds} read holds of {@code rw} (through the {@code Lock} interface, so the agent counts
+     * them): one reentrant now and then, a CPU loop inside each (polls there are refused while the
+     * lock is held), a Gosched after each (to the global queue: the next hold may be on another
+     * carrier). Counts in {@code wrong} each hold count that is not what this goroutine holds, in
+     * {@code moves} each hold taken on another carrier than the last.
+     */
+    public static void readLockRounds(ReentrantReadWriteLock rw, int rounds, AtomicInteger wrong, AtomicInteger moves) {
+        Lock read = rw.readLock();
+        Thread last = M.current().thread(); // out of line: never a carrier C2 kept across a yield
+        for (int r = 0; r < rounds; r++) {
+            read.lock();
+            try {
+                Thread now = M.current().thread();
+                if (now != last) {
+                    moves.incrementAndGet();
+                }
+                last = now;
+                if (rw.getReadHoldCount() != 1 || rw.isWriteLocked()) {
+                    wrong.incrementAndGet();
+                }
+                if (r % 4 == 0) {
+                    read.lock();
+                    try {
+                        if (rw.getReadHoldCount() != 2) {
+                            wrong.incrementAndGet();
+                        }
+                    } finally {
+                        read.unlock();
+                    }
+                }
+                Spinners.spinCpu(300_000L, new AtomicLong());
+                if (rw.getReadHoldCount() != 1) {
+                    wrong.incrementAndGet();
+                }
+            } finally {
+                read.unlock();
+            }
+            if (rw.getReadHoldCount() != 0) {
+                wrong.incrementAndGet();
+            }
+            Scheduler.gosched();
+        }
+    }
+
+    /** {@code rounds} write holds of {@code rw} beside {@link #readLockRounds}: no reader inside one. */
+    public static void writeLockRounds(ReentrantReadWriteLock rw, int rounds, AtomicInteger wrong) {
+        Lock write = rw.writeLock();
+        for (int r = 0; r < rounds; r++) {
+            write.lock();
+            try {
+                if (rw.getReadLockCount() != 0 || rw.getReadHoldCount() != 0) {
+                    wrong.incrementAndGet();
+                }
+                Spinners.spinCpu(100_000L, new AtomicLong());
+            } finally {
+                write.unlock();
+            }
+            Scheduler.gosched();
         }
     }
 }

@@ -22,8 +22,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * predicts. Nothing else runs when tracing is off.
  *
  * <p><b>Lock-free when on.</b> Each M writes five-long records into its own {@link TraceBuf} (found
- * through {@code M.traceBuf}, a field only that M writes); threads that are not Ms (sysmon, a
- * foreign thread calling {@code go}) get a buffer of their own through a ThreadLocal. A record is
+ * through {@code M.traceBuf}, a field only that M writes); threads that are not Ms of this runtime
+ * (sysmon, a foreign thread calling {@code go}) get a buffer of their own, through a ThreadLocal, or
+ * keyed by their M when they are another runtime's carriers (a goroutine's ThreadLocals may be its
+ * own: {@code -Dgort.threadlocals}). A record is
  * published with a release store; readers ({@link #snapshot}, {@link #stop}) read the published
  * prefix of every buffer and merge by timestamp. The chunks are humongous {@code long[]}s, which G1
  * allocates outside the young generation (never copied); Agrona is used for the per-buffer set of objects already described
@@ -344,7 +346,17 @@ public final class Tracer {
         final boolean record;
         final String workload;
         final ConcurrentLinkedQueue<TraceBuf> bufs = new ConcurrentLinkedQueue<>();
+        /** The buffers of threads that are not carriers (sysmon, an outside thread calling {@code go}). */
         final ThreadLocal<TraceBuf> foreign = new ThreadLocal<>();
+        /**
+         * The buffers of carriers that write without their M (a goroutine with no P creating one, a
+         * carrier of another runtime), keyed by that carrier's M: never through a ThreadLocal, which
+         * under goroutine-scoped ThreadLocals would be the running goroutine's (a buffer per
+         * goroutine, written from whichever carrier it runs on). Each entry is put and read by its
+         * M's own thread only.
+         */
+        final Map<M, TraceBuf> carriers = new ConcurrentHashMap<>();
+
         final Map<Long, Trace.GInfo> gs = new ConcurrentHashMap<>();
         final Map<Long, String> objects = new ConcurrentHashMap<>();
         final AtomicLong droppedChunks = new AtomicLong();
@@ -443,6 +455,15 @@ public final class Tracer {
             }
             TraceBuf b = s.newBuf(mp.id, "M" + mp.id);
             mp.traceBuf = b; // only mp's own thread gets here (hooks pass the calling M)
+            return b;
+        }
+        M carrier = M.current(); // out of line: the carrier running now, even after a yield
+        if (carrier != null) {
+            TraceBuf b = s.carriers.get(carrier);
+            if (b == null) {
+                b = s.newBuf(-1, carrier.thread().getName());
+                s.carriers.put(carrier, b);
+            }
             return b;
         }
         TraceBuf b = s.foreign.get();

@@ -1,0 +1,164 @@
+package dev.gort.agent;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gort.runtime.GoSema;
+import dev.gort.runtime.P;
+import dev.gort.runtime.PreemptStats;
+import dev.gort.runtime.PreemptStrategy;
+import dev.gort.runtime.Scheduler;
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.IntConsumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Issue 12c: library code that keeps state in a {@code ThreadLocal} across a preemption point the
+ * agent put inside it. commons-lang3's {@code HashCodeBuilder.reflectionHashCode} and
+ * {@code ToStringBuilder.reflectionToString} of object cycles (their ThreadLocal cycle registries:
+ * compat/RESULTS.md, failure 1) in many goroutines at GOMAXPROCS=2, with a CPU hog and a
+ * preemption storm so that preemptions land inside the builders and goroutines resume on the other
+ * carrier, must give what the uninstrumented classes give on a plain thread; and
+ * {@code ReentrantReadWriteLock}, whose read holds are ThreadLocal-based while its lock belongs to
+ * the carrier, still counts right with goroutine-scoped maps. Bounded: a few seconds.
+ */
+class GoroutineThreadLocalsAgentTest {
+    private static final int GOROUTINES = 50;
+    private static final int ROUNDS = 10;
+
+    /**
+     * Runs {@code body(i)} for i in [0, n) in goroutines at GOMAXPROCS=2 beside a CPU hog and a
+     * thread that asks both Ps to preempt every 200 µs; returns the preemption figures.
+     */
+    private static PreemptStats underPreemption(int n, IntConsumer body, AtomicReference<Throwable> failure)
+            throws Exception {
+        Method spin = AgentPreemptionTest.method(
+                PreemptStrategy.BACKEDGE, "Spinners", "spinCpu", long.class, AtomicLong.class);
+        Scheduler s = AgentPreemptionTest.newScheduler(2);
+        assertEquals("goroutine", s.config().settings().threadLocals(), "the test forks open java.lang");
+        AtomicInteger stop = new AtomicInteger();
+        s.run(() -> {
+            Thread storm = new Thread(() -> {
+                P[] ps = s.allp();
+                while (stop.get() == 0) {
+                    for (P p : ps) {
+                        s.preempt.preemptone(p);
+                    }
+                    LockSupport.parkNanos(200_000);
+                }
+            });
+            storm.setDaemon(true);
+            storm.start();
+            GoSema done = new GoSema(0);
+            Scheduler rt = Scheduler.current();
+            rt.newproc(() -> {
+                while (stop.get() == 0) {
+                    AgentPreemptionTest.call(spin, null, 1_000_000L, new AtomicLong()); // the CPU hog
+                }
+                done.release();
+            });
+            for (int i = 0; i < n; i++) {
+                int ii = i;
+                rt.newproc(() -> {
+                    try {
+                        body.accept(ii);
+                    } catch (Throwable t) {
+                        failure.compareAndSet(null, t);
+                    } finally {
+                        done.release();
+                    }
+                });
+            }
+            try {
+                for (int i = 0; i < n; i++) {
+                    done.acquire();
+                }
+            } finally {
+                stop.set(1);
+            }
+            done.acquire();
+        });
+        return s.preempt.snapshot();
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void reflectionBuildersOfObjectCyclesGiveTheSameResultsUnderPreemption() throws Exception {
+        long[] expected = new long[GOROUTINES];
+        dev.gort.agent.work.Cycles plain = new dev.gort.agent.work.Cycles();
+        for (int i = 0; i < GOROUTINES; i++) {
+            expected[i] = plain.work(i, ROUNDS);
+        }
+        Class<?> c = Class.forName(
+                "dev.gort.agent.work.Cycles",
+                true,
+                new InstrumentingLoader(
+                        List.of("dev.gort.agent.work.Cycles", "org.apache.commons.lang3."), PreemptStrategy.BACKEDGE));
+        Object cycles = c.getConstructor().newInstance();
+        Method work = c.getMethod("work", int.class, int.class);
+        long[] got = new long[GOROUTINES];
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        PreemptStats ps = underPreemption(
+                GOROUTINES, i -> got[i] = (long) AgentPreemptionTest.call(work, cycles, i, ROUNDS), failure);
+        System.out.println("reflection builders of cycles, GOMAXPROCS=2: " + ps);
+        assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+        int differ = 0;
+        for (int i = 0; i < GOROUTINES; i++) {
+            if (got[i] != expected[i]) {
+                differ++;
+            }
+        }
+        assertEquals(0, differ, "goroutines whose hash codes and strings differ from the uninstrumented run");
+        assertArrayEquals(expected, got);
+        assertTrue(ps.honoured() >= 10, "too few preemptions to mean anything: " + ps);
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void reentrantReadWriteLockReadHoldsStayRightAcrossGoroutinesAndCarriers() throws Exception {
+        Method readRounds = AgentPreemptionTest.method(
+                PreemptStrategy.BACKEDGE,
+                "Locks",
+                "readLockRounds",
+                ReentrantReadWriteLock.class,
+                int.class,
+                AtomicInteger.class,
+                AtomicInteger.class);
+        Method writeRounds = AgentPreemptionTest.method(
+                PreemptStrategy.BACKEDGE,
+                "Locks",
+                "writeLockRounds",
+                ReentrantReadWriteLock.class,
+                int.class,
+                AtomicInteger.class);
+        ReentrantReadWriteLock rw = new ReentrantReadWriteLock();
+        AtomicInteger wrong = new AtomicInteger();
+        AtomicInteger moves = new AtomicInteger();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        PreemptStats ps = underPreemption(
+                20,
+                i -> {
+                    if (i == 0) {
+                        AgentPreemptionTest.call(writeRounds, null, rw, 40, wrong);
+                    } else {
+                        AgentPreemptionTest.call(readRounds, null, rw, 40, wrong, moves);
+                    }
+                },
+                failure);
+        System.out.println("read-write lock, GOMAXPROCS=2: " + ps + ", moves " + moves);
+        assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+        assertEquals(0, wrong.get(), "wrong read hold counts, or a writer beside a reader");
+        assertEquals(0, rw.getReadLockCount(), "read holds left behind");
+        assertTrue(moves.get() > 0, "no goroutine changed carriers between its read holds: nothing was tested");
+    }
+}
