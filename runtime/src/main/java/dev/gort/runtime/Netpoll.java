@@ -40,10 +40,12 @@ import java.util.function.Consumer;
  *   <li>Java's {@code Selector} is level-triggered, Go's epoll edge-triggered. A socket is
  *       registered once ({@link #netpollopen}); its interest is armed when a goroutine first parks
  *       on it and stays armed while goroutines keep waiting on it (the edge-triggered emulation:
- *       a connection that goes back and forth costs no interest update per message). The poller
- *       disarms a read interest only when it reports it and nobody was waiting, and a write
- *       interest whenever it reports it ({@link #netpollready}): a socket with unread data and no
- *       reader, or a writable one, would otherwise make every poll return at once. Arming again is
+ *       a connection that goes back and forth costs no interest update per message, nor does a
+ *       non-blocking poll that reports a socket again whose goroutine is woken but still queued).
+ *       The poller disarms a read interest only when it reports it and nobody waits (nor was
+ *       woken), or when a blocking poll reports it, and a write interest whenever it reports it
+ *       ({@link #netpollready}): a socket with unread data and no reader, or a writable one, would
+ *       otherwise make every poll return at once. Arming again is
  *       a queued update (an {@code epoll_ctl} at the next selection); only when an M is blocked in
  *       the poll ({@code sched.lastpoll == 0}) does it cost a {@code Selector.wakeup()}, so that
  *       the blocked poll picks the new interest up.
@@ -129,6 +131,12 @@ public final class Netpoll implements Describable {
     // The list netpoll builds from ready keys, linked through G.schedlink. Guarded by pollLock.
     private G readyHead;
     private int readyN;
+    /**
+     * The selection under way blocks (the last idle M's poll): a read interest reported for a
+     * goroutine already woken is disarmed there (see netpollready). Guarded by pollLock.
+     */
+    private boolean blockingSelect;
+
     /** The selection action, allocated once. */
     private final Consumer<SelectionKey> onReady = this::netpollready;
 
@@ -204,6 +212,7 @@ public final class Netpoll implements Describable {
         Selector sel = selector;
         if (sel != null) {
             breaks.incrementAndGet();
+            if (SchedCounts.ON) SchedCounts.netpollWakeups.increment();
             sel.wakeup();
         }
     }
@@ -264,6 +273,7 @@ public final class Netpoll implements Describable {
         // poller that took the lock again is broken again.
         while (!pollLock.tryLock()) {
             breaks.incrementAndGet();
+            if (SchedCounts.ON) SchedCounts.netpollWakeups.increment();
             sel.wakeup();
             try {
                 if (pollLock.tryLock(100, TimeUnit.MICROSECONDS)) {
@@ -275,8 +285,10 @@ public final class Netpoll implements Describable {
         }
         G list = null;
         try {
+            if (SchedCounts.ON) SchedCounts.netpollSelectNow.increment();
             sel.selectNow(onReady);
             if (sched.sched.lastpoll.get() == 0) {
+                if (SchedCounts.ON) SchedCounts.netpollWakeups.increment();
                 sel.wakeup(); // re-issue a break we may have eaten (see netpoll)
             }
             list = takeReady();
@@ -317,6 +329,7 @@ public final class Netpoll implements Describable {
         }
         if (delay == 0) {
             if (!pollLock.tryLock()) {
+                if (SchedCounts.ON) SchedCounts.netpollBusy.increment();
                 return null; // someone else polls: they will find the events
             }
         } else {
@@ -324,9 +337,11 @@ public final class Netpoll implements Describable {
         }
         try {
             if (delay == 0) {
+                if (SchedCounts.ON) SchedCounts.netpollSelectNow.increment();
                 sel.selectNow(onReady);
                 if (sched.sched.lastpoll.get() == 0) {
                     // An M is (about to be) blocked in the poll: re-issue a break we may have eaten.
+                    if (SchedCounts.ON) SchedCounts.netpollWakeups.increment();
                     sel.wakeup();
                 }
             } else {
@@ -341,7 +356,13 @@ public final class Netpoll implements Describable {
                 } else {
                     waitms = 1_000_000_000_000L; // 1e9 seconds: a very long time
                 }
-                sel.select(onReady, waitms);
+                if (SchedCounts.ON) SchedCounts.netpollSelectBlock.increment();
+                blockingSelect = true;
+                try {
+                    sel.select(onReady, waitms);
+                } finally {
+                    blockingSelect = false;
+                }
             }
             sched.netpollNote.noteclear(); // a break that reached the note (pre-init) is spent too
             return takeReady();
@@ -364,6 +385,8 @@ public final class Netpoll implements Describable {
         if (n > 0) {
             polls.incrementAndGet();
             wokenByPoller.addAndGet(n);
+        } else if (SchedCounts.ON) {
+            SchedCounts.netpollEmpty.increment();
         }
         return head;
     }
@@ -375,15 +398,17 @@ public final class Netpoll implements Describable {
      * <p>Read interest (OP_READ, OP_ACCEPT) stays armed while a goroutine waits for it (Go's epoll
      * registration is edge-triggered and never changes): a connection that goes back and forth
      * costs no interest update, no {@code epoll_ctl} and no wake-up of a blocked poll per message.
-     * Where nobody was parked (no reader, or the goroutine a poll woke has not run yet) the
-     * interest is disarmed, so that an unread socket is reported at most once more, neither a
-     * blocking poll nor sysmon's periodic one finds it ready over and over (a level-triggered
-     * selector reports it at every poll until it is read), and the next {@link #netpollblock}
-     * re-arms it (an {@code epoll_ctl}, and a break if an M is blocked in the poll). So a message
-     * costs no update when its goroutine runs before the next poll, and at most two (as a one-shot
-     * registration would) when a backlog of runnable goroutines outlives a poll. (Keeping it
-     * armed in that case was measured worse: with 1,000 connections every sysmon poll reported
-     * ~1,400 keys whose goroutines were still queued.) Disarming races
+     * It also stays armed when a non-blocking poll (findRunnable's, sysmon's, netpollclose's)
+     * reports it again for a goroutine an earlier poll woke and that has not run yet
+     * ({@code pdReady}): that goroutine consumes the notification and reads when it runs, and parks
+     * again on an armed key; the level-triggered re-report costs a visit here, where disarming cost
+     * two interest updates per such message. (With 1,000 connections at GOMAXPROCS=1 the run queue
+     * holds hundreds of woken goroutines at every sysmon poll: disarming them cost 3.9 interest
+     * updates per echoed message, keeping them armed 0.08 and three more key visits.) The interest is disarmed, so that the socket is reported at most once more,
+     * where nobody waits at all ({@code pdNil}: no reader, or one that is running), and where a
+     * blocking poll reports a woken goroutine's socket: armed, it would make the last idle M's
+     * poll return at once over and over instead of sleeping. The next {@link #netpollblock}
+     * re-arms it (an {@code epoll_ctl}, and a break if an M is blocked in the poll). Disarming races
      * with a goroutine that starts to wait after the unblock: it publishes pdWait, then checks the
      * interest ({@link #arm}); the poller here clears the interest, then checks the semaphore. Both
      * are volatile, so at least one of them sees the other: the goroutine re-arms, or the poller
@@ -397,11 +422,13 @@ public final class Netpoll implements Describable {
      */
     private void netpollready(SelectionKey key) {
         PollDesc pd = (PollDesc) key.attachment();
+        if (SchedCounts.ON) SchedCounts.netpollKeys.increment();
         int ready;
         try {
             ready = key.readyOps();
             int wready = ready & (SelectionKey.OP_WRITE | SelectionKey.OP_CONNECT);
             if (wready != 0) {
+                if (SchedCounts.ON) SchedCounts.netpollInterestOps.increment();
                 key.interestOpsAnd(~wready);
             }
         } catch (CancelledKeyException e) {
@@ -411,19 +438,31 @@ public final class Netpoll implements Describable {
         G wg = null;
         int rready = ready & (SelectionKey.OP_READ | SelectionKey.OP_ACCEPT);
         if (rready != 0) {
-            rg = netpollunblock(pd, MODE_READ, true);
-            if (rg == null) {
-                // Nobody was parked: disarm, then re-arm if a reader began to wait meanwhile.
-                try {
-                    key.interestOpsAnd(~rready);
-                    Object now = RG.getVolatile(pd);
-                    if (now != null && now != pdReady) {
-                        key.interestOpsOr(rready);
+            Object was = RG.getVolatile(pd);
+            if (was == pdReady && !blockingSelect) {
+                // Woken by an earlier poll and not run yet: it consumes the notification and reads
+                // when it runs (what an edge-triggered poller would not report again).
+                if (SchedCounts.ON) SchedCounts.netpollKeysQueued.increment();
+            } else {
+                if (SchedCounts.ON && was == null) SchedCounts.netpollKeysNoReader.increment();
+                if (SchedCounts.ON && was == pdReady) SchedCounts.netpollKeysQueued.increment();
+                rg = netpollunblock(pd, MODE_READ, true);
+                if (rg == null && (was == null || blockingSelect)) {
+                    // Nobody waits (or a blocking poll would keep reporting it): disarm, then
+                    // re-arm if a reader began to wait meanwhile.
+                    try {
+                        if (SchedCounts.ON) SchedCounts.netpollInterestOps.increment();
+                        key.interestOpsAnd(~rready);
+                        Object now = RG.getVolatile(pd);
+                        if (now != null && now != pdReady) {
+                            if (SchedCounts.ON) SchedCounts.netpollInterestOps.increment();
+                            key.interestOpsOr(rready);
+                        }
+                    } catch (CancelledKeyException e) {
+                        // closed meanwhile: evict wakes its goroutines
                     }
-                } catch (CancelledKeyException e) {
-                    // closed meanwhile: evict wakes its goroutines
+                    disarms.incrementAndGet();
                 }
-                disarms.incrementAndGet();
             }
         }
         if ((ready & (SelectionKey.OP_WRITE | SelectionKey.OP_CONNECT)) != 0) {
@@ -674,6 +713,7 @@ public final class Netpoll implements Describable {
             }
             k.interestOpsOr(op);
             arms.incrementAndGet();
+            if (SchedCounts.ON) SchedCounts.netpollInterestOps.increment();
         } catch (CancelledKeyException e) {
             return; // closed: evict wakes us (closing is re-checked after the park)
         }

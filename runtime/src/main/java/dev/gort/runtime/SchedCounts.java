@@ -44,6 +44,26 @@ public final class SchedCounts {
     static final LongAdder steals = new LongAdder();
     /** Preempt.newSlice calls that had to CAS the carrier's request word. */
     static final LongAdder newSliceCas = new LongAdder();
+    /** Netpoll: non-blocking selections (Selector.selectNow), every caller. */
+    static final LongAdder netpollSelectNow = new LongAdder();
+    /** Netpoll: blocking selections (the last idle M's poll). */
+    static final LongAdder netpollSelectBlock = new LongAdder();
+    /** Netpoll: non-blocking polls that found the poll lock held and returned nothing. */
+    static final LongAdder netpollBusy = new LongAdder();
+    /** Netpoll: selections (either kind) that made no goroutine runnable. */
+    static final LongAdder netpollEmpty = new LongAdder();
+    /** Netpoll: ready keys the selector reported (netpollready calls). */
+    static final LongAdder netpollKeys = new LongAdder();
+    /** Netpoll: read-ready keys reported whose goroutine a poll had woken already (pdReady). */
+    static final LongAdder netpollKeysQueued = new LongAdder();
+    /** Netpoll: read-ready keys reported with nobody parked on them and nothing pending (pdNil). */
+    static final LongAdder netpollKeysNoReader = new LongAdder();
+    /** Netpoll: interest changes (each an epoll_ctl at the next selection). */
+    static final LongAdder netpollInterestOps = new LongAdder();
+    /** Netpoll: Selector.wakeup calls, every caller (each a write to the selector's eventfd). */
+    static final LongAdder netpollWakeups = new LongAdder();
+    /** Sysmon's 10 ms network polls. */
+    static final LongAdder sysmonNetpolls = new LongAdder();
 
     private static final String[] NAMES = {
         "contRuns",
@@ -57,7 +77,17 @@ public final class SchedCounts {
         "runnextSteals",
         "runnextBackoffs",
         "steals",
-        "newSliceCas"
+        "newSliceCas",
+        "netpollSelectNow",
+        "netpollSelectBlock",
+        "netpollBusy",
+        "netpollEmpty",
+        "netpollKeys",
+        "netpollKeysQueued",
+        "netpollKeysNoReader",
+        "netpollInterestOps",
+        "netpollWakeups",
+        "sysmonNetpolls"
     };
 
     private static LongAdder[] all() {
@@ -73,7 +103,17 @@ public final class SchedCounts {
             runnextSteals,
             runnextBackoffs,
             steals,
-            newSliceCas
+            newSliceCas,
+            netpollSelectNow,
+            netpollSelectBlock,
+            netpollBusy,
+            netpollEmpty,
+            netpollKeys,
+            netpollKeysQueued,
+            netpollKeysNoReader,
+            netpollInterestOps,
+            netpollWakeups,
+            sysmonNetpolls
         };
     }
 

@@ -248,6 +248,7 @@ public final class Sysmon {
                 long pnow = Scheduler.nanotime(); // lastpoll's clock
                 if (np.netpollinited() && lastpoll != 0 && lastpoll + 10_000_000L < pnow) {
                     sc.lastpoll.compareAndSet(lastpoll, pnow);
+                    if (SchedCounts.ON) SchedCounts.sysmonNetpolls.increment();
                     G list = np.netpoll(0); // non-blocking - returns list of goroutines
                     if (list != null) {
                         // Need to decrement number of idle locked M's (pretending that one more is

@@ -1,0 +1,228 @@
+package dev.gort.bench;
+
+import dev.gort.Go;
+import dev.gort.net.Conn;
+import dev.gort.net.Listener;
+import dev.gort.net.Net;
+import dev.gort.runtime.Netpoll;
+import dev.gort.runtime.SchedCounts;
+import dev.gort.runtime.Scheduler;
+import dev.gort.sync.WaitGroup;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Counts, rather than times, what one network message costs the runtime (issue 14: the machine is
+ * shared, so wall time is noise; counts are not): runs {@link NetEcho}'s or {@link NetPingPong}'s
+ * gort workload once to warm up, resets the counters, runs it again and prints every
+ * {@link SchedCounts} counter and the poller's own ({@link Netpoll#arms} ...) per message (echo) or
+ * per round trip (ping-pong).
+ *
+ * <p>Run (the counters are compiled in only with {@code gort.debug.counts}; under {@code strace -f
+ * -c} for the system calls):
+ *
+ * <pre>
+ * $(./gort jdk)/bin/java -Dgort.debug.counts=true --add-exports java.base/jdk.internal.vm=ALL-UNNAMED \
+ *     -cp bench/target/benchmarks.jar dev.gort.bench.NetCounts echo 1 [rounds]
+ * </pre>
+ *
+ * Arguments: {@code echo} or {@code pingpong}, GOMAXPROCS, and the invocations to count (echo: each
+ * {@link NetEcho#ROUNDS} messages on {@link NetEcho#CONNS} connections; ping-pong: each
+ * {@link NetPingPong#N} round trips).
+ */
+public final class NetCounts {
+    private NetCounts() {}
+
+    public static void main(String[] args) throws Exception {
+        String what = args[0];
+        int procs = args[1].equals("vthread") ? 0 : Integer.parseInt(args[1]);
+        int reps = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        if (procs == 0) {
+            vthreads(what, reps);
+            return;
+        }
+        if (!SchedCounts.ON) {
+            System.err.println("NetCounts: run with -Dgort.debug.counts=true (the counters are off)");
+        }
+        try (GortHost host = new GortHost(procs)) {
+            Scheduler s = host.scheduler();
+            Netpoll np = Netpoll.of(s);
+            List<Conn> clients = new ArrayList<>();
+            Listener[] ln = new Listener[1];
+            int conns = what.equals("echo") ? NetEcho.CONNS : 1;
+            host.run(() -> {
+                try {
+                    ln[0] = Net.listen("tcp", "127.0.0.1:0");
+                    Go.go(() -> {
+                        try {
+                            for (; ; ) {
+                                Conn c = ln[0].accept();
+                                Go.go(() -> NetEcho.echo(c));
+                            }
+                        } catch (IOException e) {
+                            // closed at the end
+                        }
+                    });
+                    for (int i = 0; i < conns; i++) {
+                        clients.add(Net.dial("tcp", ln[0].addr().toString()));
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            Runnable job;
+            long perJob;
+            if (what.equals("echo")) {
+                perJob = (long) NetEcho.CONNS * NetEcho.ROUNDS;
+                job = () -> {
+                    WaitGroup wg = new WaitGroup();
+                    wg.add(clients.size());
+                    for (Conn c : clients) {
+                        Go.go(() -> {
+                            try {
+                                NetEcho.clientRounds(c);
+                            } finally {
+                                wg.done();
+                            }
+                        });
+                    }
+                    wg.await();
+                };
+            } else if (what.equals("pingpong")) {
+                perJob = NetPingPong.N;
+                job = () -> NetPingPong.roundTrips(clients.get(0));
+            } else {
+                throw new IllegalArgumentException(what + ": echo or pingpong");
+            }
+            for (int i = 0; i < reps; i++) {
+                host.run(job); // warm-up
+            }
+            SchedCounts.reset();
+            long arms0 = np.arms.get();
+            long disarms0 = np.disarms.get();
+            long breaks0 = np.breaks.get();
+            long polls0 = np.polls.get();
+            long woken0 = np.wokenByPoller.get();
+            long t0 = System.nanoTime();
+            Map<String, Long> th0 = threadCpu();
+            long cpu0 = processCpuTime();
+            for (int i = 0; i < reps; i++) {
+                host.run(job);
+            }
+            long cpu1 = processCpuTime();
+            Map<String, Long> th1 = threadCpu();
+            long t1 = System.nanoTime();
+            Map<String, Long> c = SchedCounts.snapshot();
+            c.put("poller.arms", np.arms.get() - arms0);
+            c.put("poller.disarms", np.disarms.get() - disarms0);
+            c.put("poller.breaks", np.breaks.get() - breaks0);
+            c.put("poller.pollsThatWoke", np.polls.get() - polls0);
+            c.put("poller.woken", np.wokenByPoller.get() - woken0);
+            double n = (double) perJob * reps;
+            System.out.printf(
+                    "NetCounts %s P=%d: %d %s, %d carrier threads; process CPU %.0f ns each; wall %.0f ns each"
+                            + " (loaded machine: not a figure)%n",
+                    what,
+                    procs,
+                    (long) n,
+                    what.equals("echo") ? "messages" : "round trips",
+                    s.mcountPublic(),
+                    (cpu1 - cpu0) / n,
+                    (t1 - t0) / n);
+            c.forEach((k, v) -> System.out.printf("  %-22s %12d  %9.3f%n", k, v, v / n));
+            long named = 0;
+            for (Map.Entry<String, Long> e : th1.entrySet()) {
+                long d = e.getValue() - th0.getOrDefault(e.getKey(), 0L);
+                named += d;
+                System.out.printf("  cpu %-18s %9.0f ns each%n", e.getKey(), d / n);
+            }
+            System.out.printf("  cpu %-18s %9.0f ns each%n", "(GC, JIT, other)", (cpu1 - cpu0 - named) / n);
+            host.run(() -> {
+                try {
+                    for (Conn cl : clients) {
+                        cl.close();
+                    }
+                    ln[0].close();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        }
+    }
+
+    /** CPU time of the JVM's visible threads, by name with digits dropped (the carriers together). */
+    static Map<String, Long> threadCpu() {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        Map<String, Long> m = new java.util.TreeMap<>();
+        for (long id : mx.getAllThreadIds()) {
+            java.lang.management.ThreadInfo ti = mx.getThreadInfo(id);
+            long t = mx.getThreadCpuTime(id);
+            if (ti != null && t > 0) {
+                m.merge(ti.getThreadName().replaceAll("[0-9]+", "#"), t, Long::sum);
+            }
+        }
+        return m;
+    }
+
+    /** The JVM's CPU time (all threads: carriers, sysmon, GC, JIT), ns. */
+    static long processCpuTime() {
+        return ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    /** The virtual-thread twin (blocking sockets, the JDK's poller): process CPU and wall per op. */
+    static void vthreads(String what, int reps) throws Exception {
+        long perJob;
+        Runnable job;
+        AutoCloseable end;
+        if (what.equals("echo")) {
+            NetEcho.VtState st = new NetEcho.VtState();
+            st.setup();
+            perJob = (long) NetEcho.CONNS * NetEcho.ROUNDS;
+            job = () -> {
+                try {
+                    st.rounds();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            };
+            end = st::tearDown;
+        } else {
+            java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+            Thread.ofVirtual().start(() -> NetPingPong.blockingEcho(server));
+            java.net.Socket c = NetPingPong.connect(server);
+            perJob = NetPingPong.N;
+            job = () -> {
+                Thread t = Thread.ofVirtual().start(() -> NetPingPong.roundTrips(c));
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            };
+            end = () -> {
+                c.close();
+                server.close();
+            };
+        }
+        for (int i = 0; i < reps; i++) {
+            job.run();
+        }
+        long t0 = System.nanoTime();
+        long cpu0 = processCpuTime();
+        for (int i = 0; i < reps; i++) {
+            job.run();
+        }
+        long cpu1 = processCpuTime();
+        long t1 = System.nanoTime();
+        double n = (double) perJob * reps;
+        System.out.printf(
+                "NetCounts %s vthread: %d ops; process CPU %.0f ns each; wall %.0f ns each (loaded machine)%n",
+                what, (long) n, (cpu1 - cpu0) / n, (t1 - t0) / n);
+        end.close();
+    }
+}
