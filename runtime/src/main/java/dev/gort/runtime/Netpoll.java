@@ -145,16 +145,16 @@ public final class Netpoll implements Describable {
 
     public final AtomicLong wokenByPoller = new AtomicLong();
     /** Selector.wakeup calls made to break a blocked poll (netpollBreak and arming). Atomic. */
-    final AtomicLong breaks = new AtomicLong();
+    public final AtomicLong breaks = new AtomicLong();
     /**
      * Interest changes, each a queued update the next selection applies with an {@code epoll_ctl}
      * (the cost Go's edge-triggered registration never pays): arms that had to set the interest
      * again, and read interests disarmed because nobody waited. Any thread, atomic (off the fast
      * path: a goroutine that parks on an armed key counts nothing).
      */
-    final AtomicLong arms = new AtomicLong();
+    public final AtomicLong arms = new AtomicLong();
 
-    final AtomicLong disarms = new AtomicLong();
+    public final AtomicLong disarms = new AtomicLong();
 
     Netpoll(Scheduler sched) {
         this.sched = sched;

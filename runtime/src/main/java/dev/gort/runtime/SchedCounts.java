@@ -17,8 +17,11 @@ import java.util.concurrent.atomic.LongAdder;
 public final class SchedCounts {
     private SchedCounts() {}
 
-    /** Read once at class initialisation from {@code gort.debug.counts}. */
-    static final boolean ON = Boolean.getBoolean("gort.debug.counts");
+    /**
+     * Read once at class initialisation from {@code gort.debug.counts}. Public for bench's
+     * NetCounts probe, which refuses to run without it.
+     */
+    public static final boolean ON = Boolean.getBoolean("gort.debug.counts");
 
     /** Continuation mounts (M.run's cont.run()): one per switch into a goroutine. */
     static final LongAdder contRuns = new LongAdder();
