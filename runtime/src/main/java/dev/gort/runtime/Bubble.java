@@ -122,11 +122,13 @@ public final class Bubble {
     /**
      * A status change of gp, a member of this bubble: keeps {@link #total} and {@link #running},
      * and wakes the root or the waiter when the bubble becomes idle. Called by casgstatus after
-     * its CAS, with no bubble lock held.
+     * its CAS, with no bubble lock held; {@code reason} is gp's wait reason as casgstatus read it
+     * before the CAS (the wait left or entered: afterwards a G parked in place may already have
+     * cleared it).
      *
      * <p>Go: synctest.go (*synctestBubble).changegstatus
      */
-    void changegstatus(G gp, int oldval, int newval) {
+    void changegstatus(G gp, int oldval, int newval, WaitReason reason) {
         int totalDelta = 0;
         boolean wasRunning = true;
         switch (oldval) {
@@ -135,7 +137,7 @@ public final class Bubble {
                 totalDelta++;
             }
             case G._Gwaiting -> {
-                if (gp.waitreason.isIdleInSynctest()) {
+                if (reason.isIdleInSynctest()) {
                     wasRunning = false;
                 }
             }
@@ -148,7 +150,7 @@ public final class Bubble {
                 totalDelta--;
             }
             case G._Gwaiting -> {
-                if (gp.waitreason.isIdleInSynctest()) {
+                if (reason.isIdleInSynctest()) {
                     isRunning = false;
                 }
             }

@@ -364,6 +364,13 @@ public final class G {
             sched.stats.schedLatencies.record(System.nanoTime() - runnableSince);
             runnableSince = 0;
         }
+        // A bubble's accounting needs the wait reason of the wait being left or entered: read it
+        // before the CAS. After the CAS a G parked in place may already run on its carrier (its
+        // park loop sees _Grunnable on a spurious or early unpark) and clear waitreason, so a
+        // read after it could count a woken G as never blocked (SynctestParkInPlaceTest's
+        // repeats: "deadlock: all goroutines in bubble are blocked" while main ran). Go reads it
+        // after the CAS: there the readied G cannot run before ready puts it in a run queue.
+        WaitReason bubbleReason = bubble != null ? waitreason : null;
         while (!STATUS.compareAndSet(this, oldval, newval)) {
             int cur = atomicstatus;
             if (cur == (oldval | _Gscan) || cur == oldval) {
@@ -377,7 +384,7 @@ public final class G {
             throw Fatal.fatal(sched, "casgstatus: bad incoming values");
         }
         if (bubble != null) {
-            bubble.changegstatus(this, oldval, newval);
+            bubble.changegstatus(this, oldval, newval, bubbleReason);
         }
     }
 
