@@ -123,7 +123,14 @@ class HtmlTimelineChromiumTest {
             int pp = p;
             long want = runs.stream().filter(x -> x[0] == pp).count();
             assertEquals(String.valueOf(want), lane.get("data-inview"), "runs on P" + p + " in the lane");
-            assertTrue(Integer.parseInt(lane.get("data-drawn")) > 0, "nothing drawn in lane P" + p);
+            // a P may run nothing on a loaded machine (its M got no CPU before the others took the
+            // work: a helper's full run at load 16 had no run on P3): then its lane draws nothing
+            int drawn = Integer.parseInt(lane.get("data-drawn"));
+            if (want > 0) {
+                assertTrue(drawn > 0, "nothing drawn in lane P" + p + " although it holds " + want + " runs");
+            } else {
+                assertEquals(0, drawn, "lane P" + p + " draws runs it does not hold");
+            }
         }
         // a zoomed view: the middle tenth of the run holds exactly the runs that overlap it
         long v0 = t.ts(0) + (t.endTs() - t.ts(0)) * 45 / 100;
