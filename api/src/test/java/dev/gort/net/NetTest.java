@@ -107,8 +107,9 @@ class NetTest {
         void run() throws Exception;
     }
 
-    static void run(int procs, IoBody body) {
-        GortTesting.run(procs, () -> {
+    /** body as a Runnable: unchecked exceptions pass, checked ones fail the test. */
+    static Runnable unchecked(IoBody body) {
+        return () -> {
             try {
                 body.run();
             } catch (RuntimeException | Error e) {
@@ -116,19 +117,15 @@ class NetTest {
             } catch (Exception e) {
                 throw new AssertionError(e);
             }
-        });
+        };
+    }
+
+    static void run(int procs, IoBody body) {
+        GortTesting.run(procs, unchecked(body));
     }
 
     static void go(IoBody body) {
-        Go.go(() -> {
-            try {
-                body.run();
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        });
+        Go.go(unchecked(body));
     }
 
     @ParameterizedTest(name = "GOMAXPROCS={0}")

@@ -39,15 +39,7 @@ class SynctestNetTest {
 
     /** Runs body as a synctest bubble's main goroutine (from a goroutine: the caller is the root). */
     static void bubble(NetTest.IoBody body) {
-        Synctest.test(() -> {
-            try {
-                body.run();
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        });
+        Synctest.test(NetTest.unchecked(body));
     }
 
     /** A connected pair on loopback: {client, server}; the listener is closed. */
