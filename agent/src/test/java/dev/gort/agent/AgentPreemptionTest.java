@@ -302,15 +302,7 @@ class AgentPreemptionTest {
         Scheduler s = newScheduler(1);
         AtomicInteger stop = new AtomicInteger();
         s.run(() -> {
-            Thread storm = new Thread(() -> {
-                P p0 = s.allp()[0];
-                while (stop.get() == 0) {
-                    s.preempt.preemptone(p0);
-                    LockSupport.parkNanos(100_000);
-                }
-            });
-            storm.setDaemon(true);
-            storm.start();
+            startPreemptionStorm(s, stop, 100_000);
             try {
                 for (int rep = 0; rep < 5; rep++) {
                     assertArrayEquals(
@@ -324,6 +316,24 @@ class AgentPreemptionTest {
         });
     }
 
+    /**
+     * A daemon thread playing sysmon until {@code stop} is set: a preemption request to every P of
+     * {@code s} every {@code periodNanos}.
+     */
+    static void startPreemptionStorm(Scheduler s, AtomicInteger stop, long periodNanos) {
+        Thread storm = new Thread(() -> {
+            P[] ps = s.allp();
+            while (stop.get() == 0) {
+                for (P p : ps) {
+                    s.preempt.preemptone(p);
+                }
+                LockSupport.parkNanos(periodNanos);
+            }
+        });
+        storm.setDaemon(true);
+        storm.start();
+    }
+
     private void shapesUnderAStorm(String what, Method all, boolean polls) throws Exception {
         final int scale = 20_000;
         Class<?> plain = Class.forName(WORK + "LoopShapes");
@@ -332,15 +342,7 @@ class AgentPreemptionTest {
         long[][] got = new long[1][];
         AtomicInteger stop = new AtomicInteger();
         s.run(() -> {
-            Thread storm = new Thread(() -> {
-                P p0 = s.allp()[0];
-                while (stop.get() == 0) {
-                    s.preempt.preemptone(p0);
-                    LockSupport.parkNanos(100_000);
-                }
-            });
-            storm.setDaemon(true);
-            storm.start();
+            startPreemptionStorm(s, stop, 100_000);
             try {
                 for (int rep = 0; rep < 5; rep++) {
                     got[0] = (long[]) call(all, null, scale);

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gort.runtime.GoSema;
-import dev.gort.runtime.P;
 import dev.gort.runtime.PreemptStats;
 import dev.gort.runtime.PreemptStrategy;
 import dev.gort.runtime.Scheduler;
@@ -15,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -59,17 +57,7 @@ class RealLibrariesTest {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         AtomicInteger stop = new AtomicInteger();
         s.run(() -> {
-            Thread storm = new Thread(() -> {
-                P[] ps = s.allp();
-                while (stop.get() == 0) {
-                    for (P p : ps) {
-                        s.preempt.preemptone(p);
-                    }
-                    LockSupport.parkNanos(200_000);
-                }
-            });
-            storm.setDaemon(true);
-            storm.start();
+            AgentPreemptionTest.startPreemptionStorm(s, stop, 200_000);
             GoSema done = new GoSema(0);
             Scheduler rt = Scheduler.current();
             rt.newproc(() -> {
