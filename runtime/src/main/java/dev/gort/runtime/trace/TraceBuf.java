@@ -325,7 +325,7 @@ public final class TraceBuf {
                     out.add(prev, hdr, w1 & 0xFFFFFFFFL, w1 >>> 32, aux);
                     i += 2;
                 }
-                default -> throw new IllegalStateException("fatal error: trace: bad record form " + form);
+                default -> throw new IllegalStateException("gort: trace record with a bad form (" + form + ") at " + i);
             }
         }
     }
