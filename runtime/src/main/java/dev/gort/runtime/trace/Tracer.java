@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Timestamps.</b> The decoder merges the buffers by timestamp, equal stamps (and so every
  * event of one buffer) in buffer order. A stamp therefore needs only be (1) non-decreasing in its
  * buffer and (2) later than every cause of its event recorded in another buffer. A fresh
- * {@code System.nanoTime()} (~22 ns here, the most expensive part of a record) gives both; an event
+ * {@code System.nanoTime()} (22-34 ns here, the most expensive part of a record) gives both; an event
  * may instead reuse its M's previous stamp ({@code TraceBuf.lastTs}) when every cause it has is
  * earlier in the same buffer, where buffer order already keeps it first:
  * <ul>
