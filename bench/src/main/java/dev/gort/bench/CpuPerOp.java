@@ -11,8 +11,8 @@ import java.util.Arrays;
  * carriers. Not a JMH benchmark: a plain main, repeated, medians printed.
  *
  * <p>Run: {@code ./gort java --add-exports java.base/jdk.internal.vm=ALL-UNNAMED -XX:+UseG1GC -cp
- * bench/target/benchmarks.jar dev.gort.bench.CpuPerOp [spawn|gosched2|gosched16] [procs] [impl]
- * [reps]}
+ * bench/target/benchmarks.jar dev.gort.bench.CpuPerOp [spawn|gosched2|gosched16|pingpong-off|pingpong-on]
+ * [procs] [impl] [reps]} (the ping-pong cases are {@link TracePingPong}'s, at GOMAXPROCS=1 whatever procs says)
  */
 public final class CpuPerOp {
     private CpuPerOp() {}
@@ -31,7 +31,19 @@ public final class CpuPerOp {
         gosched.impl = impl;
         gosched.procs = procs;
         long ops;
-        if (what.equals("spawn")) {
+        GortHost pp = null;
+        if (what.startsWith("pingpong")) {
+            // TracePingPong's two cases: pingpong-off, pingpong-on (a 100 ms flight recorder)
+            pp = new GortHost(1);
+            if (what.equals("pingpong-on")) {
+                pp.scheduler()
+                        .trace
+                        .start(new dev.gort.runtime.trace.Tracer.Options()
+                                .window(100)
+                                .workload("CpuPerOp"));
+            }
+            ops = 10L * PingPong.N; // ten jobs per rep: process CPU time ticks in ms
+        } else if (what.equals("spawn")) {
             spawn.setup();
             ops = Spawn.N;
         } else {
@@ -44,13 +56,23 @@ public final class CpuPerOp {
         for (int r = 0; r < reps; r++) {
             long c0 = os.getProcessCpuTime();
             long t0 = System.nanoTime();
-            if (what.equals("spawn")) {
+            if (pp != null) {
+                for (int k = 0; k < 10; k++) {
+                    pp.run(PingPong::gortRoundTrips);
+                }
+            } else if (what.equals("spawn")) {
                 spawn.spawn();
             } else {
                 gosched.gosched();
             }
             wall[r] = (System.nanoTime() - t0) / ops;
             cpu[r] = (os.getProcessCpuTime() - c0) / ops;
+        }
+        if (pp != null) {
+            if (pp.scheduler().trace.recording()) {
+                pp.scheduler().trace.stop();
+            }
+            pp.close();
         }
         // The first third is warm-up.
         int from = reps / 3;

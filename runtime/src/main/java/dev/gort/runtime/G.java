@@ -135,7 +135,7 @@ public final class G {
     /**
      * The trace buffer that recorded this G's latest event ({@code dev.gort.runtime.trace.Tracer}'s
      * stamp reuse): written plainly by whichever M (or foreign thread) records an event about the G,
-     * read plainly by the next one. Consecutive events of a G are recorded by threads that hand the
+     * when it is not that buffer already; read plainly by the next one. Consecutive events of a G are recorded by threads that hand the
      * G over through its status CAS, a run queue CAS or a lock (sched.lock, a channel's), which
      * orders these accesses: the next recorder reads what the previous one wrote.
      */

@@ -1,7 +1,9 @@
 package dev.gort.runtime.trace;
 
 /**
- * Event codes and their small-field values. Every record is five longs:
+ * Event codes (at most 31: {@link TraceBuf}'s compact head has five bits) and their small-field
+ * values. {@link TraceBuf} writes records packed; decoded ({@link TraceBuf#expand}), every record
+ * is five longs:
  * <pre>
  *   [0] ts      System.nanoTime() (made relative to the session start when decoded)
  *   [1] header  bits 0-7 code | bits 8-23 small | bits 24-39 p+1 (0 = no P) | bits 40-63 m+1 (0 = not an M)

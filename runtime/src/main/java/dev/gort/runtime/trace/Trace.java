@@ -138,31 +138,30 @@ public final class Trace {
             Thread.onSpinWait();
         }
         long[][] copies = new long[parts.size()][];
+        long[] bases = new long[parts.size()];
         int from = 0;
         for (int i = 0; i < parts.size(); i++) {
             TraceBuf.Chunk c = parts.get(i);
             int pub = c.publishedAcquire();
+            bases[i] = c.base; // written before the first record this acquire may have seen
             copies[i] = java.util.Arrays.copyOf(c.d, pub);
             VarHandle.acquireFence(); // the copy's reads before the number's re-read
             if (c.seqAcquire() != seqs.get(i)) {
                 from = i + 1; // recycled while we copied it
             }
         }
-        int total = 0;
+        // each kept chunk decodes on its own: its first record is relative to its base
+        TraceBuf.LongList out = new TraceBuf.LongList();
         for (int i = from; i < copies.length; i++) {
-            total += copies[i].length;
+            TraceBuf.expand(copies[i], copies[i].length, bases[i], b.mid, out);
         }
-        long[] d = new long[total];
-        int off = 0;
-        for (int i = from; i < copies.length; i++) {
-            System.arraycopy(copies[i], 0, d, off, copies[i].length);
-            off += copies[i].length;
-        }
+        long[] d = out.toArray();
         return new Copy(d, from == parts.size() || seqs.get(from) != 1);
     }
 
     /**
-     * One buffer's records as {@link #copy} read them; {@code lost}: records older than these were
+     * One buffer's records as {@link #copy} read them, in the five-long layout ({@link
+     * TraceBuf#REC}: ts, header, g, a, x; {@link TraceBuf#expand}); {@code lost}: records older than these were
      * recycled (all of them if {@code d} is empty).
      */
     record Copy(long[] d, boolean lost) {}

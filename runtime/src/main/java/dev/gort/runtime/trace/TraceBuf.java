@@ -4,26 +4,74 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * One writer's event buffer: a linked list of fixed-size chunks of five-long records. Exactly one
- * thread writes (an M, or one foreign thread such as sysmon); it never locks and allocates only
- * when a chunk is full (every {@link #CHUNK_EVENTS} events). Readers may read at any time: each
- * chunk publishes its record count with a release store after the record is complete, and a reader
- * reads only the published prefix (acquire), so a record is never seen half-written.
+ * One writer's event buffer: a linked list of fixed-size {@code long[]} chunks of variable-length
+ * records. Exactly one thread writes (an M, or one foreign thread such as sysmon); it never locks
+ * and allocates only when a chunk is full (every {@link #CHUNK_EVENTS} events of the common
+ * two-long form). Readers may read at any time: each chunk publishes its length with a release
+ * store after the record is complete, and a reader reads only the published prefix (acquire), so a
+ * record is never seen half-written; a record never straddles two chunks.
+ *
+ * <p><b>Records.</b> A record starts with a head long: bits 0-4 code, 5-7 form, 8-15 small, 16-27
+ * P+1, 28-39 aux (a 12-bit argument), 40-63 dts, the stamp minus the buffer's previous stamp (the
+ * chunk's {@code base} for its first record). The hooks write through {@link #put}, which picks the
+ * smallest form the fields fit, the M being the buffer's own ({@link #mid}):
+ * <ul>
+ *   <li>{@link #FORM_NOARG} (8 bytes): g = x = 0, a = aux (M and P state changes, GOMAXPROCS);
+ *   <li>{@link #FORM_GX} (16): one long g | x &lt;&lt; 32, a = aux (starts, stops with their wait
+ *       reason and object, creations by a small goid);
+ *   <li>{@link #FORM_GA} (16): one long g | a &lt;&lt; 32, x = aux (unblocks by any goid below 2^32);
+ *   <li>{@link #FORM_G} (16): one long g, a = aux (a goid of 2^32 or more);
+ *   <li>{@link #FORM_FULL} (48): ts, header ({@link Ev}'s layout, any M), g, a, x, for everything
+ *       else: a stamp 2^24 ns (16.7 ms) or more after the previous one or before it, a small field
+ *       over 255, a P over 4094, arguments wider than the room above (a steal's -1 victim), and
+ *       events written for another M ({@link #emit}: the start state, a retake's syscall).
+ * </ul>
+ * The ping-pong at GOMAXPROCS=1 writes 16 bytes per record, 96 per round trip (was 40 and 240;
+ * {@code TraceClockTest}). {@link #expand} turns a chunk back into the decoder's five-long layout.
  *
  * <p>Flight-recorder mode keeps at most {@code maxChunks} chunks: once it has them, the writer
  * recycles the oldest as the new tail instead of allocating one, so a long traced run allocates
- * nothing after its window fills (a fresh 1.3 MB humongous chunk every ~2 ms of ping-pong cost G1
- * a collection cycle every few hundred ms). Each chunk carries a sequence number, renumbered before
+ * nothing after its window fills (a fresh humongous chunk every few ms of ping-pong cost G1 a
+ * collection cycle every few hundred ms). Each chunk carries a sequence number, renumbered before
  * it is rewritten; readers check the numbers around their walk and their copy (a seqlock) and keep
- * only the chunks that did not change under them, a suffix of the list (see {@link Trace}'s decoder).
+ * only the chunks that did not change under them, a suffix of the list (see {@link Trace}'s
+ * decoder). Each chunk decodes on its own from its {@code base}, so a suffix needs nothing older.
  *
- * <p>Go: trace.go traceBuf (per-M buffers flushed to a full queue); here the "full queue" is the
- * chunk list itself, read in place.
+ * <p>Go: trace.go traceBuf (per-M buffers flushed to a full queue, events with varint arguments
+ * and a timestamp delta from the batch's previous event, traceevent.go); here the "full queue" is
+ * the chunk list itself, read in place, and the arguments are packed into fixed longs, cheaper to
+ * write than varints.
  */
 public final class TraceBuf {
+    /** Longs per record in the decoder's layout (ts, header, g, a, x), which {@link #expand} produces. */
     static final int REC = 5;
 
-    static final int CHUNK_EVENTS = 32768;
+    /** Longs of a full-form record: the head, then ts, header, g, a, x. */
+    static final int FULL_LONGS = 6;
+
+    /** Full-form records a chunk holds. */
+    static final int CHUNK_FULL_EVENTS = 32768;
+
+    /** Two-long (16-byte) records a chunk holds, the form of nearly every event: three times as many. */
+    static final int CHUNK_EVENTS = FULL_LONGS * CHUNK_FULL_EVENTS / 2;
+
+    // The head long of a record: bits 0-4 code | 5-7 form | 8-15 small | 16-27 p+1 | 28-39 aux | 40-63 dts.
+    static final long FORM_MASK = 0xE0;
+    /** Five longs follow: ts (absolute), header ({@link Ev}'s layout, any M), g, a, x; the head's other bits are 0. */
+    static final int FORM_FULL = 0;
+    /** No long follows: g = 0, a = aux, x = 0. */
+    static final int FORM_NOARG = 1 << 5;
+    /** One long follows, g; a = aux, x = 0. */
+    static final int FORM_G = 2 << 5;
+    /** One long follows, g (32 bits) | x << 32; a = aux. */
+    static final int FORM_GX = 3 << 5;
+    /** One long follows, g (32 bits) | a << 32; x = aux. */
+    static final int FORM_GA = 4 << 5;
+
+    static final int AUX_SHIFT = 28;
+    static final int DTS_SHIFT = 40;
+    /** A compact record's stamp is its buffer's previous stamp plus up to 2^24 - 1 ns (16.7 ms). */
+    static final int DTS_BITS = 24;
 
     static final class Chunk {
         private static final VarHandle PUB;
@@ -43,14 +91,21 @@ public final class TraceBuf {
         }
 
         /**
-         * 1.3 MB: large enough to be a G1 humongous object on heaps up to ~8 GB, so chunks are
+         * 1.5 MB: large enough to be a G1 humongous object on heaps up to ~8 GB, so chunks are
          * allocated outside the young generation and never copied by the GC. (A direct ByteBuffer
          * through a view VarHandle measured slower per event; Agrona's UnsafeBuffer would need
          * --add-exports java.base/jdk.internal.misc on every traced JVM.)
          */
         final long[] d = new long[LONGS];
 
-        static final int LONGS = REC * CHUNK_EVENTS;
+        static final int LONGS = FULL_LONGS * CHUNK_FULL_EVENTS;
+        /**
+         * The stamp this chunk's first record is relative to (its buffer's previous stamp when the
+         * chunk became the tail). Written plainly by the writer before any record of the chunk is
+         * published (after {@link #recycle}'s reset); read by readers after an acquire of
+         * {@link #published} that saw a record, then checked with the chunk's number.
+         */
+        long base;
         /** Writer only, plain: next free slot. */
         int w;
         /** Longs readable: written by the writer with setRelease, read with getAcquire. */
@@ -117,7 +172,10 @@ public final class TraceBuf {
      * {@code first} and still an old count; it reads the loss from the chunk numbers it copied.
      */
     volatile int dropped;
-    /** Timestamp of the last event written, for events that may reuse it. Writer only. */
+    /**
+     * Timestamp of the last event written: what the next compact record's delta is from (and the
+     * next chunk's {@code base}), and the stamp events may reuse. Writer only, plain.
+     */
     long lastTs;
     /**
      * Clock reads made for this buffer's events (Tracer's {@code clock}): written by the writer,
@@ -144,22 +202,154 @@ public final class TraceBuf {
         }
     }
 
+    /**
+     * Writes a record in the full form (hand-built buffers, the start state, events written on
+     * behalf of another M): {@code hdr} in {@link Ev}'s header layout, any M.
+     */
     void emit(long ts, long hdr, long g, long a, long x) {
+        Chunk c = cur;
+        int n = c.w;
+        if (n > Chunk.LONGS - FULL_LONGS) {
+            c = grow();
+            n = 0;
+        }
+        long[] d = c.d;
+        d[n] = FORM_FULL;
+        d[n + 1] = ts;
+        d[n + 2] = hdr;
+        d[n + 3] = g;
+        d[n + 4] = a;
+        d[n + 5] = x;
+        c.w = n + FULL_LONGS;
+        c.publishRelease(n + FULL_LONGS);
+        lastTs = ts;
+    }
+
+    /**
+     * Writes an event of this buffer's own M ({@link #mid}) on P {@code pid} (-1: none), in the
+     * smallest form its fields fit (see the class Javadoc), else in the full form.
+     */
+    void put(long ts, int code, int small, int pid, long g, long a, long x) {
+        long dts = ts - lastTs;
+        long p1 = pid + 1L;
+        if ((dts >>> DTS_BITS) != 0 || (code >>> 5) != 0 || (small >>> 8) != 0 || (p1 >>> 12) != 0) {
+            emit(ts, Tracer.hdrM(code, small, pid, mid), g, a, x);
+            return;
+        }
+        long h = code | ((long) small << 8) | (p1 << 16) | (dts << DTS_SHIFT);
+        long w1;
+        if ((a >>> 12) == 0 && ((g >>> 32) | (x >>> 32)) == 0) {
+            if (x == 0 && g == 0) {
+                put1(h | FORM_NOARG | (a << AUX_SHIFT), ts);
+                return;
+            }
+            h |= FORM_GX | (a << AUX_SHIFT);
+            w1 = g | (x << 32);
+        } else if ((x >>> 12) == 0 && ((g >>> 32) | (a >>> 32)) == 0) {
+            h |= FORM_GA | (x << AUX_SHIFT);
+            w1 = g | (a << 32);
+        } else if ((a >>> 12) == 0 && x == 0) {
+            h |= FORM_G | (a << AUX_SHIFT);
+            w1 = g;
+        } else {
+            emit(ts, Tracer.hdrM(code, small, pid, mid), g, a, x);
+            return;
+        }
+        Chunk c = cur;
+        int n = c.w;
+        if (n > Chunk.LONGS - 2) {
+            c = grow();
+            n = 0;
+        }
+        long[] d = c.d;
+        d[n] = h;
+        d[n + 1] = w1;
+        c.w = n + 2;
+        c.publishRelease(n + 2);
+        lastTs = ts;
+    }
+
+    private void put1(long h, long ts) {
         Chunk c = cur;
         int n = c.w;
         if (n == Chunk.LONGS) {
             c = grow();
             n = 0;
         }
-        long[] d = c.d;
-        d[n] = ts;
-        d[n + 1] = hdr;
-        d[n + 2] = g;
-        d[n + 3] = a;
-        d[n + 4] = x;
-        c.w = n + REC;
-        c.publishRelease(n + REC);
+        c.d[n] = h;
+        c.w = n + 1;
+        c.publishRelease(n + 1);
         lastTs = ts;
+    }
+
+    /**
+     * Appends the records of {@code d[0, len)}, a copy of one chunk whose first record's stamp is
+     * relative to {@code base}, to {@code out} in the decoder's five-long layout ({@link #REC}: ts,
+     * header, g, a, x), with {@code mid} as the M of every compact record.
+     */
+    static void expand(long[] d, int len, long base, long mid, LongList out) {
+        long prev = base;
+        long m1 = (mid + 1) << 40;
+        int i = 0;
+        while (i < len) {
+            long h = d[i];
+            int form = (int) (h & FORM_MASK);
+            if (form == FORM_FULL) {
+                prev = d[i + 1];
+                out.add(prev, d[i + 2], d[i + 3], d[i + 4], d[i + 5]);
+                i += FULL_LONGS;
+                continue;
+            }
+            prev += h >>> DTS_SHIFT;
+            long code = h & 0x1F;
+            long small = (h >>> 8) & 0xFF;
+            long p1 = (h >>> 16) & 0xFFF;
+            long hdr = code | (small << 8) | (p1 << 24) | m1;
+            long aux = (h >>> AUX_SHIFT) & 0xFFF;
+            switch (form) {
+                case FORM_NOARG -> {
+                    out.add(prev, hdr, 0, aux, 0);
+                    i += 1;
+                }
+                case FORM_G -> {
+                    out.add(prev, hdr, d[i + 1], aux, 0);
+                    i += 2;
+                }
+                case FORM_GX -> {
+                    long w1 = d[i + 1];
+                    out.add(prev, hdr, w1 & 0xFFFFFFFFL, aux, w1 >>> 32);
+                    i += 2;
+                }
+                case FORM_GA -> {
+                    long w1 = d[i + 1];
+                    out.add(prev, hdr, w1 & 0xFFFFFFFFL, w1 >>> 32, aux);
+                    i += 2;
+                }
+                default -> throw new IllegalStateException("gort: trace record with a bad form (" + form + ") at " + i);
+            }
+        }
+    }
+
+    /** A growable list of five-long records (the decoder's layout). */
+    static final class LongList {
+        long[] d = new long[REC * 64];
+        int n;
+
+        void add(long ts, long hdr, long g, long a, long x) {
+            if (n + REC > d.length) {
+                d = java.util.Arrays.copyOf(d, d.length * 2);
+            }
+            d[n] = ts;
+            d[n + 1] = hdr;
+            d[n + 2] = g;
+            d[n + 3] = a;
+            d[n + 4] = x;
+            n += REC;
+        }
+
+        long[] toArray() {
+            return java.util.Arrays.copyOf(d, n);
+        }
     }
 
     private Chunk grow() {
@@ -178,6 +368,7 @@ public final class TraceBuf {
             chunks++;
             allocated++;
         }
+        c.base = lastTs;
         cur.next = c;
         cur = c;
         lastSeq = seq;

@@ -21,20 +21,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #on} is a volatile boolean of a final field, one plain load on x86 and a branch the CPU
  * predicts. Nothing else runs when tracing is off.
  *
- * <p><b>Lock-free when on.</b> Each M writes five-long records into its own {@link TraceBuf} (found
+ * <p><b>Lock-free when on.</b> Each M writes packed records (16 bytes for nearly every event: a
+ * head long with the code, small ids and a stamp delta, one long of arguments; see {@link TraceBuf})
+ * into its own {@link TraceBuf} (found
  * through {@code M.traceBuf}, a field only that M writes); threads that are not Ms of this runtime
  * (sysmon, a foreign thread calling {@code go}) get a buffer of their own, through a ThreadLocal, or
  * keyed by their M when they are another runtime's carriers (a goroutine's ThreadLocals may be its
  * own: {@code -Dgort.threadlocals}). A record is
  * published with a release store; readers ({@link #snapshot}, {@link #stop}) read the published
- * prefix of every buffer and merge by timestamp. The chunks are humongous {@code long[]}s, which G1
+ * prefix of every buffer, unpack it and merge by timestamp. The chunks are humongous {@code long[]}s, which G1
  * allocates outside the young generation (never copied); Agrona is used for the per-buffer set of objects already described
  * ({@code LongHashSet}; its UnsafeBuffer would need an extra --add-exports on every traced JVM).
  *
  * <p><b>Timestamps.</b> The decoder merges the buffers by timestamp, equal stamps (and so every
  * event of one buffer) in buffer order. A stamp therefore needs only be (1) non-decreasing in its
  * buffer and (2) later than every cause of its event recorded in another buffer. A fresh
- * {@code System.nanoTime()} (~22 ns here, the most expensive part of a record) gives both; an event
+ * {@code System.nanoTime()} (22-34 ns here, the most expensive part of a record) gives both; an event
  * may instead reuse its M's previous stamp ({@code TraceBuf.lastTs}) when every cause it has is
  * earlier in the same buffer, where buffer order already keeps it first:
  * <ul>
@@ -49,8 +51,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * effect in the merge, and the flight recorder's end and window cuts keep every kept effect's
  * cause (a reused stamp is still no later than its event). Stops always read the clock, so a run
  * slice's length is exact; a reused unblock is drawn at its M's previous event, never before the
- * start of its waker's slice. The ping-pong at GOMAXPROCS=1 costs six records and two clock reads
- * per round trip ({@code TraceBuf.clockReads} counts them; {@code TraceClockTest}).
+ * start of its waker's slice. The ping-pong at GOMAXPROCS=1 costs six records (96 bytes) and two
+ * clock reads per round trip ({@code TraceBuf.clockReads} counts them; {@code TraceClockTest}). A
+ * stamp is stored as a delta from its buffer's previous one, so reusing it costs nothing in the
+ * record either; {@link G#traceBuf} is stored only when it changes (a reference store's GC write
+ * barrier costs more than the load).
  *
  * <p>Enable with {@code -Dgort.trace=<file>} ({@code .json}, {@code .json.gz} or {@code .html}: written
  * when the runtime exits, or on the way out of a panic or fatal error), {@code -Dgort.trace.window=<ms>}
@@ -147,9 +152,10 @@ public final class Tracer {
 
     /** Starts recording; a running session is stopped and discarded first. */
     public synchronized void start(Options o) {
-        // ~40 bytes per event, 32768 events per chunk (~3 ms of a busy M): a window of W ms keeps W/3 chunks per M, a
-        // rough bound that is enough for "the last few hundred ms" (Go's flight recorder is also approximate).
-        int maxChunks = o.windowMs <= 0 ? 0 : (int) Math.max(2, o.windowMs / 3);
+        // ~16 bytes per event (TraceBuf's compact forms), ~98000 events per 1.5 MB chunk (~10 ms of a busy M's
+        // ping-pong): a window of W ms keeps W/10 chunks per M, a rough bound that is enough for "the last few hundred
+        // ms" (Go's flight recorder is also approximate).
+        int maxChunks = o.windowMs <= 0 ? 0 : (int) Math.max(2, o.windowMs / 10);
         Session s = new Session(this, maxChunks, true, o.workload);
         s.level = o.level;
         session = s;
@@ -491,6 +497,15 @@ public final class Tracer {
         return (code & 0xFFL) | ((small & 0xFFFFL) << 8) | (((pid + 1) & 0xFFFFL) << 24) | (m1 << 40);
     }
 
+    /** {@link #hdr}'s layout for P {@code pid} (-1: none) and M {@code mid} (-1: not an M). */
+    private static int pid(P pp) {
+        return pp == null ? -1 : pp.id;
+    }
+
+    static long hdrM(int code, int small, int pid, long mid) {
+        return (code & 0xFFL) | ((small & 0xFFFFL) << 8) | (((pid + 1) & 0xFFFFL) << 24) | ((mid + 1) << 40);
+    }
+
     static long objectId(Object o) {
         if (o == null) {
             return 0;
@@ -499,6 +514,17 @@ public final class Tracer {
             return d.objectId();
         }
         return System.identityHashCode(o) & 0xFFFFFFFFL;
+    }
+
+    /**
+     * Notes that {@code b} recorded gp's latest event ({@link G#traceBuf}); stores only when it
+     * changes: the reference store's GC write barrier costs more than the load, and in a P=1
+     * ping-pong the buffer never changes.
+     */
+    private static void recordedBy(G gp, TraceBuf b) {
+        if (gp.traceBuf != b) {
+            gp.traceBuf = b;
+        }
     }
 
     private static long goid(G gp) {
@@ -518,10 +544,10 @@ public final class Tracer {
     public void goCreate(M mp, P pp, G newg, G parent, int where) {
         TraceBuf b = buf(mp);
         long ts = clock(b);
-        newg.traceBuf = b;
+        recordedBy(newg, b);
         if (b.record) {
             b.session.gs.put(newg.goid, Trace.GInfo.of(newg, ts));
-            b.emit(ts, hdr(Ev.GO_CREATE, where, pp, mp), newg.goid, goid(parent), 0);
+            b.put(ts, Ev.GO_CREATE, where, pid(pp), newg.goid, goid(parent), 0);
         }
         if (jfr) {
             JfrEvents.goroutineStart(newg, parent, pp);
@@ -534,9 +560,9 @@ public final class Tracer {
         long ts = (from == Ev.F_RUNNEXT || from == Ev.F_LOCAL || from == Ev.F_RESUME) && b.lastTs != 0
                 ? b.lastTs
                 : clock(b);
-        gp.traceBuf = b;
+        recordedBy(gp, b);
         if (b.record) {
-            b.emit(ts, hdr(Ev.GO_START, from, pp, mp), gp.goid, victim, inherit ? 1 : 0);
+            b.put(ts, Ev.GO_START, from, pid(pp), gp.goid, victim, inherit ? 1 : 0);
         }
         if (jfr) {
             JfrEvents.runBegin(b, gp, pp, from);
@@ -547,7 +573,7 @@ public final class Tracer {
     public void goStop(M mp, P pp, G gp, int why) {
         TraceBuf b = buf(mp);
         long ts = clock(b);
-        gp.traceBuf = b;
+        recordedBy(gp, b);
         long reason = 0;
         long obj = 0;
         if (why == Ev.S_PARK) {
@@ -563,7 +589,7 @@ public final class Tracer {
             }
         }
         if (b.record) {
-            b.emit(ts, hdr(Ev.GO_STOP, why, pp, mp), gp.goid, reason, obj);
+            b.put(ts, Ev.GO_STOP, why, pid(pp), gp.goid, reason, obj);
         }
         if (jfr) {
             JfrEvents.runEnd(b, gp, why);
@@ -597,10 +623,10 @@ public final class Tracer {
     public void goUnblock(M mp, P pp, G gp, int where) {
         TraceBuf b = buf(mp);
         long ts = gp.traceBuf == b && b.lastTs != 0 ? b.lastTs : clock(b);
-        gp.traceBuf = b;
+        recordedBy(gp, b);
         G waker = mp == null ? null : mp.curg();
         if (b.record) {
-            b.emit(ts, hdr(Ev.GO_UNBLOCK, where, pp, mp), gp.goid, goid(waker), 0);
+            b.put(ts, Ev.GO_UNBLOCK, where, pid(pp), gp.goid, goid(waker), 0);
         }
         if (jfr) {
             JfrEvents.unblock(gp, waker);
@@ -611,9 +637,9 @@ public final class Tracer {
     public void runqKick(P pp, G old) {
         M mp = pp.mOpaque();
         TraceBuf b = buf(mp);
-        old.traceBuf = b;
+        recordedBy(old, b);
         if (b.record) {
-            b.emit(clock(b), hdr(Ev.RUNQ_KICK, 0, pp, mp), old.goid, 0, 0);
+            b.put(clock(b), Ev.RUNQ_KICK, 0, pid(pp), old.goid, 0, 0);
         }
     }
 
@@ -625,10 +651,10 @@ public final class Tracer {
             return;
         }
         long ts = clock(b);
-        long h = hdr(Ev.RUNQ_TO_GLOBAL, Ev.R_SPILL, pp, mp);
+        int pid = pid(pp);
         for (G g = head; g != null; g = g.schedlink()) {
-            g.traceBuf = b;
-            b.emit(ts, h, g.goid, 0, 0);
+            recordedBy(g, b);
+            b.put(ts, Ev.RUNQ_TO_GLOBAL, Ev.R_SPILL, pid, g.goid, 0, 0);
         }
     }
 
@@ -636,9 +662,9 @@ public final class Tracer {
     public void runqDestroy(P pp, G gp) {
         M mp = self();
         TraceBuf b = buf(mp);
-        gp.traceBuf = b;
+        recordedBy(gp, b);
         if (b.record) {
-            b.emit(clock(b), hdr(Ev.RUNQ_TO_GLOBAL, Ev.R_DESTROY, pp, mp), gp.goid, 0, 0);
+            b.put(clock(b), Ev.RUNQ_TO_GLOBAL, Ev.R_DESTROY, pid(pp), gp.goid, 0, 0);
         }
     }
 
@@ -654,14 +680,14 @@ public final class Tracer {
         }
         long ts = clock(b);
         if (first != null) {
-            first.traceBuf = b;
+            recordedBy(first, b);
         }
-        b.emit(ts, hdr(Ev.GLOBAL_BATCH, 0, pp, mp), goid(first), n, 0);
-        long h = hdr(Ev.GLOBAL_TO_LOCAL, 0, pp, mp);
+        b.put(ts, Ev.GLOBAL_BATCH, 0, pid(pp), goid(first), n, 0);
+        int pid = pid(pp);
         G g = rest;
         for (int i = 1; i < n && g != null; i++, g = g.schedlink()) {
-            g.traceBuf = b;
-            b.emit(ts, h, g.goid, 0, 0);
+            recordedBy(g, b);
+            b.put(ts, Ev.GLOBAL_TO_LOCAL, 0, pid, g.goid, 0, 0);
         }
     }
 
@@ -674,11 +700,11 @@ public final class Tracer {
         TraceBuf b = buf(mp);
         if (b.record) {
             long ts = clock(b);
-            long h = hdr(Ev.STEAL, 0, thief, mp);
+            int pid = pid(thief);
             for (int i = 0; i < n - 1; i++) {
                 G g = ring[(t + i) & mask];
-                g.traceBuf = b;
-                b.emit(ts, h, g.goid, victim == null ? -1 : victim.id, n);
+                recordedBy(g, b);
+                b.put(ts, Ev.STEAL, 0, pid, g.goid, victim == null ? -1 : victim.id, n);
             }
         }
         if (jfr) {
@@ -689,14 +715,14 @@ public final class Tracer {
     public void procStart(M mp, P pp) {
         TraceBuf b = buf(mp);
         if (b.record) {
-            b.emit(clock(b), hdr(Ev.PROC_START, 0, pp, mp), 0, 0, 0);
+            b.put(clock(b), Ev.PROC_START, 0, pid(pp), 0, 0, 0);
         }
     }
 
     public void procStop(M mp, P pp) {
         TraceBuf b = buf(mp);
         if (b.record) {
-            b.emit(clock(b), hdr(Ev.PROC_STOP, 0, pp, mp), 0, 0, 0);
+            b.put(clock(b), Ev.PROC_STOP, 0, pid(pp), 0, 0, 0);
         }
     }
 
@@ -719,7 +745,7 @@ public final class Tracer {
     private void simple(M mp, int code, P pp) {
         TraceBuf b = buf(mp);
         if (b.record && b.session.level >= 2) {
-            b.emit(clock(b), hdr(code, 0, pp, mp), 0, 0, 0);
+            b.put(clock(b), code, 0, pid(pp), 0, 0, 0);
         }
     }
 
@@ -736,7 +762,7 @@ public final class Tracer {
         M mp = self();
         TraceBuf b = buf(mp);
         if (b.record) {
-            b.emit(clock(b), hdr(Ev.M_CREATE, 0, mp == null ? null : mp.p(), mp), 0, newId, system ? 1 : 0);
+            b.put(clock(b), Ev.M_CREATE, 0, pid(mp == null ? null : mp.p()), 0, newId, system ? 1 : 0);
         }
     }
 
@@ -745,7 +771,7 @@ public final class Tracer {
         M mp = self();
         TraceBuf b = buf(mp);
         if (b.record) {
-            b.emit(clock(b), hdr(Ev.PREEMPT_REQ, 0, pp, mp), goid(gp), 0, 0);
+            b.put(clock(b), Ev.PREEMPT_REQ, 0, pid(pp), goid(gp), 0, 0);
         }
     }
 
@@ -753,7 +779,7 @@ public final class Tracer {
     public void preemptYield(M mp, P pp, G gp, long latencyNanos) {
         TraceBuf b = buf(mp);
         if (b.record) {
-            b.emit(clock(b), hdr(Ev.PREEMPT_YIELD, 0, pp, mp), gp.goid, latencyNanos, 0);
+            b.put(clock(b), Ev.PREEMPT_YIELD, 0, pid(pp), gp.goid, latencyNanos, 0);
         }
         if (jfr) {
             JfrEvents.preemption(gp, pp, latencyNanos);
@@ -764,9 +790,9 @@ public final class Tracer {
     public void syscallEnter(M mp, P pp, G gp) {
         noteSyscallM(pp, mp);
         TraceBuf b = buf(mp);
-        gp.traceBuf = b;
+        recordedBy(gp, b);
         if (b.record) {
-            b.emit(clock(b), hdr(Ev.SYSCALL_ENTER, 0, pp, mp), gp.goid, 0, 0);
+            b.put(clock(b), Ev.SYSCALL_ENTER, 0, pid(pp), gp.goid, 0, 0);
         }
     }
 
@@ -776,9 +802,9 @@ public final class Tracer {
      */
     public void syscallExit(M mp, P pp, G gp, int outcome) {
         TraceBuf b = buf(mp);
-        gp.traceBuf = b;
+        recordedBy(gp, b);
         if (b.record) {
-            b.emit(clock(b), hdr(Ev.SYSCALL_EXIT, outcome, pp, mp), gp.goid, 0, 0);
+            b.put(clock(b), Ev.SYSCALL_EXIT, outcome, pid(pp), gp.goid, 0, 0);
         }
     }
 
@@ -790,7 +816,7 @@ public final class Tracer {
     public void syscallEnterBlocked(M blocked, P pp, G gp) {
         noteSyscallM(pp, blocked);
         TraceBuf b = buf(self());
-        gp.traceBuf = b;
+        recordedBy(gp, b);
         if (b.record) {
             b.emit(clock(b), hdr(Ev.SYSCALL_ENTER, 1, pp, blocked), gp.goid, 0, 0);
         }
@@ -839,7 +865,7 @@ public final class Tracer {
         }
         TraceBuf b = buf(mp);
         if (b.record) {
-            b.emit(clock(b), hdr(Ev.HANDOFF, 0, pp, mp), 0, fromM == null ? -1 : fromM.id, 0);
+            b.put(clock(b), Ev.HANDOFF, 0, pid(pp), 0, fromM == null ? -1 : fromM.id, 0);
         }
         if (jfr) {
             JfrEvents.handoff(pp, fromM);
@@ -848,9 +874,14 @@ public final class Tracer {
 
     /** A timer fires on (pp, mp); {@code readied} is the G it will make runnable (a sleep), if known. */
     public void timerFire(M mp, P pp, G readied) {
-        TraceBuf b = buf(mp != null && mp.scheduler() == sched ? mp : null);
+        boolean own = mp != null && mp.scheduler() == sched;
+        TraceBuf b = buf(own ? mp : null);
         if (b.record) {
-            b.emit(clock(b), hdr(Ev.TIMER_FIRE, 0, pp, mp), goid(readied), 0, 0);
+            if (own || mp == null) {
+                b.put(clock(b), Ev.TIMER_FIRE, 0, pid(pp), goid(readied), 0, 0);
+            } else { // another runtime's carrier: its M is not the buffer's
+                b.emit(clock(b), hdr(Ev.TIMER_FIRE, 0, pp, mp), goid(readied), 0, 0);
+            }
         }
     }
 
@@ -859,7 +890,7 @@ public final class Tracer {
         M mp = self();
         TraceBuf b = buf(mp);
         if (b.record) {
-            b.emit(clock(b), hdr(Ev.GOMAXPROCS, 0, null, mp), 0, n, 0);
+            b.put(clock(b), Ev.GOMAXPROCS, 0, -1, 0, n, 0);
         }
     }
 

@@ -55,6 +55,33 @@ class TraceClockTest {
     }
 
     /**
+     * Issue 17's memory traffic, counted: the ping-pong's six records per round trip take two longs
+     * each (TraceBuf's compact forms: 16 bytes, not the five-long 40), so a round trip writes about
+     * 96 bytes, and a flight-recorder window of the same length holds 2.5 times fewer chunks.
+     */
+    @Test
+    void pingPongAtOneProcWritesSixteenBytesPerRecord() {
+        int rounds = 20_000;
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        s.trace.start(new Tracer.Options().workload("ping-pong"));
+        Tracer.Session ses = s.trace.session();
+        s.run(() -> Workloads.pingPongBody(rounds));
+        Trace t = s.trace.stop();
+        long longs = 0;
+        for (TraceBuf b : ses.bufs) {
+            for (TraceBuf.Chunk c = b.first; c != null; c = c.next) {
+                longs += c.w;
+            }
+        }
+        TraceValidator.Result res = TraceValidator.validate(t, true, java.util.Map.of());
+        assertTrue(res.ok(), res::toString);
+        long bytes = 8 * longs;
+        // a few thousand bytes for the start state, the end and the odd sysmon or preemption event
+        assertTrue(bytes <= 6L * 16 * rounds + 20_000, "bytes per round trip: " + (double) bytes / rounds);
+        assertTrue(bytes <= 16L * t.size() + 20_000, "bytes per record: " + (double) bytes / t.size());
+    }
+
+    /**
      * Equal stamps keep their buffer's order, whatever the other buffers hold at that stamp: the
      * decoder's tie rule that stamp reuse relies on. M0 parks G3, unblocks it (reused stamp) and
      * starts it again (reused stamp); M1, created first (so first among equals), records events at

@@ -378,7 +378,7 @@ class TraceOutputsTest {
         s.trace.start(new Tracer.Options().window(1)); // 2 chunks per buffer
         Tracer.Session[] session = new Tracer.Session[1];
         s.run(() -> {
-            Workloads.pingPongBody(100_000); // ~600k events: ~18 chunks' worth on one M
+            Workloads.pingPongBody(100_000); // ~600k events: ~6 chunks' worth on one M
             session[0] = Scheduler.current().trace.session();
         });
         Trace t = s.trace.stop();
@@ -454,12 +454,12 @@ class TraceOutputsTest {
         m1.emit(t0 + 10, hdr(Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 1, 1), 3, 2, 0);
         m0.emit(t0 + 15, hdr(Ev.GO_START, Ev.F_STOLEN, 0, 0), 3, 1, 0);
         m0.emit(t0 + 20, hdr(Ev.GO_STOP, Ev.S_PARK, 0, 0), 3, 0, 0);
-        for (int i = 2; i < TraceBuf.CHUNK_EVENTS; i++) {
+        for (int i = 2; i < TraceBuf.CHUNK_FULL_EVENTS; i++) {
             m0.emit(t0 + 21, hdr(Ev.M_PARK, 0, -1, 0), 0, 0, 0); // fills M0's first chunk
         }
         m1.emit(t0 + 30, hdr(Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 1, 1), 3, 2, 0);
         long later = System.nanoTime() + 3_600_000_000_000L; // after any end cut this test takes
-        for (int i = 0; i <= TraceBuf.CHUNK_EVENTS; i++) {
+        for (int i = 0; i <= TraceBuf.CHUNK_FULL_EVENTS; i++) {
             m0.emit(later, hdr(Ev.M_PARK, 0, -1, 0), 0, 0, 0); // a second chunk, then the first recycled
         }
         assertEquals(1, m0.dropped);

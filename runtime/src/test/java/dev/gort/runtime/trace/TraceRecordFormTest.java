@@ -1,0 +1,131 @@
+package dev.gort.runtime.trace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * TraceBuf's record forms (issue 17's smaller records): an event of the buffer's own M whose fields
+ * fit is written in one or two longs, its stamp a delta from the buffer's previous one; anything
+ * else in the full form. Whatever the form, the decoder gives back exactly the fields written, the
+ * M included, across chunk boundaries and recycled chunks alike. Hand-built buffers, as the other
+ * decode tests.
+ */
+class TraceRecordFormTest {
+    /** One event as written and as expected back. */
+    record E(long ts, int code, int small, int p, long m, long g, long a, long x) {}
+
+    private static List<E> decoded(Trace t) {
+        List<E> out = new ArrayList<>();
+        for (int i = 0; i < t.size(); i++) {
+            out.add(new E(t.ts(i), t.code(i), t.small(i), t.p(i), t.m(i), t.g(i), t.a(i), t.x(i)));
+        }
+        return out;
+    }
+
+    private static long longsWritten(TraceBuf b) {
+        long n = 0;
+        for (TraceBuf.Chunk c = b.first; c != null; c = c.next) {
+            n += c.w;
+        }
+        return n;
+    }
+
+    /**
+     * Each compact form, and each reason to fall back to the full form (a stamp gap of 2^24 ns or
+     * more, a small field or a P that does not fit, a negative or a wide argument), decodes to the
+     * fields written; the compact ones take the longs the layout says.
+     */
+    @Test
+    void everyFormDecodesToTheFieldsWritten() {
+        Tracer.Session s = new Tracer.Session(Tracer.NOOP, 0, true, "hand-built");
+        TraceBuf b = s.newBuf(4, "M4");
+        long t0 = s.t0;
+        List<E> want = new ArrayList<>();
+        long[] sizes = new long[16];
+        int k = 0;
+        Object[][] cases = {
+            // ts offset, code, small, p, g, a, x, longs expected
+            {10L, Ev.GO_CREATE, Ev.W_RUNNEXT, 0, 7L, 1L, 0L, 6L}, // first record: no previous stamp near it
+            {11L, Ev.M_PARK, 0, -1, 0L, 0L, 0L, 1L}, // no argument
+            {12L, Ev.GOMAXPROCS, 0, -1, 0L, 4095L, 0L, 1L}, // a in aux
+            {13L, Ev.GO_START, Ev.F_RUNNEXT, 3, 7L, 0L, 1L, 2L}, // g | x << 32, a in aux
+            {14L, Ev.GO_STOP, Ev.S_PARK, 3, 7L, 17L, 0xFFFF_FFFFL, 2L}, // reason in aux, object in x
+            {15L, Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 3, 7L, 123_456L, 0L, 2L}, // g | a << 32, x in aux
+            {16L, Ev.GO_START, Ev.F_LOCAL, 4094, 1L << 40, 5L, 0L, 2L}, // a wide g alone: form G
+            {17L + (1L << 24), Ev.GO_START, Ev.F_LOCAL, 0, 8L, 0L, 0L, 6L}, // stamp gap too wide
+            {18L + (1L << 24), Ev.PROC_STATUS, 256, 0, 0L, 0L, 0L, 6L}, // small too wide
+            {19L + (1L << 24), Ev.PROC_START, 0, 4095, 0L, 0L, 0L, 6L}, // P too wide
+            {20L + (1L << 24), Ev.STEAL, 0, 1, 9L, -1L, 3L, 6L}, // negative a (no victim)
+            {21L + (1L << 24), Ev.M_CREATE, 0, 1, 0L, 1L << 33, 1L << 33, 6L}, // wide a and x
+            {21L + (1L << 24), Ev.GO_STOP, Ev.S_PARK, 1, 9L, 4096L, 1L << 32, 6L}, // a and x both past their room
+        };
+        for (Object[] c : cases) {
+            long ts = t0 + (Long) c[0];
+            int code = (Integer) c[1];
+            int small = (Integer) c[2];
+            int p = (Integer) c[3];
+            long before = longsWritten(b);
+            b.put(ts, code, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
+            sizes[k++] = longsWritten(b) - before;
+            want.add(new E((Long) c[0], code, small, p, 4, (Long) c[4], (Long) c[5], (Long) c[6]));
+            assertEquals((long) (Long) c[7], sizes[k - 1], "longs for case " + (k - 1));
+        }
+        // a full-form record naming another M (sysmon writing for a blocked carrier), then compact again
+        b.emit(t0 + 30 + (1L << 24), Tracer.hdrM(Ev.SYSCALL_ENTER, 1, 2, 6), 9, 0, 0);
+        want.add(new E(30 + (1L << 24), Ev.SYSCALL_ENTER, 1, 2, 6, 9, 0, 0));
+        b.put(t0 + 31 + (1L << 24), Ev.GO_STOP, Ev.S_EXIT, 1, 9, 0, 0);
+        want.add(new E(31 + (1L << 24), Ev.GO_STOP, Ev.S_EXIT, 1, 4, 9, 0, 0));
+        Trace t = Trace.decode(s, null, false);
+        assertEquals(want, decoded(t));
+    }
+
+    /**
+     * A buffer that is not an M's ({@code mid} -1: sysmon, a foreign thread) writes compact records
+     * too, and they decode as "not an M".
+     */
+    @Test
+    void aForeignBufferDecodesAsNotAnM() {
+        Tracer.Session s = new Tracer.Session(Tracer.NOOP, 0, true, "hand-built");
+        TraceBuf b = s.newBuf(-1, "sysmon");
+        b.put(s.t0 + 1, Ev.PREEMPT_REQ, 0, 0, 5, 0, 0);
+        b.put(s.t0 + 2, Ev.PREEMPT_REQ, 0, 1, 6, 0, 0);
+        Trace t = Trace.decode(s, null, false);
+        assertEquals(
+                List.of(new E(1, Ev.PREEMPT_REQ, 0, 0, -1, 5, 0, 0), new E(2, Ev.PREEMPT_REQ, 0, 1, -1, 6, 0, 0)),
+                decoded(t));
+    }
+
+    /**
+     * Stamps are deltas, so each chunk carries the stamp its first record is relative to: records
+     * on both sides of chunk boundaries, and those of a flight-recorder window that recycled its
+     * oldest chunks, decode to their exact stamps, in order.
+     */
+    @Test
+    void stampsSurviveChunkBoundariesAndRecycling() {
+        for (int window : new int[] {0, 2}) {
+            Tracer.Session s = new Tracer.Session(Tracer.NOOP, window, true, "hand-built");
+            TraceBuf b = s.newBuf(0, "M0");
+            int n = 3 * TraceBuf.CHUNK_EVENTS + 123; // two-long records: four chunks
+            long ts = s.t0;
+            for (int i = 0; i < n; i++) {
+                ts += 1 + (i % 7); // uneven steps, so a wrong base shows
+                b.put(ts, Ev.GO_START, Ev.F_RUNNEXT, 0, 1 + (i & 1), 0, 1);
+            }
+            Trace t = Trace.decode(s, null, false);
+            int kept = window == 0 ? n : t.size();
+            assertEquals(kept, t.size());
+            assertTrue(window == 0 || (kept < n && kept >= TraceBuf.CHUNK_EVENTS), "kept " + kept);
+            // the kept records are the last ones written: recompute their stamps from the end
+            long expect = ts - s.t0;
+            for (int i = t.size() - 1, w = n - 1; i >= 0; i--, w--) {
+                assertEquals(expect, t.ts(i), "record " + w + " of " + n + " (window " + window + ")");
+                assertEquals(1 + (w & 1), t.g(i));
+                expect -= 1 + (w % 7);
+            }
+        }
+    }
+}
