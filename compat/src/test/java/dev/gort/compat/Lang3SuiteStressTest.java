@@ -40,10 +40,26 @@ import org.junit.jupiter.api.Test;
 @Tag("stress")
 class Lang3SuiteStressTest {
     private static final String SUITE_CLASS = "org.apache.commons.lang3.StringUtilsTest";
-    /** commons-lang3's own Surefire flags for Java 16+ (its pom's argLine), plus gort's export. */
-    private static final List<String> JVM_FLAGS = List.of(
+    /**
+     * A bound for one whole run ({@code -Dgort.compat.limit=MIN}), not a timing assertion: a run
+     * past it is a hang. Generous: the plain run alone takes over 45 min on a 2-core machine loaded
+     * by other builds.
+     */
+    static final long RUN_LIMIT_MIN = Long.getLong("gort.compat.limit", 180);
+    /**
+     * commons-lang3's own Surefire flags for Java 16+ (its pom's argLine), plus gort's export, plus a
+     * soft-reference policy that clears no soft reference by age within {@link #RUN_LIMIT_MIN} (only
+     * when the heap is short), the same in every run. With the JDK's (1 s a free MB) a run as slow as
+     * gort2 on a loaded machine lost the JDK's soft caches of zone names that the faster plain run
+     * kept, recomputed them with other names (the JDK derives a locale's names from its parent's
+     * cached ones) and failed to parse them with commons-lang3's strategy cached from before: 21
+     * extra aborts in {@code FastDateParser_TimeZoneStrategyTest} (issue 12,
+     * {@link SuiteJvmSoftReferencesTest}).
+     */
+    static final List<String> JVM_FLAGS = List.of(
             "-Xmx1g",
             "-XX:+UseG1GC",
+            "-XX:SoftRefLRUPolicyMSPerMB=" + TimeUnit.MINUTES.toMillis(RUN_LIMIT_MIN),
             "--add-opens",
             "java.base/java.lang.reflect=ALL-UNNAMED",
             "--add-opens",
@@ -52,12 +68,6 @@ class Lang3SuiteStressTest {
             "java.base/java.util=ALL-UNNAMED",
             "--add-exports",
             "java.base/jdk.internal.vm=ALL-UNNAMED");
-    /**
-     * A bound for one whole run ({@code -Dgort.compat.limit=MIN}), not a timing assertion: a run
-     * past it is a hang. Generous: the plain run alone takes over 45 min on a 2-core machine loaded
-     * by other builds.
-     */
-    private static final long RUN_LIMIT_MIN = Long.getLong("gort.compat.limit", 180);
     /**
      * Test classes left out ({@code -Dgort.compat.exclude=regex,...}; default none): e.g. the
      * locale-by-time-zone classes {@code org.apache.commons.lang3.time.FastDate(Parser|Printer).*},
