@@ -210,7 +210,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         mysg.isSelect = false;
         mysg.success = false;
         mysg.c = this;
-        mysg.releasetime = 0;
+        mysg.setReleasetime(0);
         return mysg;
     }
 
@@ -450,77 +450,67 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
 
         lock();
         try {
-            return chansendLocked(ep, block);
+            if (closed != 0) {
+                unlock();
+                throw new PanicError("send on closed channel");
+            }
+
+            Sudog sg = recvq.dequeue(parker);
+            if (sg != null) {
+                // A receiver is waiting: hand the value straight to it, bypassing the buffer.
+                send(sg, ep, null);
+                return true;
+            }
+
+            if (qcount < dataqsiz) {
+                // Room in the buffer.
+                bufsend(ep);
+                unlock();
+                return true;
+            }
+
+            if (!block) {
+                unlock();
+                return false;
+            }
+
+            // Block on the channel; a receiver (or close) will complete the operation for us.
+            Object gp = parker.current();
+            if (gp == null) {
+                unlock();
+                throw notInGoroutine("send on");
+            }
+            Sudog mysg = waiter(gp, ep);
+            if (parker.blockProfileRate(gp) > 0) {
+                mysg.startBlockProfile(parker.nanotime());
+            }
+            sendq.enqueue(mysg);
+            parker.park(
+                    gp,
+                    CHAN_PARK_COMMIT,
+                    this,
+                    bubble != null ? WaitReason.SYNCTEST_CHAN_SEND : WaitReason.CHAN_SEND,
+                    this);
+
+            // Someone woke us up.
+            boolean wasClosed = !mysg.success;
+            if (mysg.releasetime() > 0) {
+                parker.blockevent(mysg.releasetime() - mysg.blockstart(), 0);
+            }
+            mysg.release();
+            if (wasClosed) {
+                if (closedAcquire() == 0) {
+                    throw Fatal.fatal(Scheduler.current(), "chansend: spurious wakeup");
+                }
+                throw new PanicError("send on closed channel");
+            }
+            return true;
         } catch (PanicError | IllegalStateException | GortFatalError e) {
             throw e; // the operation's own outcomes, thrown with the lock released
         } catch (Throwable t) {
             lockWord = t instanceof StackOverflowError ? SpinLock.BROKEN_STACK : SpinLock.BROKEN; // no call: SpinLock
             throw SpinLock.died(this, t, "chansend");
         }
-    }
-
-    /**
-     * chansend from the lock on (held on entry); whatever escapes it other than its own panics
-     * is fatal ({@link SpinLock}).
-     */
-    private boolean chansendLocked(Object ep, boolean block) {
-        if (closed != 0) {
-            unlock();
-            throw new PanicError("send on closed channel");
-        }
-
-        Sudog sg = recvq.dequeue(parker);
-        if (sg != null) {
-            // A receiver is waiting: hand the value straight to it, bypassing the buffer.
-            send(sg, ep, null);
-            return true;
-        }
-
-        if (qcount < dataqsiz) {
-            // Room in the buffer.
-            bufsend(ep);
-            unlock();
-            return true;
-        }
-
-        if (!block) {
-            unlock();
-            return false;
-        }
-
-        // Block on the channel; a receiver (or close) will complete the operation for us.
-        Object gp = parker.current();
-        if (gp == null) {
-            unlock();
-            throw notInGoroutine("send on");
-        }
-        Sudog mysg = waiter(gp, ep);
-        long t0 = 0;
-        if (parker.blockProfileRate(gp) > 0) {
-            t0 = parker.nanotime();
-            mysg.releasetime = -1;
-        }
-        sendq.enqueue(mysg);
-        parker.park(
-                gp,
-                CHAN_PARK_COMMIT,
-                this,
-                bubble != null ? WaitReason.SYNCTEST_CHAN_SEND : WaitReason.CHAN_SEND,
-                this);
-
-        // Someone woke us up.
-        boolean wasClosed = !mysg.success;
-        if (mysg.releasetime > 0) {
-            parker.blockevent(mysg.releasetime - t0, 0);
-        }
-        mysg.release();
-        if (wasClosed) {
-            if (closedAcquire() == 0) {
-                throw Fatal.fatal(Scheduler.current(), "chansend: spurious wakeup");
-            }
-            throw new PanicError("send on closed channel");
-        }
-        return true;
     }
 
     /**
@@ -532,8 +522,8 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
     void send(Sudog sg, Object ep, Select sel) {
         sg.elem = ep; // Go: sendDirect, a write into the receiver's frame
         Object gp = sg.g;
-        if (sg.releasetime != 0) {
-            sg.releasetime = parker.nanotime();
+        if (sg.releasetime() != 0) {
+            sg.setReleasetime(parker.nanotime());
         }
         if (sel == null) {
             unlock();
@@ -602,77 +592,71 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
 
         lock();
         try {
-            return chanrecvLocked(block);
+            if (closed != 0) {
+                if (qcount == 0) {
+                    unlock();
+                    return CLOSED_EMPTY;
+                }
+                // Closed, but the buffer still has data: drain it first.
+            } else {
+                Sudog sg = sendq.dequeue(parker);
+                if (sg != null) {
+                    // A sender is waiting. Unbuffered: take its value directly. Buffered (so full):
+                    // take the head and put the sender's value at the tail, the same slot.
+                    return recv(sg, null);
+                }
+            }
+
+            if (qcount > 0) {
+                Object v = bufrecv();
+                unlock();
+                return v;
+            }
+
+            if (!block) {
+                unlock();
+                return NOT_READY;
+            }
+
+            // No sender available: block on this channel.
+            Object gp = parker.current();
+            if (gp == null) {
+                unlock();
+                throw notInGoroutine("receive from");
+            }
+            Sudog mysg = waiter(gp, null);
+            if (parker.blockProfileRate(gp) > 0) {
+                mysg.startBlockProfile(parker.nanotime());
+            }
+            recvq.enqueue(mysg);
+            if (timer != null) {
+                timer.blockTimerChan(); // a timer channel is in a heap only while someone waits on it
+            }
+            parker.park(
+                    gp,
+                    CHAN_PARK_COMMIT,
+                    this,
+                    bubble != null ? WaitReason.SYNCTEST_CHAN_RECEIVE : WaitReason.CHAN_RECEIVE,
+                    this);
+            if (timer != null) {
+                timer.unblockTimerChan();
+            }
+
+            // Someone woke us up. (Only this and mysg are live across the park: each live value is
+            // a slot in the frame that a parked receiver's stack chunk keeps.)
+            if (mysg.releasetime() > 0) {
+                parker.blockevent(mysg.releasetime() - mysg.blockstart(), 0);
+            }
+            boolean success = mysg.success;
+            Object v = mysg.elem;
+            mysg.release();
+            return success ? v : CLOSED_EMPTY;
         } catch (PanicError | IllegalStateException | GortFatalError e) {
             throw e; // the operation's own outcomes, thrown with the lock released
         } catch (Throwable t) {
             lockWord = t instanceof StackOverflowError ? SpinLock.BROKEN_STACK : SpinLock.BROKEN; // no call: SpinLock
             throw SpinLock.died(this, t, "chanrecv");
         }
-    }
-
-    /** chanrecv from the lock on (held on entry); see {@link #chansendLocked}. */
-    private Object chanrecvLocked(boolean block) {
-        if (closed != 0) {
-            if (qcount == 0) {
-                unlock();
-                return CLOSED_EMPTY;
-            }
-            // Closed, but the buffer still has data: drain it first.
-        } else {
-            Sudog sg = sendq.dequeue(parker);
-            if (sg != null) {
-                // A sender is waiting. Unbuffered: take its value directly. Buffered (so full):
-                // take the head and put the sender's value at the tail, the same slot.
-                return recv(sg, null);
-            }
-        }
-
-        if (qcount > 0) {
-            Object v = bufrecv();
-            unlock();
-            return v;
-        }
-
-        if (!block) {
-            unlock();
-            return NOT_READY;
-        }
-
-        // No sender available: block on this channel.
-        Object gp = parker.current();
-        if (gp == null) {
-            unlock();
-            throw notInGoroutine("receive from");
-        }
-        Sudog mysg = waiter(gp, null);
-        long t0 = 0;
-        if (parker.blockProfileRate(gp) > 0) {
-            t0 = parker.nanotime();
-            mysg.releasetime = -1;
-        }
-        recvq.enqueue(mysg);
-        if (timer != null) {
-            timer.blockTimerChan(); // a timer channel is in a heap only while someone waits on it
-        }
-        parker.park(
-                gp,
-                CHAN_PARK_COMMIT,
-                this,
-                bubble != null ? WaitReason.SYNCTEST_CHAN_RECEIVE : WaitReason.CHAN_RECEIVE,
-                this);
-        if (timer != null) {
-            timer.unblockTimerChan();
-        }
-
-        // Someone woke us up.
-        if (mysg.releasetime > 0) {
-            parker.blockevent(mysg.releasetime - t0, 0);
-        }
-        boolean success = mysg.success;
-        Object v = mysg.elem;
-        mysg.release();
-        return success ? v : CLOSED_EMPTY;
     }
 
     /**
@@ -697,8 +681,8 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         }
         sg.elem = null;
         Object gp = sg.g;
-        if (sg.releasetime != 0) {
-            sg.releasetime = parker.nanotime();
+        if (sg.releasetime() != 0) {
+            sg.setReleasetime(parker.nanotime());
         }
         if (sel == null) {
             unlock();
@@ -736,7 +720,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         }
     }
 
-    /** closechan from the lock on (held on entry), readying included; see {@link #chansendLocked}. */
+    /** closechan from the lock on (held on entry), readying included; see {@link #chansend}. */
     private void closechanLocked() {
         if (closed != 0) {
             unlock();
@@ -752,8 +736,8 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
                 break;
             }
             sg.elem = null;
-            if (sg.releasetime != 0) {
-                sg.releasetime = parker.nanotime();
+            if (sg.releasetime() != 0) {
+                sg.setReleasetime(parker.nanotime());
             }
             parker.setParam(sg.g, sg);
             sg.success = false;
@@ -767,8 +751,8 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
                 break;
             }
             sg.elem = null;
-            if (sg.releasetime != 0) {
-                sg.releasetime = parker.nanotime();
+            if (sg.releasetime() != 0) {
+                sg.setReleasetime(parker.nanotime());
             }
             parker.setParam(sg.g, sg);
             sg.success = false;

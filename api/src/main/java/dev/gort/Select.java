@@ -498,7 +498,7 @@ public final class Select implements WaitTarget {
                 sg.c = c;
                 sg.caseIndex = casi;
                 sg.waitlink = null;
-                sg.releasetime = t0 != 0 ? -1 : 0;
+                sg.setReleasetime(t0 != 0 ? -1 : 0);
                 // Construct the waiting list in lock order.
                 if (head == null) {
                     head = sg;
@@ -546,8 +546,8 @@ public final class Select implements WaitTarget {
                     casi = k;
                     caseSuccess = sg.success;
                     value = sg.elem;
-                    if (sg.releasetime > 0) {
-                        caseReleaseTime = sg.releasetime;
+                    if (sg.releasetime() > 0) {
+                        caseReleaseTime = sg.releasetime();
                     }
                 } else if (kinds[k] == SEND) {
                     chans[k].sendq.dequeueSudoG(sg);

@@ -40,7 +40,7 @@ public final class GoParker implements Parker {
 
     @Override
     public <L> void park(Object w, ParkCommit<L> commit, L lock, WaitReason reason, Object waitingOn) {
-        Scheduler.gopark(commit, lock, reason, waitingOn);
+        Scheduler.gopark((G) w, commit, lock, reason, waitingOn); // w is current(): getg()
     }
 
     @Override

@@ -128,17 +128,17 @@ public final class Sema {
         // The profiles (Go's semaBlockProfile and semaMutexProfile flags): every sync wait is a
         // block event; the Mutex and RWMutex waits are also charged to the unlock that ends them.
         long t0 = 0;
-        s.releasetime = 0;
-        s.acquiretime = 0;
+        s.setReleasetime(0);
+        s.setAcquiretime(0);
         if (parker.blockProfileRate(gp) > 0) {
             t0 = parker.nanotime();
-            s.releasetime = -1;
+            s.setReleasetime(-1);
         }
         if (reason != WaitReason.SYNC_WAITGROUP_WAIT && parker.mutexProfileRate(gp) > 0) {
             if (t0 == 0) {
                 t0 = parker.nanotime();
             }
-            s.acquiretime = t0;
+            s.setAcquiretime(t0);
         }
         lock();
         try {
@@ -160,8 +160,8 @@ public final class Sema {
                 }
                 lock();
             }
-            if (s.releasetime > 0) {
-                parker.blockevent(s.releasetime - t0, 0);
+            if (s.releasetime() > 0) {
+                parker.blockevent(s.releasetime() - t0, 0);
             }
             s.release();
         } catch (GortFatalError e) {
@@ -211,15 +211,15 @@ public final class Sema {
         int waiters = 0;
         if (s != null) {
             NWAIT.getAndAdd(this, -1);
-            if (s.acquiretime != 0) {
+            if (s.acquiretime() != 0) {
                 t0 = parker.nanotime();
                 waiters = nqueued;
-                tailtime = waiters == 0 ? 0 : tail.acquiretime;
+                tailtime = waiters == 0 ? 0 : tail.acquiretime();
             }
         }
         unlock();
         if (s != null) { // May be slow or even yield, so unlock first.
-            long acquiretime = s.acquiretime;
+            long acquiretime = s.acquiretime();
             if (acquiretime != 0) {
                 // Charge the contention this (delayed) unlock caused: the woken waiter's wait, and
                 // for the N still queued behind it the average of the head's and the tail's
@@ -239,8 +239,8 @@ public final class Sema {
             if (handedOff) {
                 s.ticket = 1;
             }
-            if (s.releasetime != 0) { // Go: readyWithTime
-                s.releasetime = parker.nanotime();
+            if (s.releasetime() != 0) { // Go: readyWithTime
+                s.setReleasetime(parker.nanotime());
             }
             parker.ready(s.g); // s belongs to the waiter from here on
             if (handedOff) {

@@ -30,16 +30,81 @@ public final class Sudog {
     /** select: the case this sudog stands for. */
     public int caseIndex;
     /**
+     * The profiles' two times ({@link Times}), or null: allocated the first time a profile is on for
+     * a wait on this sudog (a goroutine's sudog is reused, so once per goroutine), so that a parked
+     * goroutine does not carry 16 bytes of profile state when no profile runs (issue 19). Same
+     * guard as the times it holds.
+     */
+    private Times times;
+
+    /**
+     * Go's sudog.releasetime and sudog.acquiretime (and the block profile's start), off the sudog. Guarded as the sudog's fields.
+     */
+    private static final class Times {
+        long releasetime;
+        long acquiretime;
+        long blockstart;
+    }
+
+    private Times times() {
+        Times t = times;
+        if (t == null) {
+            t = new Times();
+            times = t;
+        }
+        return t;
+    }
+
+    /**
      * Block profile: -1 while a profiled waiter waits (set by the waiter before it queues, 0 when
      * not profiled), the waker's {@code nanotime} when it readies the waiter (written before the
      * ready, read by the waiter after it). Go: sudog.releasetime.
      */
-    public long releasetime;
+    public long releasetime() {
+        Times t = times;
+        return t == null ? 0 : t.releasetime;
+    }
+
+    /** Sets {@link #releasetime()}; a 0 on a sudog that never had a time allocates nothing. */
+    public void setReleasetime(long v) {
+        if (v != 0 || times != null) {
+            times().releasetime = v;
+        }
+    }
+
+    /**
+     * Block profile: the waiter's {@code nanotime} when it blocked (Go: chanrecv's and chansend's
+     * local t0), kept here rather than in the blocked frame: every local live across the park is
+     * a slot in the parked goroutine's frozen stack. Written and read by the waiter; meaningful
+     * only while {@link #releasetime()} is not 0.
+     */
+    public long blockstart() {
+        Times t = times;
+        return t == null ? 0 : t.blockstart;
+    }
+
+    /** Starts a profiled wait: {@link #blockstart()} = t0 and {@link #releasetime()} = -1. */
+    public void startBlockProfile(long t0) {
+        Times t = times();
+        t.blockstart = t0;
+        t.releasetime = -1;
+    }
+
     /**
      * Mutex profile: when the waiter started waiting (0: not profiled); written by the waiter
      * before it queues, read by the releaser that dequeues it. Go: sudog.acquiretime.
      */
-    public long acquiretime;
+    public long acquiretime() {
+        Times t = times;
+        return t == null ? 0 : t.acquiretime;
+    }
+
+    /** Sets {@link #acquiretime()}; a 0 on a sudog that never had a time allocates nothing. */
+    public void setAcquiretime(long v) {
+        if (v != 0 || times != null) {
+            times().acquiretime = v;
+        }
+    }
 
     /**
      * Drops the references a finished wait left (Go: releaseSudog). The links are already null: a

@@ -135,10 +135,10 @@ public class Cond implements WaitTarget {
         s.c = this;
         s.next = null;
         long t0 = 0;
-        s.releasetime = 0;
+        s.setReleasetime(0);
         if (parker.blockProfileRate(gp) > 0) {
             t0 = parker.nanotime();
-            s.releasetime = -1;
+            s.setReleasetime(-1);
         }
         if (tail == null) {
             head = s;
@@ -148,7 +148,7 @@ public class Cond implements WaitTarget {
         tail = s;
         parker.park(gp, COMMIT, this, WaitReason.SYNC_COND_WAIT, this);
         if (t0 != 0) {
-            parker.blockevent(s.releasetime - t0, 0);
+            parker.blockevent(s.releasetime() - t0, 0);
         }
         s.release();
     }
@@ -236,8 +236,8 @@ public class Cond implements WaitTarget {
 
     /** Readies a waiter, stamping its release for the block profile first. Go: sema.go readyWithTime. */
     private void readyWithTime(Sudog s) {
-        if (s.releasetime != 0) {
-            s.releasetime = parker.nanotime();
+        if (s.releasetime() != 0) {
+            s.setReleasetime(parker.nanotime());
         }
         parker.ready(s.g);
     }

@@ -55,9 +55,9 @@ final class AllGs {
     void remove(G gp) {
         Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
         synchronized (s) {
-            if (gp.allDetached) {
+            if (gp.allDetached()) {
                 // the leak profile unlinked it and then it ran and ended: nothing to unlink
-                gp.allDetached = false;
+                gp.rare().allDetached = false;
                 detached.decrementAndGet();
                 return;
             }
@@ -86,11 +86,11 @@ final class AllGs {
     void detach(G gp) {
         Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
         synchronized (s) {
-            if (gp.allDetached) {
+            if (gp.allDetached()) {
                 return;
             }
             unlinkLocked(s, gp);
-            gp.allDetached = true;
+            gp.rare().allDetached = true;
             detached.incrementAndGet();
         }
     }
@@ -99,10 +99,10 @@ final class AllGs {
     void reattach(G gp) {
         Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
         synchronized (s) {
-            if (!gp.allDetached) {
+            if (!gp.allDetached()) {
                 return; // ended while detached (remove() settled the count)
             }
-            gp.allDetached = false;
+            gp.rare().allDetached = false;
             detached.decrementAndGet();
             gp.allnext = s.head;
             if (s.head != null) {

@@ -82,7 +82,7 @@ public final class Bubble {
             return null;
         }
         G gp = Scheduler.getg();
-        return gp == null ? null : gp.bubble;
+        return gp == null ? null : gp.bubble();
     }
 
     /**
@@ -92,15 +92,15 @@ public final class Bubble {
      */
     public static <T> T outside(java.util.function.Supplier<T> f) {
         G gp = Scheduler.getg();
-        Bubble b = gp == null ? null : gp.bubble;
+        Bubble b = gp == null ? null : gp.bubble();
         if (b == null) {
             return f.get();
         }
-        gp.bubble = null;
+        gp.setBubble(null);
         try {
             return f.get();
         } finally {
-            gp.bubble = b;
+            gp.setBubble(b);
         }
     }
 
@@ -245,14 +245,14 @@ public final class Bubble {
      */
     public static String run(Runnable f) {
         G gp = Scheduler.getg();
-        if (gp == null || gp.bubble != null) {
+        if (gp == null || gp.bubble() != null) {
             throw new IllegalStateException("gort: synctest run outside a goroutine or inside a bubble");
         }
         Bubble bubble = new Bubble(gp.sched, gp);
         synchronized (Bubble.class) {
             bubblesRunning++;
         }
-        gp.bubble = bubble;
+        gp.setBubble(bubble);
         try {
             // newproc inherits the bubble and records the new G as bubble.main (it is the root's
             // first goroutine in this bubble).
@@ -295,7 +295,7 @@ public final class Bubble {
             }
             return null;
         } finally {
-            gp.bubble = null;
+            gp.setBubble(null);
             synchronized (Bubble.class) {
                 bubblesRunning--;
             }
@@ -326,7 +326,7 @@ public final class Bubble {
      */
     public static void synctestWait() {
         G gp = Scheduler.getg();
-        Bubble bubble = gp == null ? null : gp.bubble;
+        Bubble bubble = gp == null ? null : gp.bubble();
         if (bubble == null) {
             throw new IllegalStateException("goroutine is not in a bubble");
         }

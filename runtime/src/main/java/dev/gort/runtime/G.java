@@ -107,12 +107,14 @@ public final class G {
 
     private static final VarHandle STATUS;
     private static final VarHandle SELECT_DONE;
+    private static final VarHandle RARE;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             STATUS = l.findVarHandle(G.class, "atomicstatus", int.class);
             SELECT_DONE = l.findVarHandle(G.class, "selectDone", int.class);
+            RARE = l.findVarHandle(G.class, "rare", Rare.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -126,8 +128,6 @@ public final class G {
     final GCont cont;
     /** Immutable: goid of the creator (0 for main or a G started from a non-gort thread). */
     final long parentGoid;
-    /** Immutable: the frame that called go(); null unless -Dgort.creators=stack. */
-    final StackTraceElement createdAt;
 
     /** Any thread, CAS through {@link #casgstatus}; read volatile. */
     private volatile int atomicstatus;
@@ -169,19 +169,6 @@ public final class G {
     G allprev, allnext;
 
     /**
-     * The goroutine leak profile has unlinked this G from {@link AllGs} and holds it only weakly
-     * ({@link GoroutineLeaks}); {@link AllGs#remove} and the profile's re-link both read and clear
-     * it. Written under this G's AllGs stripe lock, plain.
-     */
-    boolean allDetached;
-
-    /**
-     * The leak profile holds this G's scan bit and is clearing stale references to it (run-queue
-     * slots, schedlinks). Written and read only by the profiling thread, plain.
-     */
-    boolean leakScan;
-
-    /**
      * Set by a waker before {@code goready} (e.g. the chosen sudog of a select); read by the G after
      * it resumes. The run-queue publication (release/acquire) orders it. Plain. Public for the
      * layers above, whose parker ({@code dev.gort.internal.GoParker}) writes and reads it.
@@ -193,24 +180,8 @@ public final class G {
     private volatile int selectDone;
 
     // ---- the park/yield hand-off, G -> M on the same carrier (plain, program order) ----
+    // (the unlock function and its lock are the M's waitunlockf/waitlock, as in Go)
     byte yieldReason;
-    ParkUnlock<Object> parkUnlockf;
-    Object parkLock;
-
-    /** The goroutine ended through runtime.Goexit. Same hand-off as panic. */
-    boolean goexited;
-
-    /** The panic that ended this goroutine, if any. Written by the G before it ends, read by its M. */
-    Throwable panic;
-
-    /** Locked to an M (LockOSThread). Written by the G's own M, plain. Go: g.lockedm. */
-    M lockedm;
-    /**
-     * LockOSThread nesting: {@code lockedExt} counts the user's calls (Go.lockOSThread), {@code
-     * lockedInt} the runtime's own (a pinned G waiting for a P on its carrier). Go keeps both on the
-     * M; a locked G and its M are 1:1, so here they live on the G. Own G/M only, plain.
-     */
-    int lockedExt, lockedInt;
 
     /**
      * The carrier this G is blocked on while parked "in place" (it could not yield: pinned, or
@@ -227,27 +198,6 @@ public final class G {
      * (other packages read it through {@link #monitorDepth()}).
      */
     int monitorDepth;
-
-    /**
-     * The part of {@link #monitorDepth} that is {@code Lock}s (lock/tryLock/lockInterruptibly call
-     * sites minus unlock call sites, clamped at 0 on its own so that an unlock of a lock taken in
-     * uninstrumented code cannot eat a monitor's count). Plain, own G.
-     */
-    int lockDepth;
-
-    /**
-     * Instrumented class initialisers running on this G ({@link Poll#clinitEnter}); a class
-     * initialiser pins the continuation and holds the class's init lock, so the G may neither be
-     * preempted nor wait for a P while it runs. Plain, own G.
-     */
-    int clinitDepth;
-
-    /**
-     * A poll found this G in a syscall state inside a class initialiser and left it there rather
-     * than wait for a P ({@link Poll}); the last {@link Poll#clinitExit} re-arms its carrier's
-     * request so that the next poll outside the initialiser exits the syscall. Plain, own G.
-     */
-    boolean syscallExitDeferred;
 
     /**
      * The G's current {@code _Gsyscall} was entered for it by sysmon ({@link Retake#retakeBlocked}:
@@ -270,38 +220,200 @@ public final class G {
     byte trackingSeq;
 
     /**
-     * This goroutine's {@code Thread.threadLocals} and {@code Thread.inheritableThreadLocals} maps
-     * ({@code ThreadLocal.ThreadLocalMap}, or null: none yet) under goroutine-scoped ThreadLocals
-     * ({@link GoroutineLocals}): installed in its carrier while the continuation is mounted and taken
-     * back when it yields, by the M that runs it ({@link M}'s run; plain: an M mounts a G only after
-     * the run-queue publication or the goready that handed it over, which orders the last M's
-     * writes); the inheritable one is first written by the creator before the G is published
-     * (newproc). Cleared when the G ends (goexit0), so that a dead G held on to (a leak profile, a
-     * user's reference) keeps no values alive.
-     */
-    Object threadLocals, inheritableThreadLocals;
-
-    /**
      * Free for the layers above (sudog-like waiting lists, timers); owner-defined: written and read
      * by this G's own code (the api's {@code GoParker} keeps the G's sudog here), plain.
      */
     public Object waiting;
 
-    Object timer;
+    /**
+     * The rarely used fields ({@link Rare}), or null while none has been written: allocated by the
+     * first writer and never replaced ({@link #rare()}, a CAS: the writers of different fields are
+     * different threads); read plainly or volatile through the field's accessor, whose null check
+     * stands for the fields' zero values.
+     */
+    private volatile Rare rare;
 
     /**
-     * The synctest bubble this G belongs to, or null (Go: g.bubble). Written by the creator before
-     * the G is published (newproc inherits the creator's), or by the root on itself for the length
-     * of a Test; plain: the run-queue publication orders it for everyone else.
+     * What only some goroutines ever use, off the G so that every parked goroutine does not pay for
+     * it (issue 19: a G was 168 bytes; each field here is read through an accessor that treats a
+     * missing Rare as zero). Each field says who writes it and how, as on G. gort's own: Go keeps
+     * all of these on its g (or m).
      */
-    Bubble bubble;
+    static final class Rare {
+        /** Immutable (the creator, before the G is published): the frame that called go(); null unless
+         * -Dgort.creators=stack. */
+        StackTraceElement createdAt;
+
+        /**
+         * The goroutine leak profile has unlinked this G from {@link AllGs} and holds it only weakly
+         * ({@link GoroutineLeaks}); {@link AllGs#remove} and the profile's re-link both read and clear
+         * it. Written under this G's AllGs stripe lock, plain.
+         */
+        boolean allDetached;
+
+        /**
+         * The leak profile holds this G's scan bit and is clearing stale references to it (run-queue
+         * slots, schedlinks). Written and read only by the profiling thread, plain.
+         */
+        boolean leakScan;
+
+        /** The goroutine ended through runtime.Goexit. Same hand-off as panic. */
+        boolean goexited;
+
+        /** The panic that ended this goroutine, if any. Written by the G before it ends, read by its M. */
+        Throwable panic;
+
+        /**
+         * The part of {@link G#monitorDepth} that is {@code Lock}s (lock/tryLock/lockInterruptibly call
+         * sites minus unlock call sites, clamped at 0 on its own so that an unlock of a lock taken in
+         * uninstrumented code cannot eat a monitor's count). Plain, own G.
+         */
+        int lockDepth;
+
+        /**
+         * Instrumented class initialisers running on this G ({@link Poll#clinitEnter}); a class
+         * initialiser pins the continuation and holds the class's init lock, so the G may neither be
+         * preempted nor wait for a P while it runs. Plain, own G.
+         */
+        int clinitDepth;
+
+        /**
+         * A poll found this G in a syscall state inside a class initialiser and left it there rather
+         * than wait for a P ({@link Poll}); the last {@link Poll#clinitExit} re-arms its carrier's
+         * request so that the next poll outside the initialiser exits the syscall. Plain, own G.
+         */
+        boolean syscallExitDeferred;
+
+        /** time.Sleep's timer, kept for the next sleep; written and read by the G itself, plain. Go: g.timer. */
+        Object timer;
+
+        /**
+         * Locked to an M (LockOSThread). Written by the G's own M, plain; read by the M that dequeues
+         * the G (after the queue's hand-off) and racily by dumps. Go: g.lockedm.
+         */
+        M lockedm;
+        /**
+         * LockOSThread nesting: {@code lockedExt} counts the user's calls (Go.lockOSThread), {@code
+         * lockedInt} the runtime's own (a pinned G waiting for a P on its carrier). Go keeps both on the
+         * M; a locked G and its M are 1:1, so here they live on the G. Own G/M only, plain.
+         */
+        int lockedExt, lockedInt;
+
+        /**
+         * This goroutine's {@code Thread.threadLocals} and {@code Thread.inheritableThreadLocals} maps
+         * ({@code ThreadLocal.ThreadLocalMap}, or null: none yet) under goroutine-scoped ThreadLocals
+         * ({@link GoroutineLocals}): installed in its carrier while the continuation is mounted and taken
+         * back when it yields, by the M that runs it ({@link M}'s run; plain: an M mounts a G only after
+         * the run-queue publication or the goready that handed it over, which orders the last M's
+         * writes); the inheritable one is first written by the creator before the G is published
+         * (newproc). Cleared when the G ends (goexit0), so that a dead G held on to (a leak profile, a
+         * user's reference) keeps no values alive.
+         */
+        Object threadLocals, inheritableThreadLocals;
+
+        /**
+         * The synctest bubble this G belongs to, or null (Go: g.bubble). Written by the creator before
+         * the G is published (newproc inherits the creator's), or by the root on itself for the length
+         * of a Test; plain: the run-queue publication orders it for everyone else.
+         */
+        Bubble bubble;
+
+        /** Last pinned reason seen by this G's continuation ({@link GCont#onPinned}); written on the carrier, plain. */
+        Continuation.Pinned pinnedReason;
+    }
+
+    /** This G's rarely used fields, allocated on first use. */
+    Rare rare() {
+        Rare r = rare;
+        return r != null ? r : installRare();
+    }
+
+    private Rare installRare() {
+        Rare r = new Rare();
+        Rare won = (Rare) RARE.compareAndExchange(this, (Rare) null, r);
+        return won != null ? won : r;
+    }
+
+    /** The rarely used fields, or null if none was ever written (readers: null means all zero). */
+    Rare rareOrNull() {
+        return rare;
+    }
+
+    /** {@link Rare#lockedm}. */
+    M lockedm() {
+        Rare r = rare;
+        return r == null ? null : r.lockedm;
+    }
+
+    /** Sets {@link Rare#lockedm}; clearing it on a G that has none allocates nothing. */
+    void setLockedm(M mp) {
+        if (mp != null || rare != null) {
+            rare().lockedm = mp;
+        }
+    }
+
+    /** {@link Rare#lockedExt}. */
+    int lockedExt() {
+        Rare r = rare;
+        return r == null ? 0 : r.lockedExt;
+    }
+
+    /** {@link Rare#lockedInt}. */
+    int lockedInt() {
+        Rare r = rare;
+        return r == null ? 0 : r.lockedInt;
+    }
+
+    /** {@link Rare#lockDepth}. */
+    int lockDepth() {
+        Rare r = rare;
+        return r == null ? 0 : r.lockDepth;
+    }
+
+    /** {@link Rare#clinitDepth}. */
+    int clinitDepth() {
+        Rare r = rare;
+        return r == null ? 0 : r.clinitDepth;
+    }
+
+    /** {@link Rare#panic}. */
+    Throwable panic() {
+        Rare r = rare;
+        return r == null ? null : r.panic;
+    }
+
+    /** {@link Rare#goexited}. */
+    boolean goexited() {
+        Rare r = rare;
+        return r != null && r.goexited;
+    }
+
+    /** {@link Rare#allDetached}. */
+    boolean allDetached() {
+        Rare r = rare;
+        return r != null && r.allDetached;
+    }
+
+    /** {@link Rare#leakScan}. */
+    boolean leakScan() {
+        Rare r = rare;
+        return r != null && r.leakScan;
+    }
+
+    /** {@link Rare#pinnedReason}. */
+    Continuation.Pinned pinnedReason() {
+        Rare r = rare;
+        return r == null ? null : r.pinnedReason;
+    }
 
     G(Scheduler sched, long goid, long parentGoid, StackTraceElement createdAt, Runnable fn) {
         this.sched = sched;
         this.goid = goid;
         this.parentGoid = parentGoid;
-        this.createdAt = createdAt;
-        this.cont = new GCont(this, fn);
+        if (createdAt != null) {
+            rare().createdAt = createdAt; // before the G is published, as the final fields
+        }
+        this.cont = new GCont(fn);
         this.yieldReason = YIELD_NEW; // published with the status below
         // Go starts the sampling phase at random (newproc1: trackingSeq = uint8(cheaprand())) so
         // that goroutines that become runnable once are sampled too, one in 8: here a mix of the
@@ -370,6 +482,7 @@ public final class G {
         // read after it could count a woken G as never blocked (SynctestParkInPlaceTest's
         // repeats: "deadlock: all goroutines in bubble are blocked" while main ran). Go reads it
         // after the CAS: there the readied G cannot run before ready puts it in a run queue.
+        Bubble bubble = bubble();
         WaitReason bubbleReason = bubble != null ? waitreason : null;
         while (!STATUS.compareAndSet(this, oldval, newval)) {
             int cur = atomicstatus;
@@ -388,9 +501,17 @@ public final class G {
         }
     }
 
-    /** The synctest bubble of this goroutine, or null. Go: g.bubble. */
+    /** The synctest bubble of this goroutine, or null ({@link Rare#bubble}). Go: g.bubble. */
     Bubble bubble() {
-        return bubble;
+        Rare r = rare;
+        return r == null ? null : r.bubble;
+    }
+
+    /** Sets {@link Rare#bubble}; clearing it on a G that has none allocates nothing. */
+    void setBubble(Bubble b) {
+        if (b != null || rare != null) {
+            rare().bubble = b;
+        }
     }
 
     /**
@@ -457,7 +578,8 @@ public final class G {
     }
 
     public StackTraceElement createdAt() {
-        return createdAt;
+        Rare r = rare;
+        return r == null ? null : r.createdAt;
     }
 
     /** The class of the function this goroutine runs. */
@@ -522,48 +644,57 @@ public final class G {
 
     /**
      * gort's continuation: records why a yield was refused instead of throwing (the JDK default).
+     * Its target is the goroutine's own function: no wrapper frame of the runtime's lies between
+     * the continuation's entry and the user's code, so none is frozen into a parked goroutine's
+     * stack chunk ({@link #runCont} deals with how the function ends, on the M).
      */
     static final class GCont extends Continuation {
-        /**
-         * Every continuation's entry point: one shared Runnable that finds the continuation it runs
-         * in, rather than a lambda per goroutine capturing the G and its function (24 bytes each).
-         */
-        private static final Runnable START = () -> {
-            GCont c = (GCont) Continuation.getCurrentContinuation(SCOPE);
-            c.g.body(c.fn);
-        };
-
-        final G g;
         /** Immutable: the goroutine's function (its class names the creator when createdAt is null). */
         final Runnable fn;
-        /** Last pinned reason seen by this continuation; written on the carrier, plain. */
-        Continuation.Pinned pinnedReason;
 
-        GCont(G g, Runnable fn) {
-            super(SCOPE, START);
-            this.g = g;
+        GCont(Runnable fn) {
+            super(SCOPE, fn);
             this.fn = fn;
         }
 
+        /**
+         * On the carrier, inside the refused yield: the G is its M's curg (found through the M
+         * rather than a G reference in every continuation).
+         */
         @Override
         protected void onPinned(Continuation.Pinned reason) {
-            pinnedReason = reason;
-            g.sched.stats.pinnedYields.incrementAndGet();
+            M mp = M.current();
+            mp.curg.rare().pinnedReason = reason;
+            mp.sched.stats.pinnedYields.incrementAndGet();
         }
     }
 
-    private void body(Runnable fn) {
+    /**
+     * Mounts this G's continuation on the calling M until it yields or its function ends. What the
+     * function throws leaves the continuation (the JDK unmounts it, done) and ends the goroutine
+     * here, on the M: runtime.Goexit ends it normally, a fatal error goes on dying, anything else is
+     * its panic (read by goexit0/gdestroy). A wrapper frame inside the continuation would do the
+     * same, but every parked goroutine's frozen stack would carry it. After an end the yield reason
+     * is {@link #YIELD_GOEXIT}: off its carrier from here on, the M's goexit0 (see YIELD_NONE); a
+     * yield has always set its own reason first.
+     *
+     * <p>Go: proc.go goexit1 (where a goroutine's function returns to) and gopanic's end
+     */
+    void runCont() {
         try {
-            fn.run();
+            cont.run();
         } catch (GortFatalError e) {
+            yieldReason = YIELD_GOEXIT;
             throw e; // the runtime is dying; not this goroutine's panic
         } catch (Goexit e) {
-            // runtime.Goexit: the goroutine ends normally.
-            goexited = true;
+            yieldReason = YIELD_GOEXIT;
+            rare().goexited = true; // runtime.Goexit: the goroutine ends normally
         } catch (Throwable t) {
-            panic = t;
-        } finally {
-            yieldReason = YIELD_GOEXIT; // off its carrier from here on: the M's goexit0 (see YIELD_NONE)
+            yieldReason = YIELD_GOEXIT;
+            rare().panic = t;
+        }
+        if (yieldReason == YIELD_NONE && cont.isDone()) {
+            yieldReason = YIELD_GOEXIT; // the function returned
         }
     }
 

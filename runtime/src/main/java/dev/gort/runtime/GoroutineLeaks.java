@@ -174,11 +174,11 @@ final class GoroutineLeaks {
                     continue;
                 }
                 // Under the scan bit the G cannot be readied: look again at what it waits for.
-                if (!gp.waitreason.leakable() || gp.lockedm != null || gp.parkedOn != null || gp.m != null) {
+                if (!gp.waitreason.leakable() || gp.lockedm() != null || gp.parkedOn != null || gp.m != null) {
                     gp.casfromgscanstatus();
                     continue;
                 }
-                gp.leakScan = true;
+                gp.rare().leakScan = true;
                 held.add(gp);
                 captured.add(new Captured(
                         gp.goid,
@@ -186,7 +186,7 @@ final class GoroutineLeaks {
                         gp.waitreason,
                         gp.waitsince,
                         gp.parentGoid,
-                        gp.createdAt,
+                        gp.createdAt(),
                         gp.cont.fn.getClass(),
                         frames(gp)));
             }
@@ -199,7 +199,7 @@ final class GoroutineLeaks {
             }
         } finally {
             for (G gp : held) {
-                gp.leakScan = false;
+                gp.rare().leakScan = false;
                 gp.casfromgscanstatus();
             }
         }
@@ -217,14 +217,14 @@ final class GoroutineLeaks {
             G[] ring = pp.runq.runq;
             for (int i = 0; i < ring.length; i++) {
                 G x = (G) SLOT.getAcquire(ring, i);
-                if (x != null && x.leakScan) {
+                if (x != null && x.leakScan()) {
                     SLOT.compareAndSet(ring, i, x, null);
                 }
             }
         }
         for (G gp : all) {
             G l = gp.schedlink;
-            if (l != null && l.leakScan) {
+            if (l != null && l.leakScan()) {
                 SCHEDLINK.compareAndSet(gp, l, null);
             }
         }

@@ -125,6 +125,15 @@ public final class M {
     volatile boolean spinning;
     /** The G running on this M: written by this M, read racily by sysmon and dumps. Go: m.curg. */
     volatile G curg;
+    /**
+     * The park hand-off: gopark, on this M's carrier, stores the unlock function and its lock just
+     * before the yield; park_m (or goparkPinned, after a refused yield) takes them and clears them,
+     * on the same carrier: program order, plain. On the M, not the G, as in Go: a parked G's
+     * object carries neither. Go: m.waitunlockf, m.waitlock.
+     */
+    G.ParkUnlock<Object> waitunlockf;
+
+    Object waitlock;
     /** Link in the idle-M list; under sched.lock. Go: m.schedlink. */
     M schedlink;
     /** Sleep here while idle. Go: m.park. */
@@ -337,7 +346,7 @@ public final class M {
             if (spinning) {
                 sched.idle.resetspinning(this);
             }
-            if (gp.lockedm != null) {
+            if (gp.lockedm() != null) {
                 // Hands off own p to the locked m, then blocks waiting for a new p.
                 startlockedm(gp);
                 continue;
@@ -396,7 +405,7 @@ public final class M {
             if (goroutineLocals) {
                 runWithLocals(gp);
             } else {
-                gp.cont.run();
+                gp.runCont();
             }
             int st = G._Grunning;
             if (gp.readgstatusNoScan() == G._Gsyscall && gp.yieldReason != G.YIELD_SYSCALL) {
@@ -445,7 +454,7 @@ public final class M {
                 }
                 default -> {
                     System.err.println("runtime: goroutine " + gp.goid + " yieldReason=" + gp.yieldReason + " status="
-                            + G.gstatusName(gp.readgstatus()) + " pinned=" + gp.cont.pinnedReason);
+                            + G.gstatusName(gp.readgstatus()) + " pinned=" + gp.pinnedReason());
                     throw Fatal.fatal(sched, "execute: continuation yielded without a reason");
                 }
             }
@@ -466,13 +475,20 @@ public final class M {
         MThread t = thread;
         Object carrierTl = GoroutineLocals.threadLocals(t);
         Object carrierItl = GoroutineLocals.inheritableThreadLocals(t);
-        GoroutineLocals.setThreadLocals(t, gp.threadLocals);
-        GoroutineLocals.setInheritableThreadLocals(t, gp.inheritableThreadLocals);
+        G.Rare r = gp.rareOrNull(); // the maps live there (most goroutines have none)
+        GoroutineLocals.setThreadLocals(t, r == null ? null : r.threadLocals);
+        GoroutineLocals.setInheritableThreadLocals(t, r == null ? null : r.inheritableThreadLocals);
         try {
-            gp.cont.run();
+            gp.runCont();
         } finally {
-            gp.threadLocals = GoroutineLocals.threadLocals(t);
-            gp.inheritableThreadLocals = GoroutineLocals.inheritableThreadLocals(t);
+            Object tl = GoroutineLocals.threadLocals(t);
+            Object itl = GoroutineLocals.inheritableThreadLocals(t);
+            r = gp.rareOrNull(); // the G may have made one meanwhile
+            if (r != null || tl != null || itl != null) {
+                r = gp.rare();
+                r.threadLocals = tl;
+                r.inheritableThreadLocals = itl;
+            }
             GoroutineLocals.setThreadLocals(t, carrierTl);
             GoroutineLocals.setInheritableThreadLocals(t, carrierItl);
         }
@@ -498,15 +514,15 @@ public final class M {
     private boolean park_m(G gp, int from) {
         // A bubble stays active until the park is complete: the unlock function may cancel it
         // (Go: park_m's bubble.incActive / decActive).
-        Bubble bubble = gp.bubble;
+        Bubble bubble = gp.bubble();
         if (bubble != null) {
             bubble.incActive();
         }
         gp.casgstatus(from, G._Gwaiting);
-        G.ParkUnlock<Object> fn = gp.parkUnlockf;
-        Object lock = gp.parkLock;
-        gp.parkUnlockf = null;
-        gp.parkLock = null;
+        G.ParkUnlock<Object> fn = waitunlockf;
+        Object lock = waitlock;
+        waitunlockf = null;
+        waitlock = null;
         if (gp.waitsince == 0) {
             // Approximate, as Go's (which the GC stamps when it first sees the G blocked): sysmon's
             // clock, at most one sysmon period old; a System.nanoTime() per park cost ~45 ns of a
@@ -592,21 +608,24 @@ public final class M {
         // A bubble goroutine that panicked ends the program: keep its bubble from waking the root
         // (which could then return from Test, and main from the program) before gdestroy has
         // reported the panic. Go's panic never gets as far as _Gdead.
-        Bubble panicked = gp.panic != null ? gp.bubble : null;
+        Bubble panicked = gp.panic() != null ? gp.bubble() : null;
         if (panicked != null) {
             panicked.incActive();
         }
         gp.casgstatus(from, G._Gdead);
-        gp.threadLocals = null; // its ThreadLocals die with it (as gdestroy drops gp.labels in Go)
-        gp.inheritableThreadLocals = null;
-        boolean locked = gp.lockedm != null;
+        G.Rare rare = gp.rareOrNull();
+        if (rare != null) {
+            rare.threadLocals = null; // its ThreadLocals die with it (as gdestroy drops gp.labels in Go)
+            rare.inheritableThreadLocals = null;
+        }
+        boolean locked = gp.lockedm() != null;
         if (locked) {
-            if (gp.lockedInt != 0) {
-                System.err.println("invalid m->lockedInt = " + gp.lockedInt);
+            if (gp.lockedInt() != 0) {
+                System.err.println("invalid m->lockedInt = " + gp.lockedInt());
                 throw Fatal.fatal(sched, "internal lockOSThread error");
             }
-            gp.lockedm = null;
-            gp.lockedExt = 0;
+            gp.setLockedm(null);
+            gp.rare().lockedExt = 0;
             lockedg = null;
         }
         dropg();
@@ -640,7 +659,7 @@ public final class M {
                 // we must check if gp is locked prior to committing the release by unlocking
                 // sched.lock, otherwise we could race with another M transitioning gp from
                 // unlocked to locked.
-                locked = gp.lockedm != null;
+                locked = gp.lockedm() != null;
             }
         }
         if (pp != null) {
@@ -670,7 +689,7 @@ public final class M {
      */
     boolean stoplockedm() {
         G lg = lockedg;
-        if (lg == null || lg.lockedm != this) {
+        if (lg == null || lg.lockedm() != this) {
             throw Fatal.fatal(sched, "stoplockedm: inconsistent locking");
         }
         if (p != null) {
@@ -705,7 +724,7 @@ public final class M {
      * <p>Go: proc.go startlockedm
      */
     void startlockedm(G gp) {
-        M mp = gp.lockedm;
+        M mp = gp.lockedm();
         if (mp == this) {
             throw Fatal.fatal(sched, "startlockedm: locked to me");
         }

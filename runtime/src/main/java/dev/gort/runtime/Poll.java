@@ -156,7 +156,10 @@ public final class Poll {
             // Clamped: an exception edge we could not see (e.g. a StackOverflowError inside
             // the hook) must not leave the G unpreemptible forever, nor negative.
             gp.monitorDepth = 0;
-            gp.lockDepth = 0;
+            G.Rare rare = gp.rareOrNull();
+            if (rare != null) {
+                rare.lockDepth = 0;
+            }
             mp.sched.preempt.rearm(mp, gp, false);
         } else {
             gp.monitorDepth = d;
@@ -176,7 +179,7 @@ public final class Poll {
             M mp = M.current();
             G gp = mp == null ? null : mp.curg;
             if (gp != null) {
-                gp.lockDepth++;
+                gp.rare().lockDepth++;
                 gp.monitorDepth++;
             }
         }
@@ -198,8 +201,8 @@ public final class Poll {
         if (lock instanceof Lock) {
             M mp = M.current();
             G gp = mp == null ? null : mp.curg;
-            if (gp != null && gp.lockDepth > 0) {
-                gp.lockDepth--;
+            if (gp != null && gp.lockDepth() > 0) {
+                gp.rare().lockDepth--;
                 release(mp, gp);
             }
         }
@@ -210,7 +213,7 @@ public final class Poll {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
         if (gp != null) {
-            gp.clinitDepth++;
+            gp.rare().clinitDepth++;
         }
     }
 
@@ -222,14 +225,15 @@ public final class Poll {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
         if (gp != null) {
-            int d = gp.clinitDepth - 1;
+            G.Rare rare = gp.rare();
+            int d = rare.clinitDepth - 1;
             if (d <= 0) {
-                gp.clinitDepth = 0; // clamped, as monitorExit
-                boolean deferred = gp.syscallExitDeferred && gp.readgstatusNoScan() == G._Gsyscall;
-                gp.syscallExitDeferred = false;
+                rare.clinitDepth = 0; // clamped, as monitorExit
+                boolean deferred = rare.syscallExitDeferred && gp.readgstatusNoScan() == G._Gsyscall;
+                rare.syscallExitDeferred = false;
                 mp.sched.preempt.rearm(mp, gp, deferred);
             } else {
-                gp.clinitDepth = d;
+                rare.clinitDepth = d;
             }
         }
     }

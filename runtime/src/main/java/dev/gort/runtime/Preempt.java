@@ -523,9 +523,9 @@ public final class Preempt {
      */
     static int refusal(M mp, G gp, boolean scanFrames) {
         if (gp.monitorDepth != 0) {
-            return gp.monitorDepth > gp.lockDepth ? R_MONITOR : R_LOCK;
+            return gp.monitorDepth > gp.lockDepth() ? R_MONITOR : R_LOCK;
         }
-        if (gp.clinitDepth != 0) {
+        if (gp.clinitDepth() != 0) {
             return R_CLINIT;
         }
         if (mp.locks != 0) {
@@ -591,15 +591,18 @@ public final class Preempt {
             // Ms holding every P may be waiting for this very class (a wait that looks RUNNABLE:
             // sysmon never retakes them). It runs on without a P, as in a syscall, until a poll
             // after the initialiser (clinitExit re-arms it), its next gort call or its end.
-            if (gp.clinitDepth != 0 || LockFrames.scan() == LockFrames.CLINIT) {
-                gp.syscallExitDeferred = true;
+            if (gp.clinitDepth() != 0 || LockFrames.scan() == LockFrames.CLINIT) {
+                gp.rare().syscallExitDeferred = true;
                 syscallExitsDeferred.incrementAndGet();
                 if ((take(mt) & REQ) != 0) {
                     refusedClinit.incrementAndGet();
                 }
                 return;
             }
-            gp.syscallExitDeferred = false;
+            G.Rare rare = gp.rareOrNull();
+            if (rare != null) {
+                rare.syscallExitDeferred = false;
+            }
             takeNotice(mt);
             Syscalls.exitsyscall();
             return;
@@ -663,7 +666,7 @@ public final class Preempt {
             return true;
         }
         // Pinned (native frame, critical section, ...): OWED stays; sysmon asks again.
-        recordPinned(gp.cont.pinnedReason);
+        recordPinned(gp.pinnedReason());
         return false;
     }
 

@@ -281,7 +281,7 @@ public final class SchedTrace {
         }
         for (G gp : allgs) {
             M gm = gp.m;
-            M lm = gp.lockedm;
+            M lm = gp.lockedm();
             sb.append("  G")
                     .append(gp.goid)
                     .append(": status=")

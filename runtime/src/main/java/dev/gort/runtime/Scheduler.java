@@ -400,7 +400,9 @@ public final class Scheduler {
         // main inherits what the caller's thread would give a thread it starts (newproc's rule)
         Object inherited = goroutineLocals ? GoroutineLocals.inheritedFrom(Thread.currentThread()) : null;
         G gp = newG(main, 0, null);
-        gp.inheritableThreadLocals = inherited;
+        if (inherited != null) {
+            gp.rare().inheritableThreadLocals = inherited;
+        }
         mainG = gp;
         P p0;
         synchronized (sched.lock) {
@@ -543,12 +545,14 @@ public final class Scheduler {
         Object inherited =
                 goroutineLocals ? GoroutineLocals.inheritedFrom(mp != null ? mp.thread : Thread.currentThread()) : null;
         G newg = newG(fn, parent == null ? 0 : parent.goid, createdAt);
-        newg.inheritableThreadLocals = inherited;
-        if (parent != null && parent.bubble != null) {
+        if (inherited != null) {
+            newg.rare().inheritableThreadLocals = inherited;
+        }
+        if (parent != null && parent.bubble() != null) {
             // Go: newproc1's newg.bubble = callergp.bubble; the root's first goroutine is the
             // bubble's main (synctestRun records it), before anyone can see the G.
-            Bubble b = parent.bubble;
-            newg.bubble = b;
+            Bubble b = parent.bubble();
+            newg.setBubble(b);
             if (b.root == parent && b.main == null) {
                 b.main = newg;
             }
@@ -599,16 +603,17 @@ public final class Scheduler {
     /** A G's continuation finished. Go: proc.go gdestroy (no gfput: continuations are not reusable). */
     void gdestroy(G gp) {
         allgs.remove(gp);
-        if (gp.panic != null && done.getCount() == 0) {
+        G.Rare rare = gp.rareOrNull();
+        if (rare != null && rare.panic != null && done.getCount() == 0) {
             // The program has already ended (main returned, or an earlier panic or fatal error):
             // in Go the process is gone and this goroutine never ran on. Drop it silently rather
             // than print a panic and halt after the fact (shutdown may have interrupted it).
-            gp.panic = null;
+            rare.panic = null;
             return;
         }
-        if (gp.panic != null) {
-            Throwable t = gp.panic;
-            gp.panic = null;
+        if (rare != null && rare.panic != null) {
+            Throwable t = rare.panic;
+            rare.panic = null;
             GoPanic p = new GoPanic(gp, t);
             System.err.print(p.goFormat(Traceback.all() ? Traceback.dumpAll(this) : null));
             System.err.flush();
@@ -620,7 +625,7 @@ public final class Scheduler {
             }
             return;
         }
-        if (gp == mainG && !gp.goexited) {
+        if (gp == mainG && !gp.goexited()) {
             finish(null);
         }
     }
@@ -687,12 +692,21 @@ public final class Scheduler {
      *
      * <p>Go: proc.go gopark
      */
-    @SuppressWarnings("unchecked")
     public static <L> void gopark(G.ParkUnlock<L> unlockf, L lock, WaitReason reason, Object waitingOn) {
-        G gp = getg();
-        if (gp == null) {
-            throw new IllegalStateException("gort: gopark called outside a goroutine");
-        }
+        gopark(getg(), unlockf, lock, reason, waitingOn);
+    }
+
+    /**
+     * {@link #gopark(G.ParkUnlock, Object, WaitReason, Object)} for a caller that already has the
+     * current goroutine ({@code getg()}; the api's parker has it as the waiter): {@code gp} must be
+     * the calling goroutine, or null outside one. With the lookup of the current M made before the
+     * call, no argument has to survive a call in this frame, which a parked goroutine's stack chunk
+     * keeps (compiled, it is spill slots).
+     *
+     * <p>Go: proc.go gopark
+     */
+    @SuppressWarnings("unchecked")
+    public static <L> void gopark(G gp, G.ParkUnlock<L> unlockf, L lock, WaitReason reason, Object waitingOn) {
         // A park inside a syscall section (or after sysmon retook the P from this blocked carrier)
         // ends the syscall, but not here: the caller may hold the lock that unlockf releases (a
         // channel's, a semaphore's), and exitsyscall may yield (no P: exitsyscall0 queues the G)
@@ -702,23 +716,21 @@ public final class Scheduler {
         // exitsyscallM, then park_m from _Gsyscall); a G that cannot yield parks in place from
         // _Gsyscall. (Go never gets here: its exitsyscall runs in the syscall wrapper, before any
         // runtime lock is taken.)
-        M mp = gp.m;
-        gp.waitreason = reason;
-        gp.waitingOn = waitingOn;
-        G.ParkUnlock<Object> fn = (G.ParkUnlock<Object>) (G.ParkUnlock<?>) unlockf;
-        if (gp.monitorDepth != 0) {
-            // Holding a Java monitor: a yield would let another G on this carrier enter it (or hang
-            // on it). Block the carrier instead, with the G mounted, and hand the P off.
-            parkInPlace(mp, gp, fn, lock);
-            gp.waitreason = WaitReason.ZERO;
-            gp.waitingOn = null;
+        //
+        // This frame is frozen into every parked goroutine's stack chunk (compiled, usually inlined
+        // into the caller's): it does the yield and nothing else (the rare cases are in
+        // goparkInPlace), so that only gp is live across the yield (the pinned path re-reads the
+        // rest from it).
+        if (gp == null || gp.monitorDepth != 0) {
+            goparkInPlace(gp, (G.ParkUnlock<Object>) (G.ParkUnlock<?>) unlockf, lock, reason, waitingOn);
             return;
         }
-        gp.parkUnlockf = fn;
-        gp.parkLock = lock;
+        M mp = gp.m; // the G runs: its M is this carrier's
+        gp.waitreason = reason;
+        gp.waitingOn = waitingOn;
+        mp.waitunlockf = (G.ParkUnlock<Object>) (G.ParkUnlock<?>) unlockf;
+        mp.waitlock = lock;
         gp.yieldReason = G.YIELD_PARK;
-        // Only gp is live across the yield (the pinned path re-reads the rest from it): every
-        // value live here is a slot in the frame that a parked goroutine's stack chunk keeps.
         if (!Continuation.yield(G.SCOPE)) {
             goparkPinned(gp);
         }
@@ -728,11 +740,28 @@ public final class Scheduler {
     }
 
     /**
+     * gopark outside a goroutine (a misuse), or holding a Java monitor: a yield would let another
+     * G on this carrier enter it (or hang on it). Block the carrier instead, with the G mounted,
+     * and hand the P off.
+     */
+    private static void goparkInPlace(
+            G gp, G.ParkUnlock<Object> unlockf, Object lock, WaitReason reason, Object waitingOn) {
+        if (gp == null) {
+            throw new IllegalStateException("gort: gopark called outside a goroutine");
+        }
+        gp.waitreason = reason;
+        gp.waitingOn = waitingOn;
+        parkInPlace(gp.m, gp, unlockf, lock);
+        gp.waitreason = WaitReason.ZERO;
+        gp.waitingOn = null;
+    }
+
+    /**
      * {@link Syscalls#parkInPlace}, holding a bubble goroutine's bubble active until the park is
      * complete (or cancelled), as park_m does for a yielded park.
      */
     private static void parkInPlace(M mp, G gp, G.ParkUnlock<Object> fn, Object lock) {
-        Bubble b = gp.bubble;
+        Bubble b = gp.bubble();
         if (b == null) {
             Syscalls.parkInPlace(mp, gp, fn, lock);
             return;
@@ -758,15 +787,16 @@ public final class Scheduler {
 
     /**
      * gopark's yield was refused (native frame, critical section, legacy-locked monitor): park in
-     * place, as for a G holding a Java monitor. Still on the same carrier, so gp.m is the M.
+     * place, as for a G holding a Java monitor. Still on the same carrier, so gp.m is the M that
+     * holds the unlock function.
      */
     private static void goparkPinned(G gp) {
-        G.ParkUnlock<Object> fn = gp.parkUnlockf;
-        Object lock = gp.parkLock;
-        gp.yieldReason = G.YIELD_NONE;
-        gp.parkUnlockf = null;
-        gp.parkLock = null;
         M mp = gp.m;
+        G.ParkUnlock<Object> fn = mp.waitunlockf;
+        Object lock = mp.waitlock;
+        gp.yieldReason = G.YIELD_NONE;
+        mp.waitunlockf = null;
+        mp.waitlock = null;
         mp.sched.syscallStats.pinnedRefused.incrementAndGet();
         parkInPlace(mp, gp, fn, lock); // the bubble-aware park in place above
     }

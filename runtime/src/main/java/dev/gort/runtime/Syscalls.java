@@ -554,7 +554,7 @@ public final class Syscalls {
 
     /** No P at hand: yield to the M (exitsyscall0), or, if the G cannot leave its carrier, wait here. */
     private static boolean exitsyscallSlow(M mp, G gp) {
-        if (gp.lockedm == null && gp.monitorDepth == 0) {
+        if (gp.lockedm() == null && gp.monitorDepth == 0) {
             gp.yieldReason = G.YIELD_SYSCALL;
             if (Continuation.yield(G.SCOPE)) {
                 M.current().p.incSyscalltickOpaque();
@@ -563,7 +563,7 @@ public final class Syscalls {
             gp.yieldReason = G.YIELD_NONE; // pinned: wait on this carrier
         }
         Scheduler s = mp.sched;
-        (gp.lockedm != null && gp.lockedInt == 0 ? s.syscallStats.slowLocked : s.syscallStats.slowInPlace)
+        (gp.lockedm() != null && gp.lockedInt() == 0 ? s.syscallStats.slowLocked : s.syscallStats.slowInPlace)
                 .incrementAndGet();
         gp.casgstatus(G._Gsyscall, G._Grunnable);
         waitForP(mp, gp, true);
@@ -587,12 +587,12 @@ public final class Syscalls {
         synchronized (s.sched.lock) {
             pp = s.idle.pidleget();
             if (pp == null) {
-                if (gp.lockedm == null) {
+                if (gp.lockedm() == null) {
                     // Only this carrier can run it: lock it here until it runs (Go: lockOSThread).
                     temp = true;
-                    gp.lockedInt++;
+                    gp.rare().lockedInt++;
                     ThreadLock.dolockOSThread(mp, gp);
-                } else if (gp.lockedm != mp) {
+                } else if (gp.lockedm() != mp) {
                     throw Fatal.fatal(s, "waitForP: g locked to another m");
                 }
                 s.sched.runq.globrunqput(gp);
@@ -629,7 +629,7 @@ public final class Syscalls {
             }
             pp = np;
             if (temp) {
-                gp.lockedInt--;
+                gp.rare().lockedInt--;
                 ThreadLock.dounlockOSThread(mp, gp);
             }
             mp.acquirep(pp);

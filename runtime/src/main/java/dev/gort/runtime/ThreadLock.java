@@ -28,9 +28,9 @@ public final class ThreadLock {
         if (gp == null) {
             throw new IllegalStateException("gort: LockOSThread called outside a goroutine");
         }
-        gp.lockedExt++;
-        if (gp.lockedExt == 0) {
-            gp.lockedExt--;
+        gp.rare().lockedExt++;
+        if (gp.lockedExt() == 0) {
+            gp.rare().lockedExt--;
             throw new IllegalStateException("LockOSThread nesting overflow");
         }
         dolockOSThread(mp, gp);
@@ -43,10 +43,10 @@ public final class ThreadLock {
     public static void UnlockOSThread() {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
-        if (gp == null || gp.lockedExt == 0) {
+        if (gp == null || gp.lockedExt() == 0) {
             return;
         }
-        gp.lockedExt--;
+        gp.rare().lockedExt--;
         dounlockOSThread(mp, gp);
     }
 
@@ -54,21 +54,21 @@ public final class ThreadLock {
     static boolean isLocked() {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
-        return gp != null && gp.lockedExt != 0;
+        return gp != null && gp.lockedExt() != 0;
     }
 
     /** Go: proc.go dolockOSThread. Own G on its own M. */
     static void dolockOSThread(M mp, G gp) {
         mp.lockedg = gp;
-        gp.lockedm = mp;
+        gp.rare().lockedm = mp;
     }
 
     /** Go: proc.go dounlockOSThread. */
     static void dounlockOSThread(M mp, G gp) {
-        if (gp.lockedInt != 0 || gp.lockedExt != 0) {
+        if (gp.lockedInt() != 0 || gp.lockedExt() != 0) {
             return;
         }
         mp.lockedg = null;
-        gp.lockedm = null;
+        gp.setLockedm(null);
     }
 }

@@ -558,14 +558,16 @@ public final class Timer {
         if (gp == null) {
             throw new IllegalStateException("gort: time.Sleep called outside a goroutine");
         }
-        Timer t = (Timer) gp.timer;
-        if (t == null || t.bubble != gp.bubble) {
+        G.Rare rare = gp.rare(); // a sleeper keeps its timer there (Go: gp.timer)
+        Timer t = (Timer) rare.timer;
+        if (t == null || t.bubble != gp.bubble()) {
             // gort: a root's timer made before its Test stays outside the bubble (Go throws
             // "synctest root goroutine has a fake timer"; a root sleeps only outside Test).
             t = new Timer(gp.sched, Timer::goroutineReady, gp);
-            gp.timer = t;
+            rare.timer = t;
         }
-        long when = (gp.bubble != null ? gp.bubble.now() : Scheduler.nanotime()) + ns;
+        Bubble gb = gp.bubble();
+        long when = (gb != null ? gb.now() : Scheduler.nanotime()) + ns;
         if (when < 0) { // overflow
             when = maxWhen;
         }

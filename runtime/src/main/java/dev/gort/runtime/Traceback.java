@@ -225,7 +225,7 @@ public final class Traceback {
                 sb.append(", ").append(mins).append(" minutes"); // Go prints "1 minutes" too
             }
         }
-        if (gp.lockedm != null) {
+        if (gp.lockedm() != null) {
             sb.append(", locked to thread");
         }
         return sb.append("]:").toString();
@@ -292,7 +292,7 @@ public final class Traceback {
      * <p>Go: traceback.go printcreatedby, printcreatedby1
      */
     static String createdBy(G gp, StackTraceElement[] st, int level) {
-        return createdBy(gp.goid, gp.parentGoid, gp.createdAt, gp.cont.fn.getClass(), st, level);
+        return createdBy(gp.goid, gp.parentGoid, gp.createdAt(), gp.cont.fn.getClass(), st, level);
     }
 
     /**
@@ -498,10 +498,11 @@ public final class Traceback {
                     .append(m == null ? "null" : Long.toString(m.id))
                     .append(",\"p\":")
                     .append(p == null ? "null" : Integer.toString(p.id));
-            if (gp.parentGoid != 0 || gp.createdAt != null) {
+            StackTraceElement createdAt = gp.createdAt();
+            if (gp.parentGoid != 0 || createdAt != null) {
                 sb.append(",\"createdBy\":{\"goid\":").append(gp.parentGoid);
-                if (gp.createdAt != null) {
-                    sb.append(",\"frame\":").append(jstr(gp.createdAt.toString()));
+                if (createdAt != null) {
+                    sb.append(",\"frame\":").append(jstr(createdAt.toString()));
                 }
                 sb.append('}');
             }

@@ -30,7 +30,7 @@ class ConfigPerRuntimeTest {
             Scheduler.gosched(); // back from the global queue: a new slice, its budget refilled
             budget.set(((M.MThread) Thread.currentThread()).budget); // the runtime's quantum
             G child = s.newproc(done::incrementAndGet);
-            created.set(child.createdAt);
+            created.set(child.createdAt());
             while (done.get() == 0) {
                 Scheduler.gosched();
             }

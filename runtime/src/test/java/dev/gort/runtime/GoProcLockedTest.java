@@ -135,14 +135,14 @@ class GoProcLockedTest {
             assertFalse(ThreadLock.isLocked());
             ThreadLock.LockOSThread();
             ThreadLock.LockOSThread();
-            assertSame(mp, gp.lockedm);
+            assertSame(mp, gp.lockedm());
             assertSame(gp, mp.lockedg);
             ThreadLock.UnlockOSThread();
             assertTrue(ThreadLock.isLocked(), "one LockOSThread still outstanding");
-            assertSame(mp, gp.lockedm);
+            assertSame(mp, gp.lockedm());
             ThreadLock.UnlockOSThread();
             assertFalse(ThreadLock.isLocked());
-            assertSame(null, gp.lockedm);
+            assertSame(null, gp.lockedm());
             assertSame(null, mp.lockedg);
         });
     }

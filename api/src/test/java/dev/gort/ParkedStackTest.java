@@ -1,0 +1,70 @@
+package dev.gort;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gort.internal.Sudog;
+import dev.gort.runtime.Config;
+import dev.gort.runtime.G;
+import dev.gort.runtime.ParkedLayout;
+import dev.gort.runtime.Scheduler;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 19's memory target (a goroutine parked in a channel receive at most 450 bytes): every frame
+ * between the continuation's entry and its yield is copied into the parked goroutine's stack chunk,
+ * with its locals and spill slots, so the park path must not grow frames back; nor may the sudog
+ * grow back. Frames are counted as the JVM reports them (inlining does not change the list), not
+ * timed and not measured on the heap (the bench's Parked does that).
+ */
+class ParkedStackTest {
+    /**
+     * Innermost first, what a goroutine blocked in {@code ch.recv()} has on its stack between
+     * {@code Continuation.enter0} and {@code Continuation.yield} (both hidden frames of the JDK):
+     * gopark (the frame that yields), GoParker.park (the api's parker, one call), chanrecv (the
+     * whole receive: the locked part is not a frame of its own), Chan.recv and the goroutine's own
+     * function. Before issue 19's changes three more: chanrecvLocked, G.body and the shared entry
+     * lambda G$GCont.lambda$static$0.
+     */
+    static final List<String> RECV_FRAMES = List.of(
+            "dev.gort.runtime.Scheduler.gopark",
+            "dev.gort.internal.GoParker.park",
+            "dev.gort.Chan.chanrecv",
+            "dev.gort.Chan.recv",
+            ParkedStackTest.class.getName() + ".lambda$"); // the goroutine's function (javac names it)
+
+    /**
+     * Sudog: g, next, prev, elem, c, waitlink, glink and the profiles' times (8 references: 32),
+     * ticket, caseIndex (8), isSelect, success (2): 42 bytes, a 56-byte object (the two profile
+     * longs on the sudog made it 72).
+     */
+    static final int SUDOG_FIELD_BYTES = 42;
+
+    @Test
+    void receiverParksThroughFiveFrames() {
+        AtomicReference<List<String>> frames = new AtomicReference<>();
+        Go.run(Config.fromEnvironment().withGomaxprocs(1).withPanicExits(false), () -> {
+            Chan<Object> ch = Chan.make();
+            G gp = Scheduler.current().newproc(() -> ch.recv());
+            // GOMAXPROCS=1: the receiver runs at our Gosched and parks; bounded in case it did not.
+            for (int i = 0; i < 1000 && gp.readgstatus() != G._Gwaiting; i++) {
+                Go.gosched();
+            }
+            frames.set(ParkedLayout.frames(gp));
+            ch.send("done");
+        });
+        List<String> got = frames.get();
+        assertEquals(RECV_FRAMES.size(), got.size(), "frames of a goroutine parked in recv: " + got);
+        for (int i = 0; i < got.size(); i++) {
+            assertTrue(got.get(i).startsWith(RECV_FRAMES.get(i)), "frame " + i + " of " + got);
+        }
+    }
+
+    @Test
+    void sudogFieldsStayWithinIssue19Budget() {
+        int n = ParkedLayout.fieldBytes(Sudog.class);
+        assertTrue(n <= SUDOG_FIELD_BYTES, "Sudog has " + n + " bytes of fields, budget " + SUDOG_FIELD_BYTES);
+    }
+}
