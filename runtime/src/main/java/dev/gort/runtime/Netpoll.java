@@ -21,20 +21,36 @@ import java.util.function.Consumer;
  * scheduler polls for ready sockets and runs the goroutines they wake. The one file to open for
  * the netpoller.
  *
- * <h2>Model (Go's netpoll.go, on a {@link Selector})</h2>
+ * <h2>Model (Go's netpoll.go)</h2>
  *
  * <p>Each socket has a {@link PollDesc} with Go's two semaphores, {@code rg} (read) and {@code wg}
  * (write). Each is {@code pdNil} (null), {@link #pdReady} (an I/O notification is pending),
  * {@link #pdWait} (a goroutine is preparing to park) or the parked {@link G}. A goroutine's read
  * first tries the non-blocking call; only when it would block does it call {@link #pollWait}, which
  * parks it ({@code netpollblock}) after re-checking closing and deadlines. Whoever polls
- * ({@link #netpoll}) turns ready keys into runnable goroutines ({@code netpollready}); closing
- * ({@link PollDesc#evict}) and deadlines ({@code netpolldeadlineimpl}, on the runtime's own timers)
- * unblock them with an error. The scheduler polls in Go's places: a non-blocking poll in
+ * ({@link #netpoll}) turns ready descriptors into runnable goroutines ({@code netpollready});
+ * closing ({@link PollDesc#evict}) and deadlines ({@code netpolldeadlineimpl}, on the runtime's own
+ * timers) unblock them with an error. The scheduler polls in Go's places: a non-blocking poll in
  * {@code findRunnable} before stealing, the blocking poll of the last idle M until the next timer,
  * sysmon's poll when nobody polled for 10 ms.
  *
- * <h2>Differences from Go</h2>
+ * <h2>Two pollers ({@code -Dgort.netpoll}, read once in {@link Config})</h2>
+ *
+ * <ul>
+ *   <li>{@code epoll} (the default where it is available): Go's netpoll_epoll.go, in {@link Epoll},
+ *       through the FFM API. Each socket is registered once, edge-triggered for reading and
+ *       writing; an event sets the semaphore to pdReady when nobody waits, which the goroutine
+ *       consumes before it parks (Go's protocol: an event between its EAGAIN and its park is not
+ *       lost), so a socket whose goroutine is woken and queued is not reported again, and no wait
+ *       changes the registration. Polls run concurrently (the blocking one on its own event
+ *       array). Its differences from Go are listed in {@link Epoll}; also: Go's
+ *       {@code pollEventErr} (an EPOLLERR-only event fails a read at once) is not ported, the
+ *       channel's own read reports the error.
+ *   <li>{@code selector}: the JDK's {@link Selector}, where epoll is not available (not Linux, no
+ *       native access, {@code sun.nio.ch} not exported to gort). Its differences follow.
+ * </ul>
+ *
+ * <h2>Differences from Go under the selector</h2>
  *
  * <ul>
  *   <li>Java's {@code Selector} is level-triggered, Go's epoll edge-triggered. A socket is
@@ -56,12 +72,14 @@ import java.util.function.Consumer;
  *   <li>A Java selection operation consumes a pending {@code wakeup()}, where Go's non-blocking
  *       poll leaves the break for the blocking one: a non-blocking poll that may have eaten it
  *       re-issues it when some M is (about to be) blocked in the poll.
- *   <li>The poller is created at the first network use (Go: {@code netpollGenericInit}), not at the
- *       first timer; until then the last idle M sleeps until the next timer on a {@link Note}.
  *   <li>Closing a registered channel in Java only cancels its key: the descriptor is released at
- *       the selector's next selection operation. {@link #netpollclose} runs one, so that the
- *       descriptor (and a listener's port) is free when {@code close} returns.
+ *       the selector's next selection operation. {@link #netpollclose} cancels the key and runs
+ *       one before the channel is closed, so that the close releases the descriptor (and a
+ *       listener's port) at once.
  * </ul>
+ *
+ * <p>Both: the poller is created at the first network use (Go: {@code netpollGenericInit}), not at
+ * the first timer; until then the last idle M sleeps until the next timer on a {@link Note}.
  *
  * <p>Go: netpoll.go, netpoll_epoll.go; proc.go injectglist
  */
