@@ -38,6 +38,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * calls are restricted methods: {@code --enable-native-access=ALL-UNNAMED}. Without either,
  * or off Linux (amd64, aarch64), the runtime uses the {@code Selector} ({@link #UNAVAILABLE}).
  *
+ * <p>Why the FFM API rather than the JDK's own {@code sun.nio.ch.EPoll}: FFM is a final, supported
+ * API; {@code EPoll}'s methods are package-private statics of an internal class (an
+ * {@code --add-opens}, deeper than the export of one public interface method that the descriptor
+ * needs) whose shape has changed between releases; and a downcall can be
+ * {@link Linker.Option#critical critical} (no thread-state transition) for the calls that never
+ * block: {@code epoll_ctl}, the non-blocking {@code epoll_wait}, the eventfd's read and write. The
+ * blocking {@code epoll_wait} is an ordinary downcall: the M blocks in it as Go's does, and the JVM
+ * sees a thread in native code (a safepoint does not wait for it).
+ *
  * <p>Unlike Go, whose epoll descriptor lives as long as the process, a runtime closes its own at
  * exit ({@link #close}): every call on the descriptors counts itself in {@link #users} and checks
  * {@link #closed} (both volatile: the closer sets closed then waits for users to drain, a caller
