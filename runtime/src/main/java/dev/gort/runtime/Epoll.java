@@ -345,12 +345,7 @@ final class Epoll {
      * <p>Go: netpoll_epoll.go netpollopen
      */
     void netpollopen(Netpoll.PollDesc pd) throws IOException {
-        int fd;
-        try {
-            fd = (int) FD_VAL.invokeExact(pd.ch);
-        } catch (Throwable t) {
-            throw new IOException("gort: the channel's descriptor: " + t, t);
-        }
+        int fd = fdVal(pd.ch);
         int slot;
         int tag;
         synchronized (tableLock) {
@@ -395,6 +390,15 @@ final class Epoll {
         if (r != 0) {
             freeSlot(pd);
             throw new IOException("epoll_ctl: " + strerror(r));
+        }
+    }
+
+    /** The channel's descriptor number (the JDK's {@code SelChImpl.getFDVal}). */
+    static int fdVal(SelectableChannel ch) throws IOException {
+        try {
+            return (int) FD_VAL.invokeExact(ch);
+        } catch (Throwable t) {
+            throw new IOException("gort: the channel's descriptor: " + t, t);
         }
     }
 

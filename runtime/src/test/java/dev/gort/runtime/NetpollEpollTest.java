@@ -196,6 +196,67 @@ class NetpollEpollTest {
         }
     }
 
+    /**
+     * A channel the JDK closed itself (a failed {@code connect} or {@code finishConnect} closes it)
+     * left the epoll set with its file, and its number may already belong to another registered
+     * socket: netpollclose must not {@code EPOLL_CTL_DEL} that number. Before, it did (and failed
+     * with EBADF when the number was free: NetTest.badInputGetsGoErrorsAndLosesNothing): the next
+     * owner lost its registration, and its reader was never woken.
+     */
+    @Test
+    @Timeout(60)
+    void netpollcloseOfAChannelClosedAlreadyLeavesTheNumbersNextOwnerRegistered() {
+        Scheduler s = new Scheduler(config(Config.NETPOLL_EPOLL));
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        s.run(() -> {
+            try (ServerSocketChannel ss = ServerSocketChannel.open()) {
+                ss.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                Netpoll np = Netpoll.of(s);
+                np.netpollGenericInit();
+                // warm: the classes below load now, not between a's close and b's open
+                SocketChannel.open(ss.getLocalAddress()).close();
+                ss.accept().close();
+                SocketChannel a = SocketChannel.open();
+                a.configureBlocking(false);
+                Netpoll.PollDesc pa = np.netpollopen(a, "a");
+                a.close(); // as the JDK does when a connect fails; its number is free now
+                SocketChannel b = SocketChannel.open(ss.getLocalAddress()); // the lowest free number
+                SocketChannel peer = ss.accept();
+                Assumptions.assumeTrue(
+                        Epoll.fdVal(b) == pa.fd, "another thread took the freed descriptor number first");
+                b.configureBlocking(false);
+                Netpoll.PollDesc pb = np.netpollopen(b, "b");
+                pa.evict();
+                np.netpollclose(pa); // A's close, after the JDK's: must not remove b's registration
+                assertEquals(1, np.epollRegistered());
+                AtomicInteger woke = new AtomicInteger();
+                s.newproc(() -> {
+                    Netpoll.pollReset(pb, Netpoll.MODE_READ);
+                    assertEquals(Netpoll.pollNoError, Netpoll.pollWait(pb, Netpoll.MODE_READ));
+                    woke.incrementAndGet();
+                });
+                while (np.netpollWaiters() == 0) {
+                    Scheduler.gosched(); // the reader parks on b
+                }
+                peer.write(ByteBuffer.allocate(1));
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (woke.get() == 0) {
+                    assertTrue(System.nanoTime() < deadline, "b's reader was never woken: its registration is gone");
+                    Scheduler.gosched(); // the scheduler's own polls wake it
+                }
+                pb.evict();
+                np.netpollclose(pb);
+                b.close();
+                peer.close();
+            } catch (Throwable t) {
+                failed.set(t);
+            }
+        });
+        if (failed.get() != null) {
+            throw new AssertionError(failed.get());
+        }
+    }
+
     @Test
     @Timeout(30)
     void aBreakWakesABlockedPollAndOneThatComesFirstIsNotLost() throws Exception {
