@@ -66,6 +66,7 @@ public final class GortAgent {
         // First: the runtime decides once, when it first reads its settings, whether it can give
         // each goroutine its own ThreadLocals (dev.gort.runtime.GoroutineLocals).
         openThreadLocals(inst);
+        exportDescriptors(inst);
         // Any registered strategy or a Strategy class name (Strategies); resolving it registers its
         // name with the runtime, which then accepts the same gort.preempt.
         Strategy strategy = args != null && !args.isBlank() ? Strategies.named(args) : Strategies.fromEnvironment();
@@ -99,6 +100,21 @@ public final class GortAgent {
         Module app = ClassLoader.getSystemClassLoader().getUnnamedModule();
         if (!base.isExported("jdk.internal.vm", app)) {
             inst.redefineModule(base, Set.of(), Map.of("jdk.internal.vm", Set.of(app)), Map.of(), Set.of(), Map.of());
+        }
+    }
+
+    /**
+     * Exports {@code sun.nio.ch} of {@code java.base} to the runtime's module: the epoll network
+     * poller ({@code -Dgort.netpoll=epoll}, its default then) reads the sockets' descriptors
+     * ({@code SelChImpl.getFDVal}). Native access, which it needs too, no agent can grant: it comes
+     * from {@code --enable-native-access=ALL-UNNAMED} or a manifest's {@code Enable-Native-Access}.
+     * Before anything reads the runtime's settings, as {@link #openThreadLocals}.
+     */
+    private static void exportDescriptors(Instrumentation inst) {
+        Module base = Object.class.getModule();
+        Module runtime = Fatal.class.getModule();
+        if (!base.isExported("sun.nio.ch", runtime)) {
+            inst.redefineModule(base, Set.of(), Map.of("sun.nio.ch", Set.of(runtime)), Map.of(), Set.of(), Map.of());
         }
     }
 }

@@ -185,17 +185,22 @@ final class NetFD {
         Netpoll.pollSetDeadline(pd, d, mode);
     }
 
-    /** Go: (*FD).Close: evicts the waiters (they fail with the closed error), then closes. */
+    /**
+     * Go: (*FD).Close and destroy: evicts the waiters (they fail with the closed error),
+     * deregisters the descriptor from the poller, then closes it (Go's {@code fd.pd.close()} before
+     * {@code CloseFunc(fd.Sysfd)}: once closed, its number may be reused by another socket, which an
+     * {@code EPOLL_CTL_DEL} after the close could then remove).
+     */
     void close(String op) throws IOException {
         if (!closed.compareAndSet(false, true)) {
             throw error(op, Netpoll.pollErrClosing);
         }
         pd.evict();
         try {
-            Sys.run(ch::close);
-        } finally {
-            // (its poll lock is a ReentrantLock: call it from a frame of its own, see Sys)
+            // (the selector's poll lock is a ReentrantLock: call it from a frame of its own, see Sys)
             Sys.run(() -> Netpoll.of(sched).netpollclose(pd));
+        } finally {
+            Sys.run(ch::close);
         }
     }
 }

@@ -26,10 +26,13 @@ import java.util.Map;
  *
  * <pre>
  * $(./gort jdk)/bin/java -Dgort.debug.counts=true --add-exports java.base/jdk.internal.vm=ALL-UNNAMED \
+ *     --add-exports java.base/sun.nio.ch=ALL-UNNAMED --enable-native-access=ALL-UNNAMED \
  *     -cp bench/target/benchmarks.jar dev.gort.bench.NetCounts echo 1 [rounds]
  * </pre>
  *
- * Arguments: {@code echo} or {@code pingpong}, GOMAXPROCS, and the invocations to count (echo: each
+ * <p>That counts the epoll poller's work; add {@code -Dgort.netpoll=selector} for the selector's.
+ *
+ * <p>Arguments: {@code echo} or {@code pingpong}, GOMAXPROCS, and the invocations to count (echo: each
  * {@link NetEcho#ROUNDS} messages on {@link NetEcho#CONNS} connections; ping-pong: each
  * {@link NetPingPong#N} round trips).
  */

@@ -23,7 +23,14 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(
         value = 1,
-        jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED", "-XX:+UseG1GC"})
+        jvmArgsAppend = {
+            "--add-exports",
+            "java.base/jdk.internal.vm=ALL-UNNAMED",
+            "--add-exports",
+            "java.base/sun.nio.ch=ALL-UNNAMED",
+            "--enable-native-access=ALL-UNNAMED",
+            "-XX:+UseG1GC"
+        })
 public class NetEchoSyscallBlock {
     @Benchmark
     @OperationsPerInvocation(NetEcho.CONNS * NetEcho.ROUNDS)

@@ -233,6 +233,9 @@ public record Config(
      *                         its carrier while it runs ({@link GoroutineLocals}); {@code "carrier"}: they
      *                         are the carrier thread's, shared by the goroutines it runs
      *                         ({@code -Dgort.threadlocals}, {@code GORT_THREADLOCALS}; docs/adr/0004)
+     * @param netpoll          the network poller: {@code "epoll"}, Linux's edge-triggered epoll through
+     *                         the FFM API, or {@code "selector"}, the JDK's level-triggered Selector
+     *                         ({@code -Dgort.netpoll}, {@code GORT_NETPOLL}; {@link Netpoll})
      */
     public record Settings(
             String preempt,
@@ -249,7 +252,8 @@ public record Config(
             GoDebug godebug,
             boolean fatalThrow,
             long seed,
-            String threadLocals) {
+            String threadLocals,
+            String netpoll) {
 
         public Settings {
             java.util.Objects.requireNonNull(preempt, "preempt");
@@ -272,6 +276,38 @@ public record Config(
                 throw new IllegalArgumentException("goroutine-scoped ThreadLocals need java.lang opened to gort ("
                         + GoroutineLocals.ADD_OPENS + ", or gort's agent): " + GoroutineLocals.unavailableReason());
             }
+            java.util.Objects.requireNonNull(netpoll, "netpoll");
+            if (!netpoll.equals(NETPOLL_EPOLL) && !netpoll.equals(NETPOLL_SELECTOR)) {
+                throw new IllegalArgumentException("netpoll must be epoll or selector: '" + netpoll + "'");
+            }
+            if (netpoll.equals(NETPOLL_EPOLL) && !Epoll.available()) {
+                throw new IllegalArgumentException(
+                        "the epoll poller is not available (" + NETPOLL_FLAGS + "): " + Epoll.UNAVAILABLE);
+            }
+        }
+
+        /**
+         * The same settings with the network poller {@code "epoll"} or {@code "selector"}
+         * ({@code -Dgort.netpoll}); epoll where it is not available is an IllegalArgumentException.
+         */
+        public Settings withNetpoll(String poller) {
+            return new Settings(
+                    preempt,
+                    preemptBudget,
+                    preemptSites,
+                    sysmonMaxDelayUs,
+                    recordCreators,
+                    traceFile,
+                    traceWindowMs,
+                    traceLevel,
+                    traceWorkload,
+                    jmx,
+                    debugHttp,
+                    godebug,
+                    fatalThrow,
+                    seed,
+                    threadLocals,
+                    poller);
         }
 
         /** Whether each goroutine has its own ThreadLocals ({@code -Dgort.threadlocals=goroutine}). */
@@ -299,7 +335,8 @@ public record Config(
                     godebug,
                     fatalThrow,
                     seed,
-                    mode);
+                    mode,
+                    netpoll);
         }
 
         /** Every setting from the system properties and the environment (the one place they are read). */
@@ -319,7 +356,8 @@ public record Config(
                     GoDebug.fromEnvironment(),
                     "throw".equals(fatalSetting()),
                     seedSetting(),
-                    threadLocalsSetting());
+                    threadLocalsSetting(),
+                    netpollSetting());
         }
 
         public Settings withPreempt(String strategyName) {
@@ -338,7 +376,8 @@ public record Config(
                     godebug,
                     fatalThrow,
                     seed,
-                    threadLocals);
+                    threadLocals,
+                    netpoll);
         }
 
         public Settings withPreemptBudget(int n) {
@@ -357,7 +396,8 @@ public record Config(
                     godebug,
                     fatalThrow,
                     seed,
-                    threadLocals);
+                    threadLocals,
+                    netpoll);
         }
 
         public Settings withPreemptSites(boolean on) {
@@ -376,7 +416,8 @@ public record Config(
                     godebug,
                     fatalThrow,
                     seed,
-                    threadLocals);
+                    threadLocals,
+                    netpoll);
         }
 
         public Settings withSysmonMaxDelayUs(int us) {
@@ -395,7 +436,8 @@ public record Config(
                     godebug,
                     fatalThrow,
                     seed,
-                    threadLocals);
+                    threadLocals,
+                    netpoll);
         }
 
         public Settings withRecordCreators(boolean on) {
@@ -414,7 +456,8 @@ public record Config(
                     godebug,
                     fatalThrow,
                     seed,
-                    threadLocals);
+                    threadLocals,
+                    netpoll);
         }
 
         public Settings withTraceFile(String file) {
@@ -433,7 +476,8 @@ public record Config(
                     godebug,
                     fatalThrow,
                     seed,
-                    threadLocals);
+                    threadLocals,
+                    netpoll);
         }
 
         public Settings withJmx(boolean on) {
@@ -452,7 +496,8 @@ public record Config(
                     godebug,
                     fatalThrow,
                     seed,
-                    threadLocals);
+                    threadLocals,
+                    netpoll);
         }
 
         public Settings withDebugHttp(String port) {
@@ -471,7 +516,8 @@ public record Config(
                     godebug,
                     fatalThrow,
                     seed,
-                    threadLocals);
+                    threadLocals,
+                    netpoll);
         }
 
         /**
@@ -502,7 +548,8 @@ public record Config(
                     d,
                     fatalThrow,
                     seed,
-                    threadLocals);
+                    threadLocals,
+                    netpoll);
         }
 
         public Settings withFatalThrow(boolean on) {
@@ -521,7 +568,8 @@ public record Config(
                     godebug,
                     on,
                     seed,
-                    threadLocals);
+                    threadLocals,
+                    netpoll);
         }
 
         /** The same settings with {@code seed} (0: unseeded). */
@@ -541,7 +589,8 @@ public record Config(
                     godebug,
                     fatalThrow,
                     seed,
-                    threadLocals);
+                    threadLocals,
+                    netpoll);
         }
     }
 
@@ -567,6 +616,32 @@ public record Config(
             throw Fatal.fatal(spelling("gort.threadlocals", "GORT_THREADLOCALS")
                     + " needs java.lang opened to gort: add " + GoroutineLocals.ADD_OPENS
                     + " to the JVM's flags, or run with gort's agent");
+        }
+        return v;
+    }
+
+    /** {@link Settings#netpoll()}: Linux's edge-triggered epoll (FFM). */
+    static final String NETPOLL_EPOLL = "epoll";
+    /** {@link Settings#netpoll()}: the JDK's Selector. */
+    static final String NETPOLL_SELECTOR = "selector";
+    /** What epoll needs beyond Linux (amd64, aarch64). */
+    static final String NETPOLL_FLAGS =
+            "Linux, --enable-native-access=ALL-UNNAMED and --add-exports java.base/sun.nio.ch=ALL-UNNAMED or gort's agent";
+
+    /**
+     * {@code -Dgort.netpoll=epoll|selector} / {@code GORT_NETPOLL} (read by the runtime and ./gort
+     * env). Absent: {@code epoll} where it is available ({@link Epoll#available()}: Linux, native
+     * access, {@code sun.nio.ch} exported to gort), else {@code selector}. An explicit {@code epoll}
+     * where it is not is a fatal error that names what is missing.
+     */
+    static String netpollSetting() {
+        String v = choiceSetting("gort.netpoll", "GORT_NETPOLL", null, NETPOLL_EPOLL, NETPOLL_SELECTOR);
+        if (v == null) {
+            return Epoll.available() ? NETPOLL_EPOLL : NETPOLL_SELECTOR;
+        }
+        if (v.equals(NETPOLL_EPOLL) && !Epoll.available()) {
+            throw Fatal.fatal(
+                    spelling("gort.netpoll", "GORT_NETPOLL") + " needs " + NETPOLL_FLAGS + ": " + Epoll.UNAVAILABLE);
         }
         return v;
     }

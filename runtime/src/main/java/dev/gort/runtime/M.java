@@ -965,8 +965,9 @@ public final class M {
                 }
                 if (trace.on) trace.mPark(this);
                 blocked = true;
-                // A netpollBreak that raced with the lastpoll swap is not lost: Selector.wakeup (or
-                // the Note) makes the next poll return at once. A stale one costs one extra round.
+                // A netpollBreak that raced with the lastpoll swap is not lost: the eventfd
+                // (epoll's, or Selector.wakeup's; or the Note) makes the next poll return at once.
+                // A stale one costs one extra round.
                 G list = np.netpoll(delay); // block until new work is available
                 blocked = false;
                 if (trace.on) trace.mUnpark(this);

@@ -21,20 +21,36 @@ import java.util.function.Consumer;
  * scheduler polls for ready sockets and runs the goroutines they wake. The one file to open for
  * the netpoller.
  *
- * <h2>Model (Go's netpoll.go, on a {@link Selector})</h2>
+ * <h2>Model (Go's netpoll.go)</h2>
  *
  * <p>Each socket has a {@link PollDesc} with Go's two semaphores, {@code rg} (read) and {@code wg}
  * (write). Each is {@code pdNil} (null), {@link #pdReady} (an I/O notification is pending),
  * {@link #pdWait} (a goroutine is preparing to park) or the parked {@link G}. A goroutine's read
  * first tries the non-blocking call; only when it would block does it call {@link #pollWait}, which
  * parks it ({@code netpollblock}) after re-checking closing and deadlines. Whoever polls
- * ({@link #netpoll}) turns ready keys into runnable goroutines ({@code netpollready}); closing
- * ({@link PollDesc#evict}) and deadlines ({@code netpolldeadlineimpl}, on the runtime's own timers)
- * unblock them with an error. The scheduler polls in Go's places: a non-blocking poll in
+ * ({@link #netpoll}) turns ready descriptors into runnable goroutines ({@code netpollready});
+ * closing ({@link PollDesc#evict}) and deadlines ({@code netpolldeadlineimpl}, on the runtime's own
+ * timers) unblock them with an error. The scheduler polls in Go's places: a non-blocking poll in
  * {@code findRunnable} before stealing, the blocking poll of the last idle M until the next timer,
  * sysmon's poll when nobody polled for 10 ms.
  *
- * <h2>Differences from Go</h2>
+ * <h2>Two pollers ({@code -Dgort.netpoll}, read once in {@link Config})</h2>
+ *
+ * <ul>
+ *   <li>{@code epoll} (the default where it is available): Go's netpoll_epoll.go, in {@link Epoll},
+ *       through the FFM API. Each socket is registered once, edge-triggered for reading and
+ *       writing; an event sets the semaphore to pdReady when nobody waits, which the goroutine
+ *       consumes before it parks (Go's protocol: an event between its EAGAIN and its park is not
+ *       lost), so a socket whose goroutine is woken and queued is not reported again, and no wait
+ *       changes the registration. Polls run concurrently (the blocking one on its own event
+ *       array). Its differences from Go are listed in {@link Epoll}; also: Go's
+ *       {@code pollEventErr} (an EPOLLERR-only event fails a read at once) is not ported, the
+ *       channel's own read reports the error.
+ *   <li>{@code selector}: the JDK's {@link Selector}, where epoll is not available (not Linux, no
+ *       native access, {@code sun.nio.ch} not exported to gort). Its differences follow.
+ * </ul>
+ *
+ * <h2>Differences from Go under the selector</h2>
  *
  * <ul>
  *   <li>Java's {@code Selector} is level-triggered, Go's epoll edge-triggered. A socket is
@@ -56,12 +72,14 @@ import java.util.function.Consumer;
  *   <li>A Java selection operation consumes a pending {@code wakeup()}, where Go's non-blocking
  *       poll leaves the break for the blocking one: a non-blocking poll that may have eaten it
  *       re-issues it when some M is (about to be) blocked in the poll.
- *   <li>The poller is created at the first network use (Go: {@code netpollGenericInit}), not at the
- *       first timer; until then the last idle M sleeps until the next timer on a {@link Note}.
  *   <li>Closing a registered channel in Java only cancels its key: the descriptor is released at
- *       the selector's next selection operation. {@link #netpollclose} runs one, so that the
- *       descriptor (and a listener's port) is free when {@code close} returns.
+ *       the selector's next selection operation. {@link #netpollclose} cancels the key and runs
+ *       one before the channel is closed, so that the close releases the descriptor (and a
+ *       listener's port) at once.
  * </ul>
+ *
+ * <p>Both: the poller is created at the first network use (Go: {@code netpollGenericInit}), not at
+ * the first timer; until then the last idle M sleeps until the next timer on a {@link Note}.
  *
  * <p>Go: netpoll.go, netpoll_epoll.go; proc.go injectglist
  */
@@ -115,8 +133,19 @@ public final class Netpoll implements Describable {
 
     /** Immutable: the runtime this poller serves. */
     final Scheduler sched;
-    /** Written once by netpollGenericInit under initLock; read volatile (Go: netpollInited). */
+    /**
+     * The poller, one of two, written once by netpollGenericInit under initLock and read volatile
+     * (Go: netpollInited): Linux's edge-triggered epoll ({@code -Dgort.netpoll=epoll}), else the
+     * JDK's level-triggered Selector.
+     */
     private volatile Selector selector;
+
+    private volatile Epoll epoll;
+    /**
+     * Read keys reported for a goroutine a poll had woken and that had not run yet (the selector's
+     * level-triggered re-reports). Guarded by pollLock; read racily by tests.
+     */
+    private long selQueuedReports;
 
     private final Object initLock = new Object();
     /**
@@ -167,20 +196,51 @@ public final class Netpoll implements Describable {
 
     /** Go: netpoll.go netpollinited. */
     boolean netpollinited() {
-        return selector != null;
+        return selector != null || epoll != null;
     }
 
-    /** Opens the selector at the first network use. Go: netpoll.go netpollGenericInit, netpollinit. */
+    /** The poller in use ({@code epoll} or {@code selector}), or null before the first network use. */
+    public String pollerName() {
+        return epoll != null ? Config.NETPOLL_EPOLL : selector != null ? Config.NETPOLL_SELECTOR : null;
+    }
+
+    /**
+     * Read readiness reported for a goroutine that an earlier poll had woken and that had not run
+     * yet: the level-triggered selector reports such a socket at every poll until it is read; the
+     * edge-triggered epoll does not (tests).
+     */
+    long queuedReports() {
+        Epoll ep = epoll;
+        if (ep != null) {
+            return ep.blocking.queuedReports + ep.nonblocking.queuedReports;
+        }
+        return selQueuedReports;
+    }
+
+    /** Descriptors registered with epoll now (tests; 0 under the selector). */
+    int epollRegistered() {
+        Epoll ep = epoll;
+        return ep == null ? 0 : ep.registered();
+    }
+
+    /**
+     * Opens the poller the runtime's settings name ({@code -Dgort.netpoll}) at the first network
+     * use. Go: netpoll.go netpollGenericInit, netpoll_epoll.go netpollinit.
+     */
     void netpollGenericInit() throws IOException {
-        if (selector != null) {
+        if (netpollinited()) {
             return;
         }
         synchronized (initLock) {
-            if (selector == null && !sched.exiting) {
-                selector = Selector.open();
+            if (!netpollinited() && !sched.exiting) {
+                if (Config.NETPOLL_EPOLL.equals(sched.config.settings().netpoll())) {
+                    epoll = new Epoll(sched);
+                } else {
+                    selector = Selector.open();
+                }
             }
         }
-        if (selector == null) {
+        if (!netpollinited()) {
             throw new IOException("use of closed network connection"); // the runtime is ending
         }
     }
@@ -204,11 +264,19 @@ public final class Netpoll implements Describable {
 
     /**
      * Wakes the M blocked in {@link #netpoll}, or the next one to block. Go: netpoll_epoll.go
-     * netpollBreak (a write to an eventfd; here {@code Selector.wakeup}, or the Note before the
-     * poller exists: both, since it may be created while an M sleeps on the Note).
+     * netpollBreak (a write to an eventfd: epoll's own, or the Selector's by {@code wakeup}; or the
+     * Note before the poller exists: both, since it may be created while an M sleeps on the Note).
      */
     void netpollBreak() {
         sched.netpollNote.notewakeup();
+        Epoll ep = epoll;
+        if (ep != null) {
+            if (ep.netpollBreak()) {
+                breaks.incrementAndGet();
+                if (SchedCounts.ON) SchedCounts.netpollWakeups.increment();
+            }
+            return;
+        }
         Selector sel = selector;
         if (sel != null) {
             breaks.incrementAndGet();
@@ -217,11 +285,16 @@ public final class Netpoll implements Describable {
         }
     }
 
-    /** Closes the selector (runtime shutdown); a blocked poll returns. */
+    /** Closes the poller (runtime shutdown); a blocked poll returns. */
     void close() {
         Selector sel;
+        Epoll ep;
         synchronized (initLock) {
             sel = selector;
+            ep = epoll;
+        }
+        if (ep != null) {
+            ep.close();
         }
         if (sel != null) {
             try {
@@ -236,15 +309,20 @@ public final class Netpoll implements Describable {
     // Descriptors.
 
     /**
-     * Registers a non-blocking channel with the poller (once: its key stays for the channel's
-     * life) and returns its poll descriptor. {@code what} names it in dumps ({@code tcp
-     * 127.0.0.1:8080->127.0.0.1:51234}).
+     * Registers a non-blocking channel with the poller (once: its epoll registration or selection
+     * key stays for the channel's life) and returns its poll descriptor. {@code what} names it in
+     * dumps ({@code tcp 127.0.0.1:8080->127.0.0.1:51234}).
      *
      * <p>Go: netpoll.go poll_runtime_pollOpen, netpoll_epoll.go netpollopen
      */
     public PollDesc netpollopen(SelectableChannel ch, String what) throws IOException {
         netpollGenericInit();
         PollDesc pd = new PollDesc(this, ch, what);
+        Epoll ep = epoll;
+        if (ep != null) {
+            ep.netpollopen(pd);
+            return pd;
+        }
         try {
             pd.key = ch.register(selector, 0, pd);
         } catch (ClosedSelectorException e) {
@@ -254,15 +332,23 @@ public final class Netpoll implements Describable {
     }
 
     /**
-     * The channel of {@code pd} was closed (after {@link PollDesc#evict}): runs a selection
-     * operation so that the selector releases the descriptor now. Blocks the carrier only while a
-     * blocked poll returns. Goroutine code must call it from a frame the JIT cannot inline into
-     * code that yields (it takes a {@code ReentrantLock}, which records the current thread: see
-     * runtime/HACKING.md; dev.gort.net's {@code Sys} does).
+     * Deregisters {@code pd}'s channel (after {@link PollDesc#evict}, before the channel is closed,
+     * as Go's {@code pd.close()} before its {@code close(fd)}): under epoll an {@code EPOLL_CTL_DEL}
+     * (the descriptor's number may be reused as soon as the channel closes); under the selector the
+     * key is cancelled and a selection operation run, so that the channel is no longer registered
+     * and its close releases the descriptor (and a listener's port) at once. The selector's blocks
+     * the carrier only while a blocked poll returns. Goroutine code must call it from a frame the
+     * JIT cannot inline into code that yields (the selector's takes a {@code ReentrantLock}, which
+     * records the current thread: see runtime/HACKING.md; dev.gort.net's {@code Sys} does).
      *
      * <p>Go: netpoll.go poll_runtime_pollClose, netpoll_epoll.go netpollclose
      */
     public void netpollclose(PollDesc pd) {
+        Epoll ep = epoll;
+        if (ep != null) {
+            ep.netpollclose(pd);
+            return;
+        }
         Selector sel = selector;
         if (sel == null) {
             return;
@@ -319,6 +405,10 @@ public final class Netpoll implements Describable {
      * <p>Go: netpoll_epoll.go netpoll
      */
     G netpoll(long delay) {
+        Epoll ep = epoll;
+        if (ep != null) {
+            return netpollEpoll(ep, delay);
+        }
         Selector sel = selector;
         if (sel == null) {
             if (delay != 0) {
@@ -374,6 +464,108 @@ public final class Netpoll implements Describable {
             // selection return at once.
             Thread.interrupted();
         }
+    }
+
+    /**
+     * netpoll on epoll: one {@code epoll_wait} (into the blocking poll's event array, or the
+     * non-blocking polls' when its lock is free: a non-blocking poll that finds it taken returns
+     * nothing, the holder finds the events; the blocking poll runs concurrently with them, as Go's
+     * polls do), then Go's loop over the events.
+     *
+     * <p>Go: netpoll_epoll.go netpoll, netpoll.go netpollready
+     */
+    private G netpollEpoll(Epoll ep, long delay) {
+        Epoll.Events ev = delay == 0 ? ep.nonblocking : ep.blocking;
+        if (delay == 0) {
+            if (!ev.lock.tryLock()) {
+                if (SchedCounts.ON) SchedCounts.netpollBusy.increment();
+                return null; // someone else polls: they will find the events
+            }
+        } else {
+            ev.lock.lock();
+        }
+        G head = null;
+        int n = 0;
+        try {
+            int waitms;
+            if (delay < 0) {
+                waitms = -1;
+            } else if (delay == 0) {
+                waitms = 0;
+            } else if (delay < 1_000_000) {
+                waitms = 1;
+            } else if (delay < 1_000_000_000_000_000L) {
+                waitms = (int) (delay / 1_000_000);
+            } else {
+                // An arbitrary cap on how long to wait for a timer. 1e9 ms == ~11.5 days.
+                waitms = 1_000_000_000;
+            }
+            if (SchedCounts.ON)
+                (delay == 0 ? SchedCounts.netpollSelectNow : SchedCounts.netpollSelectBlock).increment();
+            int k = ep.epollwait(ev, waitms);
+            for (int i = 0; i < k; i++) {
+                int events = ev.events(i);
+                if (events == 0) {
+                    continue;
+                }
+                long data = ev.data(i);
+                if (Epoll.isBreak(data)) {
+                    if (events != Epoll.EPOLLIN) {
+                        throw Fatal.fatal(sched, "runtime: netpoll: eventfd ready for something unexpected");
+                    }
+                    if (delay != 0) {
+                        // netpollBreak could be picked up by a nonblocking poll. Only read the
+                        // 8-byte integer if blocking.
+                        ep.consumeBreak(ev);
+                    }
+                    continue;
+                }
+                boolean r = (events & (Epoll.EPOLLIN | Epoll.EPOLLRDHUP | Epoll.EPOLLHUP | Epoll.EPOLLERR)) != 0;
+                boolean w = (events & (Epoll.EPOLLOUT | Epoll.EPOLLHUP | Epoll.EPOLLERR)) != 0;
+                if (!r && !w) {
+                    continue;
+                }
+                PollDesc pd = ep.lookup(data);
+                if (pd == null) {
+                    continue; // closed after the kernel queued the event (Go: the fdseq tag)
+                }
+                if (SchedCounts.ON) SchedCounts.netpollKeys.increment();
+                G rg = null;
+                G wg = null;
+                if (r) {
+                    if (RG.getVolatile(pd) == pdReady) {
+                        ev.queuedReports++;
+                        if (SchedCounts.ON) SchedCounts.netpollKeysQueued.increment();
+                    }
+                    rg = netpollunblock(pd, MODE_READ, true);
+                }
+                if (w) {
+                    wg = netpollunblock(pd, MODE_WRITE, true);
+                }
+                if (rg != null) {
+                    rg.schedlink = head;
+                    head = rg;
+                    n++;
+                }
+                if (wg != null) {
+                    wg.schedlink = head;
+                    head = wg;
+                    n++;
+                }
+            }
+        } finally {
+            ev.lock.unlock();
+        }
+        if (delay != 0) {
+            sched.netpollNote.noteclear(); // a break that reached the note (pre-init) is spent too
+        }
+        if (n > 0) {
+            polls.incrementAndGet();
+            wokenByPoller.addAndGet(n);
+        } else if (SchedCounts.ON) {
+            SchedCounts.netpollEmpty.increment();
+        }
+        return head;
     }
 
     /** Detaches the list the last selection built; pollLock held. */
@@ -442,10 +634,14 @@ public final class Netpoll implements Describable {
             if (was == pdReady && !blockingSelect) {
                 // Woken by an earlier poll and not run yet: it consumes the notification and reads
                 // when it runs (what an edge-triggered poller would not report again).
+                selQueuedReports++;
                 if (SchedCounts.ON) SchedCounts.netpollKeysQueued.increment();
             } else {
                 if (SchedCounts.ON && was == null) SchedCounts.netpollKeysNoReader.increment();
-                if (SchedCounts.ON && was == pdReady) SchedCounts.netpollKeysQueued.increment();
+                if (was == pdReady) {
+                    selQueuedReports++;
+                    if (SchedCounts.ON) SchedCounts.netpollKeysQueued.increment();
+                }
                 rg = netpollunblock(pd, MODE_READ, true);
                 if (rg == null && (was == null || blockingSelect)) {
                     // Nobody waits (or a blocking poll would keep reporting it): disarm, then
@@ -703,10 +899,16 @@ public final class Netpoll implements Describable {
         }
     }
 
-    /** Arms the interest for mode before parking (see the class comment). */
+    /**
+     * Arms the selector's interest for mode before parking (see the class comment); nothing under
+     * epoll, whose registration never changes.
+     */
     private void arm(PollDesc pd, int mode) {
-        int op = mode == MODE_READ ? pd.rop : pd.wop;
         SelectionKey k = pd.key;
+        if (k == null) {
+            return; // epoll
+        }
+        int op = mode == MODE_READ ? pd.rop : pd.wop;
         try {
             if ((k.interestOps() & op) != 0) {
                 return; // still armed: the poller has not reported it yet
@@ -921,8 +1123,17 @@ public final class Netpoll implements Describable {
         final Netpoll netpoll;
         /** Immutable: the channel (non-blocking). */
         final SelectableChannel ch;
-        /** Written once by netpollopen before the descriptor is published. */
+        /** The selector's key (null under epoll): written once by netpollopen before the descriptor is published. */
         SelectionKey key;
+        /** Under epoll: the channel's descriptor and its slot in Epoll's table; written once by netpollopen. */
+        int fd = -1;
+
+        int slot = -1;
+        /**
+         * Under epoll: the registration's tag, carried in its events (Go: fdseq), 0 once removed.
+         * Written by Epoll's netpollopen and netpollclose (volatile), read by pollers.
+         */
+        volatile int fdseq;
         /** Immutable: the interest a read wait arms (OP_ACCEPT for a listener). */
         final int rop;
         /**

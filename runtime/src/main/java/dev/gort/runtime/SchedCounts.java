@@ -47,15 +47,15 @@ public final class SchedCounts {
     static final LongAdder steals = new LongAdder();
     /** Preempt.newSlice calls that had to CAS the carrier's request word. */
     static final LongAdder newSliceCas = new LongAdder();
-    /** Netpoll: non-blocking selections (Selector.selectNow), every caller. */
+    /** Netpoll: non-blocking polls (epoll_wait with 0, Selector.selectNow), every caller. */
     static final LongAdder netpollSelectNow = new LongAdder();
-    /** Netpoll: blocking selections (the last idle M's poll). */
+    /** Netpoll: blocking polls (the last idle M's). */
     static final LongAdder netpollSelectBlock = new LongAdder();
     /** Netpoll: non-blocking polls that found the poll lock held and returned nothing. */
     static final LongAdder netpollBusy = new LongAdder();
     /** Netpoll: selections (either kind) that made no goroutine runnable. */
     static final LongAdder netpollEmpty = new LongAdder();
-    /** Netpoll: ready keys the selector reported (netpollready calls). */
+    /** Netpoll: ready descriptors reported (epoll's events for a live registration, the selector's keys). */
     static final LongAdder netpollKeys = new LongAdder();
     /** Netpoll: read-ready keys reported whose goroutine a poll had woken already (pdReady). */
     static final LongAdder netpollKeysQueued = new LongAdder();
@@ -63,7 +63,7 @@ public final class SchedCounts {
     static final LongAdder netpollKeysNoReader = new LongAdder();
     /** Netpoll: interest changes (each an epoll_ctl at the next selection). */
     static final LongAdder netpollInterestOps = new LongAdder();
-    /** Netpoll: Selector.wakeup calls, every caller (each a write to the selector's eventfd). */
+    /** Netpoll: breaks written, every caller (epoll's eventfd, deduplicated; Selector.wakeup calls). */
     static final LongAdder netpollWakeups = new LongAdder();
     /** Sysmon's 10 ms network polls. */
     static final LongAdder sysmonNetpolls = new LongAdder();

@@ -135,10 +135,10 @@ import jdk.internal.vm.Continuation;
  *       {@code -XX:ActiveProcessorCount}), not below 2, as Go 1.25; sysmon re-checks it once a
  *       second and a short-lived goroutine applies a change (Go keeps one parked system goroutine,
  *       updateMaxProcsG, which NumGoroutine does not count; gort's counts while it runs).
- *   <li>No GC. The network poller ({@link Netpoll}) is a Java {@code Selector}, level-triggered
- *       where Go's epoll is edge-triggered: interest is armed when a goroutine parks and disarmed
- *       when reported; until the first network use the last idle M sleeps until the next timer on
- *       a Note (Go creates the poller at the first timer).
+ *   <li>No GC. The network poller ({@link Netpoll}) is Go's edge-triggered epoll through the FFM
+ *       API where it is available, else a Java {@code Selector}, level-triggered (interest armed
+ *       when a goroutine parks, disarmed when reported); until the first network use the last idle
+ *       M sleeps until the next timer on a Note (Go creates the poller at the first timer).
  *   <li>Dead Gs are not reused (a continuation runs once); {@code allgs} unlinks them.
  *   <li>{@code sched.lock} is a Java monitor; every lock is released before a continuation yields.
  *   <li>A G may park (or Gosched) while in a syscall: a gort call inside {@code Syscall.block}, or

@@ -34,6 +34,9 @@ import org.junit.jupiter.api.Timeout;
  *       at once, and the last idle M would spin instead of sleeping.
  * </ul>
  *
+ * <p>The selector's ({@code -Dgort.netpoll=selector}); epoll, edge-triggered, registers each socket
+ * once and never changes it (NetpollEpollTest).
+ *
  * <p>GOMAXPROCS=1, and the test's goroutine plays the scheduler's poller: it holds sysmon's lock
  * around its polls, so that no sysmon poll or preemption gets between them.
  */
@@ -70,7 +73,7 @@ class NetpollInterestTest {
     @Test
     @Timeout(30)
     void aNonBlockingPollLeavesTheInterestOfAWokenQueuedReaderArmed() {
-        Scheduler s = new Scheduler(TestSupport.config(1));
+        Scheduler s = new Scheduler(TestSupport.config(1, Config.NETPOLL_SELECTOR));
         AtomicReference<Throwable> failed = new AtomicReference<>();
         AtomicInteger wakes = new AtomicInteger();
         s.run(() -> {
@@ -132,7 +135,7 @@ class NetpollInterestTest {
     @Test
     @Timeout(30)
     void aBlockingPollDisarmsTheInterestOfAWokenQueuedReader() {
-        Scheduler s = new Scheduler(TestSupport.config(1));
+        Scheduler s = new Scheduler(TestSupport.config(1, Config.NETPOLL_SELECTOR));
         AtomicReference<Throwable> failed = new AtomicReference<>();
         AtomicInteger wakes = new AtomicInteger();
         s.run(() -> {

@@ -14,4 +14,10 @@ final class TestSupport {
         Config.Settings st = c.settings();
         return c.withSettings(st.withGodebug(st.godebug().with("psyscall=" + (psyscall ? 1 : 0))));
     }
+
+    /** {@link #config(int)} with the network poller {@code poller} ({@code epoll} or {@code selector}). */
+    static Config config(int procs, String poller) {
+        Config c = config(procs);
+        return c.withSettings(c.settings().withNetpoll(poller));
+    }
 }
