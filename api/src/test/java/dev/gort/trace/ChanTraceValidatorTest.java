@@ -50,6 +50,26 @@ class ChanTraceValidatorTest {
     void syscallWorkload(int procs, boolean stealing) {
         Trace t = traced(procs, stealing, "blocking syscalls", () -> {
             WaitGroup wg = new WaitGroup();
+            // A hand-off that no timing can miss: a goroutine blocks its carrier in a syscall until
+            // a goroutine it started has run. At GOMAXPROCS=1 that one can only run on the P that
+            // sysmon (or the syscall's own exit) handed to another M. The six 3 ms sleeps below
+            // need not see one: sysmon's sleep grows to 10 ms while nothing is blocked, so on a
+            // loaded machine every sleep could end before sysmon looks (seen: "no handoff").
+            java.util.concurrent.CountDownLatch ran = new java.util.concurrent.CountDownLatch(1);
+            wg.add(1);
+            Go.go(() -> {
+                Go.go(ran::countDown);
+                try {
+                    dev.gort.Syscall.block(() -> {
+                        if (!ran.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                            throw new AssertionError("the goroutine started before the syscall never ran");
+                        }
+                    });
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                wg.done();
+            });
             for (int g = 0; g < 6; g++) {
                 wg.add(1);
                 Go.go(() -> {
@@ -67,8 +87,8 @@ class ChanTraceValidatorTest {
             wg.await();
         });
         check(t);
-        assertTrue(t.count(Ev.SYSCALL_ENTER) >= 12, () -> "syscall enters: " + t.count(Ev.SYSCALL_ENTER));
-        assertTrue(t.count(Ev.SYSCALL_EXIT) >= 12);
+        assertTrue(t.count(Ev.SYSCALL_ENTER) >= 13, () -> "syscall enters: " + t.count(Ev.SYSCALL_ENTER));
+        assertTrue(t.count(Ev.SYSCALL_EXIT) >= 13);
         if (procs == 1) {
             // one P, six carriers blocked in turn: sysmon must have handed the P on, on new threads
             assertTrue(t.count(Ev.HANDOFF) >= 1, "no handoff");

@@ -64,6 +64,8 @@ public final class GortHost implements AutoCloseable {
                         if (c != null) {
                             LockSupport.unpark(c);
                         }
+                    } finally {
+                        started.countDown(); // a runtime that failed to start must not leave the constructor waiting
                     }
                 },
                 "gort-host-" + gomaxprocs);
@@ -74,6 +76,9 @@ public final class GortHost implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+        if (sched == null) {
+            throw new IllegalStateException("gort runtime failed to start", runtimeFailure);
         }
     }
 
