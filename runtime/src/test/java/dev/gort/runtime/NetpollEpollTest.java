@@ -44,30 +44,6 @@ class NetpollEpollTest {
         return TestSupport.config(1, poller);
     }
 
-    /** A connected loopback pair: the accepted (server) side, non-blocking, and the client. */
-    private static SocketChannel[] pair() throws IOException {
-        try (ServerSocketChannel ss = ServerSocketChannel.open()) {
-            ss.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            SocketChannel client = SocketChannel.open(ss.getLocalAddress());
-            SocketChannel server = ss.accept();
-            server.configureBlocking(false);
-            return new SocketChannel[] {server, client};
-        }
-    }
-
-    /** Polls (non-blocking) until the poller wakes someone; bounded. */
-    private static G pollUntilWoken(Netpoll np) {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        G list;
-        while ((list = np.netpoll(0)) == null) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("the poller did not report the readable socket within 10 s");
-            }
-            Thread.onSpinWait();
-        }
-        return list;
-    }
-
     /**
      * The regression test of the level-triggered re-reports: after the poll that woke the reader,
      * three more non-blocking polls while it is still queued (its data unread). Returns the
@@ -75,51 +51,43 @@ class NetpollEpollTest {
      */
     static long reportsOfAQueuedReadersSocket(String poller) {
         Scheduler s = new Scheduler(config(poller));
-        AtomicReference<Throwable> failed = new AtomicReference<>();
         AtomicInteger wakes = new AtomicInteger();
         long[] reports = {-1};
-        s.run(() -> {
-            try {
-                Netpoll np = Netpoll.of(s);
-                SocketChannel[] p = pair();
-                SocketChannel server = p[0];
-                SocketChannel client = p[1];
-                Netpoll.PollDesc pd = np.netpollopen(server, "test");
-                assertEquals(poller, np.pollerName());
-                s.newproc(() -> {
-                    Netpoll.pollReset(pd, Netpoll.MODE_READ);
-                    assertEquals(Netpoll.pollNoError, Netpoll.pollWait(pd, Netpoll.MODE_READ));
-                    wakes.incrementAndGet();
-                });
-                while (np.netpollWaiters() == 0) {
-                    Scheduler.gosched(); // the reader runs and parks
-                }
-                client.write(ByteBuffer.allocate(1));
-                G reader;
-                synchronized (s.sysmon().sysmonlock) {
-                    reader = pollUntilWoken(np);
-                    assertNull(reader.schedlink, "one reader");
-                    long before = np.queuedReports();
-                    for (int i = 0; i < 3; i++) {
-                        assertNull(np.netpoll(0), "nobody else to wake");
-                    }
-                    reports[0] = np.queuedReports() - before;
-                }
-                np.injectglist(reader);
-                while (wakes.get() == 0) {
-                    Scheduler.gosched();
-                }
-                pd.evict();
-                np.netpollclose(pd);
-                server.close();
-                client.close();
-            } catch (Throwable t) {
-                failed.set(t);
+        TestSupport.runChecked(s, () -> {
+            Netpoll np = Netpoll.of(s);
+            SocketChannel[] p = TestSupport.socketPair();
+            SocketChannel server = p[0];
+            SocketChannel client = p[1];
+            Netpoll.PollDesc pd = np.netpollopen(server, "test");
+            assertEquals(poller, np.pollerName());
+            s.newproc(() -> {
+                Netpoll.pollReset(pd, Netpoll.MODE_READ);
+                assertEquals(Netpoll.pollNoError, Netpoll.pollWait(pd, Netpoll.MODE_READ));
+                wakes.incrementAndGet();
+            });
+            while (np.netpollWaiters() == 0) {
+                Scheduler.gosched(); // the reader runs and parks
             }
+            client.write(ByteBuffer.allocate(1));
+            G reader;
+            synchronized (s.sysmon().sysmonlock) {
+                reader = TestSupport.pollUntilWoken(np);
+                assertNull(reader.schedlink, "one reader");
+                long before = np.queuedReports();
+                for (int i = 0; i < 3; i++) {
+                    assertNull(np.netpoll(0), "nobody else to wake");
+                }
+                reports[0] = np.queuedReports() - before;
+            }
+            np.injectglist(reader);
+            while (wakes.get() == 0) {
+                Scheduler.gosched();
+            }
+            pd.evict();
+            np.netpollclose(pd);
+            server.close();
+            client.close();
         });
-        if (failed.get() != null) {
-            throw new AssertionError(failed.get());
-        }
         assertEquals(1, wakes.get());
         return reports[0];
     }
@@ -148,52 +116,44 @@ class NetpollEpollTest {
     @Timeout(30)
     void aSocketIsRegisteredOnceAndLeavesTheSetAtClose() {
         Scheduler s = new Scheduler(config(Config.NETPOLL_EPOLL));
-        AtomicReference<Throwable> failed = new AtomicReference<>();
-        s.run(() -> {
-            try {
-                Netpoll np = Netpoll.of(s);
-                SocketChannel[] p = pair();
-                Netpoll.PollDesc pd = np.netpollopen(p[0], "test");
-                assertEquals(1, np.epollRegistered());
-                // Two waits on the same registration: no re-registration, no interest update.
-                for (int i = 0; i < 2; i++) {
-                    CountDownLatch parked = new CountDownLatch(1);
-                    AtomicInteger woke = new AtomicInteger();
-                    s.newproc(() -> {
-                        Netpoll.pollReset(pd, Netpoll.MODE_READ);
-                        parked.countDown();
-                        assertEquals(Netpoll.pollNoError, Netpoll.pollWait(pd, Netpoll.MODE_READ));
-                        try {
-                            p[0].read(ByteBuffer.allocate(8));
-                        } catch (IOException e) {
-                            throw new java.io.UncheckedIOException(e);
-                        }
-                        woke.incrementAndGet();
-                    });
-                    while (np.netpollWaiters() == 0) {
-                        Scheduler.gosched();
+        TestSupport.runChecked(s, () -> {
+            Netpoll np = Netpoll.of(s);
+            SocketChannel[] p = TestSupport.socketPair();
+            Netpoll.PollDesc pd = np.netpollopen(p[0], "test");
+            assertEquals(1, np.epollRegistered());
+            // Two waits on the same registration: no re-registration, no interest update.
+            for (int i = 0; i < 2; i++) {
+                CountDownLatch parked = new CountDownLatch(1);
+                AtomicInteger woke = new AtomicInteger();
+                s.newproc(() -> {
+                    Netpoll.pollReset(pd, Netpoll.MODE_READ);
+                    parked.countDown();
+                    assertEquals(Netpoll.pollNoError, Netpoll.pollWait(pd, Netpoll.MODE_READ));
+                    try {
+                        p[0].read(ByteBuffer.allocate(8));
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
                     }
-                    p[1].write(ByteBuffer.allocate(1));
-                    while (woke.get() == 0) {
-                        Scheduler.gosched(); // the scheduler's own polls wake it
-                    }
+                    woke.incrementAndGet();
+                });
+                while (np.netpollWaiters() == 0) {
+                    Scheduler.gosched();
                 }
-                assertEquals(1, np.epollRegistered());
-                assertEquals(0, np.arms.get(), "epoll never changes a registration");
-                pd.evict();
-                np.netpollclose(pd);
-                assertEquals(0, np.epollRegistered());
-                np.netpollclose(pd); // a second close is nothing
-                assertEquals(0, np.epollRegistered());
-                p[0].close();
-                p[1].close();
-            } catch (Throwable t) {
-                failed.set(t);
+                p[1].write(ByteBuffer.allocate(1));
+                while (woke.get() == 0) {
+                    Scheduler.gosched(); // the scheduler's own polls wake it
+                }
             }
+            assertEquals(1, np.epollRegistered());
+            assertEquals(0, np.arms.get(), "epoll never changes a registration");
+            pd.evict();
+            np.netpollclose(pd);
+            assertEquals(0, np.epollRegistered());
+            np.netpollclose(pd); // a second close is nothing
+            assertEquals(0, np.epollRegistered());
+            p[0].close();
+            p[1].close();
         });
-        if (failed.get() != null) {
-            throw new AssertionError(failed.get());
-        }
     }
 
     /**
@@ -207,8 +167,7 @@ class NetpollEpollTest {
     @Timeout(60)
     void netpollcloseOfAChannelClosedAlreadyLeavesTheNumbersNextOwnerRegistered() {
         Scheduler s = new Scheduler(config(Config.NETPOLL_EPOLL));
-        AtomicReference<Throwable> failed = new AtomicReference<>();
-        s.run(() -> {
+        TestSupport.runChecked(s, () -> {
             try (ServerSocketChannel ss = ServerSocketChannel.open()) {
                 ss.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
                 Netpoll np = Netpoll.of(s);
@@ -248,53 +207,40 @@ class NetpollEpollTest {
                 np.netpollclose(pb);
                 b.close();
                 peer.close();
-            } catch (Throwable t) {
-                failed.set(t);
             }
         });
-        if (failed.get() != null) {
-            throw new AssertionError(failed.get());
-        }
     }
 
     @Test
     @Timeout(30)
     void aBreakWakesABlockedPollAndOneThatComesFirstIsNotLost() throws Exception {
         Scheduler s = new Scheduler(config(Config.NETPOLL_EPOLL));
-        AtomicReference<Throwable> failed = new AtomicReference<>();
-        s.run(() -> {
-            try {
-                Netpoll np = Netpoll.of(s);
-                np.netpollGenericInit();
-                synchronized (s.sysmon().sysmonlock) {
-                    // First: the break before the poll; the blocking poll returns at once.
-                    np.netpollBreak();
-                    assertNull(np.netpoll(0), "a non-blocking poll leaves the break to the blocking one");
-                    assertNull(np.netpoll(-1), "the break reached no goroutine");
-                    // Then: a poll blocked (up to 60 s) while another thread breaks it.
-                    CountDownLatch polling = new CountDownLatch(1);
-                    AtomicReference<Object> result = new AtomicReference<>("not returned");
-                    Thread poller = new Thread(() -> {
-                        polling.countDown();
-                        result.set(np.netpoll(60_000_000_000L));
-                    });
-                    poller.start();
-                    polling.await();
-                    long deadline = System.nanoTime() + 30_000_000_000L;
-                    while (poller.isAlive()) {
-                        np.netpollBreak(); // until it is in epoll_wait and leaves it (a break is deduplicated)
-                        poller.join(10);
-                        assertTrue(System.nanoTime() < deadline, "the break did not wake the blocked poll");
-                    }
-                    assertSame(null, result.get());
+        TestSupport.runChecked(s, () -> {
+            Netpoll np = Netpoll.of(s);
+            np.netpollGenericInit();
+            synchronized (s.sysmon().sysmonlock) {
+                // First: the break before the poll; the blocking poll returns at once.
+                np.netpollBreak();
+                assertNull(np.netpoll(0), "a non-blocking poll leaves the break to the blocking one");
+                assertNull(np.netpoll(-1), "the break reached no goroutine");
+                // Then: a poll blocked (up to 60 s) while another thread breaks it.
+                CountDownLatch polling = new CountDownLatch(1);
+                AtomicReference<Object> result = new AtomicReference<>("not returned");
+                Thread poller = new Thread(() -> {
+                    polling.countDown();
+                    result.set(np.netpoll(60_000_000_000L));
+                });
+                poller.start();
+                polling.await();
+                long deadline = System.nanoTime() + 30_000_000_000L;
+                while (poller.isAlive()) {
+                    np.netpollBreak(); // until it is in epoll_wait and leaves it (a break is deduplicated)
+                    poller.join(10);
+                    assertTrue(System.nanoTime() < deadline, "the break did not wake the blocked poll");
                 }
-            } catch (Throwable t) {
-                failed.set(t);
+                assertSame(null, result.get());
             }
         });
-        if (failed.get() != null) {
-            throw new AssertionError(failed.get());
-        }
     }
 
     @Test

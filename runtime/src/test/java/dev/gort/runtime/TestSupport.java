@@ -1,6 +1,13 @@
 package dev.gort.runtime;
 
-/** Test configuration; the goroutine semaphore is {@link GoSema}. */
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** Test configuration and helpers; the goroutine semaphore is {@link GoSema}. */
 final class TestSupport {
     private TestSupport() {}
 
@@ -19,5 +26,60 @@ final class TestSupport {
     static Config config(int procs, String poller) {
         Config c = config(procs);
         return c.withSettings(c.settings().withNetpoll(poller));
+    }
+
+    /** A body that may throw anything, for {@link #runChecked}. */
+    interface Body {
+        void run() throws Throwable;
+    }
+
+    /**
+     * Runs {@code body} as goroutine 1 of {@code s} and rethrows, on the test's thread, what it threw:
+     * an {@code Error} or {@code RuntimeException} as it is (so a failed assumption in the body aborts
+     * the test instead of failing it), anything else wrapped in an {@code AssertionError}.
+     */
+    static void runChecked(Scheduler s, Body body) {
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        s.run(() -> {
+            try {
+                body.run();
+            } catch (Throwable t) {
+                failed.set(t);
+            }
+        });
+        Throwable t = failed.get();
+        if (t instanceof Error e) {
+            throw e;
+        }
+        if (t instanceof RuntimeException e) {
+            throw e;
+        }
+        if (t != null) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** A connected loopback pair: the accepted (server) side, non-blocking, and the client. */
+    static SocketChannel[] socketPair() throws IOException {
+        try (ServerSocketChannel ss = ServerSocketChannel.open()) {
+            ss.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            SocketChannel client = SocketChannel.open(ss.getLocalAddress());
+            SocketChannel server = ss.accept();
+            server.configureBlocking(false);
+            return new SocketChannel[] {server, client};
+        }
+    }
+
+    /** Polls (non-blocking) until the poller wakes someone; bounded. */
+    static G pollUntilWoken(Netpoll np) {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        G list;
+        while ((list = np.netpoll(0)) == null) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the poller did not report the readable socket within 10 s");
+            }
+            Thread.onSpinWait();
+        }
+        return list;
     }
 }

@@ -13,6 +13,21 @@ import org.junit.jupiter.api.Test;
  * "Timestamps"): an event may reuse it only when its causes are all earlier in the same buffer.
  */
 class TraceClockTest {
+    /** A traced run: its session (the buffers, for counting) and its decoded trace. */
+    private record Traced(Tracer.Session session, Trace trace) {}
+
+    /** The ping-pong at GOMAXPROCS=1, traced; the trace must validate. */
+    private static Traced tracedPingPong(int rounds) {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        s.trace.start(new Tracer.Options().workload("ping-pong"));
+        Tracer.Session ses = s.trace.session();
+        s.run(() -> Workloads.pingPongBody(rounds));
+        Trace t = s.trace.stop();
+        TraceValidator.Result res = TraceValidator.validate(t, true, java.util.Map.of());
+        assertTrue(res.ok(), res::toString);
+        return new Traced(ses, t);
+    }
+
     /**
      * The ping-pong at GOMAXPROCS=1 (the tracer's worst case): per round trip two unblocks, two
      * parks and two starts, six records. The starts (from runnext) and the unblocks (of a G whose
@@ -21,17 +36,12 @@ class TraceClockTest {
     @Test
     void pingPongAtOneProcReadsTheClockOncePerSwitch() {
         int rounds = 20_000;
-        Scheduler s = new Scheduler(Workloads.config(1, true));
-        s.trace.start(new Tracer.Options().workload("ping-pong"));
-        Tracer.Session ses = s.trace.session();
-        s.run(() -> Workloads.pingPongBody(rounds));
-        Trace t = s.trace.stop();
+        Traced run = tracedPingPong(rounds);
+        Trace t = run.trace();
         long reads = 0;
-        for (TraceBuf b : ses.bufs) {
+        for (TraceBuf b : run.session().bufs) {
             reads += b.clockReads;
         }
-        TraceValidator.Result res = TraceValidator.validate(t, true, java.util.Map.of());
-        assertTrue(res.ok(), res::toString);
         int unblocks = t.count(Ev.GO_UNBLOCK);
         assertTrue(Math.abs(unblocks - 2 * rounds) <= 3, "unblocks: " + unblocks); // and main's
         // a few hundred for the start, the end and the odd sysmon or preemption event
@@ -62,19 +72,14 @@ class TraceClockTest {
     @Test
     void pingPongAtOneProcWritesSixteenBytesPerRecord() {
         int rounds = 20_000;
-        Scheduler s = new Scheduler(Workloads.config(1, true));
-        s.trace.start(new Tracer.Options().workload("ping-pong"));
-        Tracer.Session ses = s.trace.session();
-        s.run(() -> Workloads.pingPongBody(rounds));
-        Trace t = s.trace.stop();
+        Traced run = tracedPingPong(rounds);
+        Trace t = run.trace();
         long longs = 0;
-        for (TraceBuf b : ses.bufs) {
+        for (TraceBuf b : run.session().bufs) {
             for (TraceBuf.Chunk c = b.first; c != null; c = c.next) {
                 longs += c.w;
             }
         }
-        TraceValidator.Result res = TraceValidator.validate(t, true, java.util.Map.of());
-        assertTrue(res.ok(), res::toString);
         long bytes = 8 * longs;
         // a few thousand bytes for the start state, the end and the odd sysmon or preemption event
         assertTrue(bytes <= 6L * 16 * rounds + 20_000, "bytes per round trip: " + (double) bytes / rounds);
