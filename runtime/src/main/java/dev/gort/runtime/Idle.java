@@ -374,6 +374,7 @@ final class Idle {
         pp.link = synced.pidle;
         synced.pidle = pp;
         pp.setIdleOpaque(true);
+        if (SchedCounts.ON) pp.idleSinceDebug = System.nanoTime();
         npidle.incrementAndGet();
     }
 
@@ -388,6 +389,7 @@ final class Idle {
             synced.pidle = pp.link;
             pp.link = null;
             pp.setIdleOpaque(false);
+            if (SchedCounts.ON) SchedCounts.pIdleNanos.add(System.nanoTime() - pp.idleSinceDebug);
             npidle.decrementAndGet();
             if (sched.sysmonwait) {
                 // Leaving the all-idle state: sysmon may be in its deep sleep (Go: sysmonwake).

@@ -1185,8 +1185,10 @@ public final class M {
         }
         if (trace.on) trace.mPark(this);
         blocked = true;
+        long t0Debug = SchedCounts.ON ? System.nanoTime() : 0;
         park.notesleep();
         park.noteclear();
+        if (SchedCounts.ON) SchedCounts.stopmNanos.add(System.nanoTime() - t0Debug);
         blocked = false;
         if (trace.on) trace.mUnpark(this);
         if (sched.exiting) {

@@ -448,10 +448,12 @@ public final class Netpoll implements Describable {
                 }
                 if (SchedCounts.ON) SchedCounts.netpollSelectBlock.increment();
                 blockingSelect = true;
+                long t0Debug = SchedCounts.ON ? System.nanoTime() : 0;
                 try {
                     sel.select(onReady, waitms);
                 } finally {
                     blockingSelect = false;
+                    if (SchedCounts.ON) SchedCounts.netpollBlockNanos.add(System.nanoTime() - t0Debug);
                 }
             }
             sched.netpollNote.noteclear(); // a break that reached the note (pre-init) is spent too
@@ -502,7 +504,9 @@ public final class Netpoll implements Describable {
             }
             if (SchedCounts.ON)
                 (delay == 0 ? SchedCounts.netpollSelectNow : SchedCounts.netpollSelectBlock).increment();
+            long t0Debug = SchedCounts.ON && delay != 0 ? System.nanoTime() : 0;
             int k = ep.epollwait(ev, waitms);
+            if (SchedCounts.ON && delay != 0) SchedCounts.netpollBlockNanos.add(System.nanoTime() - t0Debug);
             for (int i = 0; i < k; i++) {
                 int events = ev.events(i);
                 if (events == 0) {

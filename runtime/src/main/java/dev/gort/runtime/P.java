@@ -87,6 +87,9 @@ public final class P {
         }
     }
 
+    /** Debug (SchedCounts.ON only): when pidleput listed it; written and read under sched.lock. */
+    long idleSinceDebug;
+
     /** Immutable: index in allp. */
     public final int id;
     /** Immutable. */

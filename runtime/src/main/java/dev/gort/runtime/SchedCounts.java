@@ -6,7 +6,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Event counters for the scheduler's switch paths, for counting tests and for finding where a
- * hand-off goes (issue 19: measure by counting, which load does not change). Off unless the JVM
+ * hand-off goes (issue 19: measure by counting, which load does not change), and three sums of
+ * nanoseconds (a P on the idle list, an M asleep in stopm, an M in a blocking poll: issue 14's
+ * question whether a runtime with work leaves a core idle; these do depend on load). Off unless the JVM
  * starts with {@code -Dgort.debug.counts=true}: {@link #ON} is a {@code static final} read once, so
  * with it off the JIT folds every {@code if (SchedCounts.ON)} away and the hot paths pay nothing.
  *
@@ -67,6 +69,12 @@ public final class SchedCounts {
     static final LongAdder netpollWakeups = new LongAdder();
     /** Sysmon's 10 ms network polls. */
     static final LongAdder sysmonNetpolls = new LongAdder();
+    /** Nanoseconds Ps spent on the idle list (pidleput to pidleget). */
+    static final LongAdder pIdleNanos = new LongAdder();
+    /** Nanoseconds Ms slept in stopm. */
+    static final LongAdder stopmNanos = new LongAdder();
+    /** Nanoseconds Ms spent in blocking polls (epoll_wait or Selector.select with a timeout or none). */
+    static final LongAdder netpollBlockNanos = new LongAdder();
 
     private static final String[] NAMES = {
         "contRuns",
@@ -90,7 +98,10 @@ public final class SchedCounts {
         "netpollKeysNoReader",
         "netpollInterestOps",
         "netpollWakeups",
-        "sysmonNetpolls"
+        "sysmonNetpolls",
+        "pIdleNanos",
+        "stopmNanos",
+        "netpollBlockNanos"
     };
 
     private static LongAdder[] all() {
@@ -116,7 +127,10 @@ public final class SchedCounts {
             netpollKeysNoReader,
             netpollInterestOps,
             netpollWakeups,
-            sysmonNetpolls
+            sysmonNetpolls,
+            pIdleNanos,
+            stopmNanos,
+            netpollBlockNanos
         };
     }
 
