@@ -206,7 +206,10 @@ final class Idle {
         // The caller incremented nmspinning, so set m.spinning in the new M.
         nmp.spinning = spinning;
         nmp.nextp = pp;
-        if (SchedCounts.ON) SchedCounts.startmWake.increment();
+        if (SchedCounts.ON) {
+            SchedCounts.startmWake.increment();
+            nmp.wokenAtDebug = System.nanoTime();
+        }
         nmp.park.notewakeup();
     }
 

@@ -109,6 +109,9 @@ public final class M {
      * notewakeup or the thread start, read and cleared by this M after it woke; volatile. Go: m.nextp.
      */
     volatile P nextp;
+
+    /** Debug (SchedCounts.ON only): when startm woke this M; written by the waker before notewakeup, read and cleared by this M after its notesleep. */
+    long wokenAtDebug;
     /**
      * The P held before a syscall (null if handed off at entry). Plain. Written by this M
      * (entersyscall, exitsyscall) and by sysmon's retakeBlocked (null: the P is retaken at once),
@@ -1188,7 +1191,15 @@ public final class M {
         long t0Debug = SchedCounts.ON ? System.nanoTime() : 0;
         park.notesleep();
         park.noteclear();
-        if (SchedCounts.ON) SchedCounts.stopmNanos.add(System.nanoTime() - t0Debug);
+        if (SchedCounts.ON) {
+            long t1Debug = System.nanoTime();
+            SchedCounts.stopmNanos.add(t1Debug - t0Debug);
+            long w = wokenAtDebug;
+            if (w != 0) {
+                SchedCounts.wakeLatencyNanos.add(t1Debug - w);
+                wokenAtDebug = 0;
+            }
+        }
         blocked = false;
         if (trace.on) trace.mUnpark(this);
         if (sched.exiting) {

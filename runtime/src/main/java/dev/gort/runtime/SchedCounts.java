@@ -75,6 +75,8 @@ public final class SchedCounts {
     static final LongAdder stopmNanos = new LongAdder();
     /** Nanoseconds Ms spent in blocking polls (epoll_wait or Selector.select with a timeout or none). */
     static final LongAdder netpollBlockNanos = new LongAdder();
+    /** Nanoseconds from startm's wake-up of an idle M (with a P handed to it) to that M running again. */
+    static final LongAdder wakeLatencyNanos = new LongAdder();
 
     private static final String[] NAMES = {
         "contRuns",
@@ -101,7 +103,8 @@ public final class SchedCounts {
         "sysmonNetpolls",
         "pIdleNanos",
         "stopmNanos",
-        "netpollBlockNanos"
+        "netpollBlockNanos",
+        "wakeLatencyNanos"
     };
 
     private static LongAdder[] all() {
@@ -130,7 +133,8 @@ public final class SchedCounts {
             sysmonNetpolls,
             pIdleNanos,
             stopmNanos,
-            netpollBlockNanos
+            netpollBlockNanos,
+            wakeLatencyNanos
         };
     }
 
