@@ -8,14 +8,19 @@ import java.lang.invoke.VarHandle;
  * records. Exactly one thread writes (an M, or one foreign thread such as sysmon); it never locks
  * and allocates only when a chunk is full (every {@link #CHUNK_EVENTS} events of the common
  * two-long form). Readers may read at any time: each chunk publishes its length with a release
- * store after the record is complete, and a reader reads only the published prefix (acquire), so a
- * record is never seen half-written; a record never straddles two chunks.
+ * store after the record is complete (the writer's one position field, {@link Chunk#w}: one store
+ * per record besides its data and the stamp), and a reader reads only the published prefix
+ * (acquire), so a record is never seen half-written; a record never straddles two chunks.
  *
  * <p><b>Records.</b> A record starts with a head long: bits 0-4 code, 5-7 form, 8-15 small, 16-27
  * P+1, 28-39 aux (a 12-bit argument), 40-63 dts, the stamp minus the buffer's previous stamp (the
  * chunk's {@code base} for its first record). The hooks write through {@link #put}, which picks the
- * smallest form the fields fit, the M being the buffer's own ({@link #mid}):
+ * smallest form the fields fit, the M being the buffer's own ({@link #mid}), and starts through
+ * {@link #putStart}, which adds the one-long {@link #FORM_RUNNEXT}:
  * <ul>
+ *   <li>{@link #FORM_RUNNEXT} (8 bytes): a start from runnext of the G that this buffer last put
+ *       there, no goid written: the decoder reads it back from that put ({@link #lastRunnext},
+ *       each chunk carrying the value it starts with, {@link Chunk#baseRunnext});
  *   <li>{@link #FORM_NOARG} (8 bytes): g = x = 0, a = aux (M and P state changes, GOMAXPROCS);
  *   <li>{@link #FORM_GX} (16): one long g | x &lt;&lt; 32, a = aux (starts, stops with their wait
  *       reason and object, creations by a small goid);
@@ -26,7 +31,8 @@ import java.lang.invoke.VarHandle;
  *       over 255, a P over 4094, arguments wider than the room above (a steal's -1 victim), and
  *       events written for another M ({@link #emit}: the start state, a retake's syscall).
  * </ul>
- * The ping-pong at GOMAXPROCS=1 writes 16 bytes per record, 96 per round trip (was 40 and 240;
+ * The ping-pong at GOMAXPROCS=1 writes 80 bytes per round trip, ten longs: two one-long starts, two
+ * two-long unblocks, two two-long parks (was 96 with two-long starts, 240 with 40-byte records;
  * {@code TraceClockTest}). {@link #expand} turns a chunk back into the decoder's five-long layout.
  *
  * <p>Flight-recorder mode keeps at most {@code maxChunks} chunks: once it has them, the writer
@@ -35,7 +41,8 @@ import java.lang.invoke.VarHandle;
  * collection cycle every few hundred ms). Each chunk carries a sequence number, renumbered before
  * it is rewritten; readers check the numbers around their walk and their copy (a seqlock) and keep
  * only the chunks that did not change under them, a suffix of the list (see {@link Trace}'s
- * decoder). Each chunk decodes on its own from its {@code base}, so a suffix needs nothing older.
+ * decoder). Each chunk decodes on its own from its {@code base} and {@code baseRunnext}, so a suffix
+ * needs nothing older.
  *
  * <p>Go: trace.go traceBuf (per-M buffers flushed to a full queue, events with varint arguments
  * and a timestamp delta from the batch's previous event, traceevent.go); here the "full queue" is
@@ -67,6 +74,11 @@ public final class TraceBuf {
     static final int FORM_GX = 3 << 5;
     /** One long follows, g (32 bits) | a << 32; x = aux. */
     static final int FORM_GA = 4 << 5;
+    /**
+     * No long follows: a GO_START of the G this buffer last put in runnext ({@link #lastRunnext}, read
+     * back by the decoder from the same records); a = 0, x = aux.
+     */
+    static final int FORM_RUNNEXT = 5 << 5;
 
     static final int AUX_SHIFT = 28;
     static final int DTS_SHIFT = 40;
@@ -79,7 +91,7 @@ public final class TraceBuf {
 
         static {
             try {
-                PUB = MethodHandles.lookup().findVarHandle(Chunk.class, "published", int.class);
+                PUB = MethodHandles.lookup().findVarHandle(Chunk.class, "w", int.class);
                 SEQ = MethodHandles.lookup().findVarHandle(Chunk.class, "seq", long.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
@@ -103,14 +115,22 @@ public final class TraceBuf {
          * The stamp this chunk's first record is relative to (its buffer's previous stamp when the
          * chunk became the tail). Written plainly by the writer before any record of the chunk is
          * published (after {@link #recycle}'s reset); read by readers after an acquire of
-         * {@link #published} that saw a record, then checked with the chunk's number.
+         * {@link #w} that saw a record, then checked with the chunk's number.
          */
         long base;
-        /** Writer only, plain: next free slot. */
+        /**
+         * The buffer's {@link TraceBuf#lastRunnext} when the chunk became the tail: what a
+         * {@link #FORM_RUNNEXT} record before any runnext put of this chunk names. Same writer,
+         * mode and readers as {@link #base}.
+         */
+        long baseRunnext;
+        /**
+         * Longs written and readable: the writer's next free slot, which it reads plainly (it is the
+         * only writer) and advances with a release store once a record is complete (the
+         * publication: one store per record, not a private count and a published one); readers
+         * read it with getAcquire.
+         */
         int w;
-        /** Longs readable: written by the writer with setRelease, read with getAcquire. */
-        @SuppressWarnings("unused")
-        private int published;
         /** Written by the writer (volatile) when the next chunk is linked, and cleared when this one is recycled. */
         volatile Chunk next;
         /**
@@ -121,7 +141,7 @@ public final class TraceBuf {
         @SuppressWarnings("unused")
         private long seq;
 
-        int publishedAcquire() {
+        int wAcquire() {
             return (int) PUB.getAcquire(this);
         }
 
@@ -139,12 +159,11 @@ public final class TraceBuf {
             SEQ.setOpaque(this, newSeq);
             // a reader that sees any record written from now on also sees the new number
             VarHandle.releaseFence();
-            w = 0;
             next = null;
             PUB.setRelease(this, 0);
         }
 
-        void publishRelease(int n) {
+        void setWRelease(int n) {
             PUB.setRelease(this, n);
         }
     }
@@ -220,9 +239,52 @@ public final class TraceBuf {
         d[n + 3] = g;
         d[n + 4] = a;
         d[n + 5] = x;
-        c.w = n + FULL_LONGS;
-        c.publishRelease(n + FULL_LONGS);
+        c.setWRelease(n + FULL_LONGS);
         lastTs = ts;
+        noteRunnext((int) hdr & 0xFF, (int) (hdr >>> 8) & 0xFFFF, g);
+    }
+
+    /**
+     * The goid of the G this buffer's latest GO_UNBLOCK or GO_CREATE record with small W_RUNNEXT put
+     * in runnext (0: none yet), whatever M or form the record has: what a {@link #FORM_RUNNEXT}
+     * start names. The decoder ({@link #expand}) keeps the same value from the same records. Writer
+     * only, plain; a new tail chunk copies it ({@link Chunk#baseRunnext}).
+     */
+    long lastRunnext;
+
+    /** Keeps {@link #lastRunnext}: called for every record written, with its code, small and g. */
+    private void noteRunnext(int code, int small, long g) {
+        if (small == Ev.W_RUNNEXT && (code == Ev.GO_UNBLOCK || code == Ev.GO_CREATE)) {
+            lastRunnext = g;
+        }
+    }
+
+    /**
+     * A GO_START of this buffer's own M: from runnext, of the G this buffer last put there, with no
+     * victim and an x that fits the head, in the one-long {@link #FORM_RUNNEXT} (the ping-pong's
+     * every start: 8 bytes and one data store less than {@link #put}'s two-long form); anything
+     * else as {@link #put} writes it.
+     */
+    void putStart(long ts, int from, int pid, long g, long a, long x) {
+        long dts = ts - lastTs;
+        long p1 = pid + 1L;
+        if (g != lastRunnext
+                || from != Ev.F_RUNNEXT
+                || a != 0
+                || (x >>> 12) != 0
+                || (dts >>> DTS_BITS) != 0
+                || (p1 >>> 12) != 0) {
+            put(ts, Ev.GO_START, from, pid, g, a, x);
+            return;
+        }
+        put1(
+                Ev.GO_START
+                        | FORM_RUNNEXT
+                        | ((long) Ev.F_RUNNEXT << 8)
+                        | (p1 << 16)
+                        | (x << AUX_SHIFT)
+                        | (dts << DTS_SHIFT),
+                ts);
     }
 
     /**
@@ -236,6 +298,7 @@ public final class TraceBuf {
             emit(ts, Tracer.hdrM(code, small, pid, mid), g, a, x);
             return;
         }
+        noteRunnext(code, small, g);
         long h = code | ((long) small << 8) | (p1 << 16) | (dts << DTS_SHIFT);
         long w1;
         if ((a >>> 12) == 0 && ((g >>> 32) | (x >>> 32)) == 0) {
@@ -264,8 +327,7 @@ public final class TraceBuf {
         long[] d = c.d;
         d[n] = h;
         d[n + 1] = w1;
-        c.w = n + 2;
-        c.publishRelease(n + 2);
+        c.setWRelease(n + 2);
         lastTs = ts;
     }
 
@@ -277,17 +339,18 @@ public final class TraceBuf {
             n = 0;
         }
         c.d[n] = h;
-        c.w = n + 1;
-        c.publishRelease(n + 1);
+        c.setWRelease(n + 1);
         lastTs = ts;
     }
 
     /**
      * Appends the records of {@code d[0, len)}, a copy of one chunk whose first record's stamp is
      * relative to {@code base}, to {@code out} in the decoder's five-long layout ({@link #REC}: ts,
-     * header, g, a, x), with {@code mid} as the M of every compact record.
+     * header, g, a, x), with {@code mid} as the M of every compact record; {@code runnext} is the
+     * chunk's {@link Chunk#baseRunnext}, what its {@link #FORM_RUNNEXT} starts name until one of its
+     * records puts another G in runnext.
      */
-    static void expand(long[] d, int len, long base, long mid, LongList out) {
+    static void expand(long[] d, int len, long base, long runnext, long mid, LongList out) {
         long prev = base;
         long m1 = (mid + 1) << 40;
         int i = 0;
@@ -296,7 +359,12 @@ public final class TraceBuf {
             int form = (int) (h & FORM_MASK);
             if (form == FORM_FULL) {
                 prev = d[i + 1];
-                out.add(prev, d[i + 2], d[i + 3], d[i + 4], d[i + 5]);
+                long fh = d[i + 2];
+                if (((fh >>> 8) & 0xFFFF) == Ev.W_RUNNEXT
+                        && ((fh & 0xFF) == Ev.GO_UNBLOCK || (fh & 0xFF) == Ev.GO_CREATE)) {
+                    runnext = d[i + 3];
+                }
+                out.add(prev, fh, d[i + 3], d[i + 4], d[i + 5]);
                 i += FULL_LONGS;
                 continue;
             }
@@ -306,27 +374,43 @@ public final class TraceBuf {
             long p1 = (h >>> 16) & 0xFFF;
             long hdr = code | (small << 8) | (p1 << 24) | m1;
             long aux = (h >>> AUX_SHIFT) & 0xFFF;
+            long g;
+            long a = aux;
+            long x = 0;
             switch (form) {
                 case FORM_NOARG -> {
-                    out.add(prev, hdr, 0, aux, 0);
+                    g = 0;
                     i += 1;
                 }
                 case FORM_G -> {
-                    out.add(prev, hdr, d[i + 1], aux, 0);
+                    g = d[i + 1];
                     i += 2;
                 }
                 case FORM_GX -> {
                     long w1 = d[i + 1];
-                    out.add(prev, hdr, w1 & 0xFFFFFFFFL, aux, w1 >>> 32);
+                    g = w1 & 0xFFFFFFFFL;
+                    x = w1 >>> 32;
                     i += 2;
                 }
                 case FORM_GA -> {
                     long w1 = d[i + 1];
-                    out.add(prev, hdr, w1 & 0xFFFFFFFFL, w1 >>> 32, aux);
+                    g = w1 & 0xFFFFFFFFL;
+                    a = w1 >>> 32;
+                    x = aux;
                     i += 2;
+                }
+                case FORM_RUNNEXT -> {
+                    g = runnext;
+                    a = 0;
+                    x = aux;
+                    i += 1;
                 }
                 default -> throw new IllegalStateException("gort: trace record with a bad form (" + form + ") at " + i);
             }
+            if (small == Ev.W_RUNNEXT && (code == Ev.GO_UNBLOCK || code == Ev.GO_CREATE)) {
+                runnext = g;
+            }
+            out.add(prev, hdr, g, a, x);
         }
     }
 
@@ -369,6 +453,7 @@ public final class TraceBuf {
             allocated++;
         }
         c.base = lastTs;
+        c.baseRunnext = lastRunnext;
         cur.next = c;
         cur = c;
         lastSeq = seq;

@@ -87,6 +87,38 @@ class TraceClockTest {
     }
 
     /**
+     * Issue 17's stores, counted: a start from runnext of the G its own M just put there (every
+     * start of the ping-pong at GOMAXPROCS=1) is one long (TraceBuf's FORM_RUNNEXT, the goid read
+     * back from the unblock before it), so a round trip writes ten longs, 80 bytes, not twelve:
+     * two one-long starts, two two-long unblocks and two two-long parks, each published by one
+     * release store of its chunk's length (the longs are the data stores, the records the
+     * publications). Failed before that form: 96 bytes per round trip.
+     */
+    @Test
+    void pingPongAtOneProcWritesTenLongsPerRoundTrip() {
+        int rounds = 20_000;
+        Traced run = tracedPingPong(rounds);
+        Trace t = run.trace();
+        long longs = 0;
+        for (TraceBuf b : run.session().bufs) {
+            for (TraceBuf.Chunk c = b.first; c != null; c = c.next) {
+                longs += c.w;
+            }
+        }
+        // a few thousand longs for the start state, the end and the odd sysmon or preemption event
+        assertTrue(longs <= 10L * rounds + 2_500, "longs per round trip: " + (double) longs / rounds);
+        assertTrue(
+                t.size() <= 6L * rounds + 500, "records (publications) per round trip: " + (double) t.size() / rounds);
+        int runnextStarts = 0;
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == Ev.GO_START && t.small(i) == Ev.F_RUNNEXT) {
+                runnextStarts++;
+            }
+        }
+        assertTrue(Math.abs(runnextStarts - 2 * rounds) <= 3, "starts from runnext: " + runnextStarts);
+    }
+
+    /**
      * Equal stamps keep their buffer's order, whatever the other buffers hold at that stamp: the
      * decoder's tie rule that stamp reuse relies on. M0 parks G3, unblocks it (reused stamp) and
      * starts it again (reused stamp); M1, created first (so first among equals), records events at

@@ -84,6 +84,106 @@ class TraceRecordFormTest {
     }
 
     /**
+     * The one-long start (FORM_RUNNEXT) names no goid: it starts the G its buffer's latest runnext
+     * put named (an unblock or a creation with W_RUNNEXT, in any form). Only such a start takes
+     * it; a start of another G, from another place, with a victim, takes the two-long form; and
+     * every start decodes to the fields written.
+     */
+    @Test
+    void aStartOfTheLastRunnextPutIsOneLong() {
+        Tracer.Session s = new Tracer.Session(Tracer.NOOP, 0, true, "hand-built");
+        TraceBuf b = s.newBuf(2, "M2");
+        long t0 = s.t0;
+        List<E> want = new ArrayList<>();
+        Object[][] cases = {
+            // ts offset, code, small, p, g, a, x, longs expected; GO_START goes through putStart
+            {1L, Ev.GO_CREATE, Ev.W_RUNNEXT, 0, 7L, 1L, 0L, 6L}, // first record (wide gap from t0 = 0: full)
+            {2L, Ev.GO_START, Ev.F_RUNNEXT, 0, 7L, 0L, 1L, 1L}, // the G just put in runnext
+            {3L, Ev.GO_START, Ev.F_RUNNEXT, 0, 8L, 0L, 1L, 2L}, // another G
+            {4L, Ev.GO_UNBLOCK, Ev.W_LOCAL, 0, 9L, 7L, 0L, 2L}, // not a runnext put
+            {5L, Ev.GO_START, Ev.F_RUNNEXT, 0, 9L, 0L, 0L, 2L}, // so 9 is not "the last runnext G"
+            {6L, Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 0, 9L, 7L, 0L, 2L},
+            {7L, Ev.GO_START, Ev.F_LOCAL, 0, 9L, 0L, 0L, 2L}, // from elsewhere
+            {8L, Ev.GO_START, Ev.F_RUNNEXT, 0, 9L, 0L, 0L, 1L}, // again the last runnext G: one long
+            {8L + (1L << 24), Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 0, 10L, 9L, 0L, 6L}, // a full-form put counts
+            {9L + (1L << 24), Ev.GO_START, Ev.F_RUNNEXT, 4094, 10L, 0L, 1L, 1L},
+            {10L + (1L << 24), Ev.GO_START, Ev.F_RUNNEXT, 0, 10L, 3L, 0L, 2L}, // a victim: two longs
+            {10L + (2L << 24), Ev.GO_START, Ev.F_RUNNEXT, 0, 10L, 0L, 0L, 6L}, // stamp gap too wide
+        };
+        int k = 0;
+        for (Object[] c : cases) {
+            long ts = t0 + (Long) c[0];
+            int code = (Integer) c[1];
+            int small = (Integer) c[2];
+            int p = (Integer) c[3];
+            long before = longsWritten(b);
+            if (code == Ev.GO_START) {
+                b.putStart(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
+            } else {
+                b.put(ts, code, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
+            }
+            assertEquals((long) (Long) c[7], longsWritten(b) - before, "longs for case " + k);
+            want.add(new E((Long) c[0], code, small, p, 2, (Long) c[4], (Long) c[5], (Long) c[6]));
+            k++;
+        }
+        assertEquals(want, decoded(Trace.decode(s, null, false)));
+    }
+
+    /**
+     * A chunk decodes on its own: one that starts with a one-long start whose runnext put is the
+     * last record of the chunk before it names the right G, also once that older chunk was
+     * recycled by a flight-recorder window (the chunk carries its buffer's runnext G, as it
+     * carries its base stamp).
+     */
+    @Test
+    void aOneLongStartAtAChunkStartNamesTheGPutInTheChunkBefore() {
+        for (int window : new int[] {0, 2}) {
+            Tracer.Session s = new Tracer.Session(Tracer.NOOP, window, true, "hand-built");
+            TraceBuf b = s.newBuf(0, "M0");
+            long ts = s.t0;
+            long goid = 100;
+            int firstIsStart = 0;
+            List<Long> started = new ArrayList<>();
+            for (int chunk = 0; chunk < 4; chunk++) {
+                // fill the tail chunk with one-long records until a two-long unblock just fits
+                TraceBuf.Chunk tail = b.first;
+                while (tail.next != null) {
+                    tail = tail.next;
+                }
+                while (tail.w != TraceBuf.Chunk.LONGS - 2) {
+                    b.put(++ts, Ev.SPIN_START, 0, 0, 0, 0, 0);
+                }
+                goid++;
+                b.put(++ts, Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 0, goid, 1, 0); // the chunk's last record
+                b.putStart(++ts, Ev.F_RUNNEXT, 0, goid, 0, 1); // the next chunk's first
+                started.add(goid);
+                TraceBuf.Chunk next = tail.next;
+                if (next != null && next.w == 1 && (next.d[0] & TraceBuf.FORM_MASK) == TraceBuf.FORM_RUNNEXT) {
+                    firstIsStart++;
+                }
+            }
+            assertEquals(4, firstIsStart, "chunks that begin with a one-long start");
+            Trace t = Trace.decode(s, null, false);
+            List<Long> got = new ArrayList<>();
+            for (int i = 0; i < t.size(); i++) {
+                if (t.code(i) == Ev.GO_START) {
+                    got.add(t.g(i));
+                    assertEquals(Ev.F_RUNNEXT, t.small(i));
+                    assertEquals(1, t.x(i));
+                }
+            }
+            // a window keeps the last chunks only: the starts it keeps are the last ones written
+            assertTrue(
+                    window == 0
+                            ? got.equals(started)
+                            : !got.isEmpty()
+                                    && started.subList(started.size() - got.size(), started.size())
+                                            .equals(got),
+                    window + ": " + got + " of " + started);
+        }
+    }
+
+    /**
      * A buffer that is not an M's ({@code mid} -1: sysmon, a foreign thread) writes compact records
      * too, and they decode as "not an M".
      */
