@@ -15,12 +15,15 @@ import java.lang.invoke.VarHandle;
  * <p><b>Records.</b> A record starts with a head long: bits 0-4 code, 5-7 form, 8-15 small, 16-27
  * P+1, 28-39 aux (a 12-bit argument), 40-63 dts, the stamp minus the buffer's previous stamp (the
  * chunk's {@code base} for its first record). The hooks write through {@link #put}, which picks the
- * smallest form the fields fit, the M being the buffer's own ({@link #mid}), and starts through
- * {@link #putStart}, which adds the one-long {@link #FORM_RUNNEXT}:
+ * smallest form the fields fit, the M being the buffer's own ({@link #mid}), starts through
+ * {@link #putStart} and stops through {@link #putStop}, which add the one-long forms:
  * <ul>
  *   <li>{@link #FORM_RUNNEXT} (8 bytes): a start from runnext of the G that this buffer last put
  *       there, no goid written: the decoder reads it back from that put ({@link #lastRunnext},
  *       each chunk carrying the value it starts with, {@link Chunk#baseRunnext});
+ *   <li>{@link #FORM_PARK1}, {@link #FORM_PARK2} (8 bytes, through {@link #putStop}): a park of the
+ *       G this buffer last started on the object of one of its last two distinct parks, no goid
+ *       nor object written ({@link #lastStarted}, {@link #park1}, {@link #park2}, likewise);
  *   <li>{@link #FORM_NOARG} (8 bytes): g = x = 0, a = aux (M and P state changes, GOMAXPROCS);
  *   <li>{@link #FORM_GX} (16): one long g | x &lt;&lt; 32, a = aux (starts, stops with their wait
  *       reason and object, creations by a small goid);
@@ -31,9 +34,9 @@ import java.lang.invoke.VarHandle;
  *       over 255, a P over 4094, arguments wider than the room above (a steal's -1 victim), and
  *       events written for another M ({@link #emit}: the start state, a retake's syscall).
  * </ul>
- * The ping-pong at GOMAXPROCS=1 writes 80 bytes per round trip, ten longs: two one-long starts, two
- * two-long unblocks, two two-long parks (was 96 with two-long starts, 240 with 40-byte records;
- * {@code TraceClockTest}). {@link #expand} turns a chunk back into the decoder's five-long layout.
+ * The ping-pong at GOMAXPROCS=1 writes 64 bytes per round trip, eight longs: two one-long starts,
+ * two one-long parks, two two-long unblocks (was 96 with two-long starts and parks, 240 with
+ * 40-byte records; {@code TraceClockTest}). {@link #expand} turns a chunk back into the decoder's five-long layout.
  *
  * <p>Flight-recorder mode keeps at most {@code maxChunks} chunks: once it has them, the writer
  * recycles the oldest as the new tail instead of allocating one, so a long traced run allocates
@@ -79,6 +82,13 @@ public final class TraceBuf {
      * back by the decoder from the same records); a = 0, x = aux.
      */
     static final int FORM_RUNNEXT = 5 << 5;
+    /**
+     * No long follows: a GO_STOP of the G this buffer last started ({@link #lastStarted}) waiting on
+     * the object of this buffer's latest distinct park ({@link #park1}); a = aux, small as written.
+     */
+    static final int FORM_PARK1 = 6 << 5;
+    /** As {@link #FORM_PARK1}, the object of the park before that ({@link #park2}). */
+    static final int FORM_PARK2 = 7 << 5;
 
     static final int AUX_SHIFT = 28;
     static final int DTS_SHIFT = 40;
@@ -120,10 +130,12 @@ public final class TraceBuf {
         long base;
         /**
          * The buffer's {@link TraceBuf#lastRunnext} when the chunk became the tail: what a
-         * {@link #FORM_RUNNEXT} record before any runnext put of this chunk names. Same writer,
+         * {@link TraceBuf#FORM_RUNNEXT} record before any runnext put of this chunk names. Same writer,
          * mode and readers as {@link #base}.
          */
         long baseRunnext;
+        /** The buffer's {@link TraceBuf#lastStarted}, {@link TraceBuf#park1} and {@link TraceBuf#park2} likewise. */
+        long baseStarted, basePark1, basePark2;
         /**
          * Longs written and readable: the writer's next free slot, which it reads plainly (it is the
          * only writer) and advances with a release store once a record is complete (the
@@ -241,22 +253,77 @@ public final class TraceBuf {
         d[n + 5] = x;
         c.setWRelease(n + FULL_LONGS);
         lastTs = ts;
-        noteRunnext((int) hdr & 0xFF, (int) (hdr >>> 8) & 0xFFFF, g);
+        noteState((int) hdr & 0xFF, (int) (hdr >>> 8) & 0xFFFF, g, x);
+    }
+
+    /*
+     * What the one-long forms leave out, kept from the records themselves, whatever their M or
+     * form, by the writer here and by the decoder ({@link #expand}, {@link Ev}'s rules in
+     * noteState) alike; writer only, plain; a new tail chunk copies them (Chunk's base fields).
+     */
+    /**
+     * The goid of this buffer's latest GO_UNBLOCK or GO_CREATE record with small W_RUNNEXT (0: none
+     * yet): what a {@link #FORM_RUNNEXT} start names.
+     */
+    long lastRunnext;
+    /** The goid of this buffer's latest GO_START record (0: none): what a park form's stop names. */
+    long lastStarted;
+    /**
+     * The objects (x) of this buffer's last two distinct GO_STOP S_PARK records with an object,
+     * newest first (0: none): what {@link #FORM_PARK1} / {@link #FORM_PARK2} name. A park on one of
+     * them leaves them as they are, a park on another shifts them.
+     */
+    long park1, park2;
+
+    /** Keeps the state above: called for every record written, with its code, small, g and x. */
+    private void noteState(int code, int small, long g, long x) {
+        if (code == Ev.GO_START) {
+            lastStarted = g;
+        } else if (code == Ev.GO_STOP) {
+            if (small == Ev.S_PARK && x != 0 && x != park1 && x != park2) {
+                park2 = park1;
+                park1 = x;
+            }
+        } else if (small == Ev.W_RUNNEXT && (code == Ev.GO_UNBLOCK || code == Ev.GO_CREATE)) {
+            lastRunnext = g;
+        }
+    }
+
+    /** The decoder's copy of the state above, for one chunk: {lastRunnext, lastStarted, park1, park2}. */
+    static void noteState(long[] st, long code, long small, long g, long x) {
+        if (code == Ev.GO_START) {
+            st[1] = g;
+        } else if (code == Ev.GO_STOP) {
+            if (small == Ev.S_PARK && x != 0 && x != st[2] && x != st[3]) {
+                st[3] = st[2];
+                st[2] = x;
+            }
+        } else if (small == Ev.W_RUNNEXT && (code == Ev.GO_UNBLOCK || code == Ev.GO_CREATE)) {
+            st[0] = g;
+        }
     }
 
     /**
-     * The goid of the G this buffer's latest GO_UNBLOCK or GO_CREATE record with small W_RUNNEXT put
-     * in runnext (0: none yet), whatever M or form the record has: what a {@link #FORM_RUNNEXT}
-     * start names. The decoder ({@link #expand}) keeps the same value from the same records. Writer
-     * only, plain; a new tail chunk copies it ({@link Chunk#baseRunnext}).
+     * A GO_STOP of this buffer's own M: a park of the G this buffer last started, on one of the two
+     * objects of its last distinct parks, with a reason that fits the head, in the one-long
+     * {@link #FORM_PARK1} / {@link #FORM_PARK2} (the ping-pong's every stop: it parks on its two
+     * channels in turn); anything else as {@link #put} writes it.
      */
-    long lastRunnext;
-
-    /** Keeps {@link #lastRunnext}: called for every record written, with its code, small and g. */
-    private void noteRunnext(int code, int small, long g) {
-        if (small == Ev.W_RUNNEXT && (code == Ev.GO_UNBLOCK || code == Ev.GO_CREATE)) {
-            lastRunnext = g;
+    void putStop(long ts, int why, int pid, long g, long reason, long obj) {
+        long dts = ts - lastTs;
+        long p1 = pid + 1L;
+        int form = obj == 0 ? 0 : obj == park1 ? FORM_PARK1 : obj == park2 ? FORM_PARK2 : 0;
+        if (form == 0
+                || g != lastStarted
+                || why != Ev.S_PARK
+                || (reason >>> 12) != 0
+                || (dts >>> DTS_BITS) != 0
+                || (p1 >>> 12) != 0) {
+            put(ts, Ev.GO_STOP, why, pid, g, reason, obj);
+            return;
         }
+        // a park on park1 or park2 leaves the state as it is
+        put1(Ev.GO_STOP | form | ((long) Ev.S_PARK << 8) | (p1 << 16) | (reason << AUX_SHIFT) | (dts << DTS_SHIFT), ts);
     }
 
     /**
@@ -277,6 +344,7 @@ public final class TraceBuf {
             put(ts, Ev.GO_START, from, pid, g, a, x);
             return;
         }
+        lastStarted = g;
         put1(
                 Ev.GO_START
                         | FORM_RUNNEXT
@@ -298,7 +366,7 @@ public final class TraceBuf {
             emit(ts, Tracer.hdrM(code, small, pid, mid), g, a, x);
             return;
         }
-        noteRunnext(code, small, g);
+        noteState(code, small, g, x);
         long h = code | ((long) small << 8) | (p1 << 16) | (dts << DTS_SHIFT);
         long w1;
         if ((a >>> 12) == 0 && ((g >>> 32) | (x >>> 32)) == 0) {
@@ -346,11 +414,11 @@ public final class TraceBuf {
     /**
      * Appends the records of {@code d[0, len)}, a copy of one chunk whose first record's stamp is
      * relative to {@code base}, to {@code out} in the decoder's five-long layout ({@link #REC}: ts,
-     * header, g, a, x), with {@code mid} as the M of every compact record; {@code runnext} is the
-     * chunk's {@link Chunk#baseRunnext}, what its {@link #FORM_RUNNEXT} starts name until one of its
-     * records puts another G in runnext.
+     * header, g, a, x), with {@code mid} as the M of every compact record; {@code st} is the
+     * chunk's base state ({@link Chunk#baseRunnext}, baseStarted, basePark1, basePark2), what its
+     * one-long starts and parks name until its own records change it (updated in place).
      */
-    static void expand(long[] d, int len, long base, long runnext, long mid, LongList out) {
+    static void expand(long[] d, int len, long base, long[] st, long mid, LongList out) {
         long prev = base;
         long m1 = (mid + 1) << 40;
         int i = 0;
@@ -360,10 +428,7 @@ public final class TraceBuf {
             if (form == FORM_FULL) {
                 prev = d[i + 1];
                 long fh = d[i + 2];
-                if (((fh >>> 8) & 0xFFFF) == Ev.W_RUNNEXT
-                        && ((fh & 0xFF) == Ev.GO_UNBLOCK || (fh & 0xFF) == Ev.GO_CREATE)) {
-                    runnext = d[i + 3];
-                }
+                noteState(st, fh & 0xFF, (fh >>> 8) & 0xFFFF, d[i + 3], d[i + 5]);
                 out.add(prev, fh, d[i + 3], d[i + 4], d[i + 5]);
                 i += FULL_LONGS;
                 continue;
@@ -400,16 +465,19 @@ public final class TraceBuf {
                     i += 2;
                 }
                 case FORM_RUNNEXT -> {
-                    g = runnext;
+                    g = st[0];
                     a = 0;
                     x = aux;
                     i += 1;
                 }
+                case FORM_PARK1, FORM_PARK2 -> {
+                    g = st[1];
+                    x = form == FORM_PARK1 ? st[2] : st[3];
+                    i += 1;
+                }
                 default -> throw new IllegalStateException("gort: trace record with a bad form (" + form + ") at " + i);
             }
-            if (small == Ev.W_RUNNEXT && (code == Ev.GO_UNBLOCK || code == Ev.GO_CREATE)) {
-                runnext = g;
-            }
+            noteState(st, code, small, g, x);
             out.add(prev, hdr, g, a, x);
         }
     }
@@ -454,6 +522,9 @@ public final class TraceBuf {
         }
         c.base = lastTs;
         c.baseRunnext = lastRunnext;
+        c.baseStarted = lastStarted;
+        c.basePark1 = park1;
+        c.basePark2 = park2;
         cur.next = c;
         cur = c;
         lastSeq = seq;

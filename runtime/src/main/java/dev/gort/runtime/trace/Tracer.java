@@ -51,8 +51,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * effect in the merge, and the flight recorder's end and window cuts keep every kept effect's
  * cause (a reused stamp is still no later than its event). Stops always read the clock, so a run
  * slice's length is exact; a reused unblock is drawn at its M's previous event, never before the
- * start of its waker's slice. The ping-pong at GOMAXPROCS=1 costs six records (80 bytes: its
- * starts are TraceBuf's one-long runnext form) and two clock reads per round trip ({@code TraceBuf.clockReads} counts them; {@code TraceClockTest}). A
+ * start of its waker's slice. The ping-pong at GOMAXPROCS=1 costs six records (64 bytes: its
+ * starts and parks are TraceBuf's one-long forms) and two clock reads per round trip ({@code TraceBuf.clockReads} counts them; {@code TraceClockTest}). A
  * stamp is stored as a delta from its buffer's previous one, so reusing it costs nothing in the
  * record either; {@link G#traceBuf} is stored only when it changes (a reference store's GC write
  * barrier costs more than the load).
@@ -594,7 +594,7 @@ public final class Tracer {
             }
         }
         if (b.record) {
-            b.put(ts, Ev.GO_STOP, why, pid(pp), gp.goid, reason, obj);
+            b.putStop(ts, why, pid(pp), gp.goid, reason, obj);
         }
         if (jfr) {
             jfrStop(b, gp, why, obj);

@@ -89,13 +89,15 @@ class TraceClockTest {
     /**
      * Issue 17's stores, counted: a start from runnext of the G its own M just put there (every
      * start of the ping-pong at GOMAXPROCS=1) is one long (TraceBuf's FORM_RUNNEXT, the goid read
-     * back from the unblock before it), so a round trip writes ten longs, 80 bytes, not twelve:
-     * two one-long starts, two two-long unblocks and two two-long parks, each published by one
-     * release store of its chunk's length (the longs are the data stores, the records the
-     * publications). Failed before that form: 96 bytes per round trip.
+     * back from the unblock before it), and so is a park of the G the M last started on one of the
+     * two objects of its last distinct parks (FORM_PARK1/2: the ping-pong's two channels), so a
+     * round trip writes eight longs, 64 bytes, not twelve: two one-long starts, two one-long parks
+     * and two two-long unblocks, each published by one release store of its chunk's length (the
+     * longs are the data stores, the records the publications). Failed before those forms with 12
+     * longs (96 bytes) per round trip, and with 10 with the start's only.
      */
     @Test
-    void pingPongAtOneProcWritesTenLongsPerRoundTrip() {
+    void pingPongAtOneProcWritesEightLongsPerRoundTrip() {
         int rounds = 20_000;
         Traced run = tracedPingPong(rounds);
         Trace t = run.trace();
@@ -106,7 +108,7 @@ class TraceClockTest {
             }
         }
         // a few thousand longs for the start state, the end and the odd sysmon or preemption event
-        assertTrue(longs <= 10L * rounds + 2_500, "longs per round trip: " + (double) longs / rounds);
+        assertTrue(longs <= 8L * rounds + 2_500, "longs per round trip: " + (double) longs / rounds);
         assertTrue(
                 t.size() <= 6L * rounds + 500, "records (publications) per round trip: " + (double) t.size() / rounds);
         int runnextStarts = 0;

@@ -130,10 +130,67 @@ class TraceRecordFormTest {
     }
 
     /**
+     * The one-long parks (FORM_PARK1/2) name neither the G nor the object: the G is the one the
+     * buffer's latest start named, the object one of the buffer's last two distinct park objects
+     * (kept from the park records, in any form). Only such a park takes it; any other stop, a
+     * park of another G, on a third object, with no object, or with a reason too wide, takes the
+     * longer forms; and every stop decodes to the fields written.
+     */
+    @Test
+    void aParkOfTheLastStartedGOnARecentObjectIsOneLong() {
+        Tracer.Session s = new Tracer.Session(Tracer.NOOP, 0, true, "hand-built");
+        TraceBuf b = s.newBuf(3, "M3");
+        long t0 = s.t0;
+        List<E> want = new ArrayList<>();
+        Object[][] cases = {
+            // ts offset, code, small, p, g, a, x, longs expected; GO_START through putStart, GO_STOP through putStop
+            {1L, Ev.GO_START, Ev.F_LOCAL, 0, 5L, 0L, 0L, 6L}, // first record: full
+            {2L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 2L}, // a first object
+            {3L, Ev.GO_START, Ev.F_LOCAL, 0, 5L, 0L, 0L, 2L},
+            {4L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 1L}, // park1
+            {5L, Ev.GO_START, Ev.F_LOCAL, 0, 6L, 0L, 0L, 2L},
+            {6L, Ev.GO_STOP, Ev.S_PARK, 0, 6L, 4L, 71L, 2L}, // a second object: 71, 70
+            {7L, Ev.GO_START, Ev.F_LOCAL, 0, 5L, 0L, 0L, 2L},
+            {8L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 1L}, // park2
+            {9L, Ev.GO_START, Ev.F_LOCAL, 1, 6L, 0L, 0L, 2L},
+            {10L, Ev.GO_STOP, Ev.S_PARK, 1, 6L, 4095L, 71L, 1L}, // park1, widest reason
+            {11L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 2L}, // not the G last started
+            {12L, Ev.GO_START, Ev.F_LOCAL, 0, 5L, 0L, 0L, 2L},
+            {13L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 4096L, 70L, 2L}, // reason too wide for the head: g | a << 32
+            {14L, Ev.GO_STOP, Ev.S_GOSCHED, 0, 5L, 0L, 0L, 2L}, // no object
+            {15L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 1L, 0L, 2L}, // a park with no object
+            {16L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 72L, 2L}, // a third object: 72, 71 (70 forgotten)
+            {17L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 2L}, // so 70 is two-long again: 70, 72
+            {18L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 72L, 1L}, // park2
+            {18L + (1L << 24), Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 73L, 6L}, // full form counts: 73, 70
+            {19L + (1L << 24), Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 1L}, // park2
+            {20L + (1L << 24), Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 73L, 1L}, // park1
+        };
+        int k = 0;
+        for (Object[] c : cases) {
+            long ts = t0 + (Long) c[0];
+            int code = (Integer) c[1];
+            int small = (Integer) c[2];
+            int p = (Integer) c[3];
+            long before = longsWritten(b);
+            if (code == Ev.GO_START) {
+                b.putStart(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
+            } else {
+                b.putStop(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
+            }
+            assertEquals((long) (Long) c[7], longsWritten(b) - before, "longs for case " + k);
+            want.add(new E((Long) c[0], code, small, p, 3, (Long) c[4], (Long) c[5], (Long) c[6]));
+            k++;
+        }
+        assertEquals(want, decoded(Trace.decode(s, null, false)));
+    }
+
+    /**
      * A chunk decodes on its own: one that starts with a one-long start whose runnext put is the
-     * last record of the chunk before it names the right G, also once that older chunk was
-     * recycled by a flight-recorder window (the chunk carries its buffer's runnext G, as it
-     * carries its base stamp).
+     * last record of the chunk before it names the right G, and the one-long park after it the
+     * right G and object (seen in older chunks), also once those older chunks were recycled by a
+     * flight-recorder window (the chunk carries its buffer's runnext G, last started G and last
+     * park objects, as it carries its base stamp).
      */
     @Test
     void aOneLongStartAtAChunkStartNamesTheGPutInTheChunkBefore() {
@@ -156,9 +213,11 @@ class TraceRecordFormTest {
                 goid++;
                 b.put(++ts, Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 0, goid, 1, 0); // the chunk's last record
                 b.putStart(++ts, Ev.F_RUNNEXT, 0, goid, 0, 1); // the next chunk's first
+                b.putStop(
+                        ++ts, Ev.S_PARK, 0, goid, 2, chunk == 0 ? 50 : 50 + (chunk & 1)); // one long but the first two
                 started.add(goid);
                 TraceBuf.Chunk next = tail.next;
-                if (next != null && next.w == 1 && (next.d[0] & TraceBuf.FORM_MASK) == TraceBuf.FORM_RUNNEXT) {
+                if (next != null && (next.d[0] & TraceBuf.FORM_MASK) == TraceBuf.FORM_RUNNEXT) {
                     firstIsStart++;
                 }
             }
@@ -170,6 +229,11 @@ class TraceRecordFormTest {
                     got.add(t.g(i));
                     assertEquals(Ev.F_RUNNEXT, t.small(i));
                     assertEquals(1, t.x(i));
+                } else if (t.code(i) == Ev.GO_STOP) {
+                    assertEquals(got.get(got.size() - 1), t.g(i), "the park's G");
+                    assertEquals(2, t.a(i));
+                    int chunk = (int) (t.g(i) - 101);
+                    assertEquals(chunk == 0 ? 50 : 50 + (chunk & 1), t.x(i), "the park's object");
                 }
             }
             // a window keeps the last chunks only: the starts it keeps are the last ones written
