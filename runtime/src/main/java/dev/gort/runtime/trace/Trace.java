@@ -145,7 +145,7 @@ public final class Trace {
             TraceBuf.Chunk c = parts.get(i);
             int pub = c.wAcquire();
             bases[i] = c.base; // written before the first record this acquire may have seen
-            states[i] = new long[] {c.baseRunnext, c.baseStarted, c.basePark1, c.basePark2}; // likewise
+            states[i] = new long[] {c.baseRunnext, c.baseStarted, c.basePark1, c.basePark2, c.baseStopped}; // likewise
             copies[i] = java.util.Arrays.copyOf(c.d, pub);
             VarHandle.acquireFence(); // the copy's reads before the number's re-read
             if (c.seqAcquire() != seqs.get(i)) {

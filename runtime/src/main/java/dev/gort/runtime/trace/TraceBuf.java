@@ -6,8 +6,8 @@ import java.lang.invoke.VarHandle;
 /**
  * One writer's event buffer: a linked list of fixed-size {@code long[]} chunks of variable-length
  * records. Exactly one thread writes (an M, or one foreign thread such as sysmon); it never locks
- * and allocates only when a chunk is full (every {@link #CHUNK_EVENTS} events of the common
- * two-long form). Readers may read at any time: each chunk publishes its length with a release
+ * and allocates only when a chunk is full (every {@link #CHUNK_EVENTS} events of the two-long
+ * form, up to {@link #CHUNK_MAX_EVENTS} of the one-long ones). Readers may read at any time: each chunk publishes its length with a release
  * store after the record is complete (the writer's one position field, {@link Chunk#w}: one store
  * per record besides its data and the stamp), and a reader reads only the published prefix
  * (acquire), so a record is never seen half-written; a record never straddles two chunks.
@@ -16,7 +16,8 @@ import java.lang.invoke.VarHandle;
  * P+1, 28-39 aux (a 12-bit argument), 40-63 dts, the stamp minus the buffer's previous stamp (the
  * chunk's {@code base} for its first record). The hooks write through {@link #put}, which picks the
  * smallest form the fields fit, the M being the buffer's own ({@link #mid}), starts through
- * {@link #putStart} and stops through {@link #putStop}, which add the one-long forms:
+ * {@link #putStart}, stops through {@link #putStop} and unblocks through {@link #putUnblock},
+ * which add the one-long forms:
  * <ul>
  *   <li>{@link #FORM_RUNNEXT} (8 bytes): a start from runnext of the G that this buffer last put
  *       there, no goid written: the decoder reads it back from that put ({@link #lastRunnext},
@@ -24,6 +25,9 @@ import java.lang.invoke.VarHandle;
  *   <li>{@link #FORM_PARK1}, {@link #FORM_PARK2} (8 bytes, through {@link #putStop}): a park of the
  *       G this buffer last started on the object of one of its last two distinct parks, no goid
  *       nor object written ({@link #lastStarted}, {@link #park1}, {@link #park2}, likewise);
+ *   <li>{@link #FORM_NOARG} with code {@link #CODE_UNBLOCK_LAST} (8 bytes, through {@link
+ *       #putUnblock}): an unblock of the G this buffer last stopped by the G it last started
+ *       ({@link #lastStopped}, {@link #lastStarted}), decoded as a GO_UNBLOCK;
  *   <li>{@link #FORM_NOARG} (8 bytes): g = x = 0, a = aux (M and P state changes, GOMAXPROCS);
  *   <li>{@link #FORM_GX} (16): one long g | x &lt;&lt; 32, a = aux (starts, stops with their wait
  *       reason and object, creations by a small goid);
@@ -34,9 +38,9 @@ import java.lang.invoke.VarHandle;
  *       over 255, a P over 4094, arguments wider than the room above (a steal's -1 victim), and
  *       events written for another M ({@link #emit}: the start state, a retake's syscall).
  * </ul>
- * The ping-pong at GOMAXPROCS=1 writes 64 bytes per round trip, eight longs: two one-long starts,
- * two one-long parks, two two-long unblocks (was 96 with two-long starts and parks, 240 with
- * 40-byte records; {@code TraceClockTest}). {@link #expand} turns a chunk back into the decoder's five-long layout.
+ * The ping-pong at GOMAXPROCS=1 writes 48 bytes per round trip, six longs: a one-long start, park
+ * and unblock per switch (was 96 with two-long records, 240 with 40-byte ones; {@code
+ * TraceClockTest}). {@link #expand} turns a chunk back into the decoder's five-long layout.
  *
  * <p>Flight-recorder mode keeps at most {@code maxChunks} chunks: once it has them, the writer
  * recycles the oldest as the new tail instead of allocating one, so a long traced run allocates
@@ -65,6 +69,9 @@ public final class TraceBuf {
     /** Two-long (16-byte) records a chunk holds, the form of nearly every event: three times as many. */
     static final int CHUNK_EVENTS = FULL_LONGS * CHUNK_FULL_EVENTS / 2;
 
+    /** One-long records a chunk holds: the most events it can hold (the ping-pong's every record). */
+    static final int CHUNK_MAX_EVENTS = FULL_LONGS * CHUNK_FULL_EVENTS;
+
     // The head long of a record: bits 0-4 code | 5-7 form | 8-15 small | 16-27 p+1 | 28-39 aux | 40-63 dts.
     static final long FORM_MASK = 0xE0;
     /** Five longs follow: ts (absolute), header ({@link Ev}'s layout, any M), g, a, x; the head's other bits are 0. */
@@ -89,6 +96,12 @@ public final class TraceBuf {
     static final int FORM_PARK1 = 6 << 5;
     /** As {@link #FORM_PARK1}, the object of the park before that ({@link #park2}). */
     static final int FORM_PARK2 = 7 << 5;
+    /**
+     * The code (above every {@link Ev} code) of a {@link #FORM_NOARG} record that is a GO_UNBLOCK of
+     * the G this buffer last stopped ({@link #lastStopped}) by the G it last started ({@link
+     * #lastStarted}); small = where, x = aux.
+     */
+    static final int CODE_UNBLOCK_LAST = 31;
 
     static final int AUX_SHIFT = 28;
     static final int DTS_SHIFT = 40;
@@ -135,7 +148,7 @@ public final class TraceBuf {
          */
         long baseRunnext;
         /** The buffer's {@link TraceBuf#lastStarted}, {@link TraceBuf#park1} and {@link TraceBuf#park2} likewise. */
-        long baseStarted, basePark1, basePark2;
+        long baseStarted, basePark1, basePark2, baseStopped;
         /**
          * Longs written and readable: the writer's next free slot, which it reads plainly (it is the
          * only writer) and advances with a release store once a record is complete (the
@@ -268,6 +281,8 @@ public final class TraceBuf {
     long lastRunnext;
     /** The goid of this buffer's latest GO_START record (0: none): what a park form's stop names. */
     long lastStarted;
+    /** The goid of this buffer's latest GO_STOP record (0: none): whom a {@link #CODE_UNBLOCK_LAST} unblocks. */
+    long lastStopped;
     /**
      * The objects (x) of this buffer's last two distinct GO_STOP S_PARK records with an object,
      * newest first (0: none): what {@link #FORM_PARK1} / {@link #FORM_PARK2} name. A park on one of
@@ -280,6 +295,7 @@ public final class TraceBuf {
         if (code == Ev.GO_START) {
             lastStarted = g;
         } else if (code == Ev.GO_STOP) {
+            lastStopped = g;
             if (small == Ev.S_PARK && x != 0 && x != park1 && x != park2) {
                 park2 = park1;
                 park1 = x;
@@ -289,11 +305,15 @@ public final class TraceBuf {
         }
     }
 
-    /** The decoder's copy of the state above, for one chunk: {lastRunnext, lastStarted, park1, park2}. */
+    /**
+     * The decoder's copy of the state above, for one chunk: {lastRunnext, lastStarted, park1,
+     * park2, lastStopped}.
+     */
     static void noteState(long[] st, long code, long small, long g, long x) {
         if (code == Ev.GO_START) {
             st[1] = g;
         } else if (code == Ev.GO_STOP) {
+            st[4] = g;
             if (small == Ev.S_PARK && x != 0 && x != st[2] && x != st[3]) {
                 st[3] = st[2];
                 st[2] = x;
@@ -301,6 +321,26 @@ public final class TraceBuf {
         } else if (small == Ev.W_RUNNEXT && (code == Ev.GO_UNBLOCK || code == Ev.GO_CREATE)) {
             st[0] = g;
         }
+    }
+
+    /**
+     * A GO_UNBLOCK of this buffer's own M: of the G this buffer last stopped, by the G it last
+     * started (the ping-pong's every unblock: the partner that parked just before on this M), in a
+     * {@link #CODE_UNBLOCK_LAST} record of one long; anything else as {@link #put} writes it.
+     */
+    void putUnblock(long ts, int where, int pid, long g, long waker) {
+        long dts = ts - lastTs;
+        long p1 = pid + 1L;
+        if (g != lastStopped
+                || waker != lastStarted
+                || (where >>> 8) != 0
+                || (dts >>> DTS_BITS) != 0
+                || (p1 >>> 12) != 0) {
+            put(ts, Ev.GO_UNBLOCK, where, pid, g, waker, 0);
+            return;
+        }
+        noteState(Ev.GO_UNBLOCK, where, g, 0);
+        put1(CODE_UNBLOCK_LAST | FORM_NOARG | ((long) where << 8) | (p1 << 16) | (dts << DTS_SHIFT), ts);
     }
 
     /**
@@ -322,7 +362,7 @@ public final class TraceBuf {
             put(ts, Ev.GO_STOP, why, pid, g, reason, obj);
             return;
         }
-        // a park on park1 or park2 leaves the state as it is
+        noteState(Ev.GO_STOP, Ev.S_PARK, g, obj); // a park on park1 or park2 leaves those as they are
         put1(Ev.GO_STOP | form | ((long) Ev.S_PARK << 8) | (p1 << 16) | (reason << AUX_SHIFT) | (dts << DTS_SHIFT), ts);
     }
 
@@ -344,7 +384,7 @@ public final class TraceBuf {
             put(ts, Ev.GO_START, from, pid, g, a, x);
             return;
         }
-        lastStarted = g;
+        noteState(Ev.GO_START, Ev.F_RUNNEXT, g, x);
         put1(
                 Ev.GO_START
                         | FORM_RUNNEXT
@@ -445,6 +485,13 @@ public final class TraceBuf {
             switch (form) {
                 case FORM_NOARG -> {
                     g = 0;
+                    if (code == CODE_UNBLOCK_LAST) {
+                        code = Ev.GO_UNBLOCK;
+                        hdr = (hdr & ~0xFFL) | code;
+                        g = st[4];
+                        x = aux;
+                        a = st[1];
+                    }
                     i += 1;
                 }
                 case FORM_G -> {
@@ -525,6 +572,7 @@ public final class TraceBuf {
         c.baseStarted = lastStarted;
         c.basePark1 = park1;
         c.basePark2 = park2;
+        c.baseStopped = lastStopped;
         cur.next = c;
         cur = c;
         lastSeq = seq;

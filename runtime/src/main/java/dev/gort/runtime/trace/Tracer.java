@@ -51,8 +51,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * effect in the merge, and the flight recorder's end and window cuts keep every kept effect's
  * cause (a reused stamp is still no later than its event). Stops always read the clock, so a run
  * slice's length is exact; a reused unblock is drawn at its M's previous event, never before the
- * start of its waker's slice. The ping-pong at GOMAXPROCS=1 costs six records (64 bytes: its
- * starts and parks are TraceBuf's one-long forms) and two clock reads per round trip ({@code TraceBuf.clockReads} counts them; {@code TraceClockTest}). A
+ * start of its waker's slice. The ping-pong at GOMAXPROCS=1 costs six records (48 bytes: its
+ * starts, parks and unblocks are TraceBuf's one-long forms) and two clock reads per round trip ({@code TraceBuf.clockReads} counts them; {@code TraceClockTest}). A
  * stamp is stored as a delta from its buffer's previous one, so reusing it costs nothing in the
  * record either; {@link G#traceBuf} is stored only when it changes (a reference store's GC write
  * barrier costs more than the load).
@@ -161,9 +161,9 @@ public final class Tracer {
 
     /** Starts recording; a running session is stopped and discarded first. */
     public synchronized void start(Options o) {
-        // ~16 bytes per event (TraceBuf's compact forms), ~98000 events per 1.5 MB chunk (~10 ms of a busy M's
-        // ping-pong): a window of W ms keeps W/10 chunks per M, a rough bound that is enough for "the last few hundred
-        // ms" (Go's flight recorder is also approximate).
+        // 8-16 bytes per event (TraceBuf's compact forms), 98000-196000 events per 1.5 MB chunk (10-20 ms of a busy
+        // M's ping-pong, whose records are all one long): a window of W ms keeps W/10 chunks per M, a rough bound
+        // that is enough for "the last few hundred ms" (Go's flight recorder is also approximate).
         int maxChunks = o.windowMs <= 0 ? 0 : (int) Math.max(2, o.windowMs / 10);
         Session s = new Session(this, maxChunks, true, o.workload);
         s.level = o.level;
@@ -648,7 +648,7 @@ public final class Tracer {
         recordedBy(gp, b);
         G waker = mp == null ? null : mp.curg();
         if (b.record) {
-            b.put(ts, Ev.GO_UNBLOCK, where, pid(pp), gp.goid, goid(waker), 0);
+            b.putUnblock(ts, where, pid(pp), gp.goid, goid(waker));
         }
         if (jfr) {
             JfrEvents.unblock(gp, waker);

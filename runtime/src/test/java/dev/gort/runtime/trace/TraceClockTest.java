@@ -90,14 +90,15 @@ class TraceClockTest {
      * Issue 17's stores, counted: a start from runnext of the G its own M just put there (every
      * start of the ping-pong at GOMAXPROCS=1) is one long (TraceBuf's FORM_RUNNEXT, the goid read
      * back from the unblock before it), and so is a park of the G the M last started on one of the
-     * two objects of its last distinct parks (FORM_PARK1/2: the ping-pong's two channels), so a
-     * round trip writes eight longs, 64 bytes, not twelve: two one-long starts, two one-long parks
-     * and two two-long unblocks, each published by one release store of its chunk's length (the
-     * longs are the data stores, the records the publications). Failed before those forms with 12
-     * longs (96 bytes) per round trip, and with 10 with the start's only.
+     * two objects of its last distinct parks (FORM_PARK1/2: the ping-pong's two channels), and so
+     * is an unblock of the G the M last stopped by the G it last started (CODE_UNBLOCK_LAST: the
+     * partner that just parked there), so a round trip writes six longs, 48 bytes, not twelve:
+     * one long per record, each published by one release store of its chunk's length (the longs
+     * are the data stores, the records the publications). Failed before those forms with 12 longs
+     * (96 bytes) per round trip, with 10 with the start's only, with 8 without the unblock's.
      */
     @Test
-    void pingPongAtOneProcWritesEightLongsPerRoundTrip() {
+    void pingPongAtOneProcWritesOneLongPerRecord() {
         int rounds = 20_000;
         Traced run = tracedPingPong(rounds);
         Trace t = run.trace();
@@ -108,7 +109,7 @@ class TraceClockTest {
             }
         }
         // a few thousand longs for the start state, the end and the odd sysmon or preemption event
-        assertTrue(longs <= 8L * rounds + 2_500, "longs per round trip: " + (double) longs / rounds);
+        assertTrue(longs <= 6L * rounds + 2_500, "longs per round trip: " + (double) longs / rounds);
         assertTrue(
                 t.size() <= 6L * rounds + 500, "records (publications) per round trip: " + (double) t.size() / rounds);
         int runnextStarts = 0;

@@ -186,6 +186,55 @@ class TraceRecordFormTest {
     }
 
     /**
+     * The one-long unblock (CODE_UNBLOCK_LAST) names neither the G nor its waker: the G is the one
+     * the buffer's latest stop named, the waker the one its latest start named. Only such an
+     * unblock takes it; it decodes as a GO_UNBLOCK with the fields written, and a runnext put made
+     * by one counts for a one-long start after it.
+     */
+    @Test
+    void anUnblockOfTheLastStoppedGByTheLastStartedIsOneLong() {
+        Tracer.Session s = new Tracer.Session(Tracer.NOOP, 0, true, "hand-built");
+        TraceBuf b = s.newBuf(1, "M1");
+        long t0 = s.t0;
+        List<E> want = new ArrayList<>();
+        Object[][] cases = {
+            // ts offset, code, small, p, g, a, x, longs expected
+            {1L, Ev.GO_START, Ev.F_LOCAL, 0, 5L, 0L, 0L, 6L}, // first record: full
+            {2L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 2L},
+            {3L, Ev.GO_START, Ev.F_LOCAL, 0, 6L, 0L, 0L, 2L},
+            {4L, Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 0, 5L, 6L, 0L, 1L}, // 5 stopped last, 6 started last
+            {5L, Ev.GO_STOP, Ev.S_PARK, 0, 6L, 3L, 71L, 2L},
+            {6L, Ev.GO_START, Ev.F_RUNNEXT, 0, 5L, 0L, 1L, 1L}, // the one-long unblock's runnext put
+            {7L, Ev.GO_UNBLOCK, Ev.W_LOCAL, 2, 6L, 5L, 0L, 1L}, // 6 stopped last, 5 started last
+            {8L, Ev.GO_UNBLOCK, Ev.W_LOCAL, 0, 7L, 5L, 0L, 2L}, // not the G last stopped
+            {9L, Ev.GO_UNBLOCK, Ev.W_GLOBAL, 0, 6L, 0L, 0L, 2L}, // not by the G last started
+            {10L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 1L}, // a one-long park counts as the last stop
+            {11L, Ev.GO_START, Ev.F_LOCAL, 0, 6L, 0L, 0L, 2L},
+            {12L, Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 0, 5L, 6L, 0L, 1L},
+            {13L, Ev.GO_START, Ev.F_RUNNEXT, 0, 5L, 0L, 1L, 1L}, // a one-long start as the last start
+            {14L, Ev.GO_UNBLOCK, Ev.W_LOCAL, 0, 5L, 5L, 0L, 1L},
+            {14L + (1L << 24), Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 0, 5L, 5L, 0L, 6L}, // stamp gap too wide
+        };
+        int k = 0;
+        for (Object[] c : cases) {
+            long ts = t0 + (Long) c[0];
+            int code = (Integer) c[1];
+            int small = (Integer) c[2];
+            int p = (Integer) c[3];
+            long before = longsWritten(b);
+            switch (code) {
+                case Ev.GO_START -> b.putStart(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
+                case Ev.GO_STOP -> b.putStop(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
+                default -> b.putUnblock(ts, small, p, (Long) c[4], (Long) c[5]);
+            }
+            assertEquals((long) (Long) c[7], longsWritten(b) - before, "longs for case " + k);
+            want.add(new E((Long) c[0], code, small, p, 1, (Long) c[4], (Long) c[5], (Long) c[6]));
+            k++;
+        }
+        assertEquals(want, decoded(Trace.decode(s, null, false)));
+    }
+
+    /**
      * A chunk decodes on its own: one that starts with a one-long start whose runnext put is the
      * last record of the chunk before it names the right G, and the one-long park after it the
      * right G and object (seen in older chunks), also once those older chunks were recycled by a
