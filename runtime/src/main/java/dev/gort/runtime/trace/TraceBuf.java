@@ -48,8 +48,8 @@ import java.lang.invoke.VarHandle;
  * collection cycle every few hundred ms). Each chunk carries a sequence number, renumbered before
  * it is rewritten; readers check the numbers around their walk and their copy (a seqlock) and keep
  * only the chunks that did not change under them, a suffix of the list (see {@link Trace}'s
- * decoder). Each chunk decodes on its own from its {@code base} and {@code baseRunnext}, so a suffix
- * needs nothing older.
+ * decoder). Each chunk decodes on its own from its {@code base} and its base state (what the
+ * one-long forms leave out), so a suffix needs nothing older.
  *
  * <p>Go: trace.go traceBuf (per-M buffers flushed to a full queue, events with varint arguments
  * and a timestamp delta from the batch's previous event, traceevent.go); here the "full queue" is
@@ -147,7 +147,10 @@ public final class TraceBuf {
          * mode and readers as {@link #base}.
          */
         long baseRunnext;
-        /** The buffer's {@link TraceBuf#lastStarted}, {@link TraceBuf#park1} and {@link TraceBuf#park2} likewise. */
+        /**
+         * The buffer's {@link TraceBuf#lastStarted}, {@link TraceBuf#park1}, {@link TraceBuf#park2}
+         * and {@link TraceBuf#lastStopped} when the chunk became the tail, likewise.
+         */
         long baseStarted, basePark1, basePark2, baseStopped;
         /**
          * Longs written and readable: the writer's next free slot, which it reads plainly (it is the
@@ -455,8 +458,9 @@ public final class TraceBuf {
      * Appends the records of {@code d[0, len)}, a copy of one chunk whose first record's stamp is
      * relative to {@code base}, to {@code out} in the decoder's five-long layout ({@link #REC}: ts,
      * header, g, a, x), with {@code mid} as the M of every compact record; {@code st} is the
-     * chunk's base state ({@link Chunk#baseRunnext}, baseStarted, basePark1, basePark2), what its
-     * one-long starts and parks name until its own records change it (updated in place).
+     * chunk's base state ({@link Chunk#baseRunnext}, baseStarted, basePark1, basePark2,
+     * baseStopped), what its one-long records name until its own records change it (updated in
+     * place, by {@link #noteState(long[], long, long, long, long)}, the writer's rule).
      */
     static void expand(long[] d, int len, long base, long[] st, long mid, LongList out) {
         long prev = base;
