@@ -1,7 +1,8 @@
 package dev.gort.runtime.trace;
 
 /**
- * Event codes (at most 31: {@link TraceBuf}'s compact head has five bits) and their small-field
+ * Event codes (at most 30: {@link TraceBuf}'s compact head has five bits, and 31 is its one-long
+ * unblock, {@code TraceBuf.CODE_UNBLOCK_LAST}) and their small-field
  * values. {@link TraceBuf} writes records packed; decoded ({@link TraceBuf#expand}), every record
  * is five longs:
  * <pre>

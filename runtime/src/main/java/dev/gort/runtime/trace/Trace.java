@@ -139,11 +139,13 @@ public final class Trace {
         }
         long[][] copies = new long[parts.size()][];
         long[] bases = new long[parts.size()];
+        long[][] states = new long[parts.size()][];
         int from = 0;
         for (int i = 0; i < parts.size(); i++) {
             TraceBuf.Chunk c = parts.get(i);
-            int pub = c.publishedAcquire();
+            int pub = c.wAcquire();
             bases[i] = c.base; // written before the first record this acquire may have seen
+            states[i] = new long[] {c.baseRunnext, c.baseStarted, c.basePark1, c.basePark2, c.baseStopped}; // likewise
             copies[i] = java.util.Arrays.copyOf(c.d, pub);
             VarHandle.acquireFence(); // the copy's reads before the number's re-read
             if (c.seqAcquire() != seqs.get(i)) {
@@ -153,7 +155,7 @@ public final class Trace {
         // each kept chunk decodes on its own: its first record is relative to its base
         TraceBuf.LongList out = new TraceBuf.LongList();
         for (int i = from; i < copies.length; i++) {
-            TraceBuf.expand(copies[i], copies[i].length, bases[i], b.mid, out);
+            TraceBuf.expand(copies[i], copies[i].length, bases[i], states[i], b.mid, out);
         }
         long[] d = out.toArray();
         return new Copy(d, from == parts.size() || seqs.get(from) != 1);

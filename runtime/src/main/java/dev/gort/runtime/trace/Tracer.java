@@ -51,11 +51,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * effect in the merge, and the flight recorder's end and window cuts keep every kept effect's
  * cause (a reused stamp is still no later than its event). Stops always read the clock, so a run
  * slice's length is exact; a reused unblock is drawn at its M's previous event, never before the
- * start of its waker's slice. The ping-pong at GOMAXPROCS=1 costs six records (96 bytes) and two
- * clock reads per round trip ({@code TraceBuf.clockReads} counts them; {@code TraceClockTest}). A
+ * start of its waker's slice. The ping-pong at GOMAXPROCS=1 costs six records (48 bytes: its
+ * starts, parks and unblocks are TraceBuf's one-long forms) and two clock reads per round trip ({@code TraceBuf.clockReads} counts them; {@code TraceClockTest}). A
  * stamp is stored as a delta from its buffer's previous one, so reusing it costs nothing in the
  * record either; {@link G#traceBuf} is stored only when it changes (a reference store's GC write
  * barrier costs more than the load).
+ *
+ * <p>Why stops are not sampled (issue 17 weighed a clock sample every K-th event per M, the
+ * records between samples interpolated by the decoder): a reused stamp is a sound lower bound for
+ * ordering (an effect on another M reads the clock after its cause happened), but it leaves the
+ * slice's length unknown, and a slice that did W ns of work must span W ns ({@link
+ * TraceValidator}'s "CPU time vs work", which the traced workloads check). Only a time source
+ * that bounds how long a slice ran could license skipping its stop's read; the JVM offers none
+ * cheaper than {@code System.nanoTime()} (sysmon's {@code coarseNanotime} is up to 10 ms stale
+ * while it backs off; JFR's tick counter costs the same here), so one read per switch stays.
  *
  * <p>Enable with {@code -Dgort.trace=<file>} ({@code .json}, {@code .json.gz} or {@code .html}: written
  * when the runtime exits, or on the way out of a panic or fatal error), {@code -Dgort.trace.window=<ms>}
@@ -152,9 +161,9 @@ public final class Tracer {
 
     /** Starts recording; a running session is stopped and discarded first. */
     public synchronized void start(Options o) {
-        // ~16 bytes per event (TraceBuf's compact forms), ~98000 events per 1.5 MB chunk (~10 ms of a busy M's
-        // ping-pong): a window of W ms keeps W/10 chunks per M, a rough bound that is enough for "the last few hundred
-        // ms" (Go's flight recorder is also approximate).
+        // 8-16 bytes per event (TraceBuf's compact forms), 98000-196000 events per 1.5 MB chunk (10-20 ms of a busy
+        // M's ping-pong, whose records are all one long): a window of W ms keeps W/10 chunks per M, a rough bound
+        // that is enough for "the last few hundred ms" (Go's flight recorder is also approximate).
         int maxChunks = o.windowMs <= 0 ? 0 : (int) Math.max(2, o.windowMs / 10);
         Session s = new Session(this, maxChunks, true, o.workload);
         s.level = o.level;
@@ -562,7 +571,7 @@ public final class Tracer {
                 : clock(b);
         recordedBy(gp, b);
         if (b.record) {
-            b.put(ts, Ev.GO_START, from, pid(pp), gp.goid, victim, inherit ? 1 : 0);
+            b.putStart(ts, from, pid(pp), gp.goid, victim, inherit ? 1 : 0);
         }
         if (jfr) {
             JfrEvents.runBegin(b, gp, pp, from);
@@ -581,23 +590,36 @@ public final class Tracer {
             Object on = gp.waitingOn();
             obj = objectId(on);
             if (obj != 0 && obj != b.seen1 && obj != b.seen2) {
-                b.seen2 = b.seen1;
-                b.seen1 = obj;
-                if (b.record && b.seenObjects.add(obj)) {
-                    b.session.objects.putIfAbsent(obj, describe(on));
-                }
+                described(b, on, obj);
             }
         }
         if (b.record) {
-            b.put(ts, Ev.GO_STOP, why, pid(pp), gp.goid, reason, obj);
+            b.putStop(ts, why, pid(pp), gp.goid, reason, obj);
         }
         if (jfr) {
-            JfrEvents.runEnd(b, gp, why);
-            if (why == Ev.S_PARK) {
-                JfrEvents.park(gp, obj);
-            } else if (why == Ev.S_EXIT) {
-                JfrEvents.goroutineEnd(gp);
-            }
+            jfrStop(b, gp, why, obj);
+        }
+    }
+
+    /**
+     * goStop's first sight of object {@code obj} since the buffer's last two: notes it and
+     * describes it to the session once (out of line: the ping-pong's two channels never get here
+     * after their first parks, and a smaller goStop inlines into the M's loop).
+     */
+    private static void described(TraceBuf b, Object on, long obj) {
+        b.seen2 = b.seen1;
+        b.seen1 = obj;
+        if (b.record && b.seenObjects.add(obj)) {
+            b.session.objects.putIfAbsent(obj, describe(on));
+        }
+    }
+
+    private static void jfrStop(TraceBuf b, G gp, int why, long obj) {
+        JfrEvents.runEnd(b, gp, why);
+        if (why == Ev.S_PARK) {
+            JfrEvents.park(gp, obj);
+        } else if (why == Ev.S_EXIT) {
+            JfrEvents.goroutineEnd(gp);
         }
     }
 
@@ -626,7 +648,7 @@ public final class Tracer {
         recordedBy(gp, b);
         G waker = mp == null ? null : mp.curg();
         if (b.record) {
-            b.put(ts, Ev.GO_UNBLOCK, where, pid(pp), gp.goid, goid(waker), 0);
+            b.putUnblock(ts, where, pid(pp), gp.goid, goid(waker));
         }
         if (jfr) {
             JfrEvents.unblock(gp, waker);

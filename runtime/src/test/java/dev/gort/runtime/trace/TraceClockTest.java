@@ -87,6 +87,41 @@ class TraceClockTest {
     }
 
     /**
+     * Issue 17's stores, counted: a start from runnext of the G its own M just put there (every
+     * start of the ping-pong at GOMAXPROCS=1) is one long (TraceBuf's FORM_RUNNEXT, the goid read
+     * back from the unblock before it), and so is a park of the G the M last started on one of the
+     * two objects of its last distinct parks (FORM_PARK1/2: the ping-pong's two channels), and so
+     * is an unblock of the G the M last stopped by the G it last started (CODE_UNBLOCK_LAST: the
+     * partner that just parked there), so a round trip writes six longs, 48 bytes, not twelve:
+     * one long per record, each published by one release store of its chunk's length (the longs
+     * are the data stores, the records the publications). Failed before those forms with 12 longs
+     * (96 bytes) per round trip, with 10 with the start's only, with 8 without the unblock's.
+     */
+    @Test
+    void pingPongAtOneProcWritesOneLongPerRecord() {
+        int rounds = 20_000;
+        Traced run = tracedPingPong(rounds);
+        Trace t = run.trace();
+        long longs = 0;
+        for (TraceBuf b : run.session().bufs) {
+            for (TraceBuf.Chunk c = b.first; c != null; c = c.next) {
+                longs += c.w;
+            }
+        }
+        // a few thousand longs for the start state, the end and the odd sysmon or preemption event
+        assertTrue(longs <= 6L * rounds + 2_500, "longs per round trip: " + (double) longs / rounds);
+        assertTrue(
+                t.size() <= 6L * rounds + 500, "records (publications) per round trip: " + (double) t.size() / rounds);
+        int runnextStarts = 0;
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == Ev.GO_START && t.small(i) == Ev.F_RUNNEXT) {
+                runnextStarts++;
+            }
+        }
+        assertTrue(Math.abs(runnextStarts - 2 * rounds) <= 3, "starts from runnext: " + runnextStarts);
+    }
+
+    /**
      * Equal stamps keep their buffer's order, whatever the other buffers hold at that stamp: the
      * decoder's tie rule that stamp reuse relies on. M0 parks G3, unblocks it (reused stamp) and
      * starts it again (reused stamp); M1, created first (so first among equals), records events at

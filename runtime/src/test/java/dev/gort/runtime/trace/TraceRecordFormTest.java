@@ -84,6 +84,219 @@ class TraceRecordFormTest {
     }
 
     /**
+     * The one-long start (FORM_RUNNEXT) names no goid: it starts the G its buffer's latest runnext
+     * put named (an unblock or a creation with W_RUNNEXT, in any form). Only such a start takes
+     * it; a start of another G, from another place, with a victim, takes the two-long form; and
+     * every start decodes to the fields written.
+     */
+    @Test
+    void aStartOfTheLastRunnextPutIsOneLong() {
+        Tracer.Session s = new Tracer.Session(Tracer.NOOP, 0, true, "hand-built");
+        TraceBuf b = s.newBuf(2, "M2");
+        long t0 = s.t0;
+        List<E> want = new ArrayList<>();
+        Object[][] cases = {
+            // ts offset, code, small, p, g, a, x, longs expected; GO_START goes through putStart
+            {1L, Ev.GO_CREATE, Ev.W_RUNNEXT, 0, 7L, 1L, 0L, 6L}, // first record (wide gap from t0 = 0: full)
+            {2L, Ev.GO_START, Ev.F_RUNNEXT, 0, 7L, 0L, 1L, 1L}, // the G just put in runnext
+            {3L, Ev.GO_START, Ev.F_RUNNEXT, 0, 8L, 0L, 1L, 2L}, // another G
+            {4L, Ev.GO_UNBLOCK, Ev.W_LOCAL, 0, 9L, 7L, 0L, 2L}, // not a runnext put
+            {5L, Ev.GO_START, Ev.F_RUNNEXT, 0, 9L, 0L, 0L, 2L}, // so 9 is not "the last runnext G"
+            {6L, Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 0, 9L, 7L, 0L, 2L},
+            {7L, Ev.GO_START, Ev.F_LOCAL, 0, 9L, 0L, 0L, 2L}, // from elsewhere
+            {8L, Ev.GO_START, Ev.F_RUNNEXT, 0, 9L, 0L, 0L, 1L}, // again the last runnext G: one long
+            {8L + (1L << 24), Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 0, 10L, 9L, 0L, 6L}, // a full-form put counts
+            {9L + (1L << 24), Ev.GO_START, Ev.F_RUNNEXT, 4094, 10L, 0L, 1L, 1L},
+            {10L + (1L << 24), Ev.GO_START, Ev.F_RUNNEXT, 0, 10L, 3L, 0L, 2L}, // a victim: two longs
+            {10L + (2L << 24), Ev.GO_START, Ev.F_RUNNEXT, 0, 10L, 0L, 0L, 6L}, // stamp gap too wide
+        };
+        int k = 0;
+        for (Object[] c : cases) {
+            long ts = t0 + (Long) c[0];
+            int code = (Integer) c[1];
+            int small = (Integer) c[2];
+            int p = (Integer) c[3];
+            long before = longsWritten(b);
+            if (code == Ev.GO_START) {
+                b.putStart(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
+            } else {
+                b.put(ts, code, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
+            }
+            assertEquals((long) (Long) c[7], longsWritten(b) - before, "longs for case " + k);
+            want.add(new E((Long) c[0], code, small, p, 2, (Long) c[4], (Long) c[5], (Long) c[6]));
+            k++;
+        }
+        assertEquals(want, decoded(Trace.decode(s, null, false)));
+    }
+
+    /**
+     * The one-long parks (FORM_PARK1/2) name neither the G nor the object: the G is the one the
+     * buffer's latest start named, the object one of the buffer's last two distinct park objects
+     * (kept from the park records, in any form). Only such a park takes it; any other stop, a
+     * park of another G, on a third object, with no object, or with a reason too wide, takes the
+     * longer forms; and every stop decodes to the fields written.
+     */
+    @Test
+    void aParkOfTheLastStartedGOnARecentObjectIsOneLong() {
+        Tracer.Session s = new Tracer.Session(Tracer.NOOP, 0, true, "hand-built");
+        TraceBuf b = s.newBuf(3, "M3");
+        long t0 = s.t0;
+        List<E> want = new ArrayList<>();
+        Object[][] cases = {
+            // ts offset, code, small, p, g, a, x, longs expected; GO_START through putStart, GO_STOP through putStop
+            {1L, Ev.GO_START, Ev.F_LOCAL, 0, 5L, 0L, 0L, 6L}, // first record: full
+            {2L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 2L}, // a first object
+            {3L, Ev.GO_START, Ev.F_LOCAL, 0, 5L, 0L, 0L, 2L},
+            {4L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 1L}, // park1
+            {5L, Ev.GO_START, Ev.F_LOCAL, 0, 6L, 0L, 0L, 2L},
+            {6L, Ev.GO_STOP, Ev.S_PARK, 0, 6L, 4L, 71L, 2L}, // a second object: 71, 70
+            {7L, Ev.GO_START, Ev.F_LOCAL, 0, 5L, 0L, 0L, 2L},
+            {8L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 1L}, // park2
+            {9L, Ev.GO_START, Ev.F_LOCAL, 1, 6L, 0L, 0L, 2L},
+            {10L, Ev.GO_STOP, Ev.S_PARK, 1, 6L, 4095L, 71L, 1L}, // park1, widest reason
+            {11L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 2L}, // not the G last started
+            {12L, Ev.GO_START, Ev.F_LOCAL, 0, 5L, 0L, 0L, 2L},
+            {13L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 4096L, 70L, 2L}, // reason too wide for the head: g | a << 32
+            {14L, Ev.GO_STOP, Ev.S_GOSCHED, 0, 5L, 0L, 0L, 2L}, // no object
+            {15L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 1L, 0L, 2L}, // a park with no object
+            {16L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 72L, 2L}, // a third object: 72, 71 (70 forgotten)
+            {17L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 2L}, // so 70 is two-long again: 70, 72
+            {18L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 72L, 1L}, // park2
+            {18L + (1L << 24), Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 73L, 6L}, // full form counts: 73, 70
+            {19L + (1L << 24), Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 1L}, // park2
+            {20L + (1L << 24), Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 73L, 1L}, // park1
+        };
+        int k = 0;
+        for (Object[] c : cases) {
+            long ts = t0 + (Long) c[0];
+            int code = (Integer) c[1];
+            int small = (Integer) c[2];
+            int p = (Integer) c[3];
+            long before = longsWritten(b);
+            if (code == Ev.GO_START) {
+                b.putStart(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
+            } else {
+                b.putStop(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
+            }
+            assertEquals((long) (Long) c[7], longsWritten(b) - before, "longs for case " + k);
+            want.add(new E((Long) c[0], code, small, p, 3, (Long) c[4], (Long) c[5], (Long) c[6]));
+            k++;
+        }
+        assertEquals(want, decoded(Trace.decode(s, null, false)));
+    }
+
+    /**
+     * The one-long unblock (CODE_UNBLOCK_LAST) names neither the G nor its waker: the G is the one
+     * the buffer's latest stop named, the waker the one its latest start named. Only such an
+     * unblock takes it; it decodes as a GO_UNBLOCK with the fields written, and a runnext put made
+     * by one counts for a one-long start after it.
+     */
+    @Test
+    void anUnblockOfTheLastStoppedGByTheLastStartedIsOneLong() {
+        Tracer.Session s = new Tracer.Session(Tracer.NOOP, 0, true, "hand-built");
+        TraceBuf b = s.newBuf(1, "M1");
+        long t0 = s.t0;
+        List<E> want = new ArrayList<>();
+        Object[][] cases = {
+            // ts offset, code, small, p, g, a, x, longs expected
+            {1L, Ev.GO_START, Ev.F_LOCAL, 0, 5L, 0L, 0L, 6L}, // first record: full
+            {2L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 2L},
+            {3L, Ev.GO_START, Ev.F_LOCAL, 0, 6L, 0L, 0L, 2L},
+            {4L, Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 0, 5L, 6L, 0L, 1L}, // 5 stopped last, 6 started last
+            {5L, Ev.GO_STOP, Ev.S_PARK, 0, 6L, 3L, 71L, 2L},
+            {6L, Ev.GO_START, Ev.F_RUNNEXT, 0, 5L, 0L, 1L, 1L}, // the one-long unblock's runnext put
+            {7L, Ev.GO_UNBLOCK, Ev.W_LOCAL, 2, 6L, 5L, 0L, 1L}, // 6 stopped last, 5 started last
+            {8L, Ev.GO_UNBLOCK, Ev.W_LOCAL, 0, 7L, 5L, 0L, 2L}, // not the G last stopped
+            {9L, Ev.GO_UNBLOCK, Ev.W_GLOBAL, 0, 6L, 0L, 0L, 2L}, // not by the G last started
+            {10L, Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 1L}, // a one-long park counts as the last stop
+            {11L, Ev.GO_START, Ev.F_LOCAL, 0, 6L, 0L, 0L, 2L},
+            {12L, Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 0, 5L, 6L, 0L, 1L},
+            {13L, Ev.GO_START, Ev.F_RUNNEXT, 0, 5L, 0L, 1L, 1L}, // a one-long start as the last start
+            {14L, Ev.GO_UNBLOCK, Ev.W_LOCAL, 0, 5L, 5L, 0L, 1L},
+            {14L + (1L << 24), Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 0, 5L, 5L, 0L, 6L}, // stamp gap too wide
+        };
+        int k = 0;
+        for (Object[] c : cases) {
+            long ts = t0 + (Long) c[0];
+            int code = (Integer) c[1];
+            int small = (Integer) c[2];
+            int p = (Integer) c[3];
+            long before = longsWritten(b);
+            switch (code) {
+                case Ev.GO_START -> b.putStart(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
+                case Ev.GO_STOP -> b.putStop(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
+                default -> b.putUnblock(ts, small, p, (Long) c[4], (Long) c[5]);
+            }
+            assertEquals((long) (Long) c[7], longsWritten(b) - before, "longs for case " + k);
+            want.add(new E((Long) c[0], code, small, p, 1, (Long) c[4], (Long) c[5], (Long) c[6]));
+            k++;
+        }
+        assertEquals(want, decoded(Trace.decode(s, null, false)));
+    }
+
+    /**
+     * A chunk decodes on its own: one that starts with a one-long start whose runnext put is the
+     * last record of the chunk before it names the right G, and the one-long park after it the
+     * right G and object (seen in older chunks), also once those older chunks were recycled by a
+     * flight-recorder window (the chunk carries its buffer's runnext G, last started G and last
+     * park objects, as it carries its base stamp).
+     */
+    @Test
+    void aOneLongStartAtAChunkStartNamesTheGPutInTheChunkBefore() {
+        for (int window : new int[] {0, 2}) {
+            Tracer.Session s = new Tracer.Session(Tracer.NOOP, window, true, "hand-built");
+            TraceBuf b = s.newBuf(0, "M0");
+            long ts = s.t0;
+            long goid = 100;
+            int firstIsStart = 0;
+            List<Long> started = new ArrayList<>();
+            for (int chunk = 0; chunk < 4; chunk++) {
+                // fill the tail chunk with one-long records until a two-long unblock just fits
+                TraceBuf.Chunk tail = b.first;
+                while (tail.next != null) {
+                    tail = tail.next;
+                }
+                while (tail.w != TraceBuf.Chunk.LONGS - 2) {
+                    b.put(++ts, Ev.SPIN_START, 0, 0, 0, 0, 0);
+                }
+                goid++;
+                b.put(++ts, Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 0, goid, 1, 0); // the chunk's last record
+                b.putStart(++ts, Ev.F_RUNNEXT, 0, goid, 0, 1); // the next chunk's first
+                b.putStop(
+                        ++ts, Ev.S_PARK, 0, goid, 2, chunk == 0 ? 50 : 50 + (chunk & 1)); // one long but the first two
+                started.add(goid);
+                TraceBuf.Chunk next = tail.next;
+                if (next != null && (next.d[0] & TraceBuf.FORM_MASK) == TraceBuf.FORM_RUNNEXT) {
+                    firstIsStart++;
+                }
+            }
+            assertEquals(4, firstIsStart, "chunks that begin with a one-long start");
+            Trace t = Trace.decode(s, null, false);
+            List<Long> got = new ArrayList<>();
+            for (int i = 0; i < t.size(); i++) {
+                if (t.code(i) == Ev.GO_START) {
+                    got.add(t.g(i));
+                    assertEquals(Ev.F_RUNNEXT, t.small(i));
+                    assertEquals(1, t.x(i));
+                } else if (t.code(i) == Ev.GO_STOP) {
+                    assertEquals(got.get(got.size() - 1), t.g(i), "the park's G");
+                    assertEquals(2, t.a(i));
+                    int chunk = (int) (t.g(i) - 101);
+                    assertEquals(chunk == 0 ? 50 : 50 + (chunk & 1), t.x(i), "the park's object");
+                }
+            }
+            // a window keeps the last chunks only: the starts it keeps are the last ones written
+            assertTrue(
+                    window == 0
+                            ? got.equals(started)
+                            : !got.isEmpty()
+                                    && started.subList(started.size() - got.size(), started.size())
+                                            .equals(got),
+                    window + ": " + got + " of " + started);
+        }
+    }
+
+    /**
      * A buffer that is not an M's ({@code mid} -1: sysmon, a foreign thread) writes compact records
      * too, and they decode as "not an M".
      */
