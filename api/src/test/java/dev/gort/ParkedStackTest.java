@@ -26,7 +26,7 @@ class ParkedStackTest {
      * gopark (the frame that yields), GoParker.park (the api's parker, one call), chanrecv (the
      * whole receive: the locked part is not a frame of its own), Chan.recv and the goroutine's own
      * function. Before issue 19's changes three more: chanrecvLocked, G.body and the shared entry
-     * lambda G$GCont.lambda$static$0.
+     * lambda G$GCont.lambda$static$0 (the continuation is now the G itself).
      */
     static final List<String> RECV_FRAMES = List.of(
             "dev.gort.runtime.Scheduler.gopark",
@@ -36,11 +36,13 @@ class ParkedStackTest {
             ParkedStackTest.class.getName() + ".lambda$"); // the goroutine's function (javac names it)
 
     /**
-     * Sudog: g, next, prev, elem, c, waitlink, glink and the profiles' times (8 references: 32),
-     * ticket, caseIndex (8), isSelect, success (2): 42 bytes, a 56-byte object (the two profile
-     * longs on the sudog made it 72).
+     * Sudog: g, next, prev, elem, c, waitlink and the profiles' times (7 references: 28), ticket
+     * (4), isSelect, success (2): 34 bytes, a 48-byte object with the 12-byte header rounded to 8.
+     * Before: glink (closechan's list, now through next) and caseIndex (select now finds the case
+     * by the sudog's place in lock order, as Go does) made it 42 bytes, a 56-byte object; the two
+     * profile longs on the sudog had made it 72.
      */
-    static final int SUDOG_FIELD_BYTES = 42;
+    static final int SUDOG_FIELD_BYTES = 34;
 
     @Test
     void receiverParksThroughFiveFrames() {
