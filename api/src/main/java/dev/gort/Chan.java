@@ -741,7 +741,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             }
             parker.setParam(sg.g, sg);
             sg.success = false;
-            sg.glink = glist;
+            sg.next = glist; // free once dequeued: closechan's list
             glist = sg;
         }
         // release all writers (they will panic)
@@ -756,17 +756,17 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             }
             parker.setParam(sg.g, sg);
             sg.success = false;
-            sg.glink = glist;
+            sg.next = glist; // free once dequeued: closechan's list
             glist = sg;
         }
         unlock();
 
         // Ready all waiters now that we've dropped the channel lock. Read each sudog before its
-        // goroutine is readied: once it runs, it reuses the sudog.
+        // goroutine is readied: once it runs, it reuses the sudog (with next null, as dequeued).
         while (glist != null) {
             Sudog sg = glist;
-            glist = sg.glink;
-            sg.glink = null;
+            glist = sg.next;
+            sg.next = null;
             parker.ready(sg.g);
         }
     }

@@ -496,7 +496,6 @@ public final class Select implements WaitTarget {
                 sg.success = false;
                 sg.elem = kinds[casi] == SEND ? elems[casi] : null;
                 sg.c = c;
-                sg.caseIndex = casi;
                 sg.waitlink = null;
                 sg.setReleasetime(t0 != 0 ? -1 : 0);
                 // Construct the waiting list in lock order.
@@ -530,14 +529,16 @@ public final class Select implements WaitTarget {
             parker.setParam(gp, null);
 
             // pass 3 - dequeue from unsuccessful chans, otherwise they stack up on quiet channels;
-            // record the successful case. The sudogs are linked in lock order.
+            // record the successful case. The sudogs are linked in lock order: the i-th stands for
+            // case lockorder[i].
             int casi = -1;
             boolean caseSuccess = false;
             Object value = null;
             long caseReleaseTime = -1;
-            for (Sudog sg = head; sg != null; ) {
+            Sudog sg = head;
+            for (int i = 0; i < norder; i++) {
                 Sudog next = sg.waitlink;
-                int k = sg.caseIndex;
+                int k = lockorder[i];
                 if (chans[k].timer != null) {
                     chans[k].timer.unblockTimerChan();
                 }

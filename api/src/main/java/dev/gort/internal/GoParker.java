@@ -61,12 +61,12 @@ public final class GoParker implements Parker {
 
     @Override
     public boolean casSelectDone(Object w) {
-        return ((G) w).casSelectDone(0, 1);
+        return ((G) w).casSelectDone(false, true);
     }
 
     @Override
     public void clearSelectDone(Object w) {
-        ((G) w).setSelectDone(0);
+        ((G) w).setSelectDone(false);
     }
 
     @Override

@@ -11,7 +11,12 @@ package dev.gort.internal;
 public final class Sudog {
     /** The waiter (a G in production). */
     public Object g;
-    /** Links in a {@link WaitQ} (or a semaphore's queue). */
+    /**
+     * Links in a {@link WaitQ} (or a semaphore's queue). Once dequeued, {@code next} also links
+     * closechan's list of waiters to ready after the lock is dropped (Go links their Gs through
+     * g.schedlink; a sudog of its own for that would be 4 more bytes on every parked goroutine's
+     * sudog, issue 19): closechan clears it before it readies the waiter.
+     */
     public Sudog next, prev;
     /** The value sent (a sender's), or the value received (written by the waker for a receiver). */
     public Object elem;
@@ -19,16 +24,15 @@ public final class Sudog {
     public Object c;
     /** select: the goroutine's sudogs in lock order (Go: gp.waiting / sg.waitlink). */
     public Sudog waitlink;
-    /** closechan: the list of waiters to ready once the lock is dropped (Go: the gList via g.schedlink). */
-    public Sudog glink;
     /** Part of a select: a waker must win the waiter's selectDone first. */
     public boolean isSelect;
     /** Woken by a communication (true) or by close (false). */
     public boolean success;
-    /** Semaphore hand-off flag / notifyList ticket. */
+    /**
+     * Semaphore hand-off flag / notifyList ticket. (A select finds the case a sudog stands for by
+     * its place in the lock-ordered waitlink list, as Go's selectgo does, not from a field.)
+     */
     public int ticket;
-    /** select: the case this sudog stands for. */
-    public int caseIndex;
     /**
      * The profiles' two times ({@link Times}), or null: allocated the first time a profile is on for
      * a wait on this sudog (a goroutine's sudog is reused, so once per goroutine), so that a parked
@@ -108,7 +112,7 @@ public final class Sudog {
 
     /**
      * Drops the references a finished wait left (Go: releaseSudog). The links are already null: a
-     * dequeue clears next/prev, select's pass 3 clears waitlink, closechan clears glink; flags and
+     * dequeue clears next/prev, select's pass 3 clears waitlink, closechan clears next again; flags and
      * the ticket are set by the next user.
      */
     public void release() {

@@ -6,14 +6,17 @@ import jdk.internal.vm.Continuation;
 import jdk.internal.vm.ContinuationScope;
 
 /**
- * A goroutine: one {@link Continuation} plus Go's scheduling state.
+ * A goroutine: its own {@link Continuation} (the G is the continuation, a subclass: one object and
+ * no reference between them, issue 19) plus Go's scheduling state. The continuation's public
+ * methods are the runtime's alone: only the G's M runs it ({@link #runCont}), and only under the
+ * G's scan bit does anyone else read its frozen stack.
  *
  * <p>The status moves only through {@link #casgstatus}, which fails the Go way on an illegal
  * transition. Fields below say who writes them and with which access mode.
  *
  * <p>Go: runtime2.go type g
  */
-public final class G {
+public final class G extends Continuation {
     /*
      * Status transitions (atomicstatus; every change goes through casgstatus or tryCasgstatus, and
      * every one waits for a scan bit to clear). "gort" marks an edge Go does not have.
@@ -69,7 +72,7 @@ public final class G {
     /**
      * Blocked in the runtime. Not executing user code, not on a run queue, but recorded somewhere
      * (a channel's wait queue, a semaphore, a timer, the poller) so that it can be readied; its
-     * continuation is unmounted, except while parked in place on its carrier ({@link #parkedOn}).
+     * continuation is unmounted, except while parked in place on its carrier ({@link Rare#parkedOn}).
      */
     public static final int _Gwaiting = 4;
     /** Exited. Not reused in gort (Go puts dead Gs on a free list). */
@@ -113,7 +116,7 @@ public final class G {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             STATUS = l.findVarHandle(G.class, "atomicstatus", int.class);
-            SELECT_DONE = l.findVarHandle(G.class, "selectDone", int.class);
+            SELECT_DONE = l.findVarHandle(G.class, "selectDone", boolean.class);
             RARE = l.findVarHandle(G.class, "rare", Rare.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -124,8 +127,11 @@ public final class G {
     public final long goid;
     /** Immutable: the runtime this G belongs to. */
     final Scheduler sched;
-    /** Immutable. */
-    final GCont cont;
+    /**
+     * Immutable: the goroutine's function, the continuation's target (its class names the creator
+     * when createdAt is null; the JDK keeps its own copy private).
+     */
+    final Runnable fn;
     /** Immutable: goid of the creator (0 for main or a G started from a non-gort thread). */
     final long parentGoid;
 
@@ -133,19 +139,13 @@ public final class G {
     private volatile int atomicstatus;
 
     /**
-     * The trace buffer that recorded this G's latest event ({@code dev.gort.runtime.trace.Tracer}'s
-     * stamp reuse): written plainly by whichever M (or foreign thread) records an event about the G,
-     * when it is not that buffer already; read plainly by the next one. Consecutive events of a G are recorded by threads that hand the
-     * G over through its status CAS, a run queue CAS or a lock (sched.lock, a channel's), which
-     * orders these accesses: the next recorder reads what the previous one wrote.
+     * Why the G waits, as the {@link WaitReason}'s ordinal (0: {@link WaitReason#ZERO}; a byte, as
+     * Go's uint8 waitReason, not a reference: 3 bytes less on every G, issue 19): written by the G
+     * itself (gopark sets it before the yield and clears it when it resumes; {@link
+     * #setWaitreason}); volatile, because dumps and the wait-for graph read it from other threads
+     * ({@link #waitReason()}).
      */
-    public Object traceBuf;
-
-    /**
-     * Why the G waits: written by the G itself (gopark sets it before the yield and clears it when it
-     * resumes); volatile, because dumps and the wait-for graph read it from other threads.
-     */
-    volatile WaitReason waitreason = WaitReason.ZERO;
+    private volatile byte waitreason;
     /** What the G waits on (a channel, mutex...) for dumps and the wait-for chain; same writers and mode as waitreason. */
     volatile Object waitingOn;
     /**
@@ -175,20 +175,17 @@ public final class G {
      */
     public Object param;
 
-    /** select: wakers CAS 0->1 to win the right to wake this G. Go: g.selectDone. */
+    /**
+     * select: wakers CAS false -> true to win the right to wake this G; the G clears it when it
+     * resumes. Volatile, CAS. A boolean, as Go's atomic.Bool (it was an int: 3 bytes, issue 19). Go:
+     * g.selectDone.
+     */
     @SuppressWarnings("unused")
-    private volatile int selectDone;
+    private volatile boolean selectDone;
 
     // ---- the park/yield hand-off, G -> M on the same carrier (plain, program order) ----
     // (the unlock function and its lock are the M's waitunlockf/waitlock, as in Go)
     byte yieldReason;
-
-    /**
-     * The carrier this G is blocked on while parked "in place" (it could not yield: pinned, or
-     * holding a Java monitor); null otherwise. Written by the parking G before its release CAS to
-     * _Gwaiting, read by the waker after its CAS to _Grunnable, cleared by the G when it wakes.
-     */
-    volatile M parkedOn;
 
     /**
      * Depth of carrier-owned locks held, maintained by instrumented code: Java monitors
@@ -318,7 +315,25 @@ public final class G {
          */
         Bubble bubble;
 
-        /** Last pinned reason seen by this G's continuation ({@link GCont#onPinned}); written on the carrier, plain. */
+        /**
+         * The trace buffer that recorded this G's latest event ({@code dev.gort.runtime.trace.Tracer}'s
+         * stamp reuse; only a traced goroutine has one, issue 19): written plainly by whichever M (or
+         * foreign thread) records an event about the G, when it is not that buffer already; read
+         * plainly by the next one. Consecutive events of a G are recorded by threads that hand the G
+         * over through its status CAS, a run queue CAS or a lock (sched.lock, a channel's), which
+         * orders these accesses: the next recorder reads what the previous one wrote.
+         */
+        Object traceBuf;
+
+        /**
+         * The carrier this G is blocked on while parked "in place" (it could not yield: pinned, or
+         * holding a Java monitor); null otherwise. Written by the parking G before its release CAS to
+         * _Gwaiting, read by the waker after its CAS to _Grunnable, cleared by the G when it wakes;
+         * volatile.
+         */
+        volatile M parkedOn;
+
+        /** Last pinned reason seen by this G's continuation ({@link G#onPinned}); written on the carrier, plain. */
         Continuation.Pinned pinnedReason;
     }
 
@@ -406,14 +421,49 @@ public final class G {
         return r == null ? null : r.pinnedReason;
     }
 
+    /** {@link Rare#parkedOn}: the carrier this G is parked in place on, or null. */
+    M parkedOn() {
+        Rare r = rare;
+        return r == null ? null : r.parkedOn;
+    }
+
+    /** Sets {@link Rare#parkedOn}; clearing it on a G that has none allocates nothing. */
+    void setParkedOn(M mp) {
+        if (mp != null || rare != null) {
+            rare().parkedOn = mp;
+        }
+    }
+
+    /**
+     * {@link Rare#traceBuf}: the trace buffer that recorded this G's latest event, or null. For the
+     * tracer ({@code dev.gort.runtime.trace}); plain.
+     */
+    public Object traceBuf() {
+        Rare r = rare;
+        return r == null ? null : r.traceBuf;
+    }
+
+    /** Sets {@link Rare#traceBuf} (the tracer's, plain: see there). */
+    public void setTraceBuf(Object b) {
+        if (b != null || rare != null) {
+            rare().traceBuf = b;
+        }
+    }
+
+    /**
+     * The goroutine's function is the continuation's target: no wrapper frame of the runtime's lies
+     * between the continuation's entry and the user's code, so none is frozen into a parked
+     * goroutine's stack chunk ({@link #runCont} deals with how the function ends, on the M).
+     */
     G(Scheduler sched, long goid, long parentGoid, StackTraceElement createdAt, Runnable fn) {
+        super(SCOPE, fn);
         this.sched = sched;
         this.goid = goid;
         this.parentGoid = parentGoid;
         if (createdAt != null) {
             rare().createdAt = createdAt; // before the G is published, as the final fields
         }
-        this.cont = new GCont(fn);
+        this.fn = fn;
         this.yieldReason = YIELD_NEW; // published with the status below
         // Go starts the sampling phase at random (newproc1: trackingSeq = uint8(cheaprand())) so
         // that goroutines that become runnable once are sampled too, one in 8: here a mix of the
@@ -483,7 +533,7 @@ public final class G {
         // repeats: "deadlock: all goroutines in bubble are blocked" while main ran). Go reads it
         // after the CAS: there the readied G cannot run before ready puts it in a run queue.
         Bubble bubble = bubble();
-        WaitReason bubbleReason = bubble != null ? waitreason : null;
+        WaitReason bubbleReason = bubble != null ? waitReason() : null;
         while (!STATUS.compareAndSet(this, oldval, newval)) {
             int cur = atomicstatus;
             if (cur == (oldval | _Gscan) || cur == oldval) {
@@ -551,12 +601,13 @@ public final class G {
         return mp != null && mp.curg == this && Preempt.owedOpaque(mp);
     }
 
-    /** select's wake-once guard. Go: g.selectDone.CompareAndSwap(0, 1). */
-    public boolean casSelectDone(int expect, int update) {
+    /** select's wake-once guard. Go: g.selectDone.CompareAndSwap(false, true). */
+    public boolean casSelectDone(boolean expect, boolean update) {
         return SELECT_DONE.compareAndSet(this, expect, update);
     }
 
-    public void setSelectDone(int v) {
+    /** Go: g.selectDone.Store(v). */
+    public void setSelectDone(boolean v) {
         selectDone = v;
     }
 
@@ -565,8 +616,14 @@ public final class G {
         return monitorDepth;
     }
 
+    /** Why the G waits ({@link WaitReason#ZERO} when it does not); volatile read. Go: gp.waitreason. */
     public WaitReason waitReason() {
-        return waitreason;
+        return WaitReason.of(waitreason);
+    }
+
+    /** Sets why the G waits: the G itself, volatile (see the field). */
+    void setWaitreason(WaitReason r) {
+        waitreason = (byte) r.ordinal();
     }
 
     public Object waitingOn() {
@@ -584,7 +641,7 @@ public final class G {
 
     /** The class of the function this goroutine runs. */
     public Class<?> startClass() {
-        return cont.fn.getClass();
+        return fn.getClass();
     }
 
     /** The M running this G, or null (racy read). */
@@ -610,7 +667,7 @@ public final class G {
     /** Stack of a parked continuation (empty while it runs on an M). */
     StackTraceElement[] stackTrace() {
         try {
-            return cont.getStackTrace();
+            return getStackTrace();
         } catch (Throwable t) {
             return new StackTraceElement[0];
         }
@@ -643,30 +700,14 @@ public final class G {
     }
 
     /**
-     * gort's continuation: records why a yield was refused instead of throwing (the JDK default).
-     * Its target is the goroutine's own function: no wrapper frame of the runtime's lies between
-     * the continuation's entry and the user's code, so none is frozen into a parked goroutine's
-     * stack chunk ({@link #runCont} deals with how the function ends, on the M).
+     * The continuation refused a yield (a native frame, a critical section): records why, instead of
+     * throwing (the JDK default). On the carrier, inside the refused yield, so this G is its M's
+     * curg.
      */
-    static final class GCont extends Continuation {
-        /** Immutable: the goroutine's function (its class names the creator when createdAt is null). */
-        final Runnable fn;
-
-        GCont(Runnable fn) {
-            super(SCOPE, fn);
-            this.fn = fn;
-        }
-
-        /**
-         * On the carrier, inside the refused yield: the G is its M's curg (found through the M
-         * rather than a G reference in every continuation).
-         */
-        @Override
-        protected void onPinned(Continuation.Pinned reason) {
-            M mp = M.current();
-            mp.curg.rare().pinnedReason = reason;
-            mp.sched.stats.pinnedYields.incrementAndGet();
-        }
+    @Override
+    protected void onPinned(Continuation.Pinned reason) {
+        rare().pinnedReason = reason;
+        sched.stats.pinnedYields.incrementAndGet();
     }
 
     /**
@@ -682,7 +723,7 @@ public final class G {
      */
     void runCont() {
         try {
-            cont.run();
+            run();
         } catch (GortFatalError e) {
             yieldReason = YIELD_GOEXIT;
             throw e; // the runtime is dying; not this goroutine's panic
@@ -693,7 +734,7 @@ public final class G {
             yieldReason = YIELD_GOEXIT;
             rare().panic = t;
         }
-        if (yieldReason == YIELD_NONE && cont.isDone()) {
+        if (yieldReason == YIELD_NONE && isDone()) {
             yieldReason = YIELD_GOEXIT; // the function returned
         }
     }

@@ -134,7 +134,7 @@ final class GoroutineLeaks {
 
     private static StackWalker.StackFrame[] frames(G gp) {
         try {
-            return gp.cont.stackWalker(WALK).walk(st -> st.toArray(StackWalker.StackFrame[]::new));
+            return gp.stackWalker(WALK).walk(st -> st.toArray(StackWalker.StackFrame[]::new));
         } catch (Throwable t) {
             return new StackWalker.StackFrame[0];
         }
@@ -170,11 +170,11 @@ final class GoroutineLeaks {
         WeakReference<G>[] refs;
         try {
             for (G gp : all) {
-                if (gp == self || gp == main || !gp.waitreason.leakable() || !gp.castogscanWaiting()) {
+                if (gp == self || gp == main || !gp.waitReason().leakable() || !gp.castogscanWaiting()) {
                     continue;
                 }
                 // Under the scan bit the G cannot be readied: look again at what it waits for.
-                if (!gp.waitreason.leakable() || gp.lockedm() != null || gp.parkedOn != null || gp.m != null) {
+                if (!gp.waitReason().leakable() || gp.lockedm() != null || gp.parkedOn() != null || gp.m != null) {
                     gp.casfromgscanstatus();
                     continue;
                 }
@@ -183,11 +183,11 @@ final class GoroutineLeaks {
                 captured.add(new Captured(
                         gp.goid,
                         System.identityHashCode(gp),
-                        gp.waitreason,
+                        gp.waitReason(),
                         gp.waitsince,
                         gp.parentGoid,
                         gp.createdAt(),
-                        gp.cont.fn.getClass(),
+                        gp.fn.getClass(),
                         frames(gp)));
             }
             clearStale(all);

@@ -422,7 +422,7 @@ public final class M {
             if (hook != null) {
                 hook.accept(gp); // a test blocks this carrier here, as a trace flush may
             }
-            if (gp.cont.isDone()) {
+            if (gp.isDone()) {
                 if (trace.on) trace.goStop(this, p, gp, Ev.S_EXIT);
                 goexit0(gp, st);
                 return null;

@@ -287,7 +287,7 @@ public final class SchedTrace {
                     .append(": status=")
                     .append(gp.readgstatusRaw())
                     .append('(')
-                    .append(gp.waitreason.go())
+                    .append(gp.waitReason().go())
                     .append(") m=")
                     .append(gm == null ? "nil" : Long.toString(gm.id))
                     .append(" lockedm=")

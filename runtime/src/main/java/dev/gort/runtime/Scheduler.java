@@ -726,7 +726,7 @@ public final class Scheduler {
             return;
         }
         M mp = gp.m; // the G runs: its M is this carrier's
-        gp.waitreason = reason;
+        gp.setWaitreason(reason);
         gp.waitingOn = waitingOn;
         mp.waitunlockf = (G.ParkUnlock<Object>) (G.ParkUnlock<?>) unlockf;
         mp.waitlock = lock;
@@ -735,7 +735,7 @@ public final class Scheduler {
             goparkPinned(gp);
         }
         // resumed by goready (or the park was cancelled): back on some M.
-        gp.waitreason = WaitReason.ZERO;
+        gp.setWaitreason(WaitReason.ZERO);
         gp.waitingOn = null;
     }
 
@@ -749,10 +749,10 @@ public final class Scheduler {
         if (gp == null) {
             throw new IllegalStateException("gort: gopark called outside a goroutine");
         }
-        gp.waitreason = reason;
+        gp.setWaitreason(reason);
         gp.waitingOn = waitingOn;
         parkInPlace(gp.m, gp, unlockf, lock);
-        gp.waitreason = WaitReason.ZERO;
+        gp.setWaitreason(WaitReason.ZERO);
         gp.waitingOn = null;
     }
 
@@ -810,7 +810,7 @@ public final class Scheduler {
     void ready(G gp, boolean next) {
         // Parked in place (pinned, or holding a Java monitor)? Read before the CAS: parkedOn was
         // set before the G went waiting, and we found the G through the lock its unlockf released.
-        M pm = gp.parkedOn;
+        M pm = gp.parkedOn();
         if (pm != null) {
             // It can run only on that carrier, which finds itself a P (Syscalls.parkInPlace). Do as
             // startlockedm does for its count, and BEFORE the CAS: the carrier may see the G

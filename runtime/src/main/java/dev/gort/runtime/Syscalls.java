@@ -649,7 +649,7 @@ public final class Syscalls {
      * gopark for a G that must not leave its carrier (pinned, or holding a Java monitor): the G
      * becomes waiting with its continuation still mounted, the unlock function runs here, the P is
      * handed off at once (Go: entersyscallblock), and the carrier sleeps until {@code goready}
-     * wakes it ({@link G#parkedOn}); then it finds a P as a syscall exit would ({@link #waitForP}).
+     * wakes it ({@link G#parkedOn()}); then it finds a P as a syscall exit would ({@link #waitForP}).
      * While it sleeps the M counts as idle-locked, so checkdead still sees a deadlock.
      */
     static void parkInPlace(M mp, G gp, G.ParkUnlock<Object> unlockf, Object lock) {
@@ -657,7 +657,7 @@ public final class Syscalls {
         // In a syscall (see gopark): take a P back only if one is free at once; never wait for
         // one here, where the caller may still hold the lock that unlockf releases.
         int from = gp.readgstatusNoScan() == G._Gsyscall && !exitsyscallNoWait(mp, gp) ? G._Gsyscall : G._Grunning;
-        gp.parkedOn = mp; // before the CAS to waiting: a waker found gp through the lock unlockf releases
+        gp.setParkedOn(mp); // before the CAS to waiting: a waker found gp through the lock unlockf releases
         gp.casgstatus(from, G._Gwaiting);
         if (gp.waitsince == 0) {
             gp.waitsince = System.nanoTime();
@@ -665,7 +665,7 @@ public final class Syscalls {
         if (unlockf != null && !unlockf.unlock(gp, lock)) {
             // Cancelled: unlockf guarantees nobody can ready it. Run on (Go: execute(gp, true)),
             // still in the syscall if it was.
-            gp.parkedOn = null;
+            gp.setParkedOn(null);
             gp.casgstatus(G._Gwaiting, from);
             gp.waitsince = 0;
             return;
@@ -685,7 +685,7 @@ public final class Syscalls {
             Thread.interrupted();
         }
         mp.blocked = false;
-        gp.parkedOn = null;
+        gp.setParkedOn(null);
         // The waker did idlelockedWake. Now a P, as for a syscall exit without its P.
         waitForP(mp, gp, false);
     }

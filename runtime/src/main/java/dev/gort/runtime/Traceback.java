@@ -197,7 +197,7 @@ public final class Traceback {
         boolean isScan = !leaked && (raw & G._Gscan) != 0;
         int st = raw & ~G._Gscan;
         String status = gStatusString(st);
-        WaitReason wr = gp.waitreason;
+        WaitReason wr = gp.waitReason();
         if (st == G._Gwaiting && wr != WaitReason.ZERO) {
             status = wr.go();
         }
@@ -292,7 +292,7 @@ public final class Traceback {
      * <p>Go: traceback.go printcreatedby, printcreatedby1
      */
     static String createdBy(G gp, StackTraceElement[] st, int level) {
-        return createdBy(gp.goid, gp.parentGoid, gp.createdAt(), gp.cont.fn.getClass(), st, level);
+        return createdBy(gp.goid, gp.parentGoid, gp.createdAt(), gp.fn.getClass(), st, level);
     }
 
     /**
@@ -378,7 +378,7 @@ public final class Traceback {
             } else {
                 // Not started yet (Go prints its entry function at the function's first line):
                 // the go function, at an unknown line.
-                String cn = gp.cont.fn.getClass().getName();
+                String cn = gp.fn.getClass().getName();
                 int slash = cn.indexOf('/'); // a lambda's hidden class: Foo$$Lambda/0x... -> Foo$$Lambda
                 sb.append(slash > 0 ? cn.substring(0, slash) : cn).append(".run(...)\n");
                 fileLine(sb, null, 0);
@@ -480,7 +480,7 @@ public final class Traceback {
                     .append(",\"state\":")
                     .append(jstr(G.gstatusName(st)));
             if (st == G._Gwaiting) {
-                sb.append(",\"waitReason\":").append(jstr(gp.waitreason.go()));
+                sb.append(",\"waitReason\":").append(jstr(gp.waitReason().go()));
                 Object on = gp.waitingOn;
                 if (on != null) {
                     sb.append(",\"waitingOn\":{\"object\":")
@@ -611,7 +611,7 @@ public final class Traceback {
             sb.append("  G")
                     .append(gp.goid)
                     .append(" [")
-                    .append(gp.waitreason.go())
+                    .append(gp.waitReason().go())
                     .append("] waits on ")
                     .append(safeDescribe(e.getValue()));
             if (holder != null) {
@@ -634,7 +634,7 @@ public final class Traceback {
                 if (d == null) {
                     end = " ["
                             + (cur.readgstatus() == G._Gwaiting
-                                    ? cur.waitreason.go()
+                                    ? cur.waitReason().go()
                                     : G.gstatusName(cur.readgstatus()))
                             + "]";
                     break;

@@ -107,6 +107,14 @@ public enum WaitReason {
         };
     }
 
+    /** Every reason, by ordinal: G keeps a reason as its ordinal, a byte (Go: waitReason is a uint8). */
+    private static final WaitReason[] VALUES = values();
+
+    /** The reason whose ordinal is {@code ordinal} (what {@link G} stores). */
+    static WaitReason of(byte ordinal) {
+        return VALUES[ordinal];
+    }
+
     /** Go's spelling, e.g. {@code chan receive}. */
     public String go() {
         return go;

@@ -23,7 +23,7 @@ public final class ParkedLayout {
         }
         try {
             List<String> out = new ArrayList<>();
-            for (StackTraceElement e : gp.cont.getStackTrace()) {
+            for (StackTraceElement e : gp.getStackTrace()) {
                 out.add(e.getClassName() + "." + e.getMethodName());
             }
             return out;
@@ -55,10 +55,5 @@ public final class ParkedLayout {
             }
         }
         return n;
-    }
-
-    /** The continuation class of every goroutine. */
-    public static Class<?> contClass() {
-        return G.GCont.class;
     }
 }

@@ -38,7 +38,7 @@ class RetakeDepartRaceTest {
         AtomicReference<M> departing = new AtomicReference<>();
         AtomicReference<P> departingP = new AtomicReference<>();
         M.departHookForTest = gp -> {
-            if (gp != target.get() || (exit ? !gp.cont.isDone() : gp.yieldReason != G.YIELD_GOSCHED)) {
+            if (gp != target.get() || (exit ? !gp.isDone() : gp.yieldReason != G.YIELD_GOSCHED)) {
                 return;
             }
             target.set(null); // once

@@ -42,7 +42,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  *   <li>a G started from this P's own runnext or ring, or resumed in place: only the P's owner puts
  *       Gs there, and a P that changed hands did so in an event this M stamped after taking it;
- *   <li>an unblock of a G whose latest event this very buffer recorded ({@link G#traceBuf}, set by
+ *   <li>an unblock of a G whose latest event this very buffer recorded ({@link G#traceBuf()}, set by
  *       every event that names a G; in the ping-pong at GOMAXPROCS=1, its park on this M).
  * </ul>
  * Every other event reads the clock: events that consume what another M produced (steals,
@@ -54,7 +54,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * start of its waker's slice. The ping-pong at GOMAXPROCS=1 costs six records (48 bytes: its
  * starts, parks and unblocks are TraceBuf's one-long forms) and two clock reads per round trip ({@code TraceBuf.clockReads} counts them; {@code TraceClockTest}). A
  * stamp is stored as a delta from its buffer's previous one, so reusing it costs nothing in the
- * record either; {@link G#traceBuf} is stored only when it changes (a reference store's GC write
+ * record either; {@link G#traceBuf()} is stored only when it changes (a reference store's GC write
  * barrier costs more than the load).
  *
  * <p>Why stops are not sampled (issue 17 weighed a clock sample every K-th event per M, the
@@ -526,13 +526,13 @@ public final class Tracer {
     }
 
     /**
-     * Notes that {@code b} recorded gp's latest event ({@link G#traceBuf}); stores only when it
+     * Notes that {@code b} recorded gp's latest event ({@link G#traceBuf()}); stores only when it
      * changes: the reference store's GC write barrier costs more than the load, and in a P=1
      * ping-pong the buffer never changes.
      */
     private static void recordedBy(G gp, TraceBuf b) {
-        if (gp.traceBuf != b) {
-            gp.traceBuf = b;
+        if (gp.traceBuf() != b) {
+            gp.setTraceBuf(b);
         }
     }
 
@@ -644,7 +644,7 @@ public final class Tracer {
      */
     public void goUnblock(M mp, P pp, G gp, int where) {
         TraceBuf b = buf(mp);
-        long ts = gp.traceBuf == b && b.lastTs != 0 ? b.lastTs : clock(b);
+        long ts = gp.traceBuf() == b && b.lastTs != 0 ? b.lastTs : clock(b);
         recordedBy(gp, b);
         G waker = mp == null ? null : mp.curg();
         if (b.record) {
