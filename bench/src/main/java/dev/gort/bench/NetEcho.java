@@ -49,11 +49,14 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>The gort trials print the runtime's thread count at their end ({@code mcount}: Ms never exit,
  * so it is the peak number of carrier threads the trial needed).
  *
- * <p>Results, 2026-12-01 11:00, 2-vCPU VM shared with four other builds (load average 9 before, 17
- * after: the intervals are wider than the means), {@code -f 1 -wi 2 -i 3}, ns per echoed message:
- * gort P=1 160,042 (3 threads), P=2 119,968 (5 threads); gort on Syscall.block-wrapped blocking
- * sockets P=1 47,962 (1,035 threads), P=2 25,316 (1,061 threads); vthread 105,153; platform
- * 51,804; the Go twin 96,572 at P=1, 66,854 at P=2.
+ * <p>Results, 2026-12-02 00:55 UTC, quiet 2-vCPU VM (load 1.6), {@code -f 2 -wi 3 -i 5}, ns per
+ * echoed message: gort P=1 40,522 ± 7,065 (3 threads), P=2 26,435 ± 3,109 (5 threads); vthread
+ * (2 carriers) 24,388 ± 3,874. The Go twin, same machine, 23:57 UTC under {@code chrt -r 1}: 34,982
+ * at P=1, 20,434 at P=2. About three quarters of every implementation's CPU is the kernel's loopback
+ * TCP (perf), and gort's CPU per message is no higher than the virtual threads' (NetCounts): the
+ * two are at parity within these errors. Earlier, on a loaded machine (2026-12-01 11:00, load 9-17):
+ * gort on Syscall.block-wrapped blocking sockets P=1 47,962 (1,035 threads), P=2 25,316 (1,061
+ * threads).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
