@@ -51,7 +51,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Results, 2026-12-02 00:55 UTC, quiet 2-vCPU VM (load 1.6), {@code -f 2 -wi 3 -i 5}, ns per
  * echoed message: gort P=1 40,522 ± 7,065 (3 threads), P=2 26,435 ± 3,109 (5 threads); vthread
- * (2 carriers) 24,388 ± 3,874. The Go twin, same machine, 23:57 UTC under {@code chrt -r 1}: 34,982
+ * (2 carriers) 24,388 ± 3,874. The Go twin, same machine, 2026-12-01 23:57 UTC under {@code chrt -r 1}: 34,982
  * at P=1, 20,434 at P=2. About three quarters of every implementation's CPU is the kernel's loopback
  * TCP (perf), and gort's CPU per message is no higher than the virtual threads' (NetCounts): the
  * two are at parity within these errors. Earlier, on a loaded machine (2026-12-01 11:00, load 9-17):
