@@ -18,7 +18,14 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(30)
 class SyscallSliceTest {
-    static final long RUN_MS = 600;
+    /** The goroutines loop until sysmon has preempted them this often (each turn needs a slice to expire). */
+    static final long PREEMPTIONS = 3;
+
+    /**
+     * The bound, counted from the first goroutine's start (not from before they are created: under
+     * load they once started after a 600 ms budget had run out, and looped zero times).
+     */
+    static final long LIMIT_S = 20;
 
     @Test
     void loopsOnShortSyscallsArePreemptedEverySlice() throws Exception {
@@ -29,11 +36,15 @@ class SyscallSliceTest {
         AtomicLong syscalls = new AtomicLong();
         s.run(() -> {
             GoSema done = new GoSema(0);
-            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RUN_MS);
+            AtomicLong endAt = new AtomicLong();
             for (long id = 1; id <= 2; id++) {
                 long me = id;
                 s.newproc(() -> {
-                    while (System.nanoTime() < end) {
+                    endAt.compareAndSet(0, System.nanoTime() + TimeUnit.SECONDS.toNanos(LIMIT_S));
+                    long end = endAt.get();
+                    // Until both took turns and sysmon preempted them PREEMPTIONS times; if syscall
+                    // exits restarted the slice, no slice would expire and the bound ends the loop.
+                    while ((turns.size() < 2 || s.stats.preemptions.get() < PREEMPTIONS) && System.nanoTime() < end) {
                         if (owner.get() != me) { // the other one ran: a new turn starts
                             long now = System.nanoTime();
                             long prev = turnStart.getAndSet(now);
@@ -63,7 +74,9 @@ class SyscallSliceTest {
         // a blocking syscall to sysmon and loses its P by the ordinary syscall retake. On a loaded
         // machine that is frequent, so the turn lengths are reported, not asserted.
         assertTrue(requests > 0, "no slice ever expired: syscall exits restart the slice");
-        assertTrue(preemptions >= 2, "the looping goroutines were preempted only " + preemptions + " times");
-        assertTrue(ms.size() >= 2, "the goroutines took turns only " + ms.size() + " times in " + RUN_MS + " ms");
+        assertTrue(
+                preemptions >= PREEMPTIONS,
+                "the looping goroutines were preempted only " + preemptions + " times in " + LIMIT_S + " s");
+        assertTrue(ms.size() >= 2, "the goroutines took turns only " + ms.size() + " times in " + LIMIT_S + " s");
     }
 }
