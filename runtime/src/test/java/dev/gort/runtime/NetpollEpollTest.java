@@ -60,14 +60,7 @@ class NetpollEpollTest {
             SocketChannel client = p[1];
             Netpoll.PollDesc pd = np.netpollopen(server, "test");
             assertEquals(poller, np.pollerName());
-            s.newproc(() -> {
-                Netpoll.pollReset(pd, Netpoll.MODE_READ);
-                assertEquals(Netpoll.pollNoError, Netpoll.pollWait(pd, Netpoll.MODE_READ));
-                wakes.incrementAndGet();
-            });
-            while (np.netpollWaiters() == 0) {
-                Scheduler.gosched(); // the reader runs and parks
-            }
+            TestSupport.parkReader(s, np, pd, wakes);
             client.write(ByteBuffer.allocate(1));
             G reader;
             synchronized (s.sysmon().sysmonlock) {
@@ -189,14 +182,7 @@ class NetpollEpollTest {
                 np.netpollclose(pa); // A's close, after the JDK's: must not remove b's registration
                 assertEquals(1, np.epollRegistered());
                 AtomicInteger woke = new AtomicInteger();
-                s.newproc(() -> {
-                    Netpoll.pollReset(pb, Netpoll.MODE_READ);
-                    assertEquals(Netpoll.pollNoError, Netpoll.pollWait(pb, Netpoll.MODE_READ));
-                    woke.incrementAndGet();
-                });
-                while (np.netpollWaiters() == 0) {
-                    Scheduler.gosched(); // the reader parks on b
-                }
+                TestSupport.parkReader(s, np, pb, woke);
                 peer.write(ByteBuffer.allocate(1));
                 long deadline = System.nanoTime() + 10_000_000_000L;
                 while (woke.get() == 0) {

@@ -105,14 +105,7 @@ class NetpollInterestTest {
             SocketChannel server = p[0];
             SocketChannel client = p[1];
             Netpoll.PollDesc pd = np.netpollopen(server, "test");
-            s.newproc(() -> {
-                Netpoll.pollReset(pd, Netpoll.MODE_READ);
-                assertEquals(Netpoll.pollNoError, Netpoll.pollWait(pd, Netpoll.MODE_READ));
-                wakes.incrementAndGet();
-            });
-            while (np.netpollWaiters() == 0) {
-                Scheduler.gosched();
-            }
+            TestSupport.parkReader(s, np, pd, wakes);
             client.write(ByteBuffer.allocate(1));
             G reader;
             synchronized (s.sysmon().sysmonlock) {

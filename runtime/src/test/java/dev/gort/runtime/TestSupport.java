@@ -1,10 +1,13 @@
 package dev.gort.runtime;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** Test configuration and helpers; the goroutine semaphore is {@link GoSema}. */
@@ -67,6 +70,22 @@ final class TestSupport {
             SocketChannel server = ss.accept();
             server.configureBlocking(false);
             return new SocketChannel[] {server, client};
+        }
+    }
+
+    /**
+     * Starts a goroutine that waits once for {@code pd} to be readable (no error) and then counts
+     * the wake in {@code woke}; returns once it is parked on the poller. Call from a goroutine of
+     * {@code s}, with no other goroutine waiting on the network.
+     */
+    static void parkReader(Scheduler s, Netpoll np, Netpoll.PollDesc pd, AtomicInteger woke) {
+        s.newproc(() -> {
+            Netpoll.pollReset(pd, Netpoll.MODE_READ);
+            assertEquals(Netpoll.pollNoError, Netpoll.pollWait(pd, Netpoll.MODE_READ));
+            woke.incrementAndGet();
+        });
+        while (np.netpollWaiters() == 0) {
+            Scheduler.gosched(); // the reader runs and parks
         }
     }
 

@@ -64,22 +64,27 @@ class TraceClockTest {
         assertTrue(distinct >= parks * 9 / 10, distinct + " distinct park stamps of " + parks);
     }
 
+    /** The longs every buffer of the run's session holds. */
+    private static long longsWritten(Traced run) {
+        long longs = 0;
+        for (TraceBuf b : run.session().bufs) {
+            longs += TraceRecordFormTest.longsWritten(b);
+        }
+        return longs;
+    }
+
     /**
-     * Issue 17's memory traffic, counted: the ping-pong's six records per round trip take two longs
-     * each (TraceBuf's compact forms: 16 bytes, not the five-long 40), so a round trip writes about
-     * 96 bytes, and a flight-recorder window of the same length holds 2.5 times fewer chunks.
+     * Issue 17's memory traffic, counted: the ping-pong's six records per round trip take at most
+     * two longs each (TraceBuf's compact forms: 16 bytes, not the five-long 40), so a round trip
+     * writes at most about 96 bytes (48 with the one-long forms: the test below), and a
+     * flight-recorder window of the same length holds 2.5 times fewer chunks.
      */
     @Test
     void pingPongAtOneProcWritesSixteenBytesPerRecord() {
         int rounds = 20_000;
         Traced run = tracedPingPong(rounds);
         Trace t = run.trace();
-        long longs = 0;
-        for (TraceBuf b : run.session().bufs) {
-            for (TraceBuf.Chunk c = b.first; c != null; c = c.next) {
-                longs += c.w;
-            }
-        }
+        long longs = longsWritten(run);
         long bytes = 8 * longs;
         // a few thousand bytes for the start state, the end and the odd sysmon or preemption event
         assertTrue(bytes <= 6L * 16 * rounds + 20_000, "bytes per round trip: " + (double) bytes / rounds);
@@ -102,12 +107,7 @@ class TraceClockTest {
         int rounds = 20_000;
         Traced run = tracedPingPong(rounds);
         Trace t = run.trace();
-        long longs = 0;
-        for (TraceBuf b : run.session().bufs) {
-            for (TraceBuf.Chunk c = b.first; c != null; c = c.next) {
-                longs += c.w;
-            }
-        }
+        long longs = longsWritten(run);
         // a few thousand longs for the start state, the end and the odd sysmon or preemption event
         assertTrue(longs <= 6L * rounds + 2_500, "longs per round trip: " + (double) longs / rounds);
         assertTrue(

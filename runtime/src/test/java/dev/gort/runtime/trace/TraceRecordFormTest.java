@@ -26,7 +26,41 @@ class TraceRecordFormTest {
         return out;
     }
 
-    private static long longsWritten(TraceBuf b) {
+    /**
+     * Writes each case ({ts offset, code, small, p, g, a, x, longs expected}) into {@code b}: with
+     * {@code viaForms}, GO_START, GO_STOP and GO_UNBLOCK through the writers that may choose a
+     * one-long form (putStart, putStop, putUnblock), everything else through put; asserts the longs
+     * each case took and returns the events the decoder must give back ({@code b}'s M is {@code m}).
+     */
+    private static List<E> write(TraceBuf b, long t0, long m, boolean viaForms, Object[][] cases) {
+        List<E> want = new ArrayList<>();
+        for (int k = 0; k < cases.length; k++) {
+            Object[] c = cases[k];
+            long ts = t0 + (Long) c[0];
+            int code = (Integer) c[1];
+            int small = (Integer) c[2];
+            int p = (Integer) c[3];
+            long g = (Long) c[4];
+            long a = (Long) c[5];
+            long x = (Long) c[6];
+            long before = longsWritten(b);
+            if (viaForms && code == Ev.GO_START) {
+                b.putStart(ts, small, p, g, a, x);
+            } else if (viaForms && code == Ev.GO_STOP) {
+                b.putStop(ts, small, p, g, a, x);
+            } else if (viaForms && code == Ev.GO_UNBLOCK) {
+                b.putUnblock(ts, small, p, g, a);
+            } else {
+                b.put(ts, code, small, p, g, a, x);
+            }
+            assertEquals((long) (Long) c[7], longsWritten(b) - before, "longs for case " + k);
+            want.add(new E((Long) c[0], code, small, p, m, g, a, x));
+        }
+        return want;
+    }
+
+    /** The longs {@code b}'s kept chunks hold (also TraceClockTest's count per round trip). */
+    static long longsWritten(TraceBuf b) {
         long n = 0;
         for (TraceBuf.Chunk c = b.first; c != null; c = c.next) {
             n += c.w;
@@ -44,9 +78,6 @@ class TraceRecordFormTest {
         Tracer.Session s = new Tracer.Session(Tracer.NOOP, 0, true, "hand-built");
         TraceBuf b = s.newBuf(4, "M4");
         long t0 = s.t0;
-        List<E> want = new ArrayList<>();
-        long[] sizes = new long[16];
-        int k = 0;
         Object[][] cases = {
             // ts offset, code, small, p, g, a, x, longs expected
             {10L, Ev.GO_CREATE, Ev.W_RUNNEXT, 0, 7L, 1L, 0L, 6L}, // first record: no previous stamp near it
@@ -63,17 +94,7 @@ class TraceRecordFormTest {
             {21L + (1L << 24), Ev.M_CREATE, 0, 1, 0L, 1L << 33, 1L << 33, 6L}, // wide a and x
             {21L + (1L << 24), Ev.GO_STOP, Ev.S_PARK, 1, 9L, 4096L, 1L << 32, 6L}, // a and x both past their room
         };
-        for (Object[] c : cases) {
-            long ts = t0 + (Long) c[0];
-            int code = (Integer) c[1];
-            int small = (Integer) c[2];
-            int p = (Integer) c[3];
-            long before = longsWritten(b);
-            b.put(ts, code, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
-            sizes[k++] = longsWritten(b) - before;
-            want.add(new E((Long) c[0], code, small, p, 4, (Long) c[4], (Long) c[5], (Long) c[6]));
-            assertEquals((long) (Long) c[7], sizes[k - 1], "longs for case " + (k - 1));
-        }
+        List<E> want = write(b, t0, 4, false, cases);
         // a full-form record naming another M (sysmon writing for a blocked carrier), then compact again
         b.emit(t0 + 30 + (1L << 24), Tracer.hdrM(Ev.SYSCALL_ENTER, 1, 2, 6), 9, 0, 0);
         want.add(new E(30 + (1L << 24), Ev.SYSCALL_ENTER, 1, 2, 6, 9, 0, 0));
@@ -94,9 +115,8 @@ class TraceRecordFormTest {
         Tracer.Session s = new Tracer.Session(Tracer.NOOP, 0, true, "hand-built");
         TraceBuf b = s.newBuf(2, "M2");
         long t0 = s.t0;
-        List<E> want = new ArrayList<>();
         Object[][] cases = {
-            // ts offset, code, small, p, g, a, x, longs expected; GO_START goes through putStart
+            // ts offset, code, small, p, g, a, x, longs expected; written through the one-long-capable writers
             {1L, Ev.GO_CREATE, Ev.W_RUNNEXT, 0, 7L, 1L, 0L, 6L}, // first record (wide gap from t0 = 0: full)
             {2L, Ev.GO_START, Ev.F_RUNNEXT, 0, 7L, 0L, 1L, 1L}, // the G just put in runnext
             {3L, Ev.GO_START, Ev.F_RUNNEXT, 0, 8L, 0L, 1L, 2L}, // another G
@@ -110,23 +130,7 @@ class TraceRecordFormTest {
             {10L + (1L << 24), Ev.GO_START, Ev.F_RUNNEXT, 0, 10L, 3L, 0L, 2L}, // a victim: two longs
             {10L + (2L << 24), Ev.GO_START, Ev.F_RUNNEXT, 0, 10L, 0L, 0L, 6L}, // stamp gap too wide
         };
-        int k = 0;
-        for (Object[] c : cases) {
-            long ts = t0 + (Long) c[0];
-            int code = (Integer) c[1];
-            int small = (Integer) c[2];
-            int p = (Integer) c[3];
-            long before = longsWritten(b);
-            if (code == Ev.GO_START) {
-                b.putStart(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
-            } else {
-                b.put(ts, code, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
-            }
-            assertEquals((long) (Long) c[7], longsWritten(b) - before, "longs for case " + k);
-            want.add(new E((Long) c[0], code, small, p, 2, (Long) c[4], (Long) c[5], (Long) c[6]));
-            k++;
-        }
-        assertEquals(want, decoded(Trace.decode(s, null, false)));
+        assertEquals(write(b, t0, 2, true, cases), decoded(Trace.decode(s, null, false)));
     }
 
     /**
@@ -141,7 +145,6 @@ class TraceRecordFormTest {
         Tracer.Session s = new Tracer.Session(Tracer.NOOP, 0, true, "hand-built");
         TraceBuf b = s.newBuf(3, "M3");
         long t0 = s.t0;
-        List<E> want = new ArrayList<>();
         Object[][] cases = {
             // ts offset, code, small, p, g, a, x, longs expected; GO_START through putStart, GO_STOP through putStop
             {1L, Ev.GO_START, Ev.F_LOCAL, 0, 5L, 0L, 0L, 6L}, // first record: full
@@ -166,23 +169,7 @@ class TraceRecordFormTest {
             {19L + (1L << 24), Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 70L, 1L}, // park2
             {20L + (1L << 24), Ev.GO_STOP, Ev.S_PARK, 0, 5L, 3L, 73L, 1L}, // park1
         };
-        int k = 0;
-        for (Object[] c : cases) {
-            long ts = t0 + (Long) c[0];
-            int code = (Integer) c[1];
-            int small = (Integer) c[2];
-            int p = (Integer) c[3];
-            long before = longsWritten(b);
-            if (code == Ev.GO_START) {
-                b.putStart(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
-            } else {
-                b.putStop(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
-            }
-            assertEquals((long) (Long) c[7], longsWritten(b) - before, "longs for case " + k);
-            want.add(new E((Long) c[0], code, small, p, 3, (Long) c[4], (Long) c[5], (Long) c[6]));
-            k++;
-        }
-        assertEquals(want, decoded(Trace.decode(s, null, false)));
+        assertEquals(write(b, t0, 3, true, cases), decoded(Trace.decode(s, null, false)));
     }
 
     /**
@@ -196,7 +183,6 @@ class TraceRecordFormTest {
         Tracer.Session s = new Tracer.Session(Tracer.NOOP, 0, true, "hand-built");
         TraceBuf b = s.newBuf(1, "M1");
         long t0 = s.t0;
-        List<E> want = new ArrayList<>();
         Object[][] cases = {
             // ts offset, code, small, p, g, a, x, longs expected
             {1L, Ev.GO_START, Ev.F_LOCAL, 0, 5L, 0L, 0L, 6L}, // first record: full
@@ -215,23 +201,7 @@ class TraceRecordFormTest {
             {14L, Ev.GO_UNBLOCK, Ev.W_LOCAL, 0, 5L, 5L, 0L, 1L},
             {14L + (1L << 24), Ev.GO_UNBLOCK, Ev.W_RUNNEXT, 0, 5L, 5L, 0L, 6L}, // stamp gap too wide
         };
-        int k = 0;
-        for (Object[] c : cases) {
-            long ts = t0 + (Long) c[0];
-            int code = (Integer) c[1];
-            int small = (Integer) c[2];
-            int p = (Integer) c[3];
-            long before = longsWritten(b);
-            switch (code) {
-                case Ev.GO_START -> b.putStart(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
-                case Ev.GO_STOP -> b.putStop(ts, small, p, (Long) c[4], (Long) c[5], (Long) c[6]);
-                default -> b.putUnblock(ts, small, p, (Long) c[4], (Long) c[5]);
-            }
-            assertEquals((long) (Long) c[7], longsWritten(b) - before, "longs for case " + k);
-            want.add(new E((Long) c[0], code, small, p, 1, (Long) c[4], (Long) c[5], (Long) c[6]));
-            k++;
-        }
-        assertEquals(want, decoded(Trace.decode(s, null, false)));
+        assertEquals(write(b, t0, 1, true, cases), decoded(Trace.decode(s, null, false)));
     }
 
     /**
