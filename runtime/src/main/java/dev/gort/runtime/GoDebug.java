@@ -9,7 +9,8 @@ import java.util.Map;
  * {@code -Dgort.debug=...} (a property's keys win over the environment's). Known keys:
  * {@code schedtrace=N} (print the SCHED line every N ms), {@code scheddetail=1} (with P, M and G
  * lines), {@code asyncpreemptoff=1}, {@code tracebackancestors=N}, and gort's own {@code sigtrap=1}
- * (dump goroutines on SIGTRAP, {@code kill -5}).
+ * (dump goroutines on SIGTRAP, {@code kill -5}) and {@code midlecpu=0} (startm wakes the idle M
+ * that stopped last, as Go's, even when it stopped on the waker's CPU: {@link Idle#mget(int)}).
  *
  * <p>Go: runtime1.go parsedebugvars, dbgvars
  */

@@ -139,6 +139,13 @@ public final class M {
     Object waitlock;
     /** Link in the idle-M list; under sched.lock. Go: m.schedlink. */
     M schedlink;
+
+    /**
+     * The CPU this M's thread was on when it last went onto the idle-M list ({@link ThreadCpu};
+     * -1: unknown), for {@link Idle#mget(int)}. Written by this M in stopm, read by the M that
+     * wakes it, both under sched.lock (plain).
+     */
+    int stoppedOnCpu = -1;
     /** Sleep here while idle. Go: m.park. */
     final Note park = new Note();
     /**
@@ -1183,7 +1190,9 @@ public final class M {
             throw Fatal.fatal(sched, "stopm spinning");
         }
         if (SchedCounts.ON) SchedCounts.stopm.increment();
+        int cpu = sched.idle.cpuAware ? ThreadCpu.current() : -1;
         synchronized (sched.sched.lock) {
+            stoppedOnCpu = cpu;
             sched.idle.mput(this);
         }
         if (trace.on) trace.mPark(this);

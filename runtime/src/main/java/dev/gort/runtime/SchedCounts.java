@@ -33,6 +33,8 @@ public final class SchedCounts {
     static final LongAdder wakepStartm = new LongAdder();
     /** Idle.startm hand-offs to an idle M (a Note wake-up of a parked carrier). */
     static final LongAdder startmWake = new LongAdder();
+    /** startm woke an idle M that last stopped on another CPU than the waker's, passing over the list's head. */
+    static final LongAdder mgetOtherCpu = new LongAdder();
     /** LockSupport.unpark of a sleeping carrier by Note.notewakeup. */
     static final LongAdder noteUnparks = new LongAdder();
     /** LockSupport.park calls in Note.notesleep / notetsleep (carrier sleeps, spurious ones included). */
@@ -83,6 +85,7 @@ public final class SchedCounts {
         "wakep",
         "wakepStartm",
         "startmWake",
+        "mgetOtherCpu",
         "noteUnparks",
         "noteParks",
         "stopm",
@@ -113,6 +116,7 @@ public final class SchedCounts {
             wakep,
             wakepStartm,
             startmWake,
+            mgetOtherCpu,
             noteUnparks,
             noteParks,
             stopm,

@@ -165,8 +165,8 @@ public final class Scheduler {
     // ---- configuration and global state ----
     final Config config;
     final Sched sched = new Sched();
-    /** Idle Ps and Ms, the spinning protocol, M accounting and checkdead. Immutable. */
-    final Idle idle = new Idle(this);
+    /** Idle Ps and Ms, the spinning protocol, M accounting and checkdead. Immutable (built first in the constructor). */
+    final Idle idle;
     /** Stop-the-world and procresize. Immutable. */
     final World world = new World(this);
 
@@ -269,6 +269,7 @@ public final class Scheduler {
 
     public Scheduler(Config config) {
         this.config = config;
+        this.idle = new Idle(this, config.settings().godebug());
         this.trace = new Tracer(this);
         this.preempt = new Preempt(this, config.settings());
         this.sysmon = new Sysmon(this, config.settings().sysmonMaxDelayUs());

@@ -1,6 +1,9 @@
 package dev.gort.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -9,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -211,6 +215,73 @@ class IdleProtocolTest {
         assertTrue(sleeper.spinning && sleeper.nextp != null, "the idle M is handed a P and spins");
         assertEquals(0, s.idle.synced.nmidle);
         assertEquals(1, s.idle.nmspinning.get());
+    }
+
+    /** Idle Ms that stopped on the given CPUs, pushed in order (the last one is the list's head). */
+    private static M[] idleMs(Scheduler s, int... cpus) {
+        M[] ms = new M[cpus.length];
+        synchronized (s.sched.lock) {
+            for (int i = 0; i < cpus.length; i++) {
+                ms[i] = new M(s, i + 1, "test");
+                ms[i].stoppedOnCpu = cpus[i];
+                s.idle.mput(ms[i]);
+            }
+        }
+        return ms;
+    }
+
+    /**
+     * mget's CPU rule: the M that stopped last (Go's LIFO), unless it stopped on the waker's CPU and
+     * one of the next few stopped on another; an M of unknown CPU is never preferred.
+     */
+    @Test
+    void mgetPassesOverMsThatStoppedOnTheWakersCpu() {
+        Scheduler s = unstarted(2, new CopyOnWriteArrayList<>());
+        try (ExternalWaker w = s.externalWaker()) { // mput's checkdead
+            M[] m = idleMs(s, 0, -1, 1, 1); // list: m3 (CPU 1), m2 (1), m1 (unknown), m0 (0)
+            synchronized (s.sched.lock) {
+                assertSame(m[0], s.idle.mget(1), "waker on CPU 1: the first M of another known CPU");
+                assertEquals(3, s.idle.synced.nmidle);
+                assertSame(m[3], s.idle.mget(0), "waker on CPU 0: the head stopped elsewhere, Go's choice");
+                assertSame(m[2], s.idle.mget(-1), "waker's CPU unknown: the head");
+                assertSame(m[1], s.idle.mget(1), "no M of another known CPU: the head");
+                assertNull(s.idle.mget(1));
+                assertEquals(0, s.idle.synced.nmidle);
+                assertNull(s.idle.synced.midle);
+            }
+        }
+    }
+
+    /** The search is bounded: an M of another CPU beyond MGET_CPU_SCAN Ms of the waker's is not taken. */
+    @Test
+    void mgetLooksOnlyAFewMsDownTheList() {
+        Scheduler s = unstarted(2, new CopyOnWriteArrayList<>());
+        int[] cpus = new int[Idle.MGET_CPU_SCAN + 2];
+        java.util.Arrays.fill(cpus, 1);
+        cpus[0] = 0; // the tail, one place beyond the scan
+        try (ExternalWaker w = s.externalWaker()) {
+            M[] m = idleMs(s, cpus);
+            synchronized (s.sched.lock) {
+                assertSame(m[m.length - 1], s.idle.mget(1), "the CPU-0 M is MGET_CPU_SCAN + 1 places down: the head");
+                assertSame(m[0], s.idle.mget(1), "now it is MGET_CPU_SCAN places down: taken");
+            }
+        }
+    }
+
+    /** GODEBUG=midlecpu=0 turns the CPU rule off (Go's plain LIFO); it is on only where the CPU is known. */
+    @Test
+    void midlecpuZeroTurnsTheRuleOff() {
+        Scheduler s = unstarted(2, new CopyOnWriteArrayList<>());
+        assertFalse(new Idle(s, GoDebug.parse("midlecpu=0")).cpuAware);
+        assertEquals(ThreadCpu.available(), new Idle(s, GoDebug.parse("")).cpuAware);
+    }
+
+    /** Where sched_getcpu is reachable (Linux, native access on: the build's test flags), it answers. */
+    @Test
+    void threadCpuAnswersWhereAvailable() {
+        Assumptions.assumeTrue(ThreadCpu.available(), "sched_getcpu not reachable here");
+        int cpu = ThreadCpu.current();
+        assertTrue(cpu >= 0, "sched_getcpu: " + cpu);
     }
 
     /** Waits until every item ran and every M sleeps with the protocol's counts at rest. */
