@@ -49,14 +49,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>The gort trials print the runtime's thread count at their end ({@code mcount}: Ms never exit,
  * so it is the peak number of carrier threads the trial needed).
  *
- * <p>Results, 2026-12-02 00:55 UTC, quiet 2-vCPU VM (load 1.6), {@code -f 2 -wi 3 -i 5}, ns per
- * echoed message: gort P=1 40,522 ± 7,065 (3 threads), P=2 26,435 ± 3,109 (5 threads); vthread
- * (2 carriers) 24,388 ± 3,874. The Go twin, same machine, 2026-12-01 23:57 UTC under {@code chrt -r 1}: 34,982
- * at P=1, 20,434 at P=2. About three quarters of every implementation's CPU is the kernel's loopback
- * TCP (perf), and gort's CPU per message is no higher than the virtual threads' (NetCounts): the
- * two are at parity within these errors. Earlier, on a loaded machine (2026-12-01 11:00, load 9-17):
- * gort on Syscall.block-wrapped blocking sockets P=1 47,962 (1,035 threads), P=2 25,316 (1,061
- * threads).
+ * <p>Results, ns per echoed message, quiet 2-vCPU VM. 2026-12-02 02:18-02:21 UTC (load 1.7-2.3),
+ * {@code -p procs=2 -f 6 -wi 3 -i 5}: gort P=2 21,956 ± 1,832 (5 threads) with startm's CPU rule
+ * ({@code Idle.mget}), 25,861 ± 1,286 without it (main a842dba, same minutes); vthread (2
+ * carriers) 20,223 ± 1,600. Earlier, 00:55 UTC, {@code -f 2}: gort P=1 40,522 ± 7,065 (3 threads).
+ * The Go twin, same machine, 02:16 UTC: 26,023 at P=1, 14,033 at P=2. About three quarters of
+ * every implementation's CPU is the kernel's loopback TCP (perf); gort's CPU per message is no
+ * higher than the virtual threads' ({@link NetCounts}: 34-46 µs against 44-45 µs, varying from JVM
+ * to JVM), and since the CPU rule its carriers use ~1.96 of the 2 cores as the virtual threads'
+ * do (perf stat). Earlier, on a loaded machine (2026-12-01 11:00, load 9-17): gort on
+ * Syscall.block-wrapped blocking sockets P=1 47,962 (1,035 threads), P=2 25,316 (1,061 threads).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
