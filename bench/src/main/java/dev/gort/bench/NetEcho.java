@@ -53,7 +53,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code -p procs=2 -f 6 -wi 3 -i 5}: gort P=2 21,956 ± 1,832 (5 threads) with startm's CPU rule
  * ({@code Idle.mget}), 25,861 ± 1,286 without it (main a842dba, same minutes); vthread (2
  * carriers) 20,223 ± 1,600. Earlier, 00:55 UTC, {@code -f 2}: gort P=1 40,522 ± 7,065 (3 threads).
- * The Go twin, same machine, 02:16 UTC: 26,023 at P=1, 14,033 at P=2. About three quarters of
+ * The Go twin, same machine, between 02:05 and 02:10 UTC: 26,023 at P=1, 14,033 at P=2. About three quarters of
  * every implementation's CPU is the kernel's loopback TCP (perf); gort's CPU per message is no
  * higher than the virtual threads' ({@link NetCounts}: 34-46 µs against 44-45 µs, varying from JVM
  * to JVM), and since the CPU rule its carriers use ~1.96 of the 2 cores as the virtual threads'
