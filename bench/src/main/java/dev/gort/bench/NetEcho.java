@@ -52,7 +52,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Results, ns per echoed message, quiet 2-vCPU VM. 2026-12-02 02:18-02:21 UTC (load 1.7-2.3),
  * {@code -p procs=2 -f 6 -wi 3 -i 5}: gort P=2 21,956 ± 1,832 (5 threads) with startm's CPU rule
  * ({@code Idle.mget}), 25,861 ± 1,286 without it (main a842dba, same minutes); vthread (2
- * carriers) 20,223 ± 1,600. Earlier, 00:55 UTC, {@code -f 2}: gort P=1 40,522 ± 7,065 (3 threads).
+ * carriers) 20,223 ± 1,600. Two runs with {@code -f 10}, 02:54 and 02:59 UTC: gort 20,173 ± 1,285
+ * and 20,102 ± 1,089, vthread 21,335 ± 1,411 and 19,982 ± 1,014; pooled over the 26 forks each,
+ * 20,557 against 20,558: parity. Earlier, 00:55 UTC, {@code -f 2}: gort P=1 40,522 ± 7,065 (3 threads).
  * The Go twin, same machine, between 02:05 and 02:10 UTC: 26,023 at P=1, 14,033 at P=2. About three quarters of
  * every implementation's CPU is the kernel's loopback TCP (perf); gort's CPU per message is no
  * higher than the virtual threads' ({@link NetCounts}: 34-46 µs against 44-45 µs, varying from JVM
