@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * head long with the code, small ids and a stamp delta, one long of arguments; see {@link TraceBuf})
  * into its own {@link TraceBuf} (found
  * through {@code M.traceBuf}, a field only that M writes); threads that are not Ms of this runtime
- * (sysmon, a foreign thread calling {@code go}) get a buffer of their own, through a ThreadLocal, or
+ * (sysmon, a foreign thread calling {@code go}) get a buffer of their own, keyed by their thread, or
  * keyed by their M when they are another runtime's carriers (a goroutine's ThreadLocals may be its
  * own: {@code -Dgort.threadlocals}). A record is
  * published with a release store; readers ({@link #snapshot}, {@link #stop}) read the published
@@ -361,8 +361,15 @@ public final class Tracer {
         final boolean record;
         final String workload;
         final ConcurrentLinkedQueue<TraceBuf> bufs = new ConcurrentLinkedQueue<>();
-        /** The buffers of threads that are not carriers (sysmon, an outside thread calling {@code go}). */
-        final ThreadLocal<TraceBuf> foreign = new ThreadLocal<>();
+        /**
+         * The buffers of threads that are not carriers (sysmon, an outside thread calling {@code
+         * go}), keyed by the thread. Each entry is put and read by its own thread only. Not a
+         * ThreadLocal: its value (the buffer, whose session holds the ThreadLocal) would keep its own
+         * weak key alive, and with it the session, the tracer and the whole runtime, for as long as
+         * the thread lives: a test thread that traced 30 runtimes one after another kept all 30 (and
+         * their chunks, 1.5 MB each) until the heap ran out (TracerLifetimeTest).
+         */
+        final Map<Thread, TraceBuf> foreign = new ConcurrentHashMap<>();
         /**
          * The buffers of carriers that write without their M (a goroutine with no P creating one, a
          * carrier of another runtime), keyed by that carrier's M: never through a ThreadLocal, which
@@ -481,10 +488,11 @@ public final class Tracer {
             }
             return b;
         }
-        TraceBuf b = s.foreign.get();
+        Thread me = Thread.currentThread(); // not a carrier here: no goroutine runs on this thread
+        TraceBuf b = s.foreign.get(me);
         if (b == null) {
-            b = s.newBuf(-1, Thread.currentThread().getName());
-            s.foreign.set(b);
+            b = s.newBuf(-1, me.getName());
+            s.foreign.put(me, b);
         }
         return b;
     }
