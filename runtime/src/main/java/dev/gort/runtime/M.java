@@ -142,8 +142,9 @@ public final class M {
 
     /**
      * The CPU this M's thread was on when it last went onto the idle-M list ({@link ThreadCpu};
-     * -1: unknown), for {@link Idle#mget(int)}. Written by this M in stopm, read by the M that
-     * wakes it, both under sched.lock (plain).
+     * -1: unknown), for {@link Idle#mget(int)}. Written by this M in stopm, read by whichever
+     * thread runs startm for it (an M, sysmon, a thread outside the runtime readying a goroutine),
+     * both under sched.lock (plain).
      */
     int stoppedOnCpu = -1;
     /** Sleep here while idle. Go: m.park. */

@@ -9,8 +9,8 @@ import java.lang.invoke.MethodHandle;
  * The CPU the calling thread is running on, from libc's {@code sched_getcpu} through the FFM API
  * (a vDSO call on Linux: tens of nanoseconds; a critical downcall, no thread-state transition). For
  * {@link Idle#mget(int)}'s choice of which sleeping M to wake; -1 where the call is not available
- * (no native access for gort: {@code --enable-native-access=ALL-UNNAMED} or gort's agent; a libc
- * without it). The answer may be stale as soon as it is returned (the thread can migrate): it is
+ * (no native access for gort, which only {@code --enable-native-access=ALL-UNNAMED} or a jar
+ * manifest's {@code Enable-Native-Access: ALL-UNNAMED} gives, not an agent; a libc without it). The answer may be stale as soon as it is returned (the thread can migrate): it is
  * a hint, never a correctness input.
  */
 final class ThreadCpu {

@@ -217,12 +217,14 @@ class IdleProtocolTest {
         assertEquals(1, s.idle.nmspinning.get());
     }
 
+    private static final AtomicInteger TEST_M_IDS = new AtomicInteger(100);
+
     /** Idle Ms that stopped on the given CPUs, pushed in order (the last one is the list's head). */
     private static M[] idleMs(Scheduler s, int... cpus) {
         M[] ms = new M[cpus.length];
         synchronized (s.sched.lock) {
             for (int i = 0; i < cpus.length; i++) {
-                ms[i] = new M(s, i + 1, "test");
+                ms[i] = new M(s, TEST_M_IDS.incrementAndGet(), "test");
                 ms[i].stoppedOnCpu = cpus[i];
                 s.idle.mput(ms[i]);
             }
@@ -238,16 +240,28 @@ class IdleProtocolTest {
     void mgetPassesOverMsThatStoppedOnTheWakersCpu() {
         Scheduler s = unstarted(2, new CopyOnWriteArrayList<>());
         try (ExternalWaker w = s.externalWaker()) { // mput's checkdead
-            M[] m = idleMs(s, 0, -1, 1, 1); // list: m3 (CPU 1), m2 (1), m1 (unknown), m0 (0)
+            M[] m = idleMs(s, 0, 0, -1, 1); // list, head first: m3 (CPU 1), m2 (unknown), m1 (0), m0 (0)
             synchronized (s.sched.lock) {
-                assertSame(m[0], s.idle.mget(1), "waker on CPU 1: the first M of another known CPU");
+                assertSame(
+                        m[1],
+                        s.idle.mget(1),
+                        "waker on CPU 1: past the head and the unknown CPU, the first M of another");
                 assertEquals(3, s.idle.synced.nmidle);
+                assertSame(m[3], s.idle.synced.midle, "unlinked from the middle: the head stays");
+                assertSame(m[2], m[3].schedlink);
+                assertSame(m[0], m[2].schedlink);
+                assertNull(m[1].schedlink);
                 assertSame(m[3], s.idle.mget(0), "waker on CPU 0: the head stopped elsewhere, Go's choice");
                 assertSame(m[2], s.idle.mget(-1), "waker's CPU unknown: the head");
-                assertSame(m[1], s.idle.mget(1), "no M of another known CPU: the head");
+                assertSame(m[0], s.idle.mget(0), "the scan runs off the list's end: the head");
                 assertNull(s.idle.mget(1));
                 assertEquals(0, s.idle.synced.nmidle);
                 assertNull(s.idle.synced.midle);
+            }
+            m = idleMs(s, 1, -1); // head m1 (unknown), m0 (1)
+            synchronized (s.sched.lock) {
+                assertSame(m[1], s.idle.mget(1), "a head of unknown CPU is Go's choice");
+                assertSame(m[0], s.idle.mget(1));
             }
         }
     }

@@ -363,13 +363,32 @@ public final class Tracer {
         final ConcurrentLinkedQueue<TraceBuf> bufs = new ConcurrentLinkedQueue<>();
         /**
          * The buffers of threads that are not carriers (sysmon, an outside thread calling {@code
-         * go}), keyed by the thread. Each entry is put and read by its own thread only. Not a
-         * ThreadLocal: its value (the buffer, whose session holds the ThreadLocal) would keep its own
-         * weak key alive, and with it the session, the tracer and the whole runtime, for as long as
-         * the thread lives: a test thread that traced 30 runtimes one after another kept all 30 (and
-         * their chunks, 1.5 MB each) until the heap ran out (TracerLifetimeTest).
+         * go}), keyed by the thread. Each entry is put and read by its own thread only, and removed
+         * by any thread once its thread has ended ({@link #pruneForeign}; a recording keeps the
+         * buffer in {@link #bufs}). Not a ThreadLocal: its value (the buffer, whose session holds the
+         * ThreadLocal) would keep its own weak key alive, and with it the session, the tracer and the
+         * whole runtime, for as long as the thread lives: a scratch loop's thread that traced 30
+         * runtimes one after another kept all 30 (and their chunks, 1.5 MB each) until the heap ran
+         * out (TracerLifetimeTest).
          */
         final Map<Thread, TraceBuf> foreign = new ConcurrentHashMap<>();
+        /**
+         * The size of {@link #foreign} at which the next put prunes it: twice what the last prune
+         * left, at least 16 (the JFR-only session lives as long as its runtime, and every outside
+         * thread that ever readied a goroutine, a pool's or a virtual thread's, would otherwise stay).
+         * Any putting thread, CAS; {@code Integer.MAX_VALUE} while a prune runs.
+         */
+        private final java.util.concurrent.atomic.AtomicInteger foreignPruneAt =
+                new java.util.concurrent.atomic.AtomicInteger(16);
+
+        /** Drops the entries of ended threads from {@link #foreign} when it has doubled since the last time. */
+        void pruneForeign() {
+            int at = foreignPruneAt.get();
+            if (foreign.size() >= at && foreignPruneAt.compareAndSet(at, Integer.MAX_VALUE)) {
+                foreign.keySet().removeIf(t -> !t.isAlive());
+                foreignPruneAt.set(Math.max(16, 2 * foreign.size()));
+            }
+        }
         /**
          * The buffers of carriers that write without their M (a goroutine with no P creating one, a
          * carrier of another runtime), keyed by that carrier's M: never through a ThreadLocal, which
@@ -493,6 +512,7 @@ public final class Tracer {
         if (b == null) {
             b = s.newBuf(-1, me.getName());
             s.foreign.put(me, b);
+            s.pruneForeign();
         }
         return b;
     }

@@ -1,6 +1,7 @@
 package dev.gort.runtime.trace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gort.runtime.Scheduler;
 import java.lang.ref.WeakReference;
@@ -50,5 +51,33 @@ class TracerLifetimeTest {
     void aStoppedTraceLeavesItsRuntimeCollectable() throws InterruptedException {
         assertEquals(0, stillReachable(8, false), "untraced runtimes are collectable (the control)");
         assertEquals(0, stillReachable(8, true), "traced runtimes still reachable after their trace stopped");
+    }
+
+    /**
+     * The buffers of threads outside the runtime are dropped from the session's map once their
+     * threads have ended: the JFR-only session lives as long as its runtime, and 100 short-lived
+     * outside threads (a pool's, virtual threads) must not stay in it.
+     */
+    @Test
+    void endedOutsideThreadsLeaveTheSessionsMap() throws InterruptedException {
+        Tracer.Session s = new Tracer.Session(Tracer.NOOP, 0, false, "jfr-only");
+        for (int i = 0; i < 100; i++) {
+            Thread t = new Thread(() -> {});
+            t.start();
+            t.join();
+            s.foreign.put(t, s.newBuf(-1, t.getName()));
+            s.pruneForeign();
+        }
+        assertTrue(s.foreign.size() < 16, s.foreign.size() + " ended threads still in the map");
+        Thread alive = Thread.currentThread();
+        s.foreign.put(alive, s.newBuf(-1, alive.getName()));
+        for (int i = 0; i < 40; i++) {
+            Thread t = new Thread(() -> {});
+            t.start();
+            t.join();
+            s.foreign.put(t, s.newBuf(-1, t.getName()));
+            s.pruneForeign();
+        }
+        assertTrue(s.foreign.containsKey(alive), "a live thread's buffer was dropped");
     }
 }
