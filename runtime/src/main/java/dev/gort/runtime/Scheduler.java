@@ -115,6 +115,10 @@ import jdk.internal.vm.Continuation;
  *       hidden).
  *   <li>sysmon wakes at the end of the earliest running slice it has sighted instead of sleeping
  *       a whole back-off step past it (Go's slice can run 15 ms when the step is 10 ms).
+ *   <li>startm wakes an idle M that stopped on another CPU than the waker's when the M that stopped
+ *       last (Go's choice) stopped on the waker's own CPU ({@link Idle#mget(int)}; {@code
+ *       GODEBUG=midlecpu=0} restores Go's): Linux would queue that M behind the still-running waker
+ *       while the other CPU stays idle.
  *   <li>A "syscall" is any Java call that blocks its carrier: explicit {@code Syscall.block} calls,
  *       and carriers sysmon sees blocked while holding a P.
  *   <li>Which Go it follows, per feature: syscalls follow Go 1.26+ (the P stays {@code _Prunning}
