@@ -10,8 +10,9 @@ import java.lang.invoke.MethodHandle;
  * (a vDSO call on Linux: tens of nanoseconds; a critical downcall, no thread-state transition). For
  * {@link Idle#mget(int)}'s choice of which sleeping M to wake; -1 where the call is not available
  * (no native access for gort, which only {@code --enable-native-access=ALL-UNNAMED} or a jar
- * manifest's {@code Enable-Native-Access: ALL-UNNAMED} gives, not an agent; a libc without it). The answer may be stale as soon as it is returned (the thread can migrate): it is
- * a hint, never a correctness input.
+ * manifest's {@code Enable-Native-Access: ALL-UNNAMED} gives, not an agent; a libc without it).
+ * The answer may be stale as soon as it is returned (the thread can migrate): it is a hint, never
+ * a correctness input.
  */
 final class ThreadCpu {
     private ThreadCpu() {}

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -363,8 +364,8 @@ public final class Tracer {
         final ConcurrentLinkedQueue<TraceBuf> bufs = new ConcurrentLinkedQueue<>();
         /**
          * The buffers of threads that are not carriers (sysmon, an outside thread calling {@code
-         * go}), keyed by the thread. Each entry is put and read by its own thread only, and removed
-         * by any thread once its thread has ended ({@link #pruneForeign}; a recording keeps the
+         * go}), keyed by the thread ({@link #foreignBuf}). Each entry is put and read by its own thread
+         * only, and removed by any thread once its thread has ended ({@link #pruneForeign}; a recording keeps the
          * buffer in {@link #bufs}). Not a ThreadLocal: its value (the buffer, whose session holds the
          * ThreadLocal) would keep its own weak key alive, and with it the session, the tracer and the
          * whole runtime, for as long as the thread lives: a scratch loop's thread that traced 30
@@ -378,11 +379,24 @@ public final class Tracer {
          * thread that ever readied a goroutine, a pool's or a virtual thread's, would otherwise stay).
          * Any putting thread, CAS; {@code Integer.MAX_VALUE} while a prune runs.
          */
-        private final java.util.concurrent.atomic.AtomicInteger foreignPruneAt =
-                new java.util.concurrent.atomic.AtomicInteger(16);
+        private final AtomicInteger foreignPruneAt = new AtomicInteger(16);
+
+        /**
+         * The buffer of {@code t}, a thread that is not a carrier, made at its first event; called
+         * by {@code t} itself.
+         */
+        TraceBuf foreignBuf(Thread t) {
+            TraceBuf b = foreign.get(t);
+            if (b == null) {
+                b = newBuf(-1, t.getName());
+                foreign.put(t, b);
+                pruneForeign();
+            }
+            return b;
+        }
 
         /** Drops the entries of ended threads from {@link #foreign} when it has doubled since the last time. */
-        void pruneForeign() {
+        private void pruneForeign() {
             int at = foreignPruneAt.get();
             if (foreign.size() >= at && foreignPruneAt.compareAndSet(at, Integer.MAX_VALUE)) {
                 foreign.keySet().removeIf(t -> !t.isAlive());
@@ -507,14 +521,7 @@ public final class Tracer {
             }
             return b;
         }
-        Thread me = Thread.currentThread(); // not a carrier here: no goroutine runs on this thread
-        TraceBuf b = s.foreign.get(me);
-        if (b == null) {
-            b = s.newBuf(-1, me.getName());
-            s.foreign.put(me, b);
-            s.pruneForeign();
-        }
-        return b;
+        return s.foreignBuf(Thread.currentThread()); // not a carrier here: no goroutine runs on this thread
     }
 
     /** The calling thread's M if it belongs to this runtime. */

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  */
 class TracerLifetimeTest {
     /** How many finished runtimes of {@code n} are still reachable once the GC had its chances. */
-    private static int stillReachable(int n, boolean traced) throws InterruptedException {
+    private static int stillReachable(int n, boolean traced) {
         List<WeakReference<Scheduler>> refs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Scheduler s = new Scheduler(Workloads.config(2, true));
@@ -30,8 +30,7 @@ class TracerLifetimeTest {
         }
         int alive = n;
         for (int attempt = 0; attempt < 50 && alive > 0; attempt++) {
-            System.gc();
-            Thread.sleep(20); // the GC's own pace, not an ordering: the loop ends as soon as all are gone
+            System.gc(); // a full collection under G1 (the build's GC): it clears the weak references
             alive = 0;
             for (WeakReference<Scheduler> r : refs) {
                 if (r.get() != null) {
@@ -48,7 +47,7 @@ class TracerLifetimeTest {
      * runtime reachable while the thread lived: 8 of 8 before the fix.
      */
     @Test
-    void aStoppedTraceLeavesItsRuntimeCollectable() throws InterruptedException {
+    void aStoppedTraceLeavesItsRuntimeCollectable() {
         assertEquals(0, stillReachable(8, false), "untraced runtimes are collectable (the control)");
         assertEquals(0, stillReachable(8, true), "traced runtimes still reachable after their trace stopped");
     }
@@ -61,23 +60,20 @@ class TracerLifetimeTest {
     @Test
     void endedOutsideThreadsLeaveTheSessionsMap() throws InterruptedException {
         Tracer.Session s = new Tracer.Session(Tracer.NOOP, 0, false, "jfr-only");
-        for (int i = 0; i < 100; i++) {
-            Thread t = new Thread(() -> {});
-            t.start();
-            t.join();
-            s.foreign.put(t, s.newBuf(-1, t.getName()));
-            s.pruneForeign();
-        }
+        writeFromEndedThreads(s, 100);
         assertTrue(s.foreign.size() < 16, s.foreign.size() + " ended threads still in the map");
         Thread alive = Thread.currentThread();
-        s.foreign.put(alive, s.newBuf(-1, alive.getName()));
-        for (int i = 0; i < 40; i++) {
-            Thread t = new Thread(() -> {});
+        s.foreignBuf(alive);
+        writeFromEndedThreads(s, 40);
+        assertTrue(s.foreign.containsKey(alive), "a live thread's buffer was dropped");
+    }
+
+    /** {@code n} threads, one after another, each taking its buffer as the tracer's hooks do, then ending. */
+    private static void writeFromEndedThreads(Tracer.Session s, int n) throws InterruptedException {
+        for (int i = 0; i < n; i++) {
+            Thread t = new Thread(() -> s.foreignBuf(Thread.currentThread()));
             t.start();
             t.join();
-            s.foreign.put(t, s.newBuf(-1, t.getName()));
-            s.pruneForeign();
         }
-        assertTrue(s.foreign.containsKey(alive), "a live thread's buffer was dropped");
     }
 }
