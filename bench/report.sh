@@ -1,19 +1,39 @@
 #!/usr/bin/env bash
-# The whole comparison on a short budget (<= 10 minutes on 2 cores): gort vs virtual threads vs
-# platform threads (JMH, bench/target/benchmarks.jar) vs Go (bench/go, when a Go toolchain is
-# installed). Writes bench/results/latest.md (table + machine description), latest.svg (plot) and
-# the raw CSVs under bench/results/raw/. Run it as `./gort bench` (which builds the jar first).
+# The whole comparison: gort vs virtual threads vs platform threads (JMH,
+# bench/target/benchmarks.jar) vs Go (bench/go, when a Go toolchain is installed). Writes
+# bench/results/latest.md (table + machine description), latest.svg (plot) and the raw CSVs under
+# bench/results/raw/ (replacing the committed ones). Run it as `./gort bench` (which builds the jar first).
 #
-#   bench/report.sh            the short budget: 1 fork, 1 x 500 ms warm-up, 3 x 500 ms measurement
+#   ./gort bench [--short]     the short budget (<= 10 minutes on 2 cores): 1 fork, 1 x 500 ms
+#                              warm-up, 3 x 500 ms measurement, 3 Go repetitions; for quick checks
+#   ./gort bench --long        the precise budget (about 80 minutes on 2 cores for the whole suite):
+#                              5 forks, 3 x 1 s warm-up, 5 x 1 s measurement, 15 Go repetitions;
+#                              the table marks every figure whose 99.9 % interval is over +-10 %
+#   ./gort bench --help        this text (runs nothing)
+# Environment (either budget):
 #   BENCH_INCLUDE=regex        only JMH benchmarks matching regex (default: the whole suite)
 #   BENCH_PROCS="1 2"          GOMAXPROCS values (default: 1, 2 and the machine's cores)
-#   BENCH_JMH="..."            JMH options replacing the short-budget ones
+#   BENCH_JMH="..."            JMH options replacing the budget's
+#   BENCH_GO_REPS=N            Go twin repetitions replacing the budget's
 #   BENCH_PARKED=1000000       tasks parked at once in the parked-memory workload
 #   BENCH_FULL=1               no budget cuts (every TimerLatency delay)
+#!end of help
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
 export LC_ALL=C
+
+usage() { sed -n '2,/^#!end of help/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+budget=short
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    --short) budget=short ;;
+    --long) budget=long ;;
+    *) echo "gort bench: unknown argument '$1' (nothing was run)" >&2; usage >&2; exit 2 ;;
+  esac
+  shift
+done
 
 JAVA="${JAVA_HOME:-}/bin/java"
 if [ -z "${JAVA_HOME:-}" ] || [ ! -x "$JAVA" ]; then JAVA="$("$root/gort" jdk)/bin/java"; fi
@@ -35,7 +55,13 @@ procs="${BENCH_PROCS:-1 2}"
 if [ -z "${BENCH_PROCS:-}" ] && [ "$cores" -ne 1 ] && [ "$cores" -ne 2 ]; then procs="$procs $cores"; fi
 include="${BENCH_INCLUDE:-dev.gort.bench.}"
 parked="${BENCH_PARKED:-1000000}"
-read -r -a jmh <<< "${BENCH_JMH:--f 1 -wi 1 -w 500ms -i 3 -r 500ms}"
+if [ "$budget" = long ]; then
+  default_jmh="-f 5 -wi 3 -w 1s -i 5 -r 1s"; default_reps=15
+else
+  default_jmh="-f 1 -wi 1 -w 500ms -i 3 -r 500ms"; default_reps=3
+fi
+read -r -a jmh <<< "${BENCH_JMH:-$default_jmh}"
+goreps="${BENCH_GO_REPS:-$default_reps}"
 jmh+=(-to 2min -foe false)
 base_jvm="-XX:+UseG1GC --add-exports java.base/jdk.internal.vm=ALL-UNNAMED -Duser.language=en"
 
@@ -51,7 +77,7 @@ start=$(date +%s)
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "commit: $commit"
-  echo "command: ./gort bench${*:+ $*}"
+  echo "command: ${BENCH_INCLUDE:+BENCH_INCLUDE='$BENCH_INCLUDE' }./gort bench --$budget"
   echo "CPU: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n1)$(lscpu 2>/dev/null | grep -q '^Hypervisor vendor' && echo " (virtual machine: $(lscpu | sed -n 's/^Hypervisor vendor: *//p'))")"
   echo "cores: $cores"
   echo "memory: $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
@@ -63,6 +89,7 @@ start=$(date +%s)
   if [ -n "$agent" ]; then echo "gort preemption agent: ${agent#$root/} (tight-loop passes only)";
   else echo "gort preemption agent: not built (tight loop runs without polls: preempt=default)"; fi
   echo "JMH options: ${jmh[*]}"
+  echo "Go twin repetitions: $goreps"
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$raw/machine.txt"
 cat "$raw/machine.txt"
@@ -127,7 +154,7 @@ fi
 
 # 4. The Go twin (skips itself when no Go toolchain is installed).
 echo "== Go twin" | tee -a "$log"
-"$here/go/run.sh" "$raw/go.csv" -procs "$(echo $procs | tr ' ' ',')" -reps 3 -parked "$parked" 2>> "$log" || echo "   (Go twin failed; see $log)"
+"$here/go/run.sh" "$raw/go.csv" -procs "$(echo $procs | tr ' ' ',')" -reps "$goreps" -parked "$parked" 2>> "$log" || echo "   (Go twin failed; see $log)"
 
 {
   echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -421,11 +421,25 @@ public final class Report {
         return String.format(Locale.ROOT, "%.3f", v);
     }
 
+    /** A figure is stable when its 99.9 % interval's half-width is at most this share of its mean. */
+    static final double STABLE = 0.10;
+
+    /** Whether {@code r}'s interval is wider than ±{@link #STABLE} of its mean (false without an interval). */
+    static boolean unstable(Row r) {
+        return !Double.isNaN(r.err()) && r.score() != 0 && Math.abs(r.err() / r.score()) > STABLE;
+    }
+
+    /** The mark after a figure whose interval is wider than ±10 % (see {@link #unstable}). */
+    static final String UNSTABLE_MARK = " †";
+
     static String cell(Row r) {
         if (r == null) {
             return "–";
         }
-        return Double.isNaN(r.err()) ? fmt(r.score()) : fmt(r.score()) + " ± " + fmt(r.err());
+        if (Double.isNaN(r.err())) {
+            return fmt(r.score());
+        }
+        return fmt(r.score()) + " ± " + fmt(r.err()) + (unstable(r) ? UNSTABLE_MARK : "");
     }
 
     /** The columns of the overview table: one per family x P present in the standard workloads. */
@@ -510,6 +524,13 @@ public final class Report {
                         + "efficiency.\n\n");
 
         List<String> cols = mainColumns(rows);
+        long timed = rows.stream().filter(r -> !Double.isNaN(r.err())).count();
+        long loose = rows.stream().filter(Report::unstable).count();
+        sb.append("†: the 99.9 % interval is wider than ±10 % of the mean (")
+                .append(loose)
+                .append(" of the ")
+                .append(timed)
+                .append(" figures with an interval; `./gort bench --long` narrows them).\n\n");
         sb.append("## Overview\n\n| workload | unit |");
         cols.forEach(c -> sb.append(' ').append(c).append(" |"));
         sb.append("\n|---|---|");
