@@ -73,6 +73,7 @@ public final class P {
     private static final VarHandle SYSCALLTICK;
     private static final VarHandle M_;
     private static final VarHandle IDLE;
+    private static final VarHandle CREATED;
 
     static {
         try {
@@ -82,9 +83,55 @@ public final class P {
             SYSCALLTICK = l.findVarHandle(P.class, "syscalltick", int.class);
             M_ = l.findVarHandle(P.class, "m", M.class);
             IDLE = l.findVarHandle(P.class, "idle", boolean.class);
+            CREATED = l.findVarHandle(P.class, "goroutinesCreated", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
+    }
+
+    /**
+     * Goroutine ids this P hands out before it takes the next batch from {@code sched.goidgen}:
+     * {@code [goidcache, goidcacheend)}. Written and read by the M that owns this P, plain (a new
+     * owner sees them through the acquirep that gave it the P). Go: p.goidcache, p.goidcacheend.
+     */
+    long goidcache, goidcacheend;
+
+    /** The owning M only: the next id of this P's cache, refilled from {@code goidgen} when empty. */
+    long nextGoid(java.util.concurrent.atomic.AtomicLong goidgen) {
+        if (goidcache == goidcacheend) {
+            refillGoidcache(goidgen); // out of line: once in 16, and newproc inlines the rest
+        }
+        return goidcache++;
+    }
+
+    private void refillGoidcache(java.util.concurrent.atomic.AtomicLong goidgen) {
+        // goidgen is the last id handed out: this batch is [goidgen + 1, goidgen + batch]
+        goidcache = goidgen.addAndGet(Sched.GOID_CACHE_BATCH) - (Sched.GOID_CACHE_BATCH - 1);
+        goidcacheend = goidcache + Sched.GOID_CACHE_BATCH;
+    }
+
+    /**
+     * Goroutines created on this P (newproc with this P): incremented by the owning M (setOpaque),
+     * read racily by {@link Scheduler#goroutinesCreated()} (getOpaque); folded into {@code
+     * stats.goroutinesCreated} when procresize destroys the P. Go: p.goroutinesCreated.
+     */
+    @SuppressWarnings("unused")
+    private long goroutinesCreated;
+
+    long goroutinesCreatedOpaque() {
+        return (long) CREATED.getOpaque(this);
+    }
+
+    /** The owning M only. */
+    void incGoroutinesCreatedOpaque() {
+        CREATED.setOpaque(this, (long) CREATED.get(this) + 1);
+    }
+
+    /** World only, with the world stopped: takes this P's count for the runtime-wide one. */
+    long takeGoroutinesCreated() {
+        long n = (long) CREATED.get(this);
+        CREATED.setOpaque(this, 0L);
+        return n;
     }
 
     /** Debug (SchedCounts.ON only): when pidleput listed it; written and read under sched.lock. */

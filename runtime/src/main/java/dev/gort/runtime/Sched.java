@@ -32,8 +32,15 @@ final class Sched {
     /** Guarded by lock (size readable lock-free). Go: sched.runq, sched.runqsize. */
     final GlobalRunQueue runq = new GlobalRunQueue(lock);
 
-    /** Goroutine ids: atomic add from any thread. Go: sched.goidgen. */
+    /**
+     * The last goroutine id handed out: atomic add from any thread, by {@link P#goidcache}'s batches
+     * of {@link #GOID_CACHE_BATCH} and by one for a goroutine created without a P (the main
+     * goroutine, or one started from outside the runtime). Go: sched.goidgen.
+     */
     final AtomicLong goidgen = new AtomicLong();
+
+    /** Ids a P takes from {@link #goidgen} at a time. Go: proc.go _GoidCacheBatch. */
+    static final int GOID_CACHE_BATCH = 16;
 
     /**
      * A stop-the-world is under way: written under lock by {@link World}, read volatile (lock-free)

@@ -404,7 +404,7 @@ public final class Scheduler {
         trace.onStart();
         // main inherits what the caller's thread would give a thread it starts (newproc's rule)
         Object inherited = goroutineLocals ? GoroutineLocals.inheritedFrom(Thread.currentThread()) : null;
-        G gp = newG(main, 0, null);
+        G gp = newG(main, 0, null, null);
         if (inherited != null) {
             gp.rare().inheritableThreadLocals = inherited;
         }
@@ -517,12 +517,42 @@ public final class Scheduler {
     // ------------------------------------------------------------------------------------------
     // Creating and ending goroutines.
 
-    private G newG(Runnable fn, long parent, StackTraceElement createdAt) {
-        long id = sched.goidgen.incrementAndGet();
+    /**
+     * A new G with the next id of {@code pp}'s cache (a batch of 16 from {@code sched.goidgen} when
+     * it is empty), counted on {@code pp}: its owner's own fields, so that two Ps spawning at once
+     * share no cache line here. Without a P (the main goroutine, a goroutine started from outside
+     * the runtime): one id from {@code sched.goidgen}, counted in {@code stats}.
+     *
+     * <p>Go: proc.go newproc1 (its goidcache and goroutinesCreated lines)
+     */
+    private G newG(Runnable fn, long parent, StackTraceElement createdAt, P pp) {
+        long id;
+        if (pp != null) {
+            id = pp.nextGoid(sched.goidgen);
+            pp.incGoroutinesCreatedOpaque();
+        } else {
+            id = sched.goidgen.incrementAndGet();
+            stats.goroutinesCreated.incrementAndGet();
+        }
         G gp = new G(this, id, parent, createdAt, fn);
         allgs.add(gp);
-        stats.goroutinesCreated.incrementAndGet();
         return gp;
+    }
+
+    /**
+     * Goroutines created since the runtime started (runtime/metrics'
+     * {@code /sched/goroutines-created:goroutines}): the Ps' own counts plus those created without
+     * a P and those of destroyed Ps. Exact when nothing spawns; while goroutines are being created
+     * it may miss the latest ones, and while procresize destroys a P it may count that P's twice.
+     *
+     * <p>Go: metrics.go schedStatsAggregate (gCreated)
+     */
+    public long goroutinesCreated() {
+        long n = stats.goroutinesCreated.get();
+        for (P pp : allp) {
+            n += pp.goroutinesCreatedOpaque();
+        }
+        return n;
     }
 
     /**
@@ -549,7 +579,13 @@ public final class Scheduler {
         // Published with the G by the run-queue put below.
         Object inherited =
                 goroutineLocals ? GoroutineLocals.inheritedFrom(mp != null ? mp.thread : Thread.currentThread()) : null;
-        G newg = newG(fn, parent == null ? 0 : parent.goid, createdAt);
+        boolean ours = mp != null && mp.sched == this;
+        P pp = null;
+        if (ours) {
+            mp.locks++; // no retake of our P while we use it (Retake.retakeBlocked)
+            pp = Syscalls.pForRuntime(mp);
+        }
+        G newg = newG(fn, parent == null ? 0 : parent.goid, createdAt, pp);
         if (inherited != null) {
             newg.rare().inheritableThreadLocals = inherited;
         }
@@ -563,14 +599,11 @@ public final class Scheduler {
             }
         }
         newg.casgstatus(G._Gidle, G._Grunnable); // one new G in 8 has its first wait timed, as in Go
-        P pp = null;
-        if (mp != null && mp.sched == this) {
-            mp.locks++; // no retake of our P while we use it (Retake.retakeBlocked)
-            pp = Syscalls.pForRuntime(mp);
-            if (pp != null) {
-                if (trace.on) trace.goCreate(mp, pp, newg, parent, Ev.W_RUNNEXT);
-                pp.runq.runqput(newg, true);
-            }
+        if (pp != null) {
+            if (trace.on) trace.goCreate(mp, pp, newg, parent, Ev.W_RUNNEXT);
+            pp.runq.runqput(newg, true);
+        }
+        if (ours) {
             mp.locks--;
         }
         if (pp == null) {

@@ -9,6 +9,11 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Stats {
     public final AtomicLong pinnedYields = new AtomicLong();
+    /**
+     * Goroutines created without a P (the main goroutine, those started from outside the
+     * runtime) and those of Ps that procresize destroyed; the total is {@link
+     * Scheduler#goroutinesCreated()} (each P counts its own).
+     */
     public final AtomicLong goroutinesCreated = new AtomicLong();
     /**
      * Gs that stopped at a preemption yield (the M's side of Preempt's honoured + budgetYields;

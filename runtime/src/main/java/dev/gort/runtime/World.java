@@ -339,6 +339,7 @@ final class World {
             sched.runq.globrunqputhead(runnext);
         }
         s.timers.take(pp, to);
+        s.stats.goroutinesCreated.addAndGet(pp.takeGoroutinesCreated());
         pp.setStatus(P._Pdead);
     }
 }

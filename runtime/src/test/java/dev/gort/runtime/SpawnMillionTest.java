@@ -51,7 +51,7 @@ class SpawnMillionTest {
         assertEquals(0, left.get());
         assertEquals((long) N * (N - 1) / 2, sum.get(), "every goroutine ran exactly once");
         assertEquals(1, numAfter.get());
-        assertEquals(N + 1, s.stats.goroutinesCreated.get());
+        assertEquals(N + 1, s.goroutinesCreated());
         System.out.printf("1M goroutines, GOMAXPROCS=%d: %d ms (%d ns per goroutine)%n", procs, ms, ms * 1_000_000 / N);
     }
 }

@@ -128,7 +128,7 @@ public final class Metrics {
                 "/sched/goroutines-created:goroutines",
                 "Count of goroutines created since program start.",
                 true,
-                s -> s.stats.goroutinesCreated.get());
+                Scheduler::goroutinesCreated);
         u(
                 "/sched/goroutines/runnable:goroutines",
                 "Approximate count of goroutines ready to execute, but not executing. Not guaranteed to add up to /sched/goroutines:goroutines with other goroutine metrics.",

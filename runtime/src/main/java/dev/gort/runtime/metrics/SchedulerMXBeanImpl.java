@@ -67,7 +67,7 @@ public final class SchedulerMXBeanImpl implements SchedulerMXBean {
 
     @Override
     public long getGoroutinesCreated() {
-        return s.stats.goroutinesCreated.get();
+        return s.goroutinesCreated();
     }
 
     @Override

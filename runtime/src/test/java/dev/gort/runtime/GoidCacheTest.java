@@ -1,0 +1,82 @@
+package dev.gort.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Goroutine ids come from the creating P's cache, 16 at a time from sched.goidgen (Go: newproc1's
+ * goidcache, _GoidCacheBatch), and each P counts the goroutines it created
+ * (/sched/goroutines-created).
+ */
+class GoidCacheTest {
+    @Test
+    void aPHandsOutItsBatchInOrderAndAGoroutineStartedFromOutsideTakesTheIdAfterIt() throws Exception {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        List<Long> ids = new ArrayList<>();
+        AtomicLong outside = new AtomicLong();
+        AtomicLong main = new AtomicLong();
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            main.set(Scheduler.getg().goid);
+            ids.add(rt.newproc(() -> {}).goid); // P0's first batch: [2, 17] (main took 1)
+            // main neither blocks its carrier (a carrier blocked in Thread.join has its P retaken,
+            // and main would then spawn without a P) nor parks (with nothing runnable, checkdead
+            // would call it a deadlock before the outside thread has spawned): it yields until the
+            // goroutine started from outside has run
+            new Thread(() -> rt.newproc(() -> outside.set(Scheduler.getg().goid))).start();
+            while (outside.get() == 0) {
+                Scheduler.gosched();
+            }
+            for (int i = 0; i < 20; i++) {
+                ids.add(rt.newproc(() -> {}).goid);
+            }
+        });
+        assertEquals(1, main.get(), "main: the runtime's first id, taken without a P");
+        assertEquals(18, outside.get(), "outside the runtime: one id after P0's batch [2, 17]");
+        List<Long> want = new ArrayList<>();
+        for (long id = 2; id <= 17; id++) {
+            want.add(id); // the rest of the first batch
+        }
+        for (long id = 19; id <= 23; id++) {
+            want.add(id); // the next batch, [19, 34]
+        }
+        assertEquals(want, ids);
+        assertEquals(1 + 21 + 1, s.goroutinesCreated());
+    }
+
+    @Test
+    void twoPsSpawningAtOnceNeverShareAnIdAndTheCountAddsUp() {
+        int each = 5_000;
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        Set<Long> seen = new HashSet<>();
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            long[][] got = new long[2][each];
+            GoSema done = new GoSema(0);
+            for (int w = 0; w < 2; w++) {
+                long[] mine = got[w];
+                rt.newproc(() -> {
+                    for (int i = 0; i < each; i++) {
+                        mine[i] = rt.newproc(() -> {}).goid;
+                    }
+                    done.release();
+                });
+            }
+            done.acquire();
+            done.acquire();
+            for (long[] g : got) {
+                for (long id : g) {
+                    seen.add(id);
+                }
+            }
+        });
+        assertEquals(2 * each, seen.size(), "every id handed out once");
+        assertEquals(1 + 2 + 2 * each, s.goroutinesCreated());
+    }
+}
