@@ -424,9 +424,18 @@ public final class Report {
     /** A figure is stable when its 99.9 % interval's half-width is at most this share of its mean. */
     static final double STABLE = 0.10;
 
-    /** Whether {@code r}'s interval is wider than ±{@link #STABLE} of its mean (false without an interval). */
+    /**
+     * Whether {@code r} has an interval the stability rule applies to: every figure but the
+     * allocation rows ({@code B/op}, where a few hundredths of a byte per operation vary by half
+     * and mean nothing).
+     */
+    static boolean judged(Row r) {
+        return !Double.isNaN(r.err()) && !r.unit().equals("B/op");
+    }
+
+    /** Whether {@code r}'s interval is wider than ±{@link #STABLE} of its mean (false when not {@link #judged}). */
     static boolean unstable(Row r) {
-        return !Double.isNaN(r.err()) && r.score() != 0 && Math.abs(r.err() / r.score()) > STABLE;
+        return judged(r) && r.score() != 0 && Math.abs(r.err() / r.score()) > STABLE;
     }
 
     /** The mark after a figure whose interval is wider than ±10 % (see {@link #unstable}). */
@@ -524,13 +533,13 @@ public final class Report {
                         + "efficiency.\n\n");
 
         List<String> cols = mainColumns(rows);
-        long timed = rows.stream().filter(r -> !Double.isNaN(r.err())).count();
+        long timed = rows.stream().filter(Report::judged).count();
         long loose = rows.stream().filter(Report::unstable).count();
         sb.append("†: the 99.9 % interval is wider than ±10 % of the mean (")
                 .append(loose)
                 .append(" of the ")
                 .append(timed)
-                .append(" figures with an interval; `./gort bench --long` narrows them).\n\n");
+                .append(" figures with an interval, allocation rows aside; `./gort bench --long` narrows them).\n\n");
         sb.append("## Overview\n\n| workload | unit |");
         cols.forEach(c -> sb.append(' ').append(c).append(" |"));
         sb.append("\n|---|---|");

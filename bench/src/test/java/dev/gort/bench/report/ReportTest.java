@@ -22,6 +22,8 @@ class ReportTest {
         assertEquals("500", Report.cell(row("gort P=1", 500, Double.NaN)), "no interval, no verdict");
         assertTrue(Report.unstable(row("go P=1", 10, 1.5)));
         assertFalse(Report.unstable(row("go P=1", 10, 0.5)));
+        Report.Row alloc = new Report.Row("pingpong alloc", "gort P=1", "gort", 1, 0.05, 0.02, "B/op", 5);
+        assertEquals("0.050 ± 0.020", Report.cell(alloc), "allocation rows are not judged");
     }
 
     @Test
