@@ -7,9 +7,9 @@
 #   ./gort bench [--short]     the short budget (<= 10 minutes on 2 cores): 1 fork, 1 x 500 ms
 #                              warm-up, 3 x 500 ms measurement, 3 Go repetitions; for quick checks
 #   ./gort bench --long        the precise budget (about 80 minutes on 2 cores for the whole suite):
-#                              5 forks, 3 x 1 s warm-up, 5 x 1 s measurement, 15 Go repetitions;
-#                              the table marks every figure whose 99.9 % interval is over +-10 %
+#                              5 forks, 3 x 1 s warm-up, 5 x 1 s measurement, 15 Go repetitions
 #   ./gort bench --help        this text (runs nothing)
+# Either budget's table marks (†) every figure whose 99.9 % interval is wider than +-10 % of it.
 # Environment (either budget):
 #   BENCH_INCLUDE=regex        only JMH benchmarks matching regex (default: the whole suite)
 #   BENCH_PROCS="1 2"          GOMAXPROCS values (default: 1, 2 and the machine's cores)

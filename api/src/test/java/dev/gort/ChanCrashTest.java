@@ -61,8 +61,9 @@ class ChanCrashTest {
     /**
      * gort beyond Go: the dump follows the locker -> mutex -> the sender (its holder) -> the channel
      * the sender is stuck on. Their ids are read from the dump: each P hands out ids from its own
-     * batch (Go's goidcache), and a goroutine created while main's carrier had lost its P takes
-     * the next id outside the batch, so at GOMAXPROCS=2 they need not be 2 and 3.
+     * batch (Go's goidcache), so at GOMAXPROCS=2 they need not be 2 and 3 (main may resume on the
+     * other P between its two go statements, or create the second while its carrier had lost its
+     * P, which takes the next id outside the batches).
      */
     @ParameterizedTest(name = "GOMAXPROCS={0}")
     @ValueSource(strings = {"1", "2"})

@@ -128,7 +128,10 @@ final class AllGs {
         return n;
     }
 
-    /** A snapshot in goid order (Go's allgs is in creation order). */
+    /**
+     * A snapshot in goid order (Go's allgs is in creation order; goid order is creation order only
+     * within one P, which takes ids 16 at a time).
+     */
     List<G> snapshot() {
         List<G> out = new ArrayList<>();
         for (Stripe s : stripes) {

@@ -35,7 +35,8 @@ final class Sched {
     /**
      * The last goroutine id handed out: atomic add from any thread, by {@link P#goidcache}'s batches
      * of {@link #GOID_CACHE_BATCH} and by one for a goroutine created without a P (the main
-     * goroutine, or one started from outside the runtime). Go: sched.goidgen.
+     * goroutine; one started from outside the runtime or from another runtime's goroutine; one
+     * created while its carrier's P was retaken). Go: sched.goidgen.
      */
     final AtomicLong goidgen = new AtomicLong();
 

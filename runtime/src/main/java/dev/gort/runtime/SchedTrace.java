@@ -9,7 +9,8 @@ import java.util.List;
  * SCHED 1004ms: gomaxprocs=4 idleprocs=2 threads=7 spinningthreads=1 needspinning=0 idlethreads=2 runqueue=0 [ 1 0 0 0 ] schedticks=[ 113 57 4 0 ]
  * </pre>
  * With scheddetail the header ends {@code gcwaiting=false nmidlelocked=0 stopwait=0 sysmonwait=false}
- * and is followed by a line per P (allp order), per M (newest first) and per G (creation order).
+ * and is followed by a line per P (allp order), per M (newest first) and per G (goid order: creation order
+ * within one P, whose ids come in batches of 16, as in Go).
  *
  * <p>Who prints: sysmon, as in Go. {@link #start} installs {@link #print} with
  * {@link Sysmon#setSchedtrace}; sysmon calls it when {@code lasttrace + N ms <= now} and never

@@ -542,17 +542,20 @@ public final class Scheduler {
     /**
      * Goroutines created since the runtime started (runtime/metrics'
      * {@code /sched/goroutines-created:goroutines}): the Ps' own counts plus those created without
-     * a P and those of destroyed Ps. Exact when nothing spawns; while goroutines are being created
-     * it may miss the latest ones, and while procresize destroys a P it may count that P's twice.
+     * a P and those of destroyed Ps. Read under sched.lock, which procresize holds while it folds a
+     * destroyed P's count into {@code stats} and shrinks allp, so the sum never loses nor doubles
+     * a P's count and never goes down; it may miss goroutines being created at that moment.
      *
      * <p>Go: metrics.go schedStatsAggregate (gCreated)
      */
     public long goroutinesCreated() {
-        long n = stats.goroutinesCreated.get();
-        for (P pp : allp) {
-            n += pp.goroutinesCreatedOpaque();
+        synchronized (sched.lock) {
+            long n = stats.goroutinesCreated.get();
+            for (P pp : allp) {
+                n += pp.goroutinesCreatedOpaque();
+            }
+            return n;
         }
-        return n;
     }
 
     /**
@@ -582,9 +585,25 @@ public final class Scheduler {
         boolean ours = mp != null && mp.sched == this;
         P pp = null;
         if (ours) {
-            mp.locks++; // no retake of our P while we use it (Retake.retakeBlocked)
+            mp.locks++; // no retake of our P while we use it (Retake.retakeBlocked); undone below
             pp = Syscalls.pForRuntime(mp);
         }
+        G newg;
+        try {
+            newg = newprocLocked(fn, parent, createdAt, inherited, mp, pp);
+        } finally {
+            if (ours) {
+                mp.locks--; // even if building the G threw (an OutOfMemoryError): never leave the M unretakeable
+            }
+        }
+        if (mainStarted) {
+            wakep();
+        }
+        return newg;
+    }
+
+    /** newproc's part under {@code mp.locks}: builds the G with pp's next id and queues it. */
+    private G newprocLocked(Runnable fn, G parent, StackTraceElement createdAt, Object inherited, M mp, P pp) {
         G newg = newG(fn, parent == null ? 0 : parent.goid, createdAt, pp);
         if (inherited != null) {
             newg.rare().inheritableThreadLocals = inherited;
@@ -602,18 +621,11 @@ public final class Scheduler {
         if (pp != null) {
             if (trace.on) trace.goCreate(mp, pp, newg, parent, Ev.W_RUNNEXT);
             pp.runq.runqput(newg, true);
-        }
-        if (ours) {
-            mp.locks--;
-        }
-        if (pp == null) {
+        } else {
             if (trace.on) trace.goCreate(null, null, newg, null, Ev.W_GLOBAL);
             synchronized (sched.lock) {
                 sched.runq.globrunqput(newg);
             }
-        }
-        if (mainStarted) {
-            wakep();
         }
         return newg;
     }

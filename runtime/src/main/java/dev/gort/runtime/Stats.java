@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Stats {
     public final AtomicLong pinnedYields = new AtomicLong();
     /**
-     * Goroutines created without a P (the main goroutine, those started from outside the
-     * runtime) and those of Ps that procresize destroyed; the total is {@link
+     * Goroutines created without a P (the main goroutine; those started from outside the runtime,
+     * from another runtime, or while their creator's carrier had lost its P) and those of Ps that
+     * procresize destroyed; the total is {@link
      * Scheduler#goroutinesCreated()} (each P counts its own).
      */
     public final AtomicLong goroutinesCreated = new AtomicLong();

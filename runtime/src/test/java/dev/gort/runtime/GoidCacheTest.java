@@ -1,6 +1,7 @@
 package dev.gort.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -51,7 +52,7 @@ class GoidCacheTest {
     }
 
     @Test
-    void twoPsSpawningAtOnceNeverShareAnIdAndTheCountAddsUp() {
+    void twoSpawnersAtGomaxprocs2NeverShareAnIdAndTheCountAddsUp() {
         int each = 5_000;
         Scheduler s = new Scheduler(TestSupport.config(2));
         Set<Long> seen = new HashSet<>();
@@ -78,5 +79,42 @@ class GoidCacheTest {
         });
         assertEquals(2 * each, seen.size(), "every id handed out once");
         assertEquals(1 + 2 + 2 * each, s.goroutinesCreated());
+    }
+
+    @Test
+    void aDestroyedPsCountIsKeptWhenGomaxprocsShrinksAndComesBack() {
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        long[] counts = new long[5];
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            GoSema done = new GoSema(0);
+            long spawned = 1; // main
+            // pairs of spawners until P1 has created some (its idle M steals one of them)
+            for (int round = 0; round < 1000 && rt.allp()[1].goroutinesCreatedOpaque() == 0; round++) {
+                for (int w = 0; w < 2; w++) {
+                    rt.newproc(() -> {
+                        for (int i = 0; i < 100; i++) {
+                            rt.newproc(() -> {});
+                        }
+                        done.release();
+                    });
+                }
+                done.acquire();
+                done.acquire();
+                spawned += 2 + 200;
+            }
+            counts[3] = rt.allp()[1].goroutinesCreatedOpaque();
+            counts[4] = spawned;
+            counts[0] = rt.goroutinesCreated();
+            rt.gomaxprocs(1); // P1 is destroyed: its count moves to stats
+            counts[1] = rt.goroutinesCreated();
+            rt.gomaxprocs(2); // a fresh P1 starts from 0
+            rt.newproc(() -> {});
+            counts[2] = rt.goroutinesCreated();
+        });
+        assertTrue(counts[3] > 0, "P1 never created a goroutine in 1,000 rounds");
+        assertEquals(counts[4], counts[0]);
+        assertEquals(counts[0], counts[1], "shrinking GOMAXPROCS loses no P's count");
+        assertEquals(counts[0] + 1, counts[2]);
     }
 }

@@ -539,7 +539,12 @@ public final class Report {
                 .append(loose)
                 .append(" of the ")
                 .append(timed)
-                .append(" figures with an interval, allocation rows aside; `./gort bench --long` narrows them).\n\n");
+                .append(" figures with an interval, allocation rows aside")
+                .append(
+                        machine.getOrDefault("command", "").contains("--long")
+                                ? ""
+                                : "; `./gort bench --long` narrows them")
+                .append(").\n\n");
         sb.append("## Overview\n\n| workload | unit |");
         cols.forEach(c -> sb.append(' ').append(c).append(" |"));
         sb.append("\n|---|---|");
