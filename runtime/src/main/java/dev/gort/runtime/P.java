@@ -2,6 +2,7 @@ package dev.gort.runtime;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A P: the licence to run Go code, with its local run queue. There are exactly GOMAXPROCS Ps.
@@ -97,14 +98,14 @@ public final class P {
     long goidcache, goidcacheend;
 
     /** The owning M only: the next id of this P's cache, refilled from {@code goidgen} when empty. */
-    long nextGoid(java.util.concurrent.atomic.AtomicLong goidgen) {
+    long nextGoid(AtomicLong goidgen) {
         if (goidcache == goidcacheend) {
             refillGoidcache(goidgen); // out of line: once in 16, and newproc inlines the rest
         }
         return goidcache++;
     }
 
-    private void refillGoidcache(java.util.concurrent.atomic.AtomicLong goidgen) {
+    private void refillGoidcache(AtomicLong goidgen) {
         // goidgen is the last id handed out: this batch is [goidgen + 1, goidgen + batch]
         goidcache = goidgen.addAndGet(Sched.GOID_CACHE_BATCH) - (Sched.GOID_CACHE_BATCH - 1);
         goidcacheend = goidcache + Sched.GOID_CACHE_BATCH;

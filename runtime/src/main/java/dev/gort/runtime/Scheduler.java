@@ -520,8 +520,8 @@ public final class Scheduler {
     /**
      * A new G with the next id of {@code pp}'s cache (a batch of 16 from {@code sched.goidgen} when
      * it is empty), counted on {@code pp}: its owner's own fields, so that two Ps spawning at once
-     * share no cache line here. Without a P (the main goroutine, a goroutine started from outside
-     * the runtime): one id from {@code sched.goidgen}, counted in {@code stats}.
+     * share no cache line here. Without a P (the cases {@code Sched.goidgen} lists): one id from
+     * {@code sched.goidgen}, counted in {@code stats}.
      *
      * <p>Go: proc.go newproc1 (its goidcache and goroutinesCreated lines)
      */
