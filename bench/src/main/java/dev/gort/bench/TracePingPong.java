@@ -34,7 +34,12 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(
         value = 1,
-        jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED", "-XX:+UseG1GC"})
+        jvmArgsAppend = {
+            "--add-exports",
+            "java.base/jdk.internal.vm=ALL-UNNAMED",
+            "--enable-native-access=ALL-UNNAMED", // the tracer's TSC clock (TraceClock)
+            "-XX:+UseG1GC"
+        })
 public class TracePingPong {
     @Param({"off", "on"})
     public String tracing;

@@ -43,6 +43,7 @@ final class Env {
         row(rows, "gort.sysmon.maxdelay", Sysmon.maxDelayFromEnvironment());
         row(rows, "gort.trace", trace == null ? "" : trace);
         row(rows, "gort.trace.window", GoDebugProps.traceWindowMs());
+        row(rows, "gort.trace.clock", dev.gort.runtime.trace.TraceClock.name()); // the effective clock
         row(rows, "gort.creators", Config.creatorsSetting());
         row(rows, "gort.fatal", Config.fatalSetting());
         row(rows, "gort.seed", c.settings().seed());

@@ -85,6 +85,8 @@ class SettingsIT {
         GOOD.put("-Dgort.sysmon.maxdelay=500", "gort.sysmon.maxdelay=500");
         GOOD.put("-Dgort.trace=out.json", "gort.trace=out.json");
         GOOD.put("-Dgort.trace.window=5", "gort.trace.window=5");
+        // the jar's manifest enables native access: tsc is readable on x86-64 Linux (TraceClockSourceTest)
+        GOOD.put("-Dgort.trace.clock=NANOTIME", "gort.trace.clock=nanotime");
         GOOD.put("-Dgort.creators=stack", "gort.creators=stack");
         GOOD.put("-Dgort.debug.checks=true", "gort.debug.checks=true");
         GOOD.put("-Dgort.fatal=throw", "gort.fatal=throw");
@@ -115,6 +117,7 @@ class SettingsIT {
         BAD.put("-Dgort.preempt.budget=0", "malformed -Dgort.preempt.budget=0: want an integer >= 1");
         BAD.put("-Dgort.sysmon.maxdelay=5", "malformed -Dgort.sysmon.maxdelay=5: want an integer >= 20");
         BAD.put("-Dgort.trace.window=abc", "malformed -Dgort.trace.window=abc: want an integer >= 0");
+        BAD.put("-Dgort.trace.clock=sundial", "malformed -Dgort.trace.clock=sundial: want one of tsc, nanotime");
         BAD.put("-Dgort.creators=all", "malformed -Dgort.creators=all: want one of off, stack");
         BAD.put("-Dgort.debug.checks=yes!", "malformed -Dgort.debug.checks=yes!: want true or false");
         BAD.put("-Dgort.jmx=maybe", "malformed -Dgort.jmx=maybe: want true or false");

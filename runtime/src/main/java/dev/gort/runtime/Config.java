@@ -646,6 +646,26 @@ public record Config(
         return v;
     }
 
+    /**
+     * {@code -Dgort.trace.clock=tsc|nanotime} / {@code GORT_TRACE_CLOCK}: the execution tracer's
+     * clock (JVM-wide; read once, by {@link dev.gort.runtime.trace.TraceClock}'s initialisation,
+     * which passes what it found: whether the CPU's time-stamp counter can be read, whether the
+     * kernel keeps time with it, and why not). Absent: {@code tsc} where it is available, else
+     * {@code nanotime}. An explicit {@code tsc} where the counter cannot be read is a fatal error
+     * that says why.
+     */
+    public static String traceClockSetting(boolean tscReadable, boolean tscAvailable, String whyNot) {
+        String v = choiceSetting("gort.trace.clock", "GORT_TRACE_CLOCK", null, "tsc", "nanotime");
+        if (v == null) {
+            return tscAvailable ? "tsc" : "nanotime";
+        }
+        if (v.equals("tsc") && !tscReadable) {
+            throw Fatal.fatal(spelling("gort.trace.clock", "GORT_TRACE_CLOCK")
+                    + ": cannot read the CPU's time-stamp counter: " + whyNot);
+        }
+        return v;
+    }
+
     /** {@code -Dgort.trace=<file>}: trace every runtime from its start and write the file at exit. */
     public static String traceFileSetting() {
         String v = System.getProperty("gort.trace");

@@ -626,6 +626,11 @@ public final class G extends Continuation {
         waitreason = (byte) r.ordinal();
     }
 
+    /** {@link #waitReason()}'s ordinal, without the table look-up (the tracer's park record); volatile read. */
+    public int waitReasonOrdinal() {
+        return waitreason;
+    }
+
     public Object waitingOn() {
         return waitingOn;
     }

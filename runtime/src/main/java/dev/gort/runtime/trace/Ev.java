@@ -6,7 +6,7 @@ package dev.gort.runtime.trace;
  * values. {@link TraceBuf} writes records packed; decoded ({@link TraceBuf#expand}), every record
  * is five longs:
  * <pre>
- *   [0] ts      System.nanoTime() (made relative to the session start when decoded)
+ *   [0] ts      TraceClock units (made ns since the session start when decoded)
  *   [1] header  bits 0-7 code | bits 8-23 small | bits 24-39 p+1 (0 = no P) | bits 40-63 m+1 (0 = not an M)
  *   [2] g       the goroutine the event is about (0 = none)
  *   [3] a       first argument (see each code)

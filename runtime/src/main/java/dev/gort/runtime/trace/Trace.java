@@ -17,7 +17,10 @@ import java.util.TreeMap;
  * goroutine and object tables. Immutable once built; column arrays for compactness.
  */
 public final class Trace {
-    /** What the trace knows about one goroutine. */
+    /**
+     * What the trace knows about one goroutine; {@code createTs}: its creation, in ns since the
+     * trace started (0 for a goroutine that already existed then).
+     */
     public record GInfo(long goid, long parent, String name, String createdAt, long createTs) {
         static GInfo of(G gp, long ts) {
             StackTraceElement at = gp.createdAt();
@@ -74,7 +77,15 @@ public final class Trace {
     public final long wallStartMillis;
     public final String config;
 
-    private Trace(int n, Tracer.Session s, String config, boolean complete) {
+    /**
+     * {@code units} of a session's clock as ns: exact for nanoTime's (1 ns per unit), rounded for
+     * the counter's; monotonic, so the merge order survives the conversion.
+     */
+    static long toNanos(long units, double nsPerUnit) {
+        return nsPerUnit == 1.0 ? units : Math.round(units * nsPerUnit);
+    }
+
+    private Trace(int n, Tracer.Session s, String config, boolean complete, double nsPerUnit) {
         this.n = n;
         ts = new long[n];
         code = new int[n];
@@ -84,7 +95,13 @@ public final class Trace {
         g = new long[n];
         a = new long[n];
         x = new long[n];
-        goroutines = Collections.unmodifiableMap(new TreeMap<>(s.gs));
+        TreeMap<Long, GInfo> gs = new TreeMap<>();
+        for (Map.Entry<Long, GInfo> e : s.gs.entrySet()) {
+            GInfo gi = e.getValue();
+            long created = gi.createTs() == 0 ? 0 : toNanos(gi.createTs() - s.t0, nsPerUnit);
+            gs.put(e.getKey(), new GInfo(gi.goid(), gi.parent(), gi.name(), gi.createdAt(), created));
+        }
+        goroutines = Collections.unmodifiableMap(gs);
         objects = Collections.unmodifiableMap(new TreeMap<>(s.objects));
         initialProcs = s.initialProcs;
         initialThreads = s.initialThreads;
@@ -199,7 +216,7 @@ public final class Trace {
         List<Run> runs = new ArrayList<>();
         for (int attempt = 1; ; attempt++) {
             runs.clear();
-            long end = System.nanoTime();
+            long end = s.now();
             int order = 0;
             for (TraceBuf b : s.bufs) {
                 Copy c = copy(b);
@@ -209,7 +226,7 @@ public final class Trace {
                 if (c.lost()) {
                     // everything the writer wrote before its oldest copied record is gone, whether
                     // or not the end cut keeps that record
-                    windowStart = len > 0 ? d[0] - s.t0 : System.nanoTime() - s.t0;
+                    windowStart = len > 0 ? d[0] - s.t0 : s.now() - s.t0;
                 }
                 if (cutNow) {
                     // one writer per buffer, timestamps never decrease in it: the cut is a suffix
@@ -256,7 +273,9 @@ public final class Trace {
             lost |= r.windowStart() != Long.MIN_VALUE;
         }
         // the copies' own verdict first: the session's count is bumped after the writer moved its first chunk
-        Trace t = new Trace(total, s, config, !lost && s.droppedChunks.get() == 0);
+        // stamps are the session's clock units until here; ns since the start from here on
+        double nsPerUnit = s.nanosPerUnit();
+        Trace t = new Trace(total, s, config, !lost && s.droppedChunks.get() == 0, nsPerUnit);
         // k-way merge by timestamp; ties: lower buffer order first (the start-state buffer is first).
         int[] pos = new int[runs.size()];
         PriorityQueue<Integer> pq = new PriorityQueue<>((i, j) -> {
@@ -276,7 +295,7 @@ public final class Trace {
             Run r = runs.get(i);
             int o = pos[i] * TraceBuf.REC;
             long hdr = r.d[o + 1];
-            t.ts[k] = r.d[o] - s.t0;
+            t.ts[k] = toNanos(r.d[o] - s.t0, nsPerUnit);
             t.code[k] = (int) (hdr & 0xFF);
             t.small[k] = (int) ((hdr >>> 8) & 0xFFFF);
             t.p[k] = (int) ((hdr >>> 24) & 0xFFFF) - 1;

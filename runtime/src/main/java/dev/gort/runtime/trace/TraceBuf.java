@@ -34,7 +34,8 @@ import java.lang.invoke.VarHandle;
  *   <li>{@link #FORM_GA} (16): one long g | a &lt;&lt; 32, x = aux (unblocks by any goid below 2^32);
  *   <li>{@link #FORM_G} (16): one long g, a = aux (a goid of 2^32 or more);
  *   <li>{@link #FORM_FULL} (48): ts, header ({@link Ev}'s layout, any M), g, a, x, for everything
- *       else: a stamp 2^24 ns (16.7 ms) or more after the previous one or before it, a small field
+ *       else: a stamp 2^24 clock units (16.7 ms of nanoTime, 6.5 ms of a 2.6 GHz time-stamp counter:
+ *       {@link TraceClock}) or more after the previous one or before it, a small field
  *       over 255, a P over 4094, arguments wider than the room above (a steal's -1 victim), and
  *       events written for another M ({@link #emit}: the start state, a retake's syscall).
  * </ul>
@@ -105,7 +106,7 @@ public final class TraceBuf {
 
     static final int AUX_SHIFT = 28;
     static final int DTS_SHIFT = 40;
-    /** A compact record's stamp is its buffer's previous stamp plus up to 2^24 - 1 ns (16.7 ms). */
+    /** A compact record's stamp is its buffer's previous stamp plus up to 2^24 - 1 clock units ({@link TraceClock}). */
     static final int DTS_BITS = 24;
 
     static final class Chunk {
@@ -334,16 +335,14 @@ public final class TraceBuf {
     void putUnblock(long ts, int where, int pid, long g, long waker) {
         long dts = ts - lastTs;
         long p1 = pid + 1L;
-        if (g != lastStopped
-                || waker != lastStarted
-                || (where >>> 8) != 0
-                || (dts >>> DTS_BITS) != 0
-                || (p1 >>> 12) != 0) {
+        if (g != lastStopped || waker != lastStarted || ((where >>> 8) | (dts >>> DTS_BITS) | (p1 >>> 12)) != 0) {
             put(ts, Ev.GO_UNBLOCK, where, pid, g, waker, 0);
             return;
         }
-        noteState(Ev.GO_UNBLOCK, where, g, 0);
-        put1(CODE_UNBLOCK_LAST | FORM_NOARG | ((long) where << 8) | (p1 << 16) | (dts << DTS_SHIFT), ts);
+        if (where == Ev.W_RUNNEXT) {
+            lastRunnext = g; // noteState's rule for an unblock, in line
+        }
+        append1(CODE_UNBLOCK_LAST | FORM_NOARG | ((long) where << 8) | (p1 << 16) | (dts << DTS_SHIFT), ts);
     }
 
     /**
@@ -355,18 +354,18 @@ public final class TraceBuf {
     void putStop(long ts, int why, int pid, long g, long reason, long obj) {
         long dts = ts - lastTs;
         long p1 = pid + 1L;
-        int form = obj == 0 ? 0 : obj == park1 ? FORM_PARK1 : obj == park2 ? FORM_PARK2 : 0;
+        long form = obj == 0 ? 0 : obj == park1 ? FORM_PARK1 : obj == park2 ? FORM_PARK2 : 0;
         if (form == 0
                 || g != lastStarted
                 || why != Ev.S_PARK
-                || (reason >>> 12) != 0
-                || (dts >>> DTS_BITS) != 0
-                || (p1 >>> 12) != 0) {
+                || ((reason >>> 12) | (dts >>> DTS_BITS) | (p1 >>> 12)) != 0) {
             put(ts, Ev.GO_STOP, why, pid, g, reason, obj);
             return;
         }
-        noteState(Ev.GO_STOP, Ev.S_PARK, g, obj); // a park on park1 or park2 leaves those as they are
-        put1(Ev.GO_STOP | form | ((long) Ev.S_PARK << 8) | (p1 << 16) | (reason << AUX_SHIFT) | (dts << DTS_SHIFT), ts);
+        lastStopped = g; // noteState's rule for a park on park1 or park2, in line: those stay as they are
+        append1(
+                Ev.GO_STOP | form | ((long) Ev.S_PARK << 8) | (p1 << 16) | (reason << AUX_SHIFT) | (dts << DTS_SHIFT),
+                ts);
     }
 
     /**
@@ -381,14 +380,12 @@ public final class TraceBuf {
         if (g != lastRunnext
                 || from != Ev.F_RUNNEXT
                 || a != 0
-                || (x >>> 12) != 0
-                || (dts >>> DTS_BITS) != 0
-                || (p1 >>> 12) != 0) {
+                || ((x >>> 12) | (dts >>> DTS_BITS) | (p1 >>> 12)) != 0) {
             put(ts, Ev.GO_START, from, pid, g, a, x);
             return;
         }
-        noteState(Ev.GO_START, Ev.F_RUNNEXT, g, x);
-        put1(
+        lastStarted = g; // noteState's rule for a start, in line
+        append1(
                 Ev.GO_START
                         | FORM_RUNNEXT
                         | ((long) Ev.F_RUNNEXT << 8)
@@ -414,7 +411,7 @@ public final class TraceBuf {
         long w1;
         if ((a >>> 12) == 0 && ((g >>> 32) | (x >>> 32)) == 0) {
             if (x == 0 && g == 0) {
-                put1(h | FORM_NOARG | (a << AUX_SHIFT), ts);
+                append1(h | FORM_NOARG | (a << AUX_SHIFT), ts);
                 return;
             }
             h |= FORM_GX | (a << AUX_SHIFT);
@@ -442,7 +439,12 @@ public final class TraceBuf {
         lastTs = ts;
     }
 
-    private void put1(long h, long ts) {
+    /**
+     * Appends the one-long record {@code h} stamped {@code ts} and publishes it: the one-long
+     * writers' common tail, small enough to be compiled into each of them (the hooks' hot path is
+     * straight-line: issue 17's cost; a chunk's end is the out-of-line {@link #grow}).
+     */
+    private void append1(long h, long ts) {
         Chunk c = cur;
         int n = c.w;
         if (n == Chunk.LONGS) {

@@ -37,7 +37,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Timestamps.</b> The decoder merges the buffers by timestamp, equal stamps (and so every
  * event of one buffer) in buffer order. A stamp therefore needs only be (1) non-decreasing in its
  * buffer and (2) later than every cause of its event recorded in another buffer. A fresh
- * {@code System.nanoTime()} (22-34 ns here, the most expensive part of a record) gives both; an event
+ * reading of {@link TraceClock} (the CPU's time-stamp counter where the kernel keeps time with it,
+ * ~10 ns here, else {@code System.nanoTime()}, ~27 ns; either way the most expensive part of a
+ * record) gives both, through {@code clockProducer} (a plain read, for events stamped before what
+ * they publish) or {@code clock} (an ordered read, for events stamped after what they consumed),
+ * clamped to the buffer's previous stamp; an event
  * may instead reuse its M's previous stamp ({@code TraceBuf.lastTs}) when every cause it has is
  * earlier in the same buffer, where buffer order already keeps it first:
  * <ul>
@@ -65,7 +69,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * TraceValidator}'s "CPU time vs work", which the traced workloads check). Only a time source
  * that bounds how long a slice ran could license skipping its stop's read; the JVM offers none
  * cheaper than {@code System.nanoTime()} (sysmon's {@code coarseNanotime} is up to 10 ms stale
- * while it backs off; JFR's tick counter costs the same here), so one read per switch stays.
+ * while it backs off; JFR's tick counter costs the same here without experimental flags), so one
+ * read per switch stays, made cheaper instead: {@link TraceClock}'s counter.
  *
  * <p>Enable with {@code -Dgort.trace=<file>} ({@code .json}, {@code .json.gz} or {@code .html}: written
  * when the runtime exits, or on the way out of a panic or fatal error), {@code -Dgort.trace.window=<ms>}
@@ -166,7 +171,7 @@ public final class Tracer {
         // M's ping-pong, whose records are all one long): a window of W ms keeps W/10 chunks per M, a rough bound
         // that is enough for "the last few hundred ms" (Go's flight recorder is also approximate).
         int maxChunks = o.windowMs <= 0 ? 0 : (int) Math.max(2, o.windowMs / 10);
-        Session s = new Session(this, maxChunks, true, o.workload);
+        Session s = new Session(this, maxChunks, true, o.workload, true);
         s.level = o.level;
         session = s;
         s.recordInitialState(sched);
@@ -356,7 +361,14 @@ public final class Tracer {
     /** One recording: its buffers, tables and start time. */
     static final class Session {
         final Tracer tracer;
-        final long t0 = System.nanoTime();
+        /**
+         * Whether this session's stamps are {@link TraceClock}'s units (a recording's), or
+         * {@code System.nanoTime()} ns (a hand-built session's, in tests). Immutable.
+         */
+        final boolean clockUnits;
+        /** The session's start, in its stamps' unit; the decoder's origin. Immutable. */
+        final long t0;
+
         final long wallStartMillis = System.currentTimeMillis();
         final int maxChunksPerBuf;
         final boolean record;
@@ -421,8 +433,16 @@ public final class Tracer {
         /** Options.level; written before the session is published. */
         int level = 2;
 
+        /** A session whose stamps are {@code System.nanoTime()} ns (hand-built buffers in tests). */
         Session(Tracer tracer, int maxChunks, boolean record, String workload) {
+            this(tracer, maxChunks, record, workload, false);
+        }
+
+        /** {@code clockUnits}: stamped by {@link TraceClock} (the hooks'), else in nanoTime ns. */
+        Session(Tracer tracer, int maxChunks, boolean record, String workload, boolean clockUnits) {
             this.tracer = tracer;
+            this.clockUnits = clockUnits;
+            this.t0 = clockUnits ? TraceClock.nowOrdered() : System.nanoTime();
             this.maxChunksPerBuf = maxChunks;
             this.record = record;
             this.workload = workload;
@@ -496,18 +516,36 @@ public final class Tracer {
         Trace decode(Scheduler s) {
             return Trace.decode(this, s);
         }
+
+        /** Now, in this session's stamps' unit, no earlier than anything the caller did before. */
+        long now() {
+            return clockUnits ? TraceClock.nowOrdered() : System.nanoTime();
+        }
+
+        /** Nanoseconds per unit of this session's stamps, measured now (1 for nanoTime ns). */
+        double nanosPerUnit() {
+            return clockUnits ? TraceClock.nanosPerUnit() : 1.0;
+        }
     }
 
+    /**
+     * The calling thread's buffer in the current session ({@code mp}: the calling M, or null): the
+     * M's own in one load and a check, everything else out of line ({@link #bufSlow}).
+     */
     private TraceBuf buf(M mp) {
         Session s = session;
         if (s == null) {
             s = jfrOnly;
         }
+        if (mp != null && mp.traceBuf instanceof TraceBuf b && b.session == s) {
+            return b;
+        }
+        return bufSlow(mp, s);
+    }
+
+    /** {@link #buf}'s first event of an M in a session, and its threads that are not this runtime's Ms. */
+    private static TraceBuf bufSlow(M mp, Session s) {
         if (mp != null) {
-            Object o = mp.traceBuf;
-            if (o instanceof TraceBuf b && b.session == s) {
-                return b;
-            }
             TraceBuf b = s.newBuf(mp.id, "M" + mp.id);
             mp.traceBuf = b; // only mp's own thread gets here (hooks pass the calling M)
             return b;
@@ -551,12 +589,13 @@ public final class Tracer {
     }
 
     static long objectId(Object o) {
-        if (o == null) {
-            return 0;
-        }
         if (o instanceof Describable d) {
             return d.objectId();
         }
+        return o == null ? 0 : identityId(o);
+    }
+
+    private static long identityId(Object o) {
         return System.identityHashCode(o) & 0xFFFFFFFFL;
     }
 
@@ -578,16 +617,36 @@ public final class Tracer {
     // ------------------------------------------------------------------------------------------
     // Hooks. Each is called only when {@link #on} was seen true. mp is the calling M (null: not an M).
 
-    /** A fresh timestamp for an event written to {@code b}, counted in {@link TraceBuf#clockReads}. */
+    /**
+     * A fresh timestamp for a consumer's event written to {@code b} (see the class Javadoc,
+     * "Timestamps"): {@link TraceClock#nowOrdered()}, never before the buffer's previous stamp;
+     * counted in {@link TraceBuf#clockReads}.
+     */
     private static long clock(TraceBuf b) {
         b.clockReads++;
-        return System.nanoTime();
+        long t = TraceClock.nowOrdered();
+        long last = b.lastTs;
+        return t - last >= 0 ? t : last;
+    }
+
+    /**
+     * A fresh timestamp for a producer's event written to {@code b}, one stamped before what it
+     * publishes becomes visible to another M (a park, a creation, a kick or spill to a queue
+     * others read): {@link TraceClock#now()}, the counter without waiting for earlier
+     * instructions, which can only make the stamp earlier, never later than the publication;
+     * never before the buffer's previous stamp; counted in {@link TraceBuf#clockReads}.
+     */
+    private static long clockProducer(TraceBuf b) {
+        b.clockReads++;
+        long t = TraceClock.now();
+        long last = b.lastTs;
+        return t - last >= 0 ? t : last;
     }
 
     /** A G was created and is about to be put in {@code where} (Go: GoCreate). */
     public void goCreate(M mp, P pp, G newg, G parent, int where) {
         TraceBuf b = buf(mp);
-        long ts = clock(b);
+        long ts = clockProducer(b);
         recordedBy(newg, b);
         if (b.record) {
             b.session.gs.put(newg.goid, Trace.GInfo.of(newg, ts));
@@ -616,12 +675,12 @@ public final class Tracer {
     /** gp stopped running on (pp, mp) for {@code why} (Go: GoStop / GoBlock / GoDestroy). */
     public void goStop(M mp, P pp, G gp, int why) {
         TraceBuf b = buf(mp);
-        long ts = clock(b);
+        long ts = clockProducer(b);
         recordedBy(gp, b);
         long reason = 0;
         long obj = 0;
         if (why == Ev.S_PARK) {
-            reason = gp.waitReason().ordinal();
+            reason = gp.waitReasonOrdinal();
             Object on = gp.waitingOn();
             obj = objectId(on);
             if (obj != 0 && obj != b.seen1 && obj != b.seen2) {
@@ -696,7 +755,7 @@ public final class Tracer {
         TraceBuf b = buf(mp);
         recordedBy(old, b);
         if (b.record) {
-            b.put(clock(b), Ev.RUNQ_KICK, 0, pid(pp), old.goid, 0, 0);
+            b.put(clockProducer(b), Ev.RUNQ_KICK, 0, pid(pp), old.goid, 0, 0);
         }
     }
 
@@ -707,7 +766,7 @@ public final class Tracer {
         if (!b.record) {
             return;
         }
-        long ts = clock(b);
+        long ts = clockProducer(b);
         int pid = pid(pp);
         for (G g = head; g != null; g = g.schedlink()) {
             recordedBy(g, b);
