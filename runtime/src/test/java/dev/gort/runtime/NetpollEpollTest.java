@@ -61,18 +61,18 @@ class NetpollEpollTest {
             Netpoll.PollDesc pd = np.netpollopen(server, "test");
             assertEquals(poller, np.pollerName());
             TestSupport.parkReader(s, np, pd, wakes);
-            client.write(ByteBuffer.allocate(1));
-            G reader;
-            synchronized (s.sysmon().sysmonlock) {
-                reader = TestSupport.pollUntilWoken(np);
-                assertNull(reader.schedlink, "one reader");
+            G[] reader = new G[1];
+            TestSupport.holdingSysmon(s, () -> {
+                client.write(ByteBuffer.allocate(1)); // readable from here on: only the test polls
+                reader[0] = TestSupport.pollUntilWoken(np);
+                assertNull(reader[0].schedlink, "one reader");
                 long before = np.queuedReports();
                 for (int i = 0; i < 3; i++) {
                     assertNull(np.netpoll(0), "nobody else to wake");
                 }
                 reports[0] = np.queuedReports() - before;
-            }
-            np.injectglist(reader);
+            });
+            np.injectglist(reader[0]);
             while (wakes.get() == 0) {
                 Scheduler.gosched();
             }
@@ -204,7 +204,7 @@ class NetpollEpollTest {
         TestSupport.runChecked(s, () -> {
             Netpoll np = Netpoll.of(s);
             np.netpollGenericInit();
-            synchronized (s.sysmon().sysmonlock) {
+            TestSupport.holdingSysmon(s, () -> {
                 // First: the break before the poll; the blocking poll returns at once.
                 np.netpollBreak();
                 assertNull(np.netpoll(0), "a non-blocking poll leaves the break to the blocking one");
@@ -225,7 +225,7 @@ class NetpollEpollTest {
                     assertTrue(System.nanoTime() < deadline, "the break did not wake the blocked poll");
                 }
                 assertSame(null, result.get());
-            }
+            });
         });
     }
 

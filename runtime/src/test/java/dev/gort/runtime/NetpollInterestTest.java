@@ -66,17 +66,17 @@ class NetpollInterestTest {
             long arms0 = np.arms.get();
             long disarms0 = np.disarms.get();
             ByteBuffer one = ByteBuffer.allocate(1);
-            client.write(one);
-            G reader;
-            synchronized (s.sysmon().sysmonlock) {
-                reader = TestSupport.pollUntilWoken(np);
-                assertNull(reader.schedlink, "one reader");
+            G[] reader = new G[1];
+            TestSupport.holdingSysmon(s, () -> {
+                client.write(one); // readable from here on: only the test polls
+                reader[0] = TestSupport.pollUntilWoken(np);
+                assertNull(reader[0].schedlink, "one reader");
                 // The reader is woken, not yet run; its socket is still readable.
                 assertNull(np.netpoll(0), "nobody else to wake");
                 assertEquals(disarms0, np.disarms.get(), "the second, non-blocking poll disarmed the read interest");
                 assertEquals(true, readArmed(pd), "read interest after the second poll");
-            }
-            np.injectglist(reader);
+            });
+            np.injectglist(reader[0]);
             server.read(ByteBuffer.allocate(8)); // the message is consumed
             while (wakes.get() == 0 || np.netpollWaiters() == 0) {
                 Scheduler.gosched(); // the reader runs and parks again
@@ -106,21 +106,21 @@ class NetpollInterestTest {
             SocketChannel client = p[1];
             Netpoll.PollDesc pd = np.netpollopen(server, "test");
             TestSupport.parkReader(s, np, pd, wakes);
-            client.write(ByteBuffer.allocate(1));
-            G reader;
-            synchronized (s.sysmon().sysmonlock) {
-                reader = TestSupport.pollUntilWoken(np);
+            G[] reader = new G[1];
+            TestSupport.holdingSysmon(s, () -> {
+                client.write(ByteBuffer.allocate(1)); // readable from here on: only the test polls
+                reader[0] = TestSupport.pollUntilWoken(np);
                 // A blocking poll (up to 10 s) sees only the queued reader's socket: it must
                 // disarm it (or every blocking poll would return at once), and wake nobody.
                 assertNull(np.netpoll(10_000_000_000L), "nobody else to wake");
                 assertEquals(false, readArmed(pd), "read interest after a blocking poll reported it");
-            }
-            assertNotNull(reader);
-            np.injectglist(reader);
+            });
+            assertNotNull(reader[0]);
+            np.injectglist(reader[0]);
             while (wakes.get() == 0) {
                 Scheduler.gosched();
             }
-            assertSame(null, reader.schedlink);
+            assertSame(null, reader[0].schedlink);
             assertNotEquals(0, wakes.get());
             pd.evict();
             server.close();

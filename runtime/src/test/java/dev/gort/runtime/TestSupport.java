@@ -89,6 +89,42 @@ final class TestSupport {
         }
     }
 
+    /**
+     * Runs {@code body} while a helper thread holds sysmon's lock, so that no sysmon round (its
+     * netpoll, its retake) runs meanwhile. The calling goroutine never blocks on the monitor itself:
+     * a carrier BLOCKED on it across two sysmon rounds (sysmon can take the lock back before a
+     * woken carrier gets a CPU on a loaded machine) is, to sysmon, a carrier blocked in user code,
+     * whose P it hands to a new M (Retake.retakeBlocked); that M's own netpoll then takes the
+     * readiness the test polls for, and the test's poll waits in vain
+     * (NetpollEpollTest.theSelectorDoesReportItAgainTheCostEpollRemoves failed so once, in a
+     * full runtime test run: "the poller did not report the readable socket within 10 s").
+     */
+    static void holdingSysmon(Scheduler s, Body body) throws Throwable {
+        java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean release = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread holder = new Thread(
+                () -> {
+                    synchronized (s.sysmon().sysmonlock) {
+                        held.set(true);
+                        while (!release.get()) {
+                            java.util.concurrent.locks.LockSupport.park(); // keeps the monitor
+                        }
+                    }
+                },
+                "sysmonlock-holder");
+        holder.setDaemon(true);
+        holder.start();
+        while (!held.get()) {
+            Thread.onSpinWait(); // not a monitor wait: this carrier stays RUNNABLE
+        }
+        try {
+            body.run();
+        } finally {
+            release.set(true);
+            java.util.concurrent.locks.LockSupport.unpark(holder);
+        }
+    }
+
     /** Polls (non-blocking) until the poller wakes someone; bounded. */
     static G pollUntilWoken(Netpoll np) {
         long deadline = System.nanoTime() + 10_000_000_000L;
