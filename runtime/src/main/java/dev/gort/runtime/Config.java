@@ -179,6 +179,7 @@ public record Config(
      */
     public static Config fromEnvironment() {
         Settings st = Settings.fromEnvironment();
+        traceClockChoice(); // JVM-wide, chosen by TraceClock; a malformed one fails here, as any setting
         MaxProcs mp = maxprocsSetting(CpuSource.SYSTEM, st.godebug());
         int explicit = explicitGomaxprocs();
         return new Config(
@@ -647,23 +648,32 @@ public record Config(
     }
 
     /**
-     * {@code -Dgort.trace.clock=tsc|nanotime} / {@code GORT_TRACE_CLOCK}: the execution tracer's
-     * clock (JVM-wide; read once, by {@link dev.gort.runtime.trace.TraceClock}'s initialisation,
-     * which passes what it found: whether the CPU's time-stamp counter can be read, whether the
-     * kernel keeps time with it, and why not). Absent: {@code tsc} where it is available, else
-     * {@code nanotime}. An explicit {@code tsc} where the counter cannot be read is a fatal error
-     * that says why.
+     * {@code -Dgort.trace.clock=tsc|nanotime} / {@code GORT_TRACE_CLOCK} as the user spelt it:
+     * {@code tsc}, {@code nanotime}, or null when absent; anything else is {@link #malformed}.
+     * Checked by {@link #fromEnvironment()} as every setting is (the clock itself is JVM-wide and
+     * chosen once, by {@link dev.gort.runtime.trace.TraceClock}: {@link #traceClockSetting}).
      */
-    public static String traceClockSetting(boolean tscReadable, boolean tscAvailable, String whyNot) {
-        String v = choiceSetting("gort.trace.clock", "GORT_TRACE_CLOCK", null, "tsc", "nanotime");
-        if (v == null) {
+    public static String traceClockChoice() {
+        return choiceSetting("gort.trace.clock", "GORT_TRACE_CLOCK", null, "tsc", "nanotime");
+    }
+
+    /**
+     * The execution tracer's clock, {@code tsc} or {@code nanotime}, from {@link #traceClockChoice()}
+     * ({@code asked}) and what {@link dev.gort.runtime.trace.TraceClock}'s initialisation found:
+     * whether the CPU's time-stamp counter can be read ({@code tscReadable}), whether the kernel
+     * also keeps time with it ({@code tscAvailable}), and why not ({@code whyNot}). Absent:
+     * {@code tsc} where it is available, else {@code nanotime}. An explicit {@code tsc} where the
+     * counter cannot be read is a fatal error that says why.
+     */
+    public static String traceClockSetting(String asked, boolean tscReadable, boolean tscAvailable, String whyNot) {
+        if (asked == null) {
             return tscAvailable ? "tsc" : "nanotime";
         }
-        if (v.equals("tsc") && !tscReadable) {
+        if (asked.equals("tsc") && !tscReadable) {
             throw Fatal.fatal(spelling("gort.trace.clock", "GORT_TRACE_CLOCK")
                     + ": cannot read the CPU's time-stamp counter: " + whyNot);
         }
-        return v;
+        return asked;
     }
 
     /** {@code -Dgort.trace=<file>}: trace every runtime from its start and write the file at exit. */

@@ -658,20 +658,24 @@ public final class Syscalls {
         // one here, where the caller may still hold the lock that unlockf releases.
         int from = gp.readgstatusNoScan() == G._Gsyscall && !exitsyscallNoWait(mp, gp) ? G._Gsyscall : G._Grunning;
         gp.setParkedOn(mp); // before the CAS to waiting: a waker found gp through the lock unlockf releases
+        // The park's record before the G can be readied (the CAS, then unlockf's release): a
+        // producer is stamped before what it publishes (Tracer, "Timestamps"), so that a waker's
+        // unblock on another M never sorts before it.
+        if (s.trace.on) s.trace.goStop(mp, mp.p, gp, Ev.S_PARK);
         gp.casgstatus(from, G._Gwaiting);
         if (gp.waitsince == 0) {
             gp.waitsince = System.nanoTime();
         }
         if (unlockf != null && !unlockf.unlock(gp, lock)) {
             // Cancelled: unlockf guarantees nobody can ready it. Run on (Go: execute(gp, true)),
-            // still in the syscall if it was.
+            // still in the syscall if it was; traced as M.run traces a cancelled park.
             gp.setParkedOn(null);
             gp.casgstatus(G._Gwaiting, from);
             gp.waitsince = 0;
+            if (s.trace.on) s.trace.goStart(mp, mp.p, gp, Ev.F_RESUME, 0, true);
             return;
         }
         s.syscallStats.pinnedParks.incrementAndGet();
-        if (s.trace.on) s.trace.goStop(mp, mp.p, gp, Ev.S_PARK);
         if (from == G._Grunning) {
             s.idle.handoffp(mp.releasep());
         }

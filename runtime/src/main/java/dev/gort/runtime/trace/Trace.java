@@ -19,7 +19,8 @@ import java.util.TreeMap;
 public final class Trace {
     /**
      * What the trace knows about one goroutine; {@code createTs}: its creation, in ns since the
-     * trace started (0 for a goroutine that already existed then).
+     * trace started (0 for a goroutine that already existed then). While recording, the session's
+     * table holds it in clock units; the decoded trace's table ({@link #goroutines}) in ns.
      */
     public record GInfo(long goid, long parent, String name, String createdAt, long createTs) {
         static GInfo of(G gp, long ts) {

@@ -226,6 +226,12 @@ public final class TraceBuf {
      */
     long lastTs;
     /**
+     * The session's start ({@code session.t0}, for a session stamped by {@link TraceClock}; else
+     * 0): no stamp of this buffer is earlier (the clamp of its first clock read, Tracer's {@code
+     * clock}). Immutable.
+     */
+    final long floor;
+    /**
      * Clock reads made for this buffer's events (Tracer's {@code clock}): written by the writer,
      * plain; read by tests after the writer stopped (the cost counter of issue 17).
      */
@@ -243,6 +249,7 @@ public final class TraceBuf {
         this.record = session.record;
         this.mid = mid;
         this.owner = owner;
+        this.floor = session.clockUnits ? session.t0 : 0; // a JFR-only session records nothing
         if (session.record) { // a JFR-only buffer never records: no chunk
             Chunk c = new Chunk(1);
             this.first = c;

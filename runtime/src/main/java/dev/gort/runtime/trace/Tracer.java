@@ -67,10 +67,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * ordering (an effect on another M reads the clock after its cause happened), but it leaves the
  * slice's length unknown, and a slice that did W ns of work must span W ns ({@link
  * TraceValidator}'s "CPU time vs work", which the traced workloads check). Only a time source
- * that bounds how long a slice ran could license skipping its stop's read; the JVM offers none
- * cheaper than {@code System.nanoTime()} (sysmon's {@code coarseNanotime} is up to 10 ms stale
- * while it backs off; JFR's tick counter costs the same here without experimental flags), so one
- * read per switch stays, made cheaper instead: {@link TraceClock}'s counter.
+ * that bounds how long a slice ran could license skipping its stop's read, and none is cheaper
+ * than a read of the clock itself (sysmon's {@code coarseNanotime} is up to 10 ms stale while it
+ * backs off; JFR's tick counter costs what {@code System.nanoTime()} costs here without
+ * experimental flags), so one read per switch stays, made cheaper instead: {@link TraceClock}'s
+ * counter.
  *
  * <p>Enable with {@code -Dgort.trace=<file>} ({@code .json}, {@code .json.gz} or {@code .html}: written
  * when the runtime exits, or on the way out of a panic or fatal error), {@code -Dgort.trace.window=<ms>}
@@ -167,6 +168,7 @@ public final class Tracer {
 
     /** Starts recording; a running session is stopped and discarded first. */
     public synchronized void start(Options o) {
+        TraceClock.init(); // here, not in the first hook: see init
         // 8-16 bytes per event (TraceBuf's compact forms), 98000-196000 events per 1.5 MB chunk (10-20 ms of a busy
         // M's ping-pong, whose records are all one long): a window of W ms keeps W/10 chunks per M, a rough bound
         // that is enough for "the last few hundred ms" (Go's flight recorder is also approximate).
@@ -345,6 +347,9 @@ public final class Tracer {
     }
 
     void setJfr(boolean wanted) {
+        if (wanted) {
+            TraceClock.init(); // before the hooks turn on: see init
+        }
         synchronized (this) {
             jfr = wanted;
             on = wanted || session != null;
@@ -363,7 +368,8 @@ public final class Tracer {
         final Tracer tracer;
         /**
          * Whether this session's stamps are {@link TraceClock}'s units (a recording's), or
-         * {@code System.nanoTime()} ns (a hand-built session's, in tests). Immutable.
+         * {@code System.nanoTime()} ns (a hand-built session's, in tests; and the JFR-only
+         * session's, which records and decodes nothing). Immutable.
          */
         final boolean clockUnits;
         /** The session's start, in its stamps' unit; the decoder's origin. Immutable. */
@@ -433,7 +439,10 @@ public final class Tracer {
         /** Options.level; written before the session is published. */
         int level = 2;
 
-        /** A session whose stamps are {@code System.nanoTime()} ns (hand-built buffers in tests). */
+        /**
+         * A session whose stamps are {@code System.nanoTime()} ns: hand-built buffers in tests, and
+         * the JFR-only session (nothing recorded, nothing decoded).
+         */
         Session(Tracer tracer, int maxChunks, boolean record, String workload) {
             this(tracer, maxChunks, record, workload, false);
         }
@@ -517,9 +526,12 @@ public final class Tracer {
             return Trace.decode(this, s);
         }
 
-        /** Now, in this session's stamps' unit, no earlier than anything the caller did before. */
+        /**
+         * Now, in this session's stamps' unit, no earlier than anything the caller did before and
+         * no later than anything it does after (the decoder's end cut).
+         */
         long now() {
-            return clockUnits ? TraceClock.nowOrdered() : System.nanoTime();
+            return clockUnits ? TraceClock.nowFenced() : System.nanoTime();
         }
 
         /** Nanoseconds per unit of this session's stamps, measured now (1 for nanoTime ns). */
@@ -619,13 +631,14 @@ public final class Tracer {
 
     /**
      * A fresh timestamp for a consumer's event written to {@code b} (see the class Javadoc,
-     * "Timestamps"): {@link TraceClock#nowOrdered()}, never before the buffer's previous stamp;
-     * counted in {@link TraceBuf#clockReads}.
+     * "Timestamps"): {@link TraceClock#nowOrdered()}, never before the buffer's previous stamp
+     * (nor, for its first, before the session's start: {@link TraceBuf#floor}); counted in {@link
+     * TraceBuf#clockReads}.
      */
     private static long clock(TraceBuf b) {
         b.clockReads++;
         long t = TraceClock.nowOrdered();
-        long last = b.lastTs;
+        long last = b.lastTs != 0 ? b.lastTs : b.floor;
         return t - last >= 0 ? t : last;
     }
 
@@ -634,12 +647,14 @@ public final class Tracer {
      * publishes becomes visible to another M (a park, a creation, a kick or spill to a queue
      * others read): {@link TraceClock#now()}, the counter without waiting for earlier
      * instructions, which can only make the stamp earlier, never later than the publication;
-     * never before the buffer's previous stamp; counted in {@link TraceBuf#clockReads}.
+     * never before the buffer's previous stamp (nor, for its first, before the session's start,
+     * which a read that runs early could otherwise precede); counted in {@link
+     * TraceBuf#clockReads}.
      */
     private static long clockProducer(TraceBuf b) {
         b.clockReads++;
         long t = TraceClock.now();
-        long last = b.lastTs;
+        long last = b.lastTs != 0 ? b.lastTs : b.floor;
         return t - last >= 0 ? t : last;
     }
 
