@@ -179,7 +179,11 @@ public record Config(
      */
     public static Config fromEnvironment() {
         Settings st = Settings.fromEnvironment();
-        traceClockChoice(); // JVM-wide, chosen by TraceClock; a malformed one fails here, as any setting
+        // JVM-wide, chosen by TraceClock: a malformed one fails here, as any setting does, and so does
+        // an explicit tsc that cannot be read (its stubs are built now only when it is asked for)
+        if ("tsc".equals(traceClockChoice())) {
+            dev.gort.runtime.trace.TraceClock.init();
+        }
         MaxProcs mp = maxprocsSetting(CpuSource.SYSTEM, st.godebug());
         int explicit = explicitGomaxprocs();
         return new Config(

@@ -52,7 +52,10 @@ import java.nio.file.Path;
  * (JVM-wide: one clock for every runtime's tracer; its spelling is checked with every other
  * setting, {@link dev.gort.runtime.Config#fromEnvironment()}; the clock is chosen once, when this
  * class is initialised: by {@link #init()} before a trace session or JFR's gate turns the hooks
- * on, or by {@code ./gort env}; see {@link dev.gort.runtime.Config#traceClockSetting}). Absent:
+ * on, by {@code Config.fromEnvironment()} when {@code tsc} is asked for explicitly (so that one
+ * that cannot be read fails at start-up, as a malformed setting does), or by {@code ./gort env};
+ * see {@link dev.gort.runtime.Config#traceClockSetting}). Initialising costs 0.1 s here (FFM's
+ * linker set-up), once per JVM. Absent:
  * {@code tsc} where it is available ({@link #TSC_AVAILABLE}: x86-64 Linux, native access for gort,
  * and the kernel's clocksource is the TSC), else {@code nanotime}. An explicit {@code nanotime}
  * never builds nor calls the stubs; an explicit {@code tsc} where the counter cannot be read is a
