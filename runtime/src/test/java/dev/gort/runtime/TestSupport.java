@@ -97,7 +97,8 @@ final class TestSupport {
      * whose P it hands to a new M (Retake.retakeBlocked); that M's own netpoll then takes the
      * readiness the test polls for, and the test's poll waits in vain
      * (NetpollEpollTest.theSelectorDoesReportItAgainTheCostEpollRemoves failed so once, in a
-     * full runtime test run: "the poller did not report the readable socket within 10 s").
+     * full runtime test run: "the poller did not report the readable socket within 10 s"). Make
+     * the socket readable inside {@code body}: before it, sysmon's own netpoll may take it.
      */
     static void holdingSysmon(Scheduler s, Body body) throws Throwable {
         java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean();

@@ -631,15 +631,10 @@ public final class Tracer {
 
     /**
      * A fresh timestamp for a consumer's event written to {@code b} (see the class Javadoc,
-     * "Timestamps"): {@link TraceClock#nowOrdered()}, never before the buffer's previous stamp
-     * (nor, for its first, before the session's start: {@link TraceBuf#floor}); counted in {@link
-     * TraceBuf#clockReads}.
+     * "Timestamps"): {@link TraceClock#nowOrdered()}, through {@link #stamp}.
      */
     private static long clock(TraceBuf b) {
-        b.clockReads++;
-        long t = TraceClock.nowOrdered();
-        long last = b.lastTs != 0 ? b.lastTs : b.floor;
-        return t - last >= 0 ? t : last;
+        return stamp(b, TraceClock.nowOrdered());
     }
 
     /**
@@ -647,13 +642,20 @@ public final class Tracer {
      * publishes becomes visible to another M (a park, a creation, a kick or spill to a queue
      * others read): {@link TraceClock#now()}, the counter without waiting for earlier
      * instructions, which can only make the stamp earlier, never later than the publication;
-     * never before the buffer's previous stamp (nor, for its first, before the session's start,
-     * which a read that runs early could otherwise precede); counted in {@link
-     * TraceBuf#clockReads}.
+     * through {@link #stamp}.
      */
     private static long clockProducer(TraceBuf b) {
+        return stamp(b, TraceClock.now());
+    }
+
+    /**
+     * The clock reading {@code t} as {@code b}'s next stamp: never before the buffer's previous
+     * stamp, nor, for its first, before the session's start ({@link TraceBuf#floor}: a read that
+     * runs early could precede it); counted in {@link TraceBuf#clockReads}. Compared by
+     * difference: nanoTime's readings may be negative.
+     */
+    private static long stamp(TraceBuf b, long t) {
         b.clockReads++;
-        long t = TraceClock.now();
         long last = b.lastTs != 0 ? b.lastTs : b.floor;
         return t - last >= 0 ? t : last;
     }
