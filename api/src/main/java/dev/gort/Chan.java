@@ -207,9 +207,6 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
         Sudog mysg = parker.acquireSudog(gp);
         mysg.elem = elem;
         mysg.g = gp;
-        mysg.isSelect = false;
-        mysg.success = false;
-        mysg.c = this;
         mysg.setReleasetime(0);
         return mysg;
     }
@@ -492,8 +489,9 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
                     bubble != null ? WaitReason.SYNCTEST_CHAN_SEND : WaitReason.CHAN_SEND,
                     this);
 
-            // Someone woke us up.
-            boolean wasClosed = !mysg.success;
+            // Someone woke us up: a receiver (which took elem and left null) or closechan (which
+            // left the closed marker: Go's success == false).
+            boolean wasClosed = mysg.elem == CLOSED_EMPTY;
             if (mysg.releasetime() > 0) {
                 parker.blockevent(mysg.releasetime() - mysg.blockstart(), 0);
             }
@@ -531,7 +529,6 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             sel.selunlock();
         }
         parker.setParam(gp, sg);
-        sg.success = true;
         parker.ready(gp);
     }
 
@@ -647,10 +644,9 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             if (mysg.releasetime() > 0) {
                 parker.blockevent(mysg.releasetime() - mysg.blockstart(), 0);
             }
-            boolean success = mysg.success;
-            Object v = mysg.elem;
+            Object v = mysg.elem; // the value, or closechan's marker (Go: success == false)
             mysg.release();
-            return success ? v : CLOSED_EMPTY;
+            return v;
         } catch (PanicError | IllegalStateException | GortFatalError e) {
             throw e; // the operation's own outcomes, thrown with the lock released
         } catch (Throwable t) {
@@ -690,7 +686,6 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             sel.selunlock();
         }
         parker.setParam(gp, sg);
-        sg.success = true;
         parker.ready(gp);
         return v;
     }
@@ -735,12 +730,11 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             if (sg == null) {
                 break;
             }
-            sg.elem = null;
+            sg.elem = CLOSED_EMPTY; // Go: sg.elem = nil; sg.success = false
             if (sg.releasetime() != 0) {
                 sg.setReleasetime(parker.nanotime());
             }
             parker.setParam(sg.g, sg);
-            sg.success = false;
             sg.next = glist; // free once dequeued: closechan's list
             glist = sg;
         }
@@ -750,12 +744,11 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             if (sg == null) {
                 break;
             }
-            sg.elem = null;
+            sg.elem = CLOSED_EMPTY; // Go: sg.elem = nil; sg.success = false
             if (sg.releasetime() != 0) {
                 sg.setReleasetime(parker.nanotime());
             }
             parker.setParam(sg.g, sg);
-            sg.success = false;
             sg.next = glist; // free once dequeued: closechan's list
             glist = sg;
         }

@@ -303,22 +303,17 @@ public final class Select implements WaitTarget {
     }
 
     /**
-     * selparkcommit: the parked select's M drops the channel locks by walking the goroutine's sudogs
-     * (in lock order), unlocking each channel after its last sudog: once a channel is unlocked, a
-     * waker may dequeue and wake, and the select may resume on another M.
+     * selparkcommit: the parked select's M drops the channel locks, in reverse lock order ({@link
+     * #selunlock}): once a channel is unlocked, a waker may dequeue and wake, and the select may
+     * resume on another M. Go walks the goroutine's sudogs for their channels (sg.c) because it
+     * must not touch the select's frame, which a stack copy may move; here the select's own channel
+     * list is read instead (one field less on every sudog, issue 19). It cannot change under us: the
+     * woken select takes every one of these locks again (sellock) before it does anything else, and
+     * lockorder[0]'s, the last one released, is the first it waits for. (Go releases them in lock
+     * order; which goes first does not matter: the woken select cannot go on before all are.)
      */
-    static final ParkCommit<Sudog> SEL_PARK_COMMIT = head -> {
-        Chan<?> lastc = null;
-        for (Sudog sg = head; sg != null; sg = sg.waitlink) {
-            Chan<?> c = (Chan<?>) sg.c;
-            if (c != lastc && lastc != null) {
-                lastc.unlock();
-            }
-            lastc = c;
-        }
-        if (lastc != null) {
-            lastc.unlock();
-        }
+    static final ParkCommit<Select> SEL_PARK_COMMIT = sel -> {
+        sel.selunlock();
         return true;
     };
 
@@ -488,14 +483,11 @@ public final class Select implements WaitTarget {
                 Chan<?> c = chans[casi];
                 Sudog sg = sudogs[casi];
                 if (sg == null) {
-                    sg = new Sudog();
+                    sg = new Sudog.OfSelect();
                     sudogs[casi] = sg;
                 }
                 sg.g = gp;
-                sg.isSelect = true;
-                sg.success = false;
                 sg.elem = kinds[casi] == SEND ? elems[casi] : null;
-                sg.c = c;
                 sg.waitlink = null;
                 sg.setReleasetime(t0 != 0 ? -1 : 0);
                 // Construct the waiting list in lock order.
@@ -520,7 +512,7 @@ public final class Select implements WaitTarget {
             // Every channel selected on is in the goroutine's bubble: it counts as durably blocked.
             WaitReason reason =
                     allSynctest && Bubble.current() != null ? WaitReason.SYNCTEST_SELECT : WaitReason.SELECT;
-            parker.park(gp, norder == 0 ? null : SEL_PARK_COMMIT, head, reason, this);
+            parker.park(gp, norder == 0 ? null : SEL_PARK_COMMIT, this, reason, this);
 
             sellock();
 
@@ -545,7 +537,7 @@ public final class Select implements WaitTarget {
                 if (sg == param) {
                     // sg has already been dequeued by the goroutine that woke us up.
                     casi = k;
-                    caseSuccess = sg.success;
+                    caseSuccess = sg.elem != Chan.CLOSED_EMPTY; // closechan's marker: Go's success == false
                     value = sg.elem;
                     if (sg.releasetime() > 0) {
                         caseReleaseTime = sg.releasetime();
@@ -555,7 +547,6 @@ public final class Select implements WaitTarget {
                 } else {
                     chans[k].recvq.dequeueSudoG(sg);
                 }
-                sg.isSelect = false;
                 sg.waitlink = null;
                 sg.release();
                 sg = next;

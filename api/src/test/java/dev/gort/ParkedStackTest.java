@@ -45,13 +45,13 @@ class ParkedStackTest {
             ParkedStackTest.class.getName() + ".lambda$"); // the goroutine's function (javac names it)
 
     /**
-     * Sudog: g, next, prev, elem, c, waitlink and the profiles' times (7 references: 28), ticket
-     * (4), isSelect, success (2): 34 bytes, a 48-byte object with the 12-byte header rounded to 8.
-     * Before: glink (closechan's list, now through next) and caseIndex (select now finds the case
-     * by the sudog's place in lock order, as Go does) made it 42 bytes, a 56-byte object; the two
-     * profile longs on the sudog had made it 72.
+     * Sudog: g, next, prev, elem, waitlink and the profiles' times (6 references: 24) and ticket
+     * (4): 28 bytes, a 40-byte object with the 12-byte header. Before: c (a select's park commit now
+     * unlocks the select's own channel list), isSelect (now the sudog's class, Sudog.OfSelect) and
+     * success (now closechan's marker in elem) made it 34 bytes, a 48-byte object; glink and
+     * caseIndex before that 42 (56), and the two profile longs on the sudog had made it 72.
      */
-    static final int SUDOG_FIELD_BYTES = 34;
+    static final int SUDOG_FIELD_BYTES = 28;
 
     @Test
     void receiverParksThroughFiveFrames() {
@@ -77,5 +77,6 @@ class ParkedStackTest {
     void sudogFieldsStayWithinIssue19Budget() {
         int n = ParkedLayout.fieldBytes(Sudog.class);
         assertTrue(n <= SUDOG_FIELD_BYTES, "Sudog has " + n + " bytes of fields, budget " + SUDOG_FIELD_BYTES);
+        assertEquals(n, ParkedLayout.fieldBytes(Sudog.OfSelect.class), "a select's sudog has no fields of its own");
     }
 }

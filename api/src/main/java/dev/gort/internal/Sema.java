@@ -123,7 +123,6 @@ public final class Sema {
         }
         Sudog s = parker.acquireSudog(gp);
         s.g = gp;
-        s.c = this;
         s.elem = null;
         // The profiles (Go's semaBlockProfile and semaMutexProfile flags): every sync wait is a
         // block event; the Mutex and RWMutex waits are also charged to the unlock that ends them.

@@ -1,14 +1,21 @@
 package dev.gort.internal;
 
 /**
- * A waiter on a wait queue: one per blocked channel operation, one per case of a blocked select,
- * one per semaphore or Cond waiter. Every field is guarded by the lock of the queue the sudog is
- * on (a channel's or a semaphore's), plain; the owner reads {@code elem}, {@code success} and
+ * A waiter on a wait queue: one per blocked channel operation, one per case of a blocked select
+ * ({@link OfSelect}), one per semaphore or Cond waiter. Every field is guarded by the lock of the
+ * queue the sudog is on (a channel's or a semaphore's), plain; the owner reads {@code elem} and
  * {@code ticket} after it is readied (the ready hand-off orders them).
+ *
+ * <p>Three of Go's fields are not fields here (issue 19: with them a parked receiver's sudog was a
+ * 48-byte object, without them 40): {@code isSelect} is the sudog's class ({@link #isSelect()});
+ * {@code success} is what {@code elem} holds once the waiter is readied (closechan leaves the
+ * channel's closed marker there, a communication the value or null; {@code Chan}); {@code c} is
+ * not needed (a select's park commit unlocks the select's own channel list, which cannot change
+ * while any of those locks is held).
  *
  * <p>Go: runtime2.go type sudog
  */
-public final class Sudog {
+public sealed class Sudog permits Sudog.OfSelect {
     /** The waiter (a G in production). */
     public Object g;
     /**
@@ -18,16 +25,14 @@ public final class Sudog {
      * sudog, issue 19): closechan clears it before it readies the waiter.
      */
     public Sudog next, prev;
-    /** The value sent (a sender's), or the value received (written by the waker for a receiver). */
+    /**
+     * The value sent (a sender's), or the value received (written by the waker for a receiver);
+     * once the waiter is readied by closechan, the channel's closed marker: Go's {@code success ==
+     * false}.
+     */
     public Object elem;
-    /** The channel or semaphore this sudog waits on. */
-    public Object c;
     /** select: the goroutine's sudogs in lock order (Go: gp.waiting / sg.waitlink). */
     public Sudog waitlink;
-    /** Part of a select: a waker must win the waiter's selectDone first. */
-    public boolean isSelect;
-    /** Woken by a communication (true) or by close (false). */
-    public boolean success;
     /**
      * Semaphore hand-off flag / notifyList ticket. (A select finds the case a sudog stands for by
      * its place in the lock-ordered waitlink list, as Go's selectgo does, not from a field.)
@@ -111,13 +116,23 @@ public final class Sudog {
     }
 
     /**
+     * Part of a select: a waker must win the waiter's selectDone first (Go: sudog.isSelect). A
+     * select's sudogs are its own ({@link OfSelect}), never a goroutine's plain one.
+     */
+    public final boolean isSelect() {
+        return this instanceof OfSelect;
+    }
+
+    /**
      * Drops the references a finished wait left (Go: releaseSudog). The links are already null: a
-     * dequeue clears next/prev, select's pass 3 clears waitlink, closechan clears next again; flags and
-     * the ticket are set by the next user.
+     * dequeue clears next/prev, select's pass 3 clears waitlink, closechan clears next again; the
+     * ticket is set by the next user.
      */
     public void release() {
         g = null;
         elem = null;
-        c = null;
     }
+
+    /** The sudog of one case of a select: {@link #isSelect()}. No fields of its own. */
+    public static final class OfSelect extends Sudog {}
 }

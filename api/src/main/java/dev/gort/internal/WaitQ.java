@@ -79,7 +79,7 @@ public final class WaitQ {
             }
             // A select's goroutine may have been woken through another case and not yet have taken
             // this channel's lock to remove itself: whoever wins selectDone wakes it, the others skip.
-            if (sgp.isSelect && !parker.casSelectDone(sgp.g)) {
+            if (sgp.isSelect() && !parker.casSelectDone(sgp.g)) {
                 continue;
             }
             return sgp;

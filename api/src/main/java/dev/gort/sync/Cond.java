@@ -132,7 +132,6 @@ public class Cond implements WaitTarget {
         Sudog s = parker.acquireSudog(gp);
         s.g = gp;
         s.ticket = t;
-        s.c = this;
         s.next = null;
         long t0 = 0;
         s.setReleasetime(0);

@@ -149,9 +149,25 @@ public final class G extends Continuation {
     /** What the G waits on (a channel, mutex...) for dumps and the wait-for chain; same writers and mode as waitreason. */
     volatile Object waitingOn;
     /**
-     * nanotime when the G started waiting (0: not stamped yet): written by its M (park_m) or the G
-     * (parkInPlace), cleared by execute; plain, read racily by dumps ("N minutes"), where a stale
-     * value only misdates the wait.
+     * A nanotime stamp whose meaning follows the status: one field for Go's two (g.waitsince and
+     * g.trackingStamp), since a G is never waiting and runnable at once (issue 19: 8 bytes off
+     * every G, 128 -> 120).
+     *
+     * <ul>
+     *   <li>{@code _Gwaiting}: when the G started waiting, 0 until stamped (Go: g.waitsince).
+     *       Written by its M (park_m) or the G (parkInPlace) after the CAS to waiting and before
+     *       the unlock function lets a waker find it.
+     *   <li>{@code _Grunnable}: when it became runnable if that transition is one of the timed
+     *       ones (one in 8, {@link #trackingSeq}), else 0 (Go: g.trackingStamp). Written in
+     *       {@link #casgstatus} by whoever readies the G, before the CAS; read when it leaves
+     *       runnable.
+     *   <li>Otherwise 0: execute clears it.
+     * </ul>
+     *
+     * Plain: dumps read it racily ({@link #waitSinceNanos()}, "N minutes"), where a stale value
+     * only misdates a wait. How long a G waited is not read from here once it is readied: the
+     * ready's CAS has overwritten it (JFR's Unblock keeps its own park time, {@link
+     * Rare#jfrParkNanos}).
      */
     long waitsince;
 
@@ -207,8 +223,6 @@ public final class G extends Continuation {
      */
     volatile boolean syscallByRetake;
 
-    /** nanotime this G last became runnable (for scheduling latency); written by whoever readies it. */
-    long runnableSince;
     /**
      * Counts runnable transitions; every 8th is timed (Go: g.trackingSeq, gTrackingPeriod),
      * starting at a pseudo-random phase. Same writers. A byte, as Go's uint8 (only its low 3 bits
@@ -326,6 +340,18 @@ public final class G extends Continuation {
         Object traceBuf;
 
         /**
+         * nanotime of the G's latest park while JFR recorded gort.Unblock (0: none), the start of
+         * the Unblock event's blockedNanos: written by the parking M before the G can be found
+         * (the park's hook), read by the waker after the ready that the lock hands over. Only a
+         * G parked under such a recording has one ({@link G#waitsince} no longer holds the wait's
+         * start once the ready's CAS has run). Cleared by the Unblock that reads it; a G parked
+         * under one recording and woken while none runs keeps it, so that an Unblock of a later
+         * wait that began with no recording running over-states that wait (the event's field then
+         * counts from the earlier park). Plain.
+         */
+        long jfrParkNanos;
+
+        /**
          * The carrier this G is blocked on while parked "in place" (it could not yield: pinned, or
          * holding a Java monitor); null otherwise. Written by the parking G before its release CAS to
          * _Gwaiting, read by the waker after its CAS to _Grunnable, cleared by the G when it wakes;
@@ -434,6 +460,17 @@ public final class G extends Continuation {
         }
     }
 
+    /** {@link Rare#jfrParkNanos}, or 0. For the tracer's JFR events; plain. */
+    public long jfrParkNanos() {
+        Rare r = rare;
+        return r == null ? 0 : r.jfrParkNanos;
+    }
+
+    /** Sets {@link Rare#jfrParkNanos} (allocating the Rare). For the tracer's JFR events; plain. */
+    public void setJfrParkNanos(long t) {
+        rare().jfrParkNanos = t;
+    }
+
     /**
      * {@link Rare#traceBuf}: the trace buffer that recorded this G's latest event, or null. For the
      * tracer ({@code dev.gort.runtime.trace}); plain.
@@ -520,11 +557,17 @@ public final class G extends Continuation {
             throw Fatal.fatal(sched, "casgstatus: bad incoming values: oldval=" + oldval + " newval=" + newval);
         }
         if (newval == _Grunnable) {
-            // Go: casgstatus's scheduling-latency tracking, one transition in 8
-            runnableSince = (++trackingSeq & 7) == 0 ? System.nanoTime() : 0;
-        } else if (newval == _Grunning && runnableSince != 0) {
-            sched.stats.schedLatencies.record(System.nanoTime() - runnableSince);
-            runnableSince = 0;
+            // Go: casgstatus's scheduling-latency tracking, one transition in 8; the stamp
+            // replaces the wait's (see waitsince)
+            waitsince = (++trackingSeq & 7) == 0 ? System.nanoTime() : 0;
+        } else if (oldval == _Grunnable && waitsince != 0) {
+            // Go: the time spent runnable, recorded when the G runs; only a transition out of
+            // runnable reads the stamp (a cancelled park goes from waiting to running with the
+            // wait's stamp here)
+            if (newval == _Grunning) {
+                sched.stats.schedLatencies.record(System.nanoTime() - waitsince);
+            }
+            waitsince = 0;
         }
         // A bubble's accounting needs the wait reason of the wait being left or entered: read it
         // before the CAS. After the CAS a G parked in place may already run on its carrier (its
@@ -659,9 +702,13 @@ public final class G extends Continuation {
         return schedlink;
     }
 
-    /** nanotime when the G started waiting, 0 if it is not waiting (racy read). */
+    /**
+     * nanotime when the G started waiting, 0 if it is not waiting or not stamped yet (racy: the
+     * status and the stamp are read one after the other).
+     */
     public long waitSinceNanos() {
-        return waitsince;
+        int st = readgstatus();
+        return st == _Gwaiting || st == _Gsyscall ? waitsince : 0;
     }
 
     /** The runtime this goroutine belongs to. */

@@ -20,15 +20,17 @@ class ParkedGoroutineSizeTest {
     static final int CONTINUATION_FIELD_BYTES = 31;
 
     /**
-     * G's own: goid, parentGoid, waitsince, runnableSince (4 longs: 32); atomicstatus, monitorDepth
-     * (2 ints: 8); sched, fn, waitingOn, m, schedlink, allprev, allnext, param, waiting, rare (10
-     * references: 40); waitreason (a WaitReason's ordinal), yieldReason, trackingSeq, selectDone,
-     * syscallByRetake (5 bytes): 85 bytes. With the continuation's 31, 116: a 128-byte object with
-     * the 12-byte header (rounded to 8; one byte more and it is 136). Before: a 112-byte G (99 bytes
-     * of fields: a reference to its continuation, traceBuf and parkedOn, now in G.Rare, waitreason
-     * a reference and selectDone an int) and a 48-byte continuation object (35: its fn), 160 bytes.
+     * G's own: goid, parentGoid, waitsince (3 longs: 24; waitsince is also the scheduling-latency
+     * stamp while the G is runnable, Go's trackingStamp, which was a fourth long); atomicstatus,
+     * monitorDepth (2 ints: 8); sched, fn, waitingOn, m, schedlink, allprev, allnext, param,
+     * waiting, rare (10 references: 40); waitreason (a WaitReason's ordinal), yieldReason,
+     * trackingSeq, selectDone, syscallByRetake (5 bytes): 77 bytes. With the continuation's 31,
+     * 108: a 120-byte object with the 12-byte header (one byte more and it is 128).
+     * Before: 116 (128 bytes) with the separate stamp; before that a 112-byte G (99 bytes of
+     * fields: a reference to its continuation, traceBuf and parkedOn, now in G.Rare, waitreason a
+     * reference and selectDone an int) and a 48-byte continuation object (35: its fn), 160 bytes.
      */
-    static final int G_FIELD_BYTES = CONTINUATION_FIELD_BYTES + 85;
+    static final int G_FIELD_BYTES = CONTINUATION_FIELD_BYTES + 77;
 
     @Test
     void gIsItsOwnContinuation() {

@@ -239,6 +239,30 @@ class PinnedParkTest {
         assertEquals(0, s.syscallStats.snapshot(s).pinnedParks());
     }
 
+    /**
+     * A cancelled park in place goes from waiting straight back to running: it is no runnable wait,
+     * so the scheduling-latency histogram must not time it (Go times only runnable -> running). The
+     * G's one stamp field then holds the wait's start (G.waitsince), which an unconditional
+     * "stamp set on the way to running" rule would have recorded 800 times.
+     */
+    @Test
+    void cancelledPinnedParksAreNotTimedAsRunnableWaits() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        long[] timed = new long[1];
+        s.run(() -> {
+            G me = Scheduler.currentG();
+            long before =
+                    java.util.Arrays.stream(s.stats.schedLatencies.counts()).sum();
+            me.monitorDepth++;
+            for (int i = 0; i < 800; i++) {
+                Scheduler.gopark((G gp, Object x) -> false, null, WaitReason.SEMACQUIRE, null);
+            }
+            me.monitorDepth--;
+            timed[0] = java.util.Arrays.stream(s.stats.schedLatencies.counts()).sum() - before;
+        });
+        assertEquals(0, timed[0], "scheduling latencies recorded by 800 cancelled parks in place");
+    }
+
     /** A pinned G that waits for nobody is part of a deadlock, like any parked G. */
     @Test
     void pinnedParkForeverIsADeadlock() {

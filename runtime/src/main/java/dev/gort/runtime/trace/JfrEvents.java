@@ -395,6 +395,9 @@ public final class JfrEvents {
     }
 
     static void park(G gp, long objectId) {
+        if (new Unblock().isEnabled()) {
+            gp.setJfrParkNanos(System.nanoTime()); // the start of the Unblock's blockedNanos
+        }
         Park e = new Park();
         if (e.shouldCommit()) {
             e.goid = gp.goid;
@@ -409,9 +412,12 @@ public final class JfrEvents {
         if (e.shouldCommit()) {
             e.goid = gp.goid;
             e.waker = waker == null ? 0 : waker.goid;
-            long since = gp.waitSinceNanos();
+            long since = gp.jfrParkNanos(); // 0: the park was not seen by this recording
             e.blockedNanos = since == 0 ? 0 : System.nanoTime() - since;
             e.commit();
+        }
+        if (gp.jfrParkNanos() != 0) {
+            gp.setJfrParkNanos(0); // never the start of a later wait's blockedNanos
         }
     }
 
