@@ -489,9 +489,11 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
                     bubble != null ? WaitReason.SYNCTEST_CHAN_SEND : WaitReason.CHAN_SEND,
                     this);
 
-            // Someone woke us up: a receiver (which took elem and left null) or closechan (which
-            // left the closed marker: Go's success == false).
-            boolean wasClosed = mysg.elem == CLOSED_EMPTY;
+            // Someone woke us up: a receiver, which took elem and left null (Go: success), or
+            // closechan, which left its marker. Anything but null is Go's !success, so that a
+            // wakeup by nobody (elem still the value, unless that is null) is caught below as Go
+            // catches it.
+            boolean wasClosed = mysg.elem != null;
             if (mysg.releasetime() > 0) {
                 parker.blockevent(mysg.releasetime() - mysg.blockstart(), 0);
             }
@@ -621,7 +623,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
                 unlock();
                 throw notInGoroutine("receive from");
             }
-            Sudog mysg = waiter(gp, null);
+            Sudog mysg = waiter(gp, CLOSED_EMPTY); // Go's success == false until a sender writes elem
             if (parker.blockProfileRate(gp) > 0) {
                 mysg.startBlockProfile(parker.nanotime());
             }
@@ -644,7 +646,7 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             if (mysg.releasetime() > 0) {
                 parker.blockevent(mysg.releasetime() - mysg.blockstart(), 0);
             }
-            Object v = mysg.elem; // the value, or closechan's marker (Go: success == false)
+            Object v = mysg.elem; // the value, or the marker: closechan's, or ours if nobody sent
             mysg.release();
             return v;
         } catch (PanicError | IllegalStateException | GortFatalError e) {

@@ -487,7 +487,8 @@ public final class Select implements WaitTarget {
                     sudogs[casi] = sg;
                 }
                 sg.g = gp;
-                sg.elem = kinds[casi] == SEND ? elems[casi] : null;
+                // a receive's elem starts as the closed marker: Go's success == false until a sender writes it
+                sg.elem = kinds[casi] == SEND ? elems[casi] : Chan.CLOSED_EMPTY;
                 sg.waitlink = null;
                 sg.setReleasetime(t0 != 0 ? -1 : 0);
                 // Construct the waiting list in lock order.

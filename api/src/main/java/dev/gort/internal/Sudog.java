@@ -8,8 +8,7 @@ package dev.gort.internal;
  *
  * <p>Three of Go's fields are not fields here (issue 19: with them a parked receiver's sudog was a
  * 48-byte object, without them 40): {@code isSelect} is the sudog's class ({@link #isSelect()});
- * {@code success} is what {@code elem} holds once the waiter is readied (closechan leaves the
- * channel's closed marker there, a communication the value or null; {@code Chan}); {@code c} is
+ * {@code success} is what {@code elem} holds once the waiter is readied (see there); {@code c} is
  * not needed (a select's park commit unlocks the select's own channel list, which cannot change
  * while any of those locks is held).
  *
@@ -26,9 +25,10 @@ public sealed class Sudog permits Sudog.OfSelect {
      */
     public Sudog next, prev;
     /**
-     * The value sent (a sender's), or the value received (written by the waker for a receiver);
-     * once the waiter is readied by closechan, the channel's closed marker: Go's {@code success ==
-     * false}.
+     * The value sent (a sender's), or the value received (written by the waker for a receiver).
+     * It also says what Go's {@code success} says: a receiver's starts as the channel's closed
+     * marker and a sender's as its value; a communication leaves the value received (a
+     * receiver's) or null (a sender's, taken); closechan leaves the marker.
      */
     public Object elem;
     /** select: the goroutine's sudogs in lock order (Go: gp.waiting / sg.waitlink). */

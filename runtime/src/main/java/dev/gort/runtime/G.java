@@ -159,15 +159,18 @@ public final class G extends Continuation {
      *       the unlock function lets a waker find it.
      *   <li>{@code _Grunnable}: when it became runnable if that transition is one of the timed
      *       ones (one in 8, {@link #trackingSeq}), else 0 (Go: g.trackingStamp). Written in
-     *       {@link #casgstatus} by whoever readies the G, before the CAS; read when it leaves
-     *       runnable.
-     *   <li>Otherwise 0: execute clears it.
+     *       {@link #casgstatus}, before the CAS, by whoever makes the G runnable (a waker,
+     *       newproc, gosched, goyield, a syscall exit); read and cleared by the casgstatus that
+     *       takes it out of runnable.
+     *   <li>Otherwise 0 (parkInPlace's cancelled park, which goes from waiting straight back,
+     *       clears the wait's stamp itself).
      * </ul>
      *
      * Plain: dumps read it racily ({@link #waitSinceNanos()}, "N minutes"), where a stale value
-     * only misdates a wait. How long a G waited is not read from here once it is readied: the
-     * ready's CAS has overwritten it (JFR's Unblock keeps its own park time, {@link
-     * Rare#jfrParkNanos}).
+     * only misdates a wait: a {@code _Gwaiting} G briefly holds 0 or its runnable stamp between a
+     * waker's store and the waker's CAS (longer while a dump or leak scan holds the scan bit, which
+     * the CAS waits out). How long a G waited is not read from here once it is readied (JFR's
+     * Unblock keeps its own park time, {@link Rare#jfrParkNanos}).
      */
     long waitsince;
 
@@ -342,9 +345,11 @@ public final class G extends Continuation {
         /**
          * nanotime of the G's latest park while JFR recorded gort.Unblock (0: none), the start of
          * the Unblock event's blockedNanos: written by the parking M before the G can be found
-         * (the park's hook), read by the waker after the ready that the lock hands over. Only a
-         * G parked under such a recording has one ({@link G#waitsince} no longer holds the wait's
-         * start once the ready's CAS has run). Cleared by the Unblock that reads it; a G parked
+         * (the park's hook), read and cleared by the waker's unblock hook, which runs before the
+         * G can run again (after the ready's CAS but before the run-queue put that publishes it,
+         * or, for a G parked in place, before the CAS). Only a G parked under such a recording
+         * has one ({@link G#waitsince} no longer holds the wait's start once the ready's CAS has
+         * run). A G parked
          * under one recording and woken while none runs keeps it, so that an Unblock of a later
          * wait that began with no recording running over-states that wait (the event's field then
          * counts from the earlier park). Plain.
@@ -704,11 +709,10 @@ public final class G extends Continuation {
 
     /**
      * nanotime when the G started waiting, 0 if it is not waiting or not stamped yet (racy: the
-     * status and the stamp are read one after the other).
+     * status and the stamp are read one after the other; see {@link #waitsince}).
      */
     public long waitSinceNanos() {
-        int st = readgstatus();
-        return st == _Gwaiting || st == _Gsyscall ? waitsince : 0;
+        return readgstatus() == _Gwaiting ? waitsince : 0;
     }
 
     /** The runtime this goroutine belongs to. */

@@ -380,8 +380,7 @@ public final class M {
             P pp = p;
             curg = gp;
             gp.m = this;
-            gp.casgstatus(G._Grunnable, G._Grunning);
-            gp.waitsince = 0;
+            gp.casgstatus(G._Grunnable, G._Grunning); // clears waitsince (the runnable stamp)
             if (!inheritTime) {
                 pp.incSchedtickOpaque();
                 thread.budget = sched.preempt.budgetQuantum; // a new slice: a new budget (Poll.budget)

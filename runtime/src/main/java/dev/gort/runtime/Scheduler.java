@@ -868,8 +868,10 @@ public final class Scheduler {
             // count itself idle-locked again in waitForP; were our decrement still to come, it
             // would be counted twice and checkdead would call a running M idle ("runnable g").
             idle.idlelockedWake(pm);
-            gp.casgstatus(G._Gwaiting, G._Grunnable);
+            // Traced before the CAS too: after it, the G may run and park again on its carrier
+            // before the hook ran (its next park's record, and JFR's park stamp, would come first).
             if (trace.on) trace.goUnblock(M.current(), null, gp, Ev.W_GLOBAL);
+            gp.casgstatus(G._Gwaiting, G._Grunnable);
             java.util.concurrent.locks.LockSupport.unpark(pm.thread);
             return;
         }

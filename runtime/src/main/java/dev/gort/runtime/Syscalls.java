@@ -637,8 +637,7 @@ public final class Syscalls {
                 s.trace.goStart(mp, pp, gp, mp.found.from, mp.found.fromVictim, false); // from: startlockedm
         }
         // execute(gp, false): a new slice.
-        gp.casgstatus(G._Grunnable, G._Grunning);
-        gp.waitsince = 0;
+        gp.casgstatus(G._Grunnable, G._Grunning); // clears waitsince (the runnable stamp)
         pp.incSchedtickOpaque();
         mp.thread.budget = s.preempt.budgetQuantum;
         s.preempt.newSlice(mp.thread, false);
