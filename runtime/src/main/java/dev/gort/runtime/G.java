@@ -349,10 +349,9 @@ public final class G extends Continuation {
          * G can run again (after the ready's CAS but before the run-queue put that publishes it,
          * or, for a G parked in place, before the CAS). Only a G parked under such a recording
          * has one ({@link G#waitsince} no longer holds the wait's start once the ready's CAS has
-         * run). A G parked
-         * under one recording and woken while none runs keeps it, so that an Unblock of a later
-         * wait that began with no recording running over-states that wait (the event's field then
-         * counts from the earlier park). Plain.
+         * run). A G parked under one recording and woken while none runs keeps it, so that an
+         * Unblock of a later wait that began with no recording running over-states that wait (the
+         * event's field then counts from the earlier park). Plain.
          */
         long jfrParkNanos;
 

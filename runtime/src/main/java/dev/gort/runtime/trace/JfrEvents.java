@@ -408,16 +408,16 @@ public final class JfrEvents {
     }
 
     static void unblock(G gp, G waker) {
+        long since = gp.jfrParkNanos(); // 0: the park was not seen by this recording
+        if (since != 0) {
+            gp.setJfrParkNanos(0); // never the start of a later wait's blockedNanos
+        }
         Unblock e = new Unblock();
         if (e.shouldCommit()) {
             e.goid = gp.goid;
             e.waker = waker == null ? 0 : waker.goid;
-            long since = gp.jfrParkNanos(); // 0: the park was not seen by this recording
             e.blockedNanos = since == 0 ? 0 : System.nanoTime() - since;
             e.commit();
-        }
-        if (gp.jfrParkNanos() != 0) {
-            gp.setJfrParkNanos(0); // never the start of a later wait's blockedNanos
         }
     }
 
