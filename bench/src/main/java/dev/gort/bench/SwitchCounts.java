@@ -1,0 +1,101 @@
+package dev.gort.bench;
+
+import dev.gort.Go;
+import dev.gort.runtime.SchedCounts;
+import dev.gort.sync.WaitGroup;
+import java.util.Map;
+
+/**
+ * Counts, rather than times, what one switch-bound operation costs the runtime (issue 19): runs
+ * {@link PingPong}'s gort round trips or a two-goroutine {@code Gosched} loop in one long-lived
+ * runtime, warms up, resets the counters, runs again and prints every {@link SchedCounts} counter
+ * per operation (per round trip, per Gosched), with the CPU per operation of the whole process
+ * and of each kind of thread ({@link NetCounts#threadCpu}: the carriers together, sysmon, the JIT).
+ * At GOMAXPROCS=2 the lines to read are the idle M's: {@code noteUnparks} (carrier wake-ups, each
+ * a futex wake of a sleeping thread), {@code runnextBackoffs} (runqgrab's timed sleeps) and
+ * {@code runnextSteals} (a split pair); and the CPUs busy beyond the one that runs the pair.
+ *
+ * <p>Unlike {@link Gosched}, which starts a runtime per invocation (so its two goroutines may start
+ * on two Ps or on one), the Gosched loop here runs inside {@link GortHost}'s runtime, like the ping-pong.
+ *
+ * <p>Run (the counters are compiled in only with {@code gort.debug.counts}):
+ *
+ * <pre>
+ * $(./gort jdk)/bin/java -Dgort.debug.counts=true --add-exports java.base/jdk.internal.vm=ALL-UNNAMED \
+ *     -cp bench/target/benchmarks.jar dev.gort.bench.SwitchCounts pingpong 2 [invocations]
+ * </pre>
+ *
+ * <p>Arguments: {@code pingpong} or {@code gosched}, GOMAXPROCS, and the invocations to count (each
+ * {@link PingPong#N} round trips, or {@link PingPong#N} Gosched calls in all).
+ */
+public final class SwitchCounts {
+    private SwitchCounts() {}
+
+    public static void main(String[] args) throws Exception {
+        String what = args[0];
+        int procs = Integer.parseInt(args[1]);
+        int reps = args.length > 2 ? Integer.parseInt(args[2]) : 20;
+        Runnable job = switch (what) {
+            case "pingpong" -> PingPong::gortRoundTrips;
+            case "gosched" -> SwitchCounts::goschedPair;
+            default -> throw new IllegalArgumentException("SwitchCounts: want pingpong or gosched, not " + what);
+        };
+        if (!SchedCounts.ON) {
+            System.err.println("SwitchCounts: run with -Dgort.debug.counts=true (the counters are off)");
+        }
+        try (GortHost host = new GortHost(procs)) {
+            for (int i = 0; i < 30; i++) { // warm-up: the JIT compiles the M loop and the channel paths
+                host.run(job);
+            }
+            SchedCounts.reset();
+            long t0 = System.nanoTime();
+            Map<String, Long> th0 = NetCounts.threadCpu();
+            long cpu0 = NetCounts.processCpuTime();
+            for (int i = 0; i < reps; i++) {
+                host.run(job);
+            }
+            long cpu1 = NetCounts.processCpuTime();
+            Map<String, Long> th1 = NetCounts.threadCpu();
+            long t1 = System.nanoTime();
+            Map<String, Long> c = SchedCounts.snapshot();
+            double n = (double) PingPong.N * reps;
+            System.out.printf(
+                    "SwitchCounts %s P=%d: %d %s, %d carrier threads; process CPU %.0f ns each (%.2f CPUs busy);"
+                            + " wall %.0f ns each (loaded machine: not a figure)%n",
+                    what,
+                    procs,
+                    (long) n,
+                    what.equals("pingpong") ? "round trips" : "Gosched calls",
+                    host.scheduler().mcountPublic(),
+                    (cpu1 - cpu0) / n,
+                    (cpu1 - cpu0) / (double) (t1 - t0),
+                    (t1 - t0) / n);
+            c.forEach((k, v) -> System.out.printf("  %-22s %12d  %9.4f%n", k, v, v / n));
+            long named = 0;
+            for (Map.Entry<String, Long> e : th1.entrySet()) {
+                long d = e.getValue() - th0.getOrDefault(e.getKey(), 0L);
+                named += d;
+                if (d == 0) {
+                    continue; // a thread that did not run (the finalizer, the cleaner)
+                }
+                System.out.printf("  cpu %-18s %9.0f ns each%n", e.getKey(), d / n);
+            }
+            System.out.printf("  cpu %-18s %9.0f ns each%n", "(GC, JIT, other)", (cpu1 - cpu0 - named) / n);
+        }
+    }
+
+    /** Two goroutines each call Gosched {@link PingPong#N}/2 times (Go's Gosched through the global queue). */
+    static void goschedPair() {
+        WaitGroup wg = new WaitGroup();
+        wg.add(2);
+        for (int g = 0; g < 2; g++) {
+            Go.go(() -> {
+                for (int i = 0; i < PingPong.N / 2; i++) {
+                    Go.gosched();
+                }
+                wg.done();
+            });
+        }
+        wg.await();
+    }
+}
