@@ -18,6 +18,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"runtime/trace"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -73,6 +74,8 @@ func workloads() []workload {
 		{name: "spawn", unit: "ns/op", run: func() float64 { return spawn(1000000) }},
 		{name: "createchain", unit: "ns/op", run: func() float64 { return createChain(100000) }},
 		{name: "pingpong", unit: "ns/op", run: func() float64 { return pingPong(200000) }},
+		{name: "tracepingpong tracing=off", unit: "ns/op", procs: []int{1}, run: func() float64 { return pingPong(200000) }},
+		{name: "tracepingpong tracing=on", unit: "ns/op", procs: []int{1}, run: func() float64 { return tracedPingPong(200000) }},
 		{name: "prodcons", unit: "ns/op", run: func() float64 { return prodCons(1000000, 128) }},
 		{name: "manypairs", unit: "ns/op", run: func() float64 { return manyPairs(10000, 100) }},
 		{name: "sieve", unit: "ms/op", run: func() float64 { return sieve(2000) }},
@@ -231,6 +234,18 @@ func pingPong(n int) float64 {
 	d := time.Since(t0)
 	close(ping)
 	return float64(d.Nanoseconds()) / float64(n)
+}
+
+// tracedPingPong: pingPong with the execution tracer on, writing to io.Discard (bench's
+// TracePingPong, tracing=on, whose flight-recorder window also keeps its events in memory only);
+// trace.Start and trace.Stop are outside the timed loop. The twin's Go decides what an event costs
+// (Go 1.19 takes a stack trace for every block and unblock; Go 1.21+ unwinds with frame pointers).
+func tracedPingPong(n int) float64 {
+	if err := trace.Start(io.Discard); err != nil {
+		panic(err)
+	}
+	defer trace.Stop()
+	return pingPong(n)
 }
 
 // prodCons: one producer, one consumer, a buffered channel of capacity c; ns per message.
