@@ -136,13 +136,7 @@ public final class NetCounts {
                     (cpu1 - cpu0) / n,
                     (t1 - t0) / n);
             c.forEach((k, v) -> System.out.printf("  %-22s %12d  %9.3f%n", k, v, v / n));
-            long named = 0;
-            for (Map.Entry<String, Long> e : th1.entrySet()) {
-                long d = e.getValue() - th0.getOrDefault(e.getKey(), 0L);
-                named += d;
-                System.out.printf("  cpu %-18s %9.0f ns each%n", e.getKey(), d / n);
-            }
-            System.out.printf("  cpu %-18s %9.0f ns each%n", "(GC, JIT, other)", (cpu1 - cpu0 - named) / n);
+            printThreadCpu(th0, th1, cpu1 - cpu0, n);
             host.run(() -> {
                 try {
                     for (Conn cl : clients) {
@@ -168,6 +162,22 @@ public final class NetCounts {
             }
         }
         return m;
+    }
+
+    /**
+     * Prints the CPU per operation of each thread kind between two {@link #threadCpu} readings
+     * (those that ran), then the rest of the process's {@code processCpu} ns (GC, JIT, threads gone).
+     */
+    static void printThreadCpu(Map<String, Long> th0, Map<String, Long> th1, long processCpu, double n) {
+        long named = 0;
+        for (Map.Entry<String, Long> e : th1.entrySet()) {
+            long d = e.getValue() - th0.getOrDefault(e.getKey(), 0L);
+            named += d;
+            if (d != 0) {
+                System.out.printf("  cpu %-18s %9.0f ns each%n", e.getKey(), d / n);
+            }
+        }
+        System.out.printf("  cpu %-18s %9.0f ns each%n", "(GC, JIT, other)", (processCpu - named) / n);
     }
 
     /** The JVM's CPU time (all threads: carriers, sysmon, GC, JIT), ns. */

@@ -71,16 +71,7 @@ public final class SwitchCounts {
                     (cpu1 - cpu0) / (double) (t1 - t0),
                     (t1 - t0) / n);
             c.forEach((k, v) -> System.out.printf("  %-22s %12d  %9.4f%n", k, v, v / n));
-            long named = 0;
-            for (Map.Entry<String, Long> e : th1.entrySet()) {
-                long d = e.getValue() - th0.getOrDefault(e.getKey(), 0L);
-                named += d;
-                if (d == 0) {
-                    continue; // a thread that did not run (the finalizer, the cleaner)
-                }
-                System.out.printf("  cpu %-18s %9.0f ns each%n", e.getKey(), d / n);
-            }
-            System.out.printf("  cpu %-18s %9.0f ns each%n", "(GC, JIT, other)", (cpu1 - cpu0 - named) / n);
+            NetCounts.printThreadCpu(th0, th1, cpu1 - cpu0, n);
         }
     }
 
