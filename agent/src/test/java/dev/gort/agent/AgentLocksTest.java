@@ -221,6 +221,79 @@ class AgentLocksTest {
     }
 
     /**
+     * A goroutine's carrier blocks inside a JDK lock frame ({@code ConcurrentHashMap.computeIfAbsent}
+     * holds the bin's monitor around the mapping function), so sysmon retakes the only P and hands
+     * it to another goroutine; when it wakes, its first poll exits that "syscall" with no P free.
+     * It must wait for one on its own carrier: a yield there would carry the JDK's monitor to
+     * another carrier (jdk25-continuations.md: ownership may stay with the carrier, a lock leaked
+     * and a hang). Bounded by the test's timeout.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aRetakenSyscallExitInsideAJdkLockWaitsForAPOnItsCarrier() throws Exception {
+        Method inside =
+                method("Locks", "blockedInsideComputeIfAbsent", CountDownLatch.class, CountDownLatch.class, long.class);
+        Method spin = method("Spinners", "spinCpu", long.class, AtomicLong.class);
+        Scheduler s = AgentPreemptionTest.newScheduler(1);
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger stop = new AtomicInteger();
+        AtomicLong progress = new AtomicLong();
+        int[] carriers = new int[1];
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread opener = new Thread(() -> {
+            try {
+                // Release the blocked goroutine once sysmon has retaken its P and the spinner has
+                // made progress since (it runs on the only P): its syscall exit finds no P free.
+                blocked.await();
+                long deadline = System.nanoTime() + 20_000 * MS;
+                while (s.syscallStats.snapshot(s).blockedRetakes() < 1 && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                long seen = progress.get();
+                while (progress.get() == seen && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                release.countDown();
+            }
+        });
+        opener.setDaemon(true);
+        opener.start();
+        s.run(() -> {
+            GoSema done = new GoSema(0);
+            Scheduler rt = Scheduler.current();
+            rt.newproc(() -> {
+                try {
+                    carriers[0] = (int) call(inside, blocked, release, 30 * MS);
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                } finally {
+                    stop.set(1);
+                    done.release();
+                }
+            });
+            rt.newproc(() -> {
+                while (stop.get() == 0) {
+                    call(spin, MS, progress);
+                }
+                done.release();
+            });
+            done.acquire();
+            done.acquire();
+        });
+        var st = s.syscallStats.snapshot(s);
+        System.out.println("retaken exit inside a JDK lock: " + st);
+        assertNull(failure.get(), () -> "the goroutine failed: " + failure.get());
+        assertTrue(
+                st.blockedRetakes() >= 1 && st.slowIdleP() + st.slowGlobal() + st.slowLocked() + st.slowInPlace() >= 1,
+                () -> "the scenario never happened (no syscall exit found its P gone): " + st);
+        assertEquals(1, carriers[0], () -> "it left its carrier while the JDK held the bin's monitor: " + st);
+    }
+
+    /**
      * Defect 3: a class initialiser blocks its carrier until sysmon has retaken the only P and
      * another goroutine, on the P's new M, waits for the same class (a wait the JVM reports as
      * RUNNABLE, so that M is never retaken); then it runs a CPU loop whose polls find the G in

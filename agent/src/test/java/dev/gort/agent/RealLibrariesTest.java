@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * their own logic in 150 goroutines, rewritten by the agent's transformer ({@code backedge}, the
  * default) together with the workload, while a CPU hog goroutine and a preemption storm make
  * preemptions land inside the libraries; every result must equal the same work done by the
- * uninstrumented classes on a plain thread. Bounded: a few seconds.
+ * uninstrumented classes on a plain thread. Bounded: a few seconds; a hang fails after 100 s with
+ * gort's state and every thread's stack ({@link StallReport}).
  */
 class RealLibrariesTest {
     private static final int GOROUTINES = 150;
@@ -56,7 +57,7 @@ class RealLibrariesTest {
         long[] got = new long[GOROUTINES];
         AtomicReference<Throwable> failure = new AtomicReference<>();
         AtomicInteger stop = new AtomicInteger();
-        s.run(() -> {
+        StallReport.run(s, 100, () -> {
             AgentPreemptionTest.startPreemptionStorm(s, stop, 200_000);
             GoSema done = new GoSema(0);
             Scheduler rt = Scheduler.current();

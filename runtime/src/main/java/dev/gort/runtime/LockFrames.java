@@ -16,7 +16,8 @@ import jdk.internal.vm.Continuation;
  * sees: the JDK's code is never instrumented, yet some of it holds a lock while it calls back into
  * user code (instrumented, so it polls). Also finds class initialisers, instrumented or not.
  * Runs only when a preemption was requested of this very carrier (a few times per 10 ms slice at
- * most), never on the poll's fast path.
+ * most) and when a syscall exit found no P ({@code Syscalls.exitsyscallSlow}: may the G leave its
+ * carrier?), never on the poll's or a syscall's fast path.
  *
  * <p><b>Which JDK frames count as holding a lock</b> (a frame of a class of the bootstrap or
  * platform loader):

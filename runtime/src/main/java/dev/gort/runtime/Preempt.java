@@ -650,7 +650,7 @@ public final class Preempt {
             requested.incrementAndGet();
             if (sched.trace.on) sched.trace.preemptRequest(mp.p, gp);
         }
-        int why = refusal(mp, gp, false);
+        int why = refusal(mp, gp, true); // a syscall can sit inside a JDK lock frame, as a poll can
         if (why != R_NONE) {
             refused(why); // OWED stays (Go: the same)
             return false;

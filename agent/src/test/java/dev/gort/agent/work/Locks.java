@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.Hashtable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -129,6 +130,30 @@ public final class Locks {
                 });
             default -> throw new IllegalArgumentException(holder);
         }
+    }
+
+    /**
+     * Inside {@code ConcurrentHashMap.computeIfAbsent}'s mapping function (the JDK holds the bin's
+     * monitor around it): signals {@code blocked} and blocks the carrier on {@code release} (sysmon
+     * retakes the P: the G is in its "syscall"), then burns {@code cpuNanos} of CPU through
+     * instrumented polls, the first of which exits that syscall while the bin is held. Returns the
+     * number of carriers it ran on (1: it never left its carrier inside the lock).
+     */
+    public static int blockedInsideComputeIfAbsent(CountDownLatch blocked, CountDownLatch release, long cpuNanos) {
+        int[] carriers = new int[1];
+        new ConcurrentHashMap<String, String>().computeIfAbsent("k", k -> {
+            Thread first = M.current().thread(); // out of line: never a carrier C2 kept across a yield
+            blocked.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            Spinners.spinCpu(cpuNanos, new AtomicLong());
+            carriers[0] = M.current().thread() == first ? 1 : 2;
+            return "v";
+        });
+        return carriers[0];
     }
 
     /**
