@@ -1,6 +1,7 @@
 package dev.gort.agent;
 
 import dev.gort.runtime.PreemptStrategy;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -60,6 +61,10 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *       {@code InheritableThreadLocal}) becomes {@code Poll.threadLocalGet/Set/Remove(tl, ...)}, the
  *       same call through a handle the JIT cannot inline, so that compiled code never reuses a
  *       carrier thread read before a yield ({@link #threadLocalCall});
+ *   <li>every strategy but {@code none}: a method that calls {@code LockSupport.park*} gets
+ *       {@code parkerEnter()} first and {@code parkerExit()} on every exit, as a synchronized
+ *       method gets its monitor hooks: its goroutine stays on its carrier while it runs
+ *       ({@link #parksCarrier});
  *   <li>every strategy but {@code none}: {@code <clinit>} gets {@code clinitEnter()} first and
  *       {@code clinitExit()} on every exit (before its return and in a catch-all handler), and no
  *       poll: a class initialiser pins the continuation and holds the class's init lock.
@@ -364,6 +369,29 @@ public final class PollInjector {
         }
     }
 
+    static final String LOCK_SUPPORT = "java/util/concurrent/locks/LockSupport";
+
+    /**
+     * Does {@code mn} call one of {@code LockSupport}'s {@code park} methods? Such a method names
+     * the thread to wake by {@code Thread.currentThread()} (a waiter node built before the park, as
+     * in Guava's {@code AbstractFuture.get}) and loops around the park (a CAS retry before it, a
+     * spurious return after it), and its back-edges poll: a goroutine moved to another carrier
+     * there parks a thread that nobody will unpark, while the waker unparks its old carrier. So the
+     * whole method keeps its goroutine on its carrier ({@code Poll.parkerEnter}/{@code parkerExit},
+     * counted as a lock: preemption refused, a syscall exit waits for a P in place).
+     */
+    static boolean parksCarrier(MethodNode mn) {
+        for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
+            if (in instanceof MethodInsnNode m
+                    && m.getOpcode() == Opcodes.INVOKESTATIC
+                    && m.owner.equals(LOCK_SUPPORT)
+                    && m.name.startsWith("park")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Returns {backedge polls, entry polls, monitor hooks}. */
     private int[] instrumentMethod(String owner, Map<String, Integer> fields, MethodNode mn, boolean frames) {
         InsnList insns = mn.instructions;
@@ -390,7 +418,22 @@ public final class PollInjector {
         // come before the monitorEnter hook (a preemption inside the monitor at depth 0), and
         // every poll inside is refused anyway. (Its back-edges poll, counted and refused.)
         atEntry &= !sync;
-        String wrapExit = sync ? "monitorExit" : clinit ? "clinitExit" : null;
+        // The hooks that wrap the whole body: entered first, exited on every return and by a
+        // catch-all handler. A synchronized method's monitor, a class initialiser, and a method that
+        // parks its carrier (parksCarrier: it keeps its goroutine there, as a lock would).
+        List<String> enters = new ArrayList<>(2);
+        List<String> exits = new ArrayList<>(2);
+        if (sync) {
+            enters.add("monitorEnter");
+            exits.add(0, "monitorExit");
+        }
+        if (clinit) {
+            enters.add("clinitEnter");
+            exits.add(0, "clinitExit");
+        } else if (parksCarrier(mn)) {
+            enters.add("parkerEnter");
+            exits.add(0, "parkerExit");
+        }
         int lockSites = 0;
         for (AbstractInsnNode in = insns.getFirst(); in != null; ) {
             AbstractInsnNode next = in.getNext();
@@ -412,9 +455,11 @@ public final class PollInjector {
                     // catch-any range, as HotSpot's monitor matching requires (no poll comes between).
                     insns.insertBefore(in, call("monitorExit"));
                     hooks++;
-                } else if (wrapExit != null && op >= Opcodes.IRETURN && op <= Opcodes.RETURN) {
-                    insns.insertBefore(in, call(wrapExit));
-                    hooks++;
+                } else if (!exits.isEmpty() && op >= Opcodes.IRETURN && op <= Opcodes.RETURN) {
+                    for (String exit : exits) {
+                        insns.insertBefore(in, call(exit));
+                        hooks++;
+                    }
                 } else if (lockHook(in) instanceof String hook) {
                     hookLockCall(mn, (MethodInsnNode) in, hook);
                     lockSites++;
@@ -426,25 +471,30 @@ public final class PollInjector {
             }
             in = next;
         }
-        if (wrapExit != null) {
-            // monitorEnter (clinitEnter) first, then the body in a catch-all whose handler runs
-            // monitorExit (clinitExit) and rethrows. The handler entry goes last in the exception
-            // table, so it only sees what the method's own handlers let through.
+        if (!enters.isEmpty()) {
+            // monitorEnter (clinitEnter, parkerEnter) first, then the body in a catch-all whose
+            // handler runs monitorExit (clinitExit, parkerExit) and rethrows. The handler entry
+            // goes last in the exception table, so it only sees what the method's own handlers let
+            // through.
             LabelNode start = new LabelNode();
             LabelNode end = new LabelNode();
             LabelNode handler = new LabelNode();
             insns.insert(start);
-            insns.insert(call(sync ? "monitorEnter" : "clinitEnter"));
+            for (int i = enters.size() - 1; i >= 0; i--) {
+                insns.insert(call(enters.get(i)));
+            }
             insns.add(end);
             insns.add(handler);
             if (frames) {
                 insns.add(new FrameNode(Opcodes.F_NEW, 0, new Object[0], 1, new Object[] {"java/lang/Throwable"}));
             }
-            insns.add(call(wrapExit));
+            for (String exit : exits) {
+                insns.add(call(exit));
+            }
             insns.add(new InsnNode(Opcodes.ATHROW));
             mn.tryCatchBlocks.add(new TryCatchBlockNode(start, end, handler, null));
             mn.maxStack = Math.max(mn.maxStack, 1);
-            hooks += 2;
+            hooks += enters.size() + exits.size();
         }
         if (lockSites > 0) {
             // A lock call site keeps its receiver below the call's arguments (one more slot).
@@ -459,7 +509,7 @@ public final class PollInjector {
             // The site string is pushed right before each poll, maybe above a branch's operands.
             mn.maxStack += 1;
         }
-        if ((wrapExit != null || lockSites > 0 || verify) && backedges + entries + hooks > 0) {
+        if ((!enters.isEmpty() || lockSites > 0 || verify) && backedges + entries + hooks > 0) {
             try {
                 new Analyzer<BasicValue>(new BasicVerifier()).analyze(owner, mn);
             } catch (AnalyzerException e) {

@@ -12,10 +12,12 @@ import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.junit.jupiter.api.Test;
@@ -288,9 +290,101 @@ class AgentLocksTest {
         System.out.println("retaken exit inside a JDK lock: " + st);
         assertNull(failure.get(), () -> "the goroutine failed: " + failure.get());
         assertTrue(
-                st.blockedRetakes() >= 1 && st.slowIdleP() + st.slowGlobal() + st.slowLocked() + st.slowInPlace() >= 1,
+                st.blockedRetakes() >= 1 && slowExits(s) >= 1,
                 () -> "the scenario never happened (no syscall exit found its P gone): " + st);
         assertEquals(1, carriers[0], () -> "it left its carrier while the JDK held the bin's monitor: " + st);
+    }
+
+    /**
+     * A goroutine waits like a Guava future's waiter ({@code Locks.waitLikeAFuture}): it names its
+     * carrier for its waker, parks, and sysmon retakes the only P for another goroutine. A spurious
+     * return from the park (a stale permit on the carrier) takes it round its loop, whose back-edge
+     * poll exits that "syscall" with no P free. It must wait for one on the same carrier: moved, it
+     * would park a thread its waker never unparks (RealLibrariesTest hung so in
+     * {@code LocalCache$LoadingValueReference.waitForValue}). Bounded: the waiter's parks time out.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aFutureWaiterNeverLeavesTheCarrierItsWakerUnparks() throws Exception {
+        Method waitLikeAFuture = method(
+                "Locks",
+                "waitLikeAFuture",
+                AtomicBoolean.class,
+                AtomicReference.class,
+                CountDownLatch.class,
+                AtomicInteger.class);
+        Method spin = method("Spinners", "spinCpu", long.class, AtomicLong.class);
+        Scheduler s = AgentPreemptionTest.newScheduler(1);
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicReference<Thread> waiter = new AtomicReference<>();
+        CountDownLatch parked = new CountDownLatch(1);
+        AtomicInteger rounds = new AtomicInteger();
+        AtomicInteger stop = new AtomicInteger();
+        AtomicLong progress = new AtomicLong();
+        int[] carriers = new int[1];
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread waker = new Thread(() -> {
+            try {
+                // Once sysmon has retaken the waiter's P and the spinner runs on it: a spurious
+                // unpark, then (after the waiter went round its loop and its poll found no P) the
+                // real wake-up, addressed as a future's waker addresses it.
+                parked.await();
+                long deadline = System.nanoTime() + 20_000 * MS;
+                while (s.syscallStats.snapshot(s).blockedRetakes() < 1 && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                long seen = progress.get();
+                while (progress.get() == seen && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                LockSupport.unpark(waiter.get());
+                while (slowExits(s) < 1 && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                done.set(true);
+                LockSupport.unpark(waiter.get());
+            }
+        });
+        waker.setDaemon(true);
+        waker.start();
+        s.run(() -> {
+            GoSema finished = new GoSema(0);
+            Scheduler rt = Scheduler.current();
+            rt.newproc(() -> {
+                try {
+                    carriers[0] = (int) call(waitLikeAFuture, done, waiter, parked, rounds);
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                } finally {
+                    stop.set(1);
+                    finished.release();
+                }
+            });
+            rt.newproc(() -> {
+                while (stop.get() == 0) {
+                    call(spin, MS, progress);
+                }
+                finished.release();
+            });
+            finished.acquire();
+            finished.acquire();
+        });
+        var st = s.syscallStats.snapshot(s);
+        System.out.println("future waiter: rounds=" + rounds.get() + " " + st);
+        assertNull(failure.get(), () -> "the waiter failed: " + failure.get());
+        assertTrue(
+                st.blockedRetakes() >= 1 && slowExits(s) >= 1,
+                () -> "the scenario never happened (no syscall exit found its P gone): " + st);
+        assertEquals(1, carriers[0], () -> "the waiter left the carrier its waker unparks: " + st);
+    }
+
+    /** Syscall exits that found no P at hand (the G yielded to its M, or waited on its carrier). */
+    private static long slowExits(Scheduler s) {
+        var st = s.syscallStats.snapshot(s);
+        return st.slowIdleP() + st.slowGlobal() + st.slowLocked() + st.slowInPlace();
     }
 
     /**

@@ -16,8 +16,9 @@ import jdk.internal.vm.Continuation;
  * sees: the JDK's code is never instrumented, yet some of it holds a lock while it calls back into
  * user code (instrumented, so it polls). Also finds class initialisers, instrumented or not.
  * Runs only when a preemption was requested of this very carrier (a few times per 10 ms slice at
- * most) and when a syscall exit found no P ({@code Syscalls.exitsyscallSlow}: may the G leave its
- * carrier?), never on the poll's or a syscall's fast path.
+ * most) and when the exit from a "syscall" that sysmon made of a blocked carrier found no P
+ * ({@code Syscalls.exitsyscallSlow}: may the G leave its carrier?), never on the poll's or a
+ * syscall's fast path: a walk costs 10-20 µs.
  *
  * <p><b>Which JDK frames count as holding a lock</b> (a frame of a class of the bootstrap or
  * platform loader):
@@ -41,8 +42,12 @@ import jdk.internal.vm.Continuation;
  *       throw {@code NotActiveException}. This covers the whole nested graph written or read from
  *       such a method. A park on a gort primitive inside one is not refused (ADR 0004).
  * </ul>
- * Not covered: any other JDK {@code synchronized} block around a callback, and locks taken by
- * uninstrumented non-JDK code ({@code -Dgort.agent.exclude}). The frames walked end at the
+ * Not covered: any other JDK {@code synchronized} block around a callback, locks taken by
+ * uninstrumented non-JDK code ({@code -Dgort.agent.exclude}), and a park on a gort primitive or
+ * an explicit {@code Syscall.block} inside one of the frames above (a channel receive, or a
+ * blocking call wrapped as a syscall, in a {@code computeIfAbsent} mapping function): those paths
+ * walk no frames (a walk per park would cost more than the park), so the goroutine may leave its
+ * carrier there, and the JDK's lock with it. The frames walked end at the
  * continuation's entry: the carrier's own frames (the M's loop) hold nothing.
  *
  * <p>No Go equivalent: Go has no carrier-owned locks (preempt.go's {@code canPreemptM} checks the

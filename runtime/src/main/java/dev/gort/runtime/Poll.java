@@ -208,6 +208,36 @@ public final class Poll {
         }
     }
 
+    /**
+     * First in an instrumented method that calls {@code LockSupport.park*} (the agent's
+     * {@code PollInjector.parksCarrier}). Such a method names the thread to wake by
+     * {@code Thread.currentThread()}, the carrier, before it parks (a waiter node), and polls in the
+     * loops around the park; a goroutine moved to another carrier there would park a thread that
+     * nobody unparks (the waker unparks the old carrier: Guava's {@code AbstractFuture.get}, seen
+     * hung in {@code RealLibrariesTest}). So the method holds its carrier as a {@link Lock} is held,
+     * from entry to exit: preemption is refused inside it, a syscall exit there waits for a P on
+     * this carrier, and a park on a gort primitive there parks in place. A virtual thread needs none
+     * of this: its {@code Thread} is itself, not its carrier.
+     */
+    public static void parkerEnter() {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp != null) {
+            gp.rare().lockDepth++;
+            gp.monitorDepth++;
+        }
+    }
+
+    /** On every exit of a method that {@link #parkerEnter} entered (returns and exceptions). */
+    public static void parkerExit() {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp != null && gp.lockDepth() > 0) {
+            gp.rare().lockDepth--;
+            release(mp, gp);
+        }
+    }
+
     /** First in an instrumented class initialiser ({@code <clinit>}). */
     public static void clinitEnter() {
         M mp = M.current();

@@ -554,15 +554,19 @@ public final class Syscalls {
 
     /**
      * No P at hand: yield to the M (exitsyscall0), or, if the G cannot leave its carrier, wait here.
-     * It cannot when it is locked to it, holds a monitor or lock the agent counted, or runs inside
-     * a JDK frame that holds one ({@link LockFrames}: a blocked carrier that sysmon retook inside
-     * {@code ConcurrentHashMap.computeIfAbsent}'s mapping function, a {@code Syscall.block} there):
-     * a yield would carry that monitor to another carrier (jdk25-continuations.md: its ownership
-     * may stay with this one, a leaked lock). The frame walk costs microseconds, on this path only,
-     * which a yield and a later wake-up cost anyway.
+     * It cannot when it is locked to it, holds a monitor or lock the agent counted, or, in a
+     * "syscall" that sysmon made of a blocked carrier ({@link Retake}), runs inside a JDK frame
+     * that holds a lock ({@link LockFrames}: a carrier blocked inside
+     * {@code ConcurrentHashMap.computeIfAbsent}'s mapping function): a yield would carry that
+     * monitor to another carrier (jdk25-continuations.md: its ownership may stay with this one, a
+     * leaked lock). The frame walk costs 10-20 µs here, so only retaken exits pay it (they follow
+     * a block of a sysmon tick or more); an explicit {@code Syscall.block} inside such a frame is
+     * not walked, as a park there is not ({@link LockFrames}, "Not covered").
      */
     private static boolean exitsyscallSlow(M mp, G gp) {
-        if (gp.lockedm() == null && gp.monitorDepth == 0 && LockFrames.scan() == LockFrames.NONE) {
+        if (gp.lockedm() == null
+                && gp.monitorDepth == 0
+                && (!gp.syscallByRetake || LockFrames.scan() == LockFrames.NONE)) {
             gp.yieldReason = G.YIELD_SYSCALL;
             if (Continuation.yield(G.SCOPE)) {
                 M.current().p.incSyscalltickOpaque();

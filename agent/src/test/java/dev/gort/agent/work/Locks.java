@@ -8,9 +8,12 @@ import java.util.Hashtable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -154,6 +157,29 @@ public final class Locks {
             return "v";
         });
         return carriers[0];
+    }
+
+    /**
+     * A waiter shaped like Guava's {@code AbstractFuture.get}: it names its carrier by
+     * {@code Thread.currentThread()} for its waker ({@code waiter}), then parks in a loop until
+     * {@code done}, counting each return from a park in {@code rounds}. After each return it burns
+     * 2 ms of CPU through polls: long enough for sysmon to see a retaken carrier run again and arm
+     * its notice (a return that parks again within microseconds may go unseen), so that a poll
+     * inside the loop exits that "syscall". Bounded: each park lasts at most 50 ms, so a waiter
+     * moved to another carrier (which its waker never unparks) still sees {@code done}. Returns the
+     * number of carriers it ran on (1: it stayed on the one its waker unparks).
+     */
+    public static int waitLikeAFuture(
+            AtomicBoolean done, AtomicReference<Thread> waiter, CountDownLatch parked, AtomicInteger rounds) {
+        Thread first = M.current().thread(); // out of line: never a carrier C2 kept across a yield
+        waiter.set(Thread.currentThread());
+        parked.countDown();
+        while (!done.get()) {
+            LockSupport.parkNanos(done, 50_000_000L);
+            rounds.incrementAndGet();
+            Spinners.spinCpu(2_000_000L, new AtomicLong());
+        }
+        return M.current().thread() == first ? 1 : 2;
     }
 
     /**
