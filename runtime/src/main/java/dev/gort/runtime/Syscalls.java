@@ -559,9 +559,9 @@ public final class Syscalls {
      * that holds a lock ({@link LockFrames}: a carrier blocked inside
      * {@code ConcurrentHashMap.computeIfAbsent}'s mapping function): a yield would carry that
      * monitor to another carrier (jdk25-continuations.md: its ownership may stay with this one, a
-     * leaked lock). The frame walk costs 10-20 µs here, so only retaken exits pay it (they follow
-     * a block of a sysmon tick or more); an explicit {@code Syscall.block} inside such a frame is
-     * not walked, as a park there is not ({@link LockFrames}, "Not covered").
+     * leaked lock). The frame walk costs 5-11 µs here (15-55 frames), so only retaken exits pay
+     * it (they follow a block of a sysmon tick or more); an explicit {@code Syscall.block} inside
+     * such a frame is not walked, as a park there is not ({@link LockFrames}, "Not covered").
      */
     private static boolean exitsyscallSlow(M mp, G gp) {
         if (gp.lockedm() == null
