@@ -544,10 +544,12 @@ public final class M {
         if (fn != null && !fn.unlock(gp, lock)) {
             gp.casgstatus(G._Gwaiting, G._Grunnable);
             if (p == null) {
-                // No P to run it on: queue it, as exitsyscall0 does.
+                // No P to run it on: queue it, as exitsyscall0 does, and wake an idle P, which
+                // exitsyscall0 takes under the same lock (see goschedImpl).
                 synchronized (sched.sched.lock) {
                     sched.sched.runq.globrunqput(gp);
                 }
+                sched.idle.wakep();
                 if (bubble != null) {
                     bubble.decActive();
                 }
@@ -580,9 +582,11 @@ public final class M {
         synchronized (sched.sched.lock) {
             sched.sched.runq.globrunqput(gp);
         }
-        if (p != null) {
-            sched.idle.wakep();
-        }
+        // Whatever this M holds, as Go's goschedImpl: an M leaving a syscall without a P (from
+        // _Gsyscall) found none idle in exitsyscallM, under another hold of sched.lock than the
+        // put above, and the M that held one may since have looked at an empty global queue and
+        // idled it. Without this wake nobody ran gp (SyscallDepartWakeTest: "checkdead: runnable g").
+        sched.idle.wakep();
     }
 
     /** Go: proc.go goyield_m: like Gosched, but to this P's local tail (a new slice when it runs). */
