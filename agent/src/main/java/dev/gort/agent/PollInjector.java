@@ -369,27 +369,36 @@ public final class PollInjector {
         }
     }
 
-    static final String LOCK_SUPPORT = "java/util/concurrent/locks/LockSupport";
-
     /**
-     * Does {@code mn} call one of {@code LockSupport}'s {@code park} methods? Such a method names
+     * Does {@code mn} call a static {@code park*} method of a class named {@code LockSupport}
+     * ({@code java.util.concurrent.locks.LockSupport}, or a library's wrapper of it: Guava's
+     * {@code OverflowAvoidingLockSupport.parkNanos}, called by {@code AbstractFuture.get(long,
+     * TimeUnit)}'s wait loop, and relocated copies), or {@code Unsafe.park}? Such a method names
      * the thread to wake by {@code Thread.currentThread()} (a waiter node built before the park, as
      * in Guava's {@code AbstractFuture.get}) and loops around the park (a CAS retry before it, a
      * spurious return after it), and its back-edges poll: a goroutine moved to another carrier
      * there parks a thread that nobody will unpark, while the waker unparks its old carrier. So the
      * whole method keeps its goroutine on its carrier ({@code Poll.parkerEnter}/{@code parkerExit},
-     * counted as a lock: preemption refused, a syscall exit waits for a P in place).
+     * counted as a lock: preemption refused, a syscall exit waits for a P in place). Constructors
+     * are left out (see instrumentMethod).
      */
     static boolean parksCarrier(MethodNode mn) {
         for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
-            if (in instanceof MethodInsnNode m
-                    && m.getOpcode() == Opcodes.INVOKESTATIC
-                    && m.owner.equals(LOCK_SUPPORT)
-                    && m.name.startsWith("park")) {
+            if (in instanceof MethodInsnNode m && parks(m)) {
                 return true;
             }
         }
         return false;
+    }
+
+    private static boolean parks(MethodInsnNode m) {
+        if (m.getOpcode() == Opcodes.INVOKESTATIC) {
+            return m.name.startsWith("park")
+                    && m.owner.endsWith("LockSupport"); // java/util/concurrent/locks/ or a wrapper
+        }
+        return m.getOpcode() == Opcodes.INVOKEVIRTUAL
+                && m.name.equals("park")
+                && (m.owner.equals("sun/misc/Unsafe") || m.owner.equals("jdk/internal/misc/Unsafe"));
     }
 
     /** Returns {backedge polls, entry polls, monitor hooks}. */
@@ -430,7 +439,9 @@ public final class PollInjector {
         if (clinit) {
             enters.add("clinitEnter");
             exits.add(0, "clinitExit");
-        } else if (parksCarrier(mn)) {
+        } else if (!"<init>".equals(mn.name) && parksCarrier(mn)) {
+            // Not a constructor: a catch-all range before its super() call would hold an
+            // uninitialised this, which the handler's frame cannot describe (VerifyError).
             enters.add("parkerEnter");
             exits.add(0, "parkerExit");
         }

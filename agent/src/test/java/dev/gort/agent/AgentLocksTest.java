@@ -301,7 +301,9 @@ class AgentLocksTest {
      * return from the park (a stale permit on the carrier) takes it round its loop, whose back-edge
      * poll exits that "syscall" with no P free. It must wait for one on the same carrier: moved, it
      * would park a thread its waker never unparks (RealLibrariesTest hung so in
-     * {@code LocalCache$LoadingValueReference.waitForValue}). Bounded: the waiter's parks time out.
+     * {@code LocalCache$LoadingValueReference.waitForValue}). The real wake-up is sent while it
+     * waits there; the carrier's sleep must not eat it (no park may then last its full 5 s).
+     * Bounded: the waiter's parks time out.
      */
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -312,9 +314,11 @@ class AgentLocksTest {
                 AtomicBoolean.class,
                 AtomicReference.class,
                 CountDownLatch.class,
+                AtomicInteger.class,
                 AtomicInteger.class);
         Method spin = method("Spinners", "spinCpu", long.class, AtomicLong.class);
         Scheduler s = AgentPreemptionTest.newScheduler(1);
+        AtomicInteger lost = new AtomicInteger();
         AtomicBoolean done = new AtomicBoolean();
         AtomicReference<Thread> waiter = new AtomicReference<>();
         CountDownLatch parked = new CountDownLatch(1);
@@ -355,7 +359,7 @@ class AgentLocksTest {
             Scheduler rt = Scheduler.current();
             rt.newproc(() -> {
                 try {
-                    carriers[0] = (int) call(waitLikeAFuture, done, waiter, parked, rounds);
+                    carriers[0] = (int) call(waitLikeAFuture, done, waiter, parked, rounds, lost);
                 } catch (Throwable t) {
                     failure.compareAndSet(null, t);
                 } finally {
@@ -373,18 +377,22 @@ class AgentLocksTest {
             finished.acquire();
         });
         var st = s.syscallStats.snapshot(s);
-        System.out.println("future waiter: rounds=" + rounds.get() + " " + st);
+        System.out.println("future waiter: rounds=" + rounds.get() + " lost=" + lost.get() + " " + st);
         assertNull(failure.get(), () -> "the waiter failed: " + failure.get());
         assertTrue(
                 st.blockedRetakes() >= 1 && slowExits(s) >= 1,
                 () -> "the scenario never happened (no syscall exit found its P gone): " + st);
         assertEquals(1, carriers[0], () -> "the waiter left the carrier its waker unparks: " + st);
+        assertEquals(0, lost.get(), () -> "a park waited its full 5 s: the wake-up was lost; " + st);
     }
 
-    /** Syscall exits that found no P at hand (the G yielded to its M, or waited on its carrier). */
+    /**
+     * Syscall exits that found no P at hand and either left the carrier (queued globally) or waited
+     * on it; not those that yielded and then found an idle P (slowIdleP: no wait happened).
+     */
     private static long slowExits(Scheduler s) {
         var st = s.syscallStats.snapshot(s);
-        return st.slowIdleP() + st.slowGlobal() + st.slowLocked() + st.slowInPlace();
+        return st.slowGlobal() + st.slowLocked() + st.slowInPlace();
     }
 
     /**

@@ -45,6 +45,13 @@ class GortTransformerTest {
         return out;
     }
 
+    /** The enter/exit hooks among {@link #calls} (no yield points). */
+    private static List<String> hooks(MethodNode mn) {
+        return calls(mn).stream()
+                .filter(n -> n.endsWith("Enter") || n.endsWith("Exit"))
+                .toList();
+    }
+
     @Test
     void neverInstrumentsJdkGortOrAgentDependencies() {
         GortTransformer t = new GortTransformer(PreemptStrategy.BACKEDGE, false, List.of("com/acme/gen/"), List.of());
@@ -280,6 +287,41 @@ class GortTransformerTest {
         assertEquals(1, sm.tryCatchBlocks.size());
         assertNull(sm.tryCatchBlocks.get(0).type, "a catch-all");
         assertTrue((sm.access & Opcodes.ACC_SYNCHRONIZED) != 0);
+    }
+
+    /**
+     * A method that calls a {@code LockSupport.park*} (or a library wrapper named
+     * {@code ...LockSupport}) is wrapped in parkerEnter/parkerExit, first and on every exit (a
+     * synchronized one inside its monitor hooks); a constructor and a method that does not park are
+     * not; and the JVM verifies and runs every one of them.
+     */
+    @Test
+    void methodsThatParkTheirCarrierAreWrappedInParkerHooks() throws Exception {
+        PollInjector.Result r =
+                new PollInjector(PreemptStrategy.BACKEDGE, true).instrument(bytes("dev.gort.agent.work.Parkers"));
+        for (String name : List.of("plain", "viaWrapper")) {
+            MethodNode mn = method(r.bytes(), name);
+            assertEquals(
+                    List.of("parkerEnter", "parkerExit", "parkerExit"),
+                    hooks(mn),
+                    name + ": the return and the handler");
+            assertNull(mn.tryCatchBlocks.get(mn.tryCatchBlocks.size() - 1).type, name + ": a catch-all");
+        }
+        assertEquals(
+                List.of("monitorEnter", "parkerEnter", "parkerExit", "monitorExit", "parkerExit", "monitorExit"),
+                hooks(method(r.bytes(), "syncParker")),
+                "the monitor's hooks outside the parker's, on the return and in the handler");
+        assertEquals(List.of(), hooks(method(r.bytes(), "<init>")), "a constructor is left alone");
+        assertEquals(List.of(), hooks(method(r.bytes(), "noPark")));
+        Class<?> c = Class.forName(
+                "dev.gort.agent.work.Parkers",
+                true,
+                new InstrumentingLoader("dev.gort.agent.work.Parkers", PreemptStrategy.BACKEDGE));
+        c.getConstructor(long.class).newInstance(1L);
+        for (String name : List.of("plain", "syncParker", "viaWrapper")) {
+            c.getMethod(name, long.class).invoke(null, 1L);
+        }
+        assertEquals(62, c.getMethod("noPark", int.class).invoke(null, 2));
     }
 
     @Test

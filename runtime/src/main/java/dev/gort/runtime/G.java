@@ -209,9 +209,11 @@ public final class G extends Continuation {
     /**
      * Depth of carrier-owned locks held, maintained by instrumented code: Java monitors
      * ({@link Poll#monitorEnter}) plus the {@code java.util.concurrent.locks.Lock}s counted at their
-     * call sites ({@link Poll#lockAcquired}, also in {@link #lockDepth}). Neither preemption nor a
-     * park may yield while it is non-zero (the lock belongs to the carrier thread). Plain, own G
-     * (other packages read it through {@link #monitorDepth()}).
+     * call sites ({@link Poll#lockAcquired}, also in {@link Rare#lockDepth}) plus the running
+     * activations of methods that park their carrier ({@link Poll#parkerEnter}, also in
+     * {@link Rare#parkerDepth}: they hold the carrier's identity). Neither preemption nor a park
+     * may yield while it is non-zero (the lock belongs to the carrier thread). Plain, own G (other
+     * packages read it through {@link #monitorDepth()}).
      */
     int monitorDepth;
 
@@ -283,6 +285,13 @@ public final class G extends Continuation {
          * uninstrumented code cannot eat a monitor's count). Plain, own G.
          */
         int lockDepth;
+
+        /**
+         * The part of {@link G#monitorDepth} that is running activations of instrumented methods
+         * that call {@code LockSupport.park*} ({@link Poll#parkerEnter}), kept apart from
+         * {@link #lockDepth} so that an unlock of an uncounted lock cannot eat it. Plain, own G.
+         */
+        int parkerDepth;
 
         /**
          * Instrumented class initialisers running on this G ({@link Poll#clinitEnter}); a class
@@ -413,6 +422,12 @@ public final class G extends Continuation {
     int lockDepth() {
         Rare r = rare;
         return r == null ? 0 : r.lockDepth;
+    }
+
+    /** {@link Rare#parkerDepth}. */
+    int parkerDepth() {
+        Rare r = rare;
+        return r == null ? 0 : r.parkerDepth;
     }
 
     /** {@link Rare#clinitDepth}. */

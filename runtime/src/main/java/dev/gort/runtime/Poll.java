@@ -159,6 +159,7 @@ public final class Poll {
             G.Rare rare = gp.rareOrNull();
             if (rare != null) {
                 rare.lockDepth = 0;
+                rare.parkerDepth = 0;
             }
             mp.sched.preempt.rearm(mp, gp, false);
         } else {
@@ -215,15 +216,16 @@ public final class Poll {
      * loops around the park; a goroutine moved to another carrier there would park a thread that
      * nobody unparks (the waker unparks the old carrier: Guava's {@code AbstractFuture.get}, seen
      * hung in {@code RealLibrariesTest}). So the method holds its carrier as a {@link Lock} is held,
-     * from entry to exit: preemption is refused inside it, a syscall exit there waits for a P on
-     * this carrier, and a park on a gort primitive there parks in place. A virtual thread needs none
-     * of this: its {@code Thread} is itself, not its carrier.
+     * from entry to exit (counted in {@code G.monitorDepth} and, apart from the locks,
+     * {@code G.Rare.parkerDepth}): preemption is refused inside it, {@code Gosched} does nothing, a
+     * syscall exit there waits for a P on this carrier, and a park on a gort primitive there parks
+     * in place. A virtual thread needs none of this: its {@code Thread} is itself, not its carrier.
      */
     public static void parkerEnter() {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
         if (gp != null) {
-            gp.rare().lockDepth++;
+            gp.rare().parkerDepth++;
             gp.monitorDepth++;
         }
     }
@@ -232,8 +234,8 @@ public final class Poll {
     public static void parkerExit() {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
-        if (gp != null && gp.lockDepth() > 0) {
-            gp.rare().lockDepth--;
+        if (gp != null && gp.parkerDepth() > 0) {
+            gp.rare().parkerDepth--;
             release(mp, gp);
         }
     }

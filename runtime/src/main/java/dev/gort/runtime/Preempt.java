@@ -523,7 +523,8 @@ public final class Preempt {
      */
     static int refusal(M mp, G gp, boolean scanFrames) {
         if (gp.monitorDepth != 0) {
-            return gp.monitorDepth > gp.lockDepth() ? R_MONITOR : R_LOCK;
+            // Monitors first; a parker method holds its carrier's identity as a Lock holds it.
+            return gp.monitorDepth > gp.lockDepth() + gp.parkerDepth() ? R_MONITOR : R_LOCK;
         }
         if (gp.clinitDepth() != 0) {
             return R_CLINIT;

@@ -16,7 +16,9 @@ import org.HdrHistogram.Histogram;
  *                            {@code pinnedByReason} ({@code NATIVE}, {@code MONITOR}, {@code CRITICAL_SECTION})
  * @param refusedRuntimeLock  the M held a runtime lock (Go's m.locks)
  * @param refusedLock         the G held a {@code java.util.concurrent.locks.Lock} counted at its
- *                            call sites ({@code G.lockDepth}); re-armed at the last unlock
+ *                            call sites ({@code G.lockDepth}), or ran an instrumented method that
+ *                            parks its carrier ({@code G.parkerDepth}); re-armed at the last
+ *                            unlock or exit
  * @param refusedJdkLock      a JDK frame on the G's stack holds a lock around the polling code
  *                            ({@code CHM.computeIfAbsent}, {@code StringBuffer.append(Object)}, ...);
  *                            retried at sysmon's next request

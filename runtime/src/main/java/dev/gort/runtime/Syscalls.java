@@ -634,6 +634,7 @@ public final class Syscalls {
             } while (np == null); // shutdown also wakes us: with a G mounted there is no way out
             mp.nextp = null;
             mp.blocked = false;
+            restorePermit(mp);
             int st = gp.readgstatus();
             if (st != G._Grunnable) {
                 System.err.println("runtime:stoplockedm: lockedg (atomicstatus=" + st + ") is not Grunnable");
@@ -701,8 +702,22 @@ public final class Syscalls {
         }
         mp.blocked = false;
         gp.setParkedOn(null);
+        restorePermit(mp);
         // The waker did idlelockedWake. Now a P, as for a syscall exit without its P.
         waitForP(mp, gp, false);
+    }
+
+    /**
+     * After the carrier slept with a goroutine mounted (a wait for a P in place, a park in place):
+     * gives the thread back the {@code LockSupport} permit its sleep may have eaten. The goroutine's
+     * own code may have named this thread to a waker before (a future's waiter node: the agent's
+     * parker methods wait here rather than move), and that waker's {@code unpark} may have landed
+     * during our sleep, whose park loop took it as a spurious wake-up; the goroutine's next
+     * {@code LockSupport.park} would then wait for a wake-up already spent. An extra permit only
+     * makes that park return at once, which every caller of park must accept.
+     */
+    private static void restorePermit(M mp) {
+        LockSupport.unpark(mp.thread);
     }
 
     /**

@@ -165,18 +165,32 @@ public final class Locks {
      * {@code done}, counting each return from a park in {@code rounds}. After each return it burns
      * 2 ms of CPU through polls: long enough for sysmon to see a retaken carrier run again and arm
      * its notice (a return that parks again within microseconds may go unseen), so that a poll
-     * inside the loop exits that "syscall". Bounded: each park lasts at most 50 ms, so a waiter
-     * moved to another carrier (which its waker never unparks) still sees {@code done}. Returns the
-     * number of carriers it ran on (1: it stayed on the one its waker unparks).
+     * inside the loop exits that "syscall". Each park lasts at most 5 s: one that lasted that long
+     * (its wake-up went to another carrier, or was lost) is counted in {@code lost}, and the loop
+     * goes on, so the waiter always ends. Returns the number of carriers it ran on (1: it stayed on
+     * the one its waker unparks).
      */
     public static int waitLikeAFuture(
-            AtomicBoolean done, AtomicReference<Thread> waiter, CountDownLatch parked, AtomicInteger rounds) {
+            AtomicBoolean done,
+            AtomicReference<Thread> waiter,
+            CountDownLatch parked,
+            AtomicInteger rounds,
+            AtomicInteger lost) {
         Thread first = M.current().thread(); // out of line: never a carrier C2 kept across a yield
         waiter.set(Thread.currentThread());
         parked.countDown();
-        while (!done.get()) {
-            LockSupport.parkNanos(done, 50_000_000L);
+        for (; ; ) {
+            long t0 = System.nanoTime();
+            LockSupport.parkNanos(done, 5_000_000_000L);
+            if (System.nanoTime() - t0 >= 5_000_000_000L) {
+                lost.incrementAndGet();
+            }
             rounds.incrementAndGet();
+            if (done.get()) {
+                break;
+            }
+            // After the check, as in Guava's loop (read the value, poll at the back-edge, park):
+            // a wait for a P in here is followed by a park with no check in between.
             Spinners.spinCpu(2_000_000L, new AtomicLong());
         }
         return M.current().thread() == first ? 1 : 2;
