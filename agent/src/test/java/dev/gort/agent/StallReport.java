@@ -47,20 +47,37 @@ final class StallReport {
         try {
             s.run(main);
         } catch (RuntimeException e) {
-            returned.countDown();
-            try {
-                watchdog.join(); // a report is complete before the interrupt that threw here
-            } catch (InterruptedException ignored) {
-                Thread.currentThread().interrupt();
-            }
-            if (report[0] != null) {
-                Thread.interrupted();
+            if (stopWatchdog(returned, watchdog, report)) {
                 throw new AssertionError("main did not return within " + seconds + " s\n" + report[0], e);
             }
             throw e;
-        } finally {
-            returned.countDown();
         }
+        // Returned: a watchdog that fired at the same moment may have interrupted us after all.
+        stopWatchdog(returned, watchdog, report);
+    }
+
+    /**
+     * Stops the watchdog and waits for it (a report is complete before its interrupt); clears the
+     * interrupt it sent, if it sent one. Returns whether it wrote a report.
+     */
+    private static boolean stopWatchdog(CountDownLatch returned, Thread watchdog, String[] report) {
+        returned.countDown();
+        boolean interrupted = false;
+        while (watchdog.isAlive()) {
+            try {
+                watchdog.join();
+            } catch (InterruptedException e) {
+                interrupted = true; // the watchdog's own interrupt, or JUnit's: decided below
+            }
+        }
+        if (report[0] != null) {
+            Thread.interrupted(); // the watchdog's
+            return true;
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return false;
     }
 
     static String report(Scheduler s) {
