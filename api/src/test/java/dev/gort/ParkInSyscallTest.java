@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -98,6 +100,18 @@ class ParkInSyscallTest {
             done.recv();
         });
         assertEquals(7, got.get());
+    }
+
+    /**
+     * The same 300 times: the M whose G sysmon retook could stop and report "checkdead: runnable g"
+     * while the retaken P was still in sysmon's hands on its way to handoffp (1 to 7 in 600
+     * repetitions beside a CPU hog, before Retake counted one more M running around the retake, as
+     * Go's retake does). Run with {@code -Dgort.groups.excluded=}.
+     */
+    @RepeatedTest(300)
+    @Tag("stress")
+    void parkAfterSysmonRetookTheBlockedCarrierRepeatedly() {
+        parkAfterSysmonRetookTheBlockedCarrierReleasesTheChannelLock();
     }
 
     /** A select inside a syscall parks the same way (its locks go in selparkcommit). */

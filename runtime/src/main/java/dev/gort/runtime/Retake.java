@@ -32,6 +32,9 @@ package dev.gort.runtime;
  *       the G as {@code _Gsyscall} (release), raise the carrier's preemption flag (its next poll
  *       notices), and {@code handoffp}.
  * </ol>
+ * Steps 1 to 3 run with one more M counted as running ({@code incidlelocked(-1)} before the CAS,
+ * {@code incidlelocked(1)} after), as in Go's retake: the retaken M may stop before the P reaches
+ * handoffp, and its checkdead must not call the P's queued Gs deadlocked.
  * The goroutine notices at its next gort call ({@code gopark}, {@code Gosched}, a preemption poll, a
  * {@code Syscall.block}: they call {@code exitsyscall}), or when it leaves its carrier (the M loop
  * calls exitsyscall for it); {@code ready}/{@code newproc} from such a G use the global queue.
@@ -95,6 +98,21 @@ final class Retake {
         if (pp.sysmonBlockedInRuntime) {
             return false;
         }
+        // As Go's retake before its CAS: pretend one more M is running until the P is handed off.
+        // Otherwise the M we retake from can see its G _Gsyscall, park it, find no P (ours, _Pidle
+        // on its way to handoffp, is in no idle list), stop, and report a deadlock with the G that
+        // waits in the P's run queue ("checkdead: runnable g" in ParkInSyscallTest: 1 to 7 in 600
+        // repetitions beside a CPU hog before, none in 1,812 after). Go: proc.go retake.
+        s.idle.incidlelocked(-1);
+        try {
+            return takeBlockedP(s, pp, mp, gp, tick);
+        } finally {
+            s.idle.incidlelocked(1);
+        }
+    }
+
+    /** retakeBlocked from the scan-bit CAS on, with one more M counted as running. */
+    private static boolean takeBlockedP(Scheduler s, P pp, M mp, G gp, int tick) {
         if (!gp.tryCasgstatus(G._Grunning, G._Gscanrunning)) {
             return false;
         }
