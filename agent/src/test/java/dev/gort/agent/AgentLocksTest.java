@@ -235,27 +235,17 @@ class AgentLocksTest {
     void aRetakenSyscallExitInsideAJdkLockWaitsForAPOnItsCarrier() throws Exception {
         Method inside =
                 method("Locks", "blockedInsideComputeIfAbsent", CountDownLatch.class, CountDownLatch.class, long.class);
-        Method spin = method("Spinners", "spinCpu", long.class, AtomicLong.class);
         Scheduler s = AgentPreemptionTest.newScheduler(1);
         CountDownLatch blocked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        AtomicInteger stop = new AtomicInteger();
         AtomicLong progress = new AtomicLong();
         int[] carriers = new int[1];
-        AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread opener = new Thread(() -> {
             try {
-                // Release the blocked goroutine once sysmon has retaken its P and the spinner has
-                // made progress since (it runs on the only P): its syscall exit finds no P free.
+                // Release the blocked goroutine once sysmon has retaken its P and the spinner runs
+                // on it: its syscall exit finds no P free.
                 blocked.await();
-                long deadline = System.nanoTime() + 20_000 * MS;
-                while (s.syscallStats.snapshot(s).blockedRetakes() < 1 && System.nanoTime() < deadline) {
-                    Thread.sleep(1);
-                }
-                long seen = progress.get();
-                while (progress.get() == seen && System.nanoTime() < deadline) {
-                    Thread.sleep(1);
-                }
+                awaitRetakenBesideTheSpinner(s, progress, System.nanoTime() + 20_000 * MS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
@@ -264,31 +254,11 @@ class AgentLocksTest {
         });
         opener.setDaemon(true);
         opener.start();
-        s.run(() -> {
-            GoSema done = new GoSema(0);
-            Scheduler rt = Scheduler.current();
-            rt.newproc(() -> {
-                try {
-                    carriers[0] = (int) call(inside, blocked, release, 30 * MS);
-                } catch (Throwable t) {
-                    failure.compareAndSet(null, t);
-                } finally {
-                    stop.set(1);
-                    done.release();
-                }
-            });
-            rt.newproc(() -> {
-                while (stop.get() == 0) {
-                    call(spin, MS, progress);
-                }
-                done.release();
-            });
-            done.acquire();
-            done.acquire();
-        });
+        Throwable failure =
+                besideASpinner(s, progress, () -> carriers[0] = (int) call(inside, blocked, release, 30 * MS));
         var st = s.syscallStats.snapshot(s);
         System.out.println("retaken exit inside a JDK lock: " + st);
-        assertNull(failure.get(), () -> "the goroutine failed: " + failure.get());
+        assertNull(failure, () -> "the goroutine failed: " + failure);
         assertTrue(
                 st.blockedRetakes() >= 1 && slowExits(s) >= 1,
                 () -> "the scenario never happened (no syscall exit found its P gone): " + st);
@@ -316,17 +286,14 @@ class AgentLocksTest {
                 CountDownLatch.class,
                 AtomicInteger.class,
                 AtomicInteger.class);
-        Method spin = method("Spinners", "spinCpu", long.class, AtomicLong.class);
         Scheduler s = AgentPreemptionTest.newScheduler(1);
         AtomicInteger lost = new AtomicInteger();
         AtomicBoolean done = new AtomicBoolean();
         AtomicReference<Thread> waiter = new AtomicReference<>();
         CountDownLatch parked = new CountDownLatch(1);
         AtomicInteger rounds = new AtomicInteger();
-        AtomicInteger stop = new AtomicInteger();
         AtomicLong progress = new AtomicLong();
         int[] carriers = new int[1];
-        AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread waker = new Thread(() -> {
             try {
                 // Once sysmon has retaken the waiter's P and the spinner runs on it: a spurious
@@ -334,13 +301,7 @@ class AgentLocksTest {
                 // real wake-up, addressed as a future's waker addresses it.
                 parked.await();
                 long deadline = System.nanoTime() + 20_000 * MS;
-                while (s.syscallStats.snapshot(s).blockedRetakes() < 1 && System.nanoTime() < deadline) {
-                    Thread.sleep(1);
-                }
-                long seen = progress.get();
-                while (progress.get() == seen && System.nanoTime() < deadline) {
-                    Thread.sleep(1);
-                }
+                awaitRetakenBesideTheSpinner(s, progress, deadline);
                 LockSupport.unpark(waiter.get());
                 while (slowExits(s) < 1 && System.nanoTime() < deadline) {
                     Thread.sleep(1);
@@ -354,12 +315,32 @@ class AgentLocksTest {
         });
         waker.setDaemon(true);
         waker.start();
+        Throwable failure = besideASpinner(
+                s, progress, () -> carriers[0] = (int) call(waitLikeAFuture, done, waiter, parked, rounds, lost));
+        var st = s.syscallStats.snapshot(s);
+        System.out.println("future waiter: rounds=" + rounds.get() + " lost=" + lost.get() + " " + st);
+        assertNull(failure, () -> "the waiter failed: " + failure);
+        assertTrue(
+                st.blockedRetakes() >= 1 && slowExits(s) >= 1,
+                () -> "the scenario never happened (no syscall exit found its P gone): " + st);
+        assertEquals(1, carriers[0], () -> "the waiter left the carrier its waker unparks: " + st);
+        assertEquals(0, lost.get(), () -> "a park waited its full 5 s: the wake-up was lost; " + st);
+    }
+
+    /**
+     * Runs {@code body} in a goroutine on {@code s} (one P) beside a spinner that burns CPU through
+     * polls, counting it in {@code progress}, until the body ends. Returns what the body threw.
+     */
+    private static Throwable besideASpinner(Scheduler s, AtomicLong progress, Runnable body) throws Exception {
+        Method spin = method("Spinners", "spinCpu", long.class, AtomicLong.class);
+        AtomicInteger stop = new AtomicInteger();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
         s.run(() -> {
             GoSema finished = new GoSema(0);
             Scheduler rt = Scheduler.current();
             rt.newproc(() -> {
                 try {
-                    carriers[0] = (int) call(waitLikeAFuture, done, waiter, parked, rounds, lost);
+                    body.run();
                 } catch (Throwable t) {
                     failure.compareAndSet(null, t);
                 } finally {
@@ -376,14 +357,23 @@ class AgentLocksTest {
             finished.acquire();
             finished.acquire();
         });
-        var st = s.syscallStats.snapshot(s);
-        System.out.println("future waiter: rounds=" + rounds.get() + " lost=" + lost.get() + " " + st);
-        assertNull(failure.get(), () -> "the waiter failed: " + failure.get());
-        assertTrue(
-                st.blockedRetakes() >= 1 && slowExits(s) >= 1,
-                () -> "the scenario never happened (no syscall exit found its P gone): " + st);
-        assertEquals(1, carriers[0], () -> "the waiter left the carrier its waker unparks: " + st);
-        assertEquals(0, lost.get(), () -> "a park waited its full 5 s: the wake-up was lost; " + st);
+        return failure.get();
+    }
+
+    /**
+     * From a thread outside the runtime: waits (bounded by {@code deadline}) until sysmon has retaken
+     * a blocked carrier's P and {@link #besideASpinner}'s spinner has made progress since, so that
+     * it holds the only P.
+     */
+    private static void awaitRetakenBesideTheSpinner(Scheduler s, AtomicLong progress, long deadline)
+            throws InterruptedException {
+        while (s.syscallStats.snapshot(s).blockedRetakes() < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        long seen = progress.get();
+        while (progress.get() == seen && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
     }
 
     /**
