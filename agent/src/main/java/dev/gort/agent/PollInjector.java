@@ -10,12 +10,14 @@ import java.util.Set;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.ClassNode;
 import org.objectweb.asm.tree.FieldNode;
 import org.objectweb.asm.tree.FrameNode;
 import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.IntInsnNode;
 import org.objectweb.asm.tree.JumpInsnNode;
 import org.objectweb.asm.tree.LabelNode;
 import org.objectweb.asm.tree.LdcInsnNode;
@@ -61,6 +63,14 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *       {@code InheritableThreadLocal}) becomes {@code Poll.threadLocalGet/Set/Remove(tl, ...)}, the
  *       same call through a handle the JIT cannot inline, so that compiled code never reuses a
  *       carrier thread read before a yield ({@link #threadLocalCall});
+ *   <li>every strategy but {@code none}: around each call site, outside constructors and class
+ *       initialisers, of a JDK collection method that runs a callback ({@link #CALLBACKS}:
+ *       {@code computeIfAbsent}, {@code forEach}, ...; owner a {@code java.util} or
+ *       {@code java.util.concurrent} type or {@code Iterable}, every argument a reference), the arguments go to new locals, the receiver
+ *       and the method's index go to {@code jdkCallbackEnter}, whose result (1: the implementation
+ *       reached holds a lock around the callback, counted) is kept in a new local and passed to
+ *       {@code jdkCallbackExit} after the call and in a handler of the call alone, first in the
+ *       exception table, which rethrows ({@link #hookCallbackCall});
  *   <li>every strategy but {@code none}: a method that calls {@code LockSupport.park*} gets
  *       {@code parkerEnter()} first and {@code parkerExit()} on every exit, as a synchronized
  *       method gets its monitor hooks: its goroutine stays on its carrier while it runs
@@ -317,6 +327,196 @@ public final class PollInjector {
     }
 
     /**
+     * The JDK collection methods that run a caller's callback, in the order of the runtime's
+     * {@code LockFrames.CALLBACKS} (the index is what {@code Poll.jdkCallbackEnter} gets; a test
+     * checks the two lists agree).
+     */
+    static final List<String> CALLBACKS = List.of(
+            "computeIfAbsent", "computeIfPresent", "compute", "merge", "forEach", "removeIf", "replaceAll", "sort");
+
+    /**
+     * The index in {@link #CALLBACKS} of a call site to count around, or -1: a virtual or interface
+     * call of one of those names, with one to three arguments, all references, on a
+     * {@code java.util} or {@code java.util.concurrent} type or {@code Iterable}
+     * ({@link #collectionOwner}). Whether it holds a lock is
+     * decided at run time from the receiver's class (a {@code Map} may be a {@code HashMap} or a
+     * {@code ConcurrentHashMap}).
+     */
+    static int callbackIndex(AbstractInsnNode in) {
+        if (!(in instanceof MethodInsnNode m)
+                || (m.getOpcode() != Opcodes.INVOKEVIRTUAL && m.getOpcode() != Opcodes.INVOKEINTERFACE)) {
+            return -1;
+        }
+        int i = CALLBACKS.indexOf(m.name);
+        if (i < 0 || !collectionOwner(m.owner)) {
+            return -1;
+        }
+        Type[] args = Type.getArgumentTypes(m.desc);
+        if (args.length == 0 || args.length > 3) {
+            return -1;
+        }
+        for (Type t : args) {
+            if (t.getSort() != Type.OBJECT && t.getSort() != Type.ARRAY) {
+                return -1;
+            }
+        }
+        return i;
+    }
+
+    /**
+     * A type of {@code java.util} or {@code java.util.concurrent} itself (not of a subpackage such
+     * as {@code java.util.regex}, whose {@code Matcher.replaceAll} is no collection's), or
+     * {@code Iterable}.
+     */
+    private static boolean collectionOwner(String owner) {
+        if (owner.equals("java/lang/Iterable")) {
+            return true;
+        }
+        String pkg = owner.substring(0, Math.max(0, owner.lastIndexOf('/')));
+        return pkg.equals("java/util") || pkg.equals("java/util/concurrent");
+    }
+
+    /**
+     * Wraps a callback call site ({@link #callbackIndex}), or returns false and changes nothing.
+     * The arguments go to new locals, the receiver (DUP) and the index to
+     * {@code Poll.jdkCallbackEnter}, whose result goes to a new local, the arguments come back,
+     * and after the call that local goes to {@code jdkCallbackExit}. A handler of the call
+     * instruction alone, first in the exception table (before any of the method's own handlers
+     * around it), runs the same exit and rethrows: an exception from the callback must not leave
+     * the count behind. The handler goes at the end of the method, after its last instruction (a
+     * return, throw or goto: nothing falls into it); the handlers that covered the call get a
+     * copy of their entries covering the handler's code, in their order, so that the rethrown
+     * exception reaches the same handler it would have reached from the call.
+     *
+     * <p>The handler's frame: a {@code Throwable} on the stack; as locals, for each slot the type
+     * that every frame of the handlers that covered the call gives it (the state at the call fits
+     * each of those frames, so it fits their common types; the handler's code keeps it, so it fits
+     * them again at the rethrow), TOP where none does, and the result's int. Where two of those
+     * frames give a slot different types (no class hierarchy is loaded to choose), the call site
+     * is left alone. The new locals are used only there and in straight-line code around the call,
+     * so no other frame changes.
+     */
+    private static boolean hookCallbackCall(MethodNode mn, MethodInsnNode call, int index, boolean frames) {
+        InsnList insns = mn.instructions;
+        List<TryCatchBlockNode> around = new ArrayList<>();
+        for (TryCatchBlockNode tcb : mn.tryCatchBlocks) {
+            if (covers(tcb, call)) {
+                around.add(tcb);
+            }
+        }
+        int nargs = Type.getArgumentTypes(call.desc).length;
+        int first = mn.maxLocals;
+        int counted = first + nargs;
+        Object[] slots = new Object[counted + 1];
+        java.util.Arrays.fill(slots, Opcodes.TOP);
+        if (frames) {
+            for (TryCatchBlockNode tcb : around) {
+                if (!(frameAt(tcb.handler) instanceof FrameNode f) || !meet(slots, f.local, counted)) {
+                    return false;
+                }
+            }
+        }
+        slots[counted] = Opcodes.INTEGER;
+        mn.maxLocals = counted + 1;
+        LabelNode start = new LabelNode();
+        LabelNode end = new LabelNode();
+        LabelNode handler = new LabelNode();
+        LabelNode handlerEnd = new LabelNode();
+        InsnList before = new InsnList();
+        for (int i = nargs - 1; i >= 0; i--) {
+            before.add(new VarInsnNode(Opcodes.ASTORE, first + i));
+        }
+        before.add(new InsnNode(Opcodes.DUP));
+        before.add(new IntInsnNode(Opcodes.BIPUSH, index));
+        before.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "jdkCallbackEnter", "(Ljava/lang/Object;I)I", false));
+        before.add(new VarInsnNode(Opcodes.ISTORE, counted));
+        for (int i = 0; i < nargs; i++) {
+            before.add(new VarInsnNode(Opcodes.ALOAD, first + i));
+        }
+        before.add(start);
+        insns.insertBefore(call, before);
+        InsnList after = new InsnList();
+        after.add(end);
+        after.add(new VarInsnNode(Opcodes.ILOAD, counted));
+        after.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "jdkCallbackExit", "(I)V", false));
+        insns.insert(call, after);
+        InsnList h = new InsnList();
+        h.add(handler);
+        if (frames) {
+            List<Object> locals = fromSlots(slots);
+            h.add(new FrameNode(
+                    Opcodes.F_NEW, locals.size(), locals.toArray(), 1, new Object[] {"java/lang/Throwable"}));
+        }
+        h.add(new VarInsnNode(Opcodes.ILOAD, counted));
+        h.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "jdkCallbackExit", "(I)V", false));
+        h.add(new InsnNode(Opcodes.ATHROW));
+        h.add(handlerEnd);
+        insns.add(h);
+        mn.tryCatchBlocks.add(0, new TryCatchBlockNode(start, end, handler, null));
+        for (TryCatchBlockNode tcb : around) {
+            mn.tryCatchBlocks.add(new TryCatchBlockNode(handler, handlerEnd, tcb.handler, tcb.type));
+        }
+        return true;
+    }
+
+    /** Whether {@code in} lies in {@code tcb}'s range. */
+    private static boolean covers(TryCatchBlockNode tcb, AbstractInsnNode in) {
+        for (AbstractInsnNode n = tcb.start; n != null && n != tcb.end; n = n.getNext()) {
+            if (n == in) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The frame at {@code label} (a handler's: with EXPAND_FRAMES, a full one), or null. */
+    private static FrameNode frameAt(LabelNode label) {
+        for (AbstractInsnNode n = label.getNext(); n != null && n.getOpcode() < 0; n = n.getNext()) {
+            if (n instanceof FrameNode f) {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Narrows {@code slots} (one entry per local slot, TOP where nothing is known yet) by a frame's
+     * locals (one entry per variable, a long or double covering two slots); false if a slot at or
+     * beyond {@code limit} is used or two types differ.
+     */
+    private static boolean meet(Object[] slots, List<Object> locals, int limit) {
+        int slot = 0;
+        for (Object t : locals) {
+            int size = t == Opcodes.LONG || t == Opcodes.DOUBLE ? 2 : 1;
+            if (t != Opcodes.TOP) {
+                if (slot + size > limit) {
+                    return false;
+                }
+                if (slots[slot] == Opcodes.TOP) {
+                    slots[slot] = t;
+                } else if (!slots[slot].equals(t)) {
+                    return false;
+                }
+            }
+            slot += size;
+        }
+        return true;
+    }
+
+    /** {@link #meet}'s slots back as a frame's locals: a long or double's second slot dropped. */
+    private static List<Object> fromSlots(Object[] slots) {
+        List<Object> locals = new ArrayList<>(slots.length);
+        for (int i = 0; i < slots.length; i++) {
+            Object t = slots[i];
+            locals.add(t);
+            if (t == Opcodes.LONG || t == Opcodes.DOUBLE) {
+                i++; // its second slot
+            }
+        }
+        return locals;
+    }
+
+    /**
      * Wraps a {@code Lock} call site: the receiver is kept (DUP; the timed {@code tryLock}'s two
      * arguments go through two new locals first) and handed to the hook after the call returns;
      * a call that throws reaches no hook (nothing was taken, or nothing released).
@@ -446,6 +646,8 @@ public final class PollInjector {
             exits.add(0, "parkerExit");
         }
         int lockSites = 0;
+        int callbackSites = 0;
+        List<MethodInsnNode> callbacks = new ArrayList<>();
         for (AbstractInsnNode in = insns.getFirst(); in != null; ) {
             AbstractInsnNode next = in.getNext();
             if (in instanceof LabelNode l) {
@@ -478,9 +680,20 @@ public final class PollInjector {
                 } else if (threadLocalCall(in) instanceof MethodInsnNode helper) {
                     insns.set(in, helper);
                     hooks++;
+                } else if (!clinit && !"<init>".equals(mn.name) && callbackIndex(in) >= 0) {
+                    // Not in a constructor: a handler range before its super() call would hold an
+                    // uninitialised this (as for parkerEnter). Wrapped after this pass, so that a
+                    // strategy measuring a loop's body (looplen) sees it as javac wrote it.
+                    callbacks.add((MethodInsnNode) in);
                 }
             }
             in = next;
+        }
+        for (MethodInsnNode call : callbacks) {
+            if (hookCallbackCall(mn, call, callbackIndex(call), frames)) {
+                callbackSites++;
+                hooks += 3;
+            }
         }
         if (!enters.isEmpty()) {
             // monitorEnter (clinitEnter, parkerEnter) first, then the body in a catch-all whose
@@ -511,6 +724,11 @@ public final class PollInjector {
             // A lock call site keeps its receiver below the call's arguments (one more slot).
             mn.maxStack = Math.max(mn.maxStack, maxStack + 1);
         }
+        if (callbackSites > 0) {
+            // A callback call site pushes the receiver's copy and the index above the receiver
+            // (its arguments wait in locals meanwhile), and the count above the call's result.
+            mn.maxStack = Math.max(mn.maxStack, maxStack + 2);
+        }
         if (atEntry) {
             insns.insert(
                     pollAt(pollOwner, pollName, site(owner, mn))); // first, so loop headers at offset 0 stay after it
@@ -520,7 +738,7 @@ public final class PollInjector {
             // The site string is pushed right before each poll, maybe above a branch's operands.
             mn.maxStack += 1;
         }
-        if ((!enters.isEmpty() || lockSites > 0 || verify) && backedges + entries + hooks > 0) {
+        if ((!enters.isEmpty() || lockSites > 0 || callbackSites > 0 || verify) && backedges + entries + hooks > 0) {
             try {
                 new Analyzer<BasicValue>(new BasicVerifier()).analyze(owner, mn);
             } catch (AnalyzerException e) {

@@ -223,6 +223,77 @@ class AgentLocksTest {
     }
 
     /**
+     * A goroutine parks on a gort primitive inside a callback that the JDK runs under its own
+     * lock, an inflated monitor (contended or waited on before, as a shared collection's is): a
+     * {@code Collections.synchronizedList}'s {@code forEach}, a {@code synchronizedMap}'s or a
+     * {@code Hashtable}'s {@code computeIfAbsent}. An inflated monitor belongs to the carrier
+     * thread, so a yield there would let the next goroutine on that carrier into the same lock
+     * (jdk25-continuations.md). The agent counts the call as a lock ({@code Poll.jdkCallbackEnter}):
+     * the park blocks the carrier instead, and the other goroutine, on another carrier, waits for
+     * the lock. On GOMAXPROCS=1, so that without the count both run on one carrier.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"synchronizedList.forEach", "synchronizedMap.computeIfAbsent", "Hashtable.computeIfAbsent"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aParkInsideALockedJdkCallbackKeepsOtherGoroutinesOutOfTheLock(String holder) throws Exception {
+        Method park = method("Callbacks", "parkInside", String.class, Object.class, Runnable.class);
+        Method enter = method("Callbacks", "enterSeeing", String.class, Object.class, AtomicBoolean.class);
+        Object target = switch (holder) {
+            case "synchronizedList.forEach" ->
+                java.util.Collections.synchronizedList(new java.util.ArrayList<>(java.util.List.of(1)));
+            case "synchronizedMap.computeIfAbsent" -> java.util.Collections.synchronizedMap(new java.util.HashMap<>());
+            default -> new java.util.Hashtable<String, Integer>();
+        };
+        synchronized (target) {
+            target.wait(1); // inflates the monitor the JDK locks (the wrapper, the table)
+        }
+        Scheduler s = AgentPreemptionTest.newScheduler(1);
+        AtomicBoolean inside = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicBoolean sawInside = new AtomicBoolean();
+        s.run(() -> {
+            GoSema parked = new GoSema(0);
+            GoSema go = new GoSema(0);
+            GoSema trying = new GoSema(0);
+            GoSema done = new GoSema(0);
+            Scheduler rt = Scheduler.current();
+            rt.newproc(() -> {
+                try {
+                    call(park, holder, target, (Runnable) () -> {
+                        inside.set(true);
+                        parked.release();
+                        go.acquire(); // a gort park inside the JDK's lock
+                        inside.set(false);
+                    });
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                } finally {
+                    done.release();
+                }
+            });
+            parked.acquire();
+            rt.newproc(() -> {
+                try {
+                    trying.release(); // main runs next, after this goroutine has tried the lock
+                    sawInside.set((boolean) call(enter, holder, target, inside));
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                } finally {
+                    done.release();
+                }
+            });
+            trying.acquire();
+            go.release();
+            done.acquire();
+            done.acquire();
+        });
+        var st = s.syscallStats.snapshot(s);
+        System.out.println("park inside " + holder + ": " + st);
+        assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+        assertEquals(false, sawInside.get(), () -> "entered the lock while a parked goroutine held it: " + st);
+    }
+
+    /**
      * A goroutine's carrier blocks inside a JDK lock frame ({@code ConcurrentHashMap.computeIfAbsent}
      * holds the bin's monitor around the mapping function), so sysmon retakes the only P and hands
      * it to another goroutine; when it wakes, its first poll exits that "syscall" with no P free.

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.gort.runtime.InstrumentationStats;
 import dev.gort.runtime.PreemptStrategy;
 import java.io.InputStream;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +22,7 @@ import org.objectweb.asm.tree.JumpInsnNode;
 import org.objectweb.asm.tree.LdcInsnNode;
 import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.TryCatchBlockNode;
 
 class GortTransformerTest {
     private static byte[] bytes(String cls) throws Exception {
@@ -322,6 +325,60 @@ class GortTransformerTest {
             c.getMethod(name, long.class).invoke(null, 1L);
         }
         assertEquals(62, c.getMethod("noPark", int.class).invoke(null, 2));
+    }
+
+    /**
+     * Call sites of JDK callback methods are wrapped: {@code jdkCallbackEnter} before the call
+     * (receiver and the method's index), {@code jdkCallbackExit} after it and in a handler of the
+     * call alone, first in the exception table, so that the method's own handler around the call
+     * still runs after it; constructors and other calls are left alone; the agent's list is the
+     * runtime's; and the JVM verifies and runs them (an exception from the callback reaches the
+     * method's own handler).
+     */
+    @Test
+    void callsOfJdkCallbackMethodsAreWrappedInJdkCallbackHooks() throws Exception {
+        Field f = Class.forName("dev.gort.runtime.LockFrames").getDeclaredField("CALLBACKS");
+        f.setAccessible(true);
+        assertEquals(f.get(null), PollInjector.CALLBACKS, "the agent's indices are the runtime's");
+        PollInjector.Result r =
+                new PollInjector(PreemptStrategy.BACKEDGE, true).instrument(bytes("dev.gort.agent.work.Callbacks"));
+        for (String name : List.of("viaMap", "viaClass", "mergeCaught")) {
+            MethodNode mn = method(r.bytes(), name);
+            assertEquals(
+                    List.of("jdkCallbackEnter", "jdkCallbackExit", "jdkCallbackExit"),
+                    hooks(mn),
+                    name + ": after the call and in its handler");
+            TryCatchBlockNode first = mn.tryCatchBlocks.get(0);
+            assertNull(first.type, name + ": a catch-all");
+            AbstractInsnNode last = mn.instructions.getLast();
+            while (last.getOpcode() < 0) {
+                last = last.getPrevious();
+            }
+            assertEquals(Opcodes.ATHROW, last.getOpcode(), name + ": the handler, last, rethrows");
+        }
+        List<TryCatchBlockNode> table = method(r.bytes(), "mergeCaught").tryCatchBlocks;
+        assertEquals(3, table.size(), "the call's handler, the method's own, and its copy over the rethrow");
+        assertEquals(table.get(1).handler, table.get(2).handler, "the rethrow reaches the method's own handler");
+        assertEquals(table.get(0).handler, table.get(2).start, "from the call's handler");
+        assertEquals(List.of(), hooks(method(r.bytes(), "<init>")), "a constructor is left alone");
+        assertEquals(List.of(), hooks(method(r.bytes(), "size")));
+        Class<?> c = Class.forName(
+                "dev.gort.agent.work.Callbacks",
+                true,
+                new InstrumentingLoader("dev.gort.agent.work.Callbacks", PreemptStrategy.BACKEDGE));
+        Map<String, Integer> m = new java.util.HashMap<>();
+        c.getConstructor(Map.class).newInstance(m);
+        assertEquals(
+                7, c.getMethod("viaMap", Map.class, String.class, int.class).invoke(null, m, "a", 7));
+        var chm = new java.util.concurrent.ConcurrentHashMap<String, Integer>();
+        assertEquals(
+                8,
+                c.getMethod("viaClass", java.util.concurrent.ConcurrentHashMap.class, String.class, int.class)
+                        .invoke(null, chm, "a", 8));
+        Method merge = c.getMethod("mergeCaught", Map.class, String.class, RuntimeException.class);
+        RuntimeException boom = new RuntimeException("boom");
+        assertEquals(-1, merge.invoke(null, chm, "a", boom), "the callback's exception reaches the method's handler");
+        assertEquals(3, m.get("c"));
     }
 
     @Test

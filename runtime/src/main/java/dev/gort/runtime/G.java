@@ -211,7 +211,9 @@ public final class G extends Continuation {
      * ({@link Poll#monitorEnter}) plus the {@code java.util.concurrent.locks.Lock}s counted at their
      * call sites ({@link Poll#lockAcquired}, also in {@link Rare#lockDepth}) plus the running
      * activations of methods that park their carrier ({@link Poll#parkerEnter}, also in
-     * {@link Rare#parkerDepth}: they hold the carrier's identity). Neither preemption nor a park
+     * {@link Rare#parkerDepth}: they hold the carrier's identity) plus the running calls of JDK
+     * methods that hold a lock around a callback ({@link Poll#jdkCallbackEnter}, also in
+     * {@link Rare#jdkLockDepth}). Neither preemption nor a park
      * may yield while it is non-zero (the lock belongs to the carrier thread). Plain, own G (other
      * packages read it through {@link #monitorDepth()}).
      */
@@ -292,6 +294,15 @@ public final class G extends Continuation {
          * {@link #lockDepth} so that an unlock of an uncounted lock cannot eat it. Plain, own G.
          */
         int parkerDepth;
+
+        /**
+         * The part of {@link G#monitorDepth} that is calls, from instrumented code, of JDK methods
+         * that hold a lock while they run a callback ({@link Poll#jdkCallbackEnter}:
+         * {@code ConcurrentHashMap.computeIfAbsent}, a {@code Collections.synchronizedList}'s
+         * {@code forEach}, ...), kept apart from {@link #lockDepth} and {@link #parkerDepth} likewise.
+         * Plain, own G.
+         */
+        int jdkLockDepth;
 
         /**
          * Instrumented class initialisers running on this G ({@link Poll#clinitEnter}); a class
@@ -428,6 +439,12 @@ public final class G extends Continuation {
     int parkerDepth() {
         Rare r = rare;
         return r == null ? 0 : r.parkerDepth;
+    }
+
+    /** {@link Rare#jdkLockDepth}. */
+    int jdkLockDepth() {
+        Rare r = rare;
+        return r == null ? 0 : r.jdkLockDepth;
     }
 
     /** {@link Rare#clinitDepth}. */

@@ -42,12 +42,18 @@ import jdk.internal.vm.Continuation;
  *       throw {@code NotActiveException}. This covers the whole nested graph written or read from
  *       such a method. A park on a gort primitive inside one is not refused (ADR 0004).
  * </ul>
- * Not covered: any other JDK {@code synchronized} block around a callback, locks taken by
+ * <p>The same rule, per receiver class instead of per frame ({@link #callbackLocks}), lets the agent
+ * count the calls that instrumented code makes of the callback-taking collection methods
+ * ({@link #CALLBACKS}; {@code Poll.jdkCallbackEnter}): inside them a park on a gort primitive parks
+ * in place and preemption is refused without a walk (ADR 0004, "Parks inside a JDK lock").
+ *
+ * <p>Not covered: any other JDK {@code synchronized} block around a callback, locks taken by
  * uninstrumented non-JDK code ({@code -Dgort.agent.exclude}), and a park on a gort primitive or
- * an explicit {@code Syscall.block} inside one of the frames above (a channel receive, or a
- * blocking call wrapped as a syscall, in a {@code computeIfAbsent} mapping function): those paths
- * walk no frames (a walk per park would cost more than the park), so the goroutine may leave its
- * carrier there, and the JDK's lock with it. The frames walked end at the
+ * an explicit {@code Syscall.block} inside one of the frames above reached other than through a
+ * counted call (from uninstrumented or JDK code, or a method outside {@link #CALLBACKS}), or inside
+ * a JDK monitor around I/O (a shared {@code PrintStream} over a gort connection's stream): those
+ * paths walk no frames (a walk per park would cost more than the park), so the goroutine may leave
+ * its carrier there, and the JDK's lock with it. The frames walked end at the
  * continuation's entry: the carrier's own frames (the M's loop) hold nothing.
  *
  * <p>No Go equivalent: Go has no carrier-owned locks (preempt.go's {@code canPreemptM} checks the
@@ -98,6 +104,62 @@ final class LockFrames {
             "java.util.concurrent.LinkedBlockingQueue",
             "java.util.concurrent.LinkedBlockingDeque",
             "java.util.concurrent.DelayQueue");
+
+    /**
+     * The JDK collection methods that run a caller's callback, by the index the agent passes to
+     * {@code Poll.jdkCallbackEnter} (the agent's {@code PollInjector} keeps the same order): the
+     * call sites of these names that instrumented code makes on a JDK type are counted while the
+     * implementation they reach holds a lock ({@link #callbackLocks}).
+     */
+    static final List<String> CALLBACKS = List.of(
+            "computeIfAbsent", "computeIfPresent", "compute", "merge", "forEach", "removeIf", "replaceAll", "sort");
+
+    /**
+     * Per receiver class: bit {@code i} set if {@link #CALLBACKS}{@code .get(i)}, as a call on an
+     * instance of the class reaches it, is a JDK method that holds a lock around the callback (the
+     * rule of {@link #lockingMethods}). Computed once per class.
+     */
+    private static final ClassValue<Integer> CALLBACK_LOCKS = new ClassValue<>() {
+        @Override
+        protected Integer computeValue(Class<?> c) {
+            int mask = 0;
+            for (int i = 0; i < CALLBACKS.size(); i++) {
+                Class<?> d = declaring(c, CALLBACKS.get(i));
+                if (d != null) {
+                    Set<String> locking = LOCKING.get(d);
+                    if (locking == ALL || locking.contains(CALLBACKS.get(i))) {
+                        mask |= 1 << i;
+                    }
+                }
+            }
+            return mask;
+        }
+    };
+
+    /** {@link #CALLBACK_LOCKS} of {@code c}. */
+    static int callbackLocks(Class<?> c) {
+        return CALLBACK_LOCKS.get(c);
+    }
+
+    /**
+     * The class whose method named {@code name} a call on an instance of {@code c} reaches: the
+     * first of {@code c} and its superclasses that declares one (by name: every overload of these
+     * methods locks alike), or null (an interface's default method, which holds no lock).
+     */
+    private static Class<?> declaring(Class<?> c, String name) {
+        for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+            try {
+                for (Method m : k.getDeclaredMethods()) {
+                    if (m.getName().equals(name) && !m.isBridge() && !Modifier.isAbstract(m.getModifiers())) {
+                        return k;
+                    }
+                }
+            } catch (LinkageError | SecurityException e) {
+                return isJdk(k) ? k : null; // cannot tell: lockingMethods then assumes the worst
+            }
+        }
+        return null;
+    }
 
     /** Marker: every method of the class holds a lock. */
     private static final Set<String> ALL = Set.of("*");

@@ -160,6 +160,7 @@ public final class Poll {
             if (rare != null) {
                 rare.lockDepth = 0;
                 rare.parkerDepth = 0;
+                rare.jdkLockDepth = 0;
             }
             mp.sched.preempt.rearm(mp, gp, false);
         } else {
@@ -236,6 +237,46 @@ public final class Poll {
         G gp = mp == null ? null : mp.curg;
         if (gp != null && gp.parkerDepth() > 0) {
             gp.rare().parkerDepth--;
+            release(mp, gp);
+        }
+    }
+
+    /**
+     * Before a call, from instrumented code, of a JDK collection method that runs a callback
+     * ({@code computeIfAbsent}, {@code forEach}, ...: {@link LockFrames#CALLBACKS}, method
+     * {@code method}) on {@code receiver}: if the implementation that call reaches holds a lock
+     * around the callback ({@link LockFrames#callbackLocks}: {@code ConcurrentHashMap}'s bin
+     * monitor, a {@code Collections.synchronized*} wrapper's, {@code Hashtable}'s, a
+     * {@code CopyOnWriteArrayList}'s lock), counts it as a carrier-owned lock for the call's
+     * duration, like a monitor: preemption is refused (no stack walk), a syscall exit waits for a
+     * P on this carrier, and a park on a gort primitive inside the callback parks in place. A
+     * yield there would leave the lock with the carrier, where another goroutine could enter it
+     * (an inflated monitor belongs to the carrier thread: jdk25-continuations.md). Returns what
+     * to pass to {@link #jdkCallbackExit}: 1 if counted, else 0.
+     */
+    public static int jdkCallbackEnter(Object receiver, int method) {
+        if (receiver == null || (LockFrames.callbackLocks(receiver.getClass()) & (1 << method)) == 0) {
+            return 0; // a null receiver: the call itself throws, with nothing counted
+        }
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp == null) {
+            return 0;
+        }
+        gp.rare().jdkLockDepth++;
+        gp.monitorDepth++;
+        return 1;
+    }
+
+    /** After that call returned or threw: {@code counted} is what {@link #jdkCallbackEnter} returned. */
+    public static void jdkCallbackExit(int counted) {
+        if (counted == 0) {
+            return;
+        }
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp != null && gp.jdkLockDepth() > 0) {
+            gp.rare().jdkLockDepth--;
             release(mp, gp);
         }
     }

@@ -523,8 +523,14 @@ public final class Preempt {
      */
     static int refusal(M mp, G gp, boolean scanFrames) {
         if (gp.monitorDepth != 0) {
-            // Monitors first; a parker method holds its carrier's identity as a Lock holds it.
-            return gp.monitorDepth > gp.lockDepth() + gp.parkerDepth() ? R_MONITOR : R_LOCK;
+            // Monitors first; a parker method holds its carrier's identity as a Lock holds it; a
+            // counted call of a JDK method that locks around a callback is a JDK lock, found
+            // without a walk.
+            int jdk = gp.jdkLockDepth();
+            if (gp.monitorDepth > gp.lockDepth() + gp.parkerDepth() + jdk) {
+                return R_MONITOR;
+            }
+            return jdk > 0 ? R_JDK_LOCK : R_LOCK;
         }
         if (gp.clinitDepth() != 0) {
             return R_CLINIT;

@@ -20,8 +20,11 @@ import org.HdrHistogram.Histogram;
  *                            parks its carrier ({@code G.parkerDepth}); re-armed at the last
  *                            unlock or exit
  * @param refusedJdkLock      a JDK frame on the G's stack holds a lock around the polling code
- *                            ({@code CHM.computeIfAbsent}, {@code StringBuffer.append(Object)}, ...);
- *                            retried at sysmon's next request
+ *                            ({@code CHM.computeIfAbsent}, {@code StringBuffer.append(Object)}, ...),
+ *                            found by a stack walk or, for the callback-taking collection methods
+ *                            called from instrumented code, counted at the call ({@code
+ *                            G.jdkLockDepth}, re-armed when the call returns); else retried at
+ *                            sysmon's next request
  * @param refusedClinit       a class initialiser runs on the G (counted, or found on its stack)
  * @param syscallExitsDeferred polls that found the G in a (sysmon-made) syscall inside a class
  *                            initialiser and left it there instead of waiting for a P
