@@ -65,10 +65,10 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *       carrier thread read before a yield ({@link #threadLocalCall});
  *   <li>every strategy but {@code none}: around each call site, outside constructors and class
  *       initialisers, of a JDK collection method that runs a callback ({@link #CALLBACKS}:
- *       {@code computeIfAbsent}, {@code forEach}, ...; owner a {@code java.util} or
- *       {@code java.util.concurrent} type or {@code Iterable}, every argument a reference), the arguments go to new locals, the receiver
- *       and the method's index go to {@code jdkCallbackEnter}, whose result (1: the implementation
- *       reached holds a lock around the callback, counted) is kept in a new local and passed to
+ *       {@code computeIfAbsent}, {@code forEach}, ...; by name and the JDK's descriptor, whatever
+ *       the owner), the arguments go to locals shared by the method's sites, the receiver and the
+ *       method's index and arity go to {@code jdkCallbackEnter}, whose result (1: the implementation
+ *       reached holds a lock around the callback, counted) is kept in a local and passed to
  *       {@code jdkCallbackExit} after the call and in a handler of the call alone, first in the
  *       exception table, which rethrows ({@link #hookCallbackCall});
  *   <li>every strategy but {@code none}: a method that calls {@code LockSupport.park*} gets
@@ -335,51 +335,42 @@ public final class PollInjector {
             "computeIfAbsent", "computeIfPresent", "compute", "merge", "forEach", "removeIf", "replaceAll", "sort");
 
     /**
+     * The erased descriptors of the callback methods as the JDK's collection types declare them,
+     * by name: a call site names one of these whatever its owner (a user subclass of
+     * {@code ConcurrentHashMap} called through its own type included).
+     */
+    private static final Map<String, Set<String>> CALLBACK_DESCS = Map.of(
+            "computeIfAbsent", Set.of("(Ljava/lang/Object;Ljava/util/function/Function;)Ljava/lang/Object;"),
+            "computeIfPresent", Set.of("(Ljava/lang/Object;Ljava/util/function/BiFunction;)Ljava/lang/Object;"),
+            "compute", Set.of("(Ljava/lang/Object;Ljava/util/function/BiFunction;)Ljava/lang/Object;"),
+            "merge", Set.of("(Ljava/lang/Object;Ljava/lang/Object;Ljava/util/function/BiFunction;)Ljava/lang/Object;"),
+            "forEach", Set.of("(Ljava/util/function/Consumer;)V", "(Ljava/util/function/BiConsumer;)V"),
+            "removeIf", Set.of("(Ljava/util/function/Predicate;)Z"),
+            "replaceAll", Set.of("(Ljava/util/function/UnaryOperator;)V", "(Ljava/util/function/BiFunction;)V"),
+            "sort", Set.of("(Ljava/util/Comparator;)V"));
+
+    /**
      * The index in {@link #CALLBACKS} of a call site to count around, or -1: a virtual or interface
-     * call of one of those names, with one to three arguments, all references, on a
-     * {@code java.util} or {@code java.util.concurrent} type or {@code Iterable}
-     * ({@link #collectionOwner}). Whether it holds a lock is
-     * decided at run time from the receiver's class (a {@code Map} may be a {@code HashMap} or a
-     * {@code ConcurrentHashMap}).
+     * call of one of those names with the descriptor a JDK collection type declares for it
+     * ({@link #CALLBACK_DESCS}), whatever its owner. Whether it holds a lock is decided at run time
+     * from the receiver's class (a {@code Map} may be a {@code HashMap} or a
+     * {@code ConcurrentHashMap}, a {@code Cache} a subclass of either).
      */
     static int callbackIndex(AbstractInsnNode in) {
         if (!(in instanceof MethodInsnNode m)
                 || (m.getOpcode() != Opcodes.INVOKEVIRTUAL && m.getOpcode() != Opcodes.INVOKEINTERFACE)) {
             return -1;
         }
-        int i = CALLBACKS.indexOf(m.name);
-        if (i < 0 || !collectionOwner(m.owner)) {
-            return -1;
-        }
-        Type[] args = Type.getArgumentTypes(m.desc);
-        if (args.length == 0 || args.length > 3) {
-            return -1;
-        }
-        for (Type t : args) {
-            if (t.getSort() != Type.OBJECT && t.getSort() != Type.ARRAY) {
-                return -1;
-            }
-        }
-        return i;
-    }
-
-    /**
-     * A type of {@code java.util} or {@code java.util.concurrent} itself (not of a subpackage such
-     * as {@code java.util.regex}, whose {@code Matcher.replaceAll} is no collection's), or
-     * {@code Iterable}.
-     */
-    private static boolean collectionOwner(String owner) {
-        if (owner.equals("java/lang/Iterable")) {
-            return true;
-        }
-        String pkg = owner.substring(0, Math.max(0, owner.lastIndexOf('/')));
-        return pkg.equals("java/util") || pkg.equals("java/util/concurrent");
+        Set<String> descs = CALLBACK_DESCS.get(m.name);
+        return descs != null && descs.contains(m.desc) ? CALLBACKS.indexOf(m.name) : -1;
     }
 
     /**
      * Wraps a callback call site ({@link #callbackIndex}), or returns false and changes nothing.
-     * The arguments go to new locals, the receiver (DUP) and the index to
-     * {@code Poll.jdkCallbackEnter}, whose result goes to a new local, the arguments come back,
+     * The arguments go to the method's callback locals (from {@code first}: the arguments, then
+     * the count), the receiver (DUP) and the method's bit ({@code LockFrames.callbackBit}: index
+     * and arity) to {@code Poll.jdkCallbackEnter}, whose result goes to the count's local, the
+     * arguments come back,
      * and after the call that local goes to {@code jdkCallbackExit}. A handler of the call
      * instruction alone, first in the exception table (before any of the method's own handlers
      * around it), runs the same exit and rethrows: an exception from the callback must not leave
@@ -393,10 +384,11 @@ public final class PollInjector {
      * each of those frames, so it fits their common types; the handler's code keeps it, so it fits
      * them again at the rethrow), TOP where none does, and the result's int. Where two of those
      * frames give a slot different types (no class hierarchy is loaded to choose), the call site
-     * is left alone. The new locals are used only there and in straight-line code around the call,
-     * so no other frame changes.
+     * is left alone. The locals are used only there and in straight-line code around each call
+     * (an argument's own callback call completes before the outer call's locals are written), so
+     * no other frame changes and every site of a method can share them.
      */
-    private static boolean hookCallbackCall(MethodNode mn, MethodInsnNode call, int index, boolean frames) {
+    private static boolean hookCallbackCall(MethodNode mn, MethodInsnNode call, int index, int first, boolean frames) {
         InsnList insns = mn.instructions;
         List<TryCatchBlockNode> around = new ArrayList<>();
         for (TryCatchBlockNode tcb : mn.tryCatchBlocks) {
@@ -405,8 +397,7 @@ public final class PollInjector {
             }
         }
         int nargs = Type.getArgumentTypes(call.desc).length;
-        int first = mn.maxLocals;
-        int counted = first + nargs;
+        int counted = first + CALLBACK_LOCALS - 1;
         Object[] slots = new Object[counted + 1];
         java.util.Arrays.fill(slots, Opcodes.TOP);
         if (frames) {
@@ -417,7 +408,6 @@ public final class PollInjector {
             }
         }
         slots[counted] = Opcodes.INTEGER;
-        mn.maxLocals = counted + 1;
         LabelNode start = new LabelNode();
         LabelNode end = new LabelNode();
         LabelNode handler = new LabelNode();
@@ -427,7 +417,8 @@ public final class PollInjector {
             before.add(new VarInsnNode(Opcodes.ASTORE, first + i));
         }
         before.add(new InsnNode(Opcodes.DUP));
-        before.add(new IntInsnNode(Opcodes.BIPUSH, index));
+        // The mask bit of LockFrames.callbackBit: the method's index and its arity.
+        before.add(new IntInsnNode(Opcodes.BIPUSH, index * 3 + nargs - 1));
         before.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "jdkCallbackEnter", "(Ljava/lang/Object;I)I", false));
         before.add(new VarInsnNode(Opcodes.ISTORE, counted));
         for (int i = 0; i < nargs; i++) {
@@ -458,6 +449,9 @@ public final class PollInjector {
         }
         return true;
     }
+
+    /** The locals a method's callback sites share: up to three arguments, then the count. */
+    private static final int CALLBACK_LOCALS = 4;
 
     /** Whether {@code in} lies in {@code tcb}'s range. */
     private static boolean covers(TryCatchBlockNode tcb, AbstractInsnNode in) {
@@ -689,10 +683,15 @@ public final class PollInjector {
             }
             in = next;
         }
-        for (MethodInsnNode call : callbacks) {
-            if (hookCallbackCall(mn, call, callbackIndex(call), frames)) {
-                callbackSites++;
-                hooks += 3;
+        if (!callbacks.isEmpty()) {
+            // One set of locals for every site: each is used only around its own call.
+            int first = mn.maxLocals;
+            mn.maxLocals += CALLBACK_LOCALS;
+            for (MethodInsnNode call : callbacks) {
+                if (hookCallbackCall(mn, call, callbackIndex(call), first, frames)) {
+                    callbackSites++;
+                    hooks += 3;
+                }
             }
         }
         if (!enters.isEmpty()) {

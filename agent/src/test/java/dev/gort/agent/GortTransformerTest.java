@@ -342,7 +342,7 @@ class GortTransformerTest {
         assertEquals(f.get(null), PollInjector.CALLBACKS, "the agent's indices are the runtime's");
         PollInjector.Result r =
                 new PollInjector(PreemptStrategy.BACKEDGE, true).instrument(bytes("dev.gort.agent.work.Callbacks"));
-        for (String name : List.of("viaMap", "viaClass", "mergeCaught")) {
+        for (String name : List.of("viaMap", "viaClass", "viaSubclass", "mergeCaught")) {
             MethodNode mn = method(r.bytes(), name);
             assertEquals(
                     List.of("jdkCallbackEnter", "jdkCallbackExit", "jdkCallbackExit"),

@@ -72,6 +72,15 @@ final class LockFrames {
     static final Map<String, Set<String>> METHODS = Map.of(
             "java.util.concurrent.ConcurrentHashMap",
             Set.of("computeIfAbsent", "computeIfPresent", "compute", "merge", "putVal", "replaceNode"),
+            // not synchronized, but each calls a synchronized or lock-holding method around the callback
+            "java.util.Vector",
+            Set.of("removeIf"),
+            "java.util.concurrent.CopyOnWriteArraySet",
+            Set.of("removeIf"),
+            "java.util.concurrent.CopyOnWriteArrayList$COWSubList",
+            Set.of("forEach", "removeIf", "replaceAll", "sort"),
+            "java.util.concurrent.CopyOnWriteArrayList$Reversed",
+            Set.of("removeIf", "replaceAll", "sort"),
             "java.util.concurrent.CopyOnWriteArrayList",
             Set.of(
                     "addIfAbsent",
@@ -115,20 +124,32 @@ final class LockFrames {
             "computeIfAbsent", "computeIfPresent", "compute", "merge", "forEach", "removeIf", "replaceAll", "sort");
 
     /**
-     * Per receiver class: bit {@code i} set if {@link #CALLBACKS}{@code .get(i)}, as a call on an
-     * instance of the class reaches it, is a JDK method that holds a lock around the callback (the
-     * rule of {@link #lockingMethods}). Computed once per class.
+     * The bit of a callback method in {@link #callbackLocks}' mask, as the agent computes it from a
+     * call site: {@link #CALLBACKS}' index {@code method} of a call with {@code args} (1 to 3)
+     * arguments.
+     */
+    static int callbackBit(int method, int args) {
+        return method * 3 + args - 1;
+    }
+
+    /**
+     * Per receiver class: bit {@link #callbackBit}{@code (i, n)} set if the {@code n}-argument
+     * {@link #CALLBACKS}{@code .get(i)}, as a call on an instance of the class reaches it, is a JDK
+     * method that holds a lock around the callback (the rule of {@link #lockingMethods}). Computed
+     * once per class.
      */
     private static final ClassValue<Integer> CALLBACK_LOCKS = new ClassValue<>() {
         @Override
         protected Integer computeValue(Class<?> c) {
             int mask = 0;
             for (int i = 0; i < CALLBACKS.size(); i++) {
-                Class<?> d = declaring(c, CALLBACKS.get(i));
-                if (d != null) {
-                    Set<String> locking = LOCKING.get(d);
-                    if (locking == ALL || locking.contains(CALLBACKS.get(i))) {
-                        mask |= 1 << i;
+                for (int n = 1; n <= 3; n++) {
+                    Class<?> d = declaring(c, CALLBACKS.get(i), n);
+                    if (d != null) {
+                        Set<String> locking = LOCKING.get(d);
+                        if (locking == ALL || locking.contains(CALLBACKS.get(i))) {
+                            mask |= 1 << callbackBit(i, n);
+                        }
                     }
                 }
             }
@@ -142,20 +163,30 @@ final class LockFrames {
     }
 
     /**
-     * The class whose method named {@code name} a call on an instance of {@code c} reaches: the
-     * first of {@code c} and its superclasses that declares one (by name: every overload of these
-     * methods locks alike), or null (an interface's default method, which holds no lock).
+     * The class whose {@code args}-argument instance method named {@code name} a call on an
+     * instance of {@code c} reaches: the first of {@code c} and its superclasses that declares a
+     * concrete one (by name and arity: the overloads of these methods that take references lock
+     * alike), or null (an interface's default method, which holds no lock). A class whose methods
+     * cannot be listed counts as declaring it if it is the JDK's (lockingMethods then assumes the
+     * worst), else is passed over.
      */
-    private static Class<?> declaring(Class<?> c, String name) {
+    private static Class<?> declaring(Class<?> c, String name, int args) {
         for (Class<?> k = c; k != null; k = k.getSuperclass()) {
             try {
                 for (Method m : k.getDeclaredMethods()) {
-                    if (m.getName().equals(name) && !m.isBridge() && !Modifier.isAbstract(m.getModifiers())) {
+                    int mod = m.getModifiers();
+                    if (m.getName().equals(name)
+                            && m.getParameterCount() == args
+                            && !m.isBridge()
+                            && !Modifier.isAbstract(mod)
+                            && !Modifier.isStatic(mod)) {
                         return k;
                     }
                 }
             } catch (LinkageError | SecurityException e) {
-                return isJdk(k) ? k : null; // cannot tell: lockingMethods then assumes the worst
+                if (isJdk(k)) {
+                    return k;
+                }
             }
         }
         return null;

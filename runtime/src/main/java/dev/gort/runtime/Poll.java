@@ -243,8 +243,9 @@ public final class Poll {
 
     /**
      * Before a call, from instrumented code, of a JDK collection method that runs a callback
-     * ({@code computeIfAbsent}, {@code forEach}, ...: {@link LockFrames#CALLBACKS}, method
-     * {@code method}) on {@code receiver}: if the implementation that call reaches holds a lock
+     * ({@code computeIfAbsent}, {@code forEach}, ...: {@link LockFrames#CALLBACKS}; {@code method}
+     * is {@link LockFrames#callbackBit} of its index and arity) on {@code receiver}: if the
+     * implementation that call reaches holds a lock
      * around the callback ({@link LockFrames#callbackLocks}: {@code ConcurrentHashMap}'s bin
      * monitor, a {@code Collections.synchronized*} wrapper's, {@code Hashtable}'s, a
      * {@code CopyOnWriteArrayList}'s lock), counts it as a carrier-owned lock for the call's

@@ -926,7 +926,9 @@ public final class Scheduler {
     /**
      * Yields the current G to the tail of its P's local run queue (not the global one): the
      * runtime's own yield, used when a G hands a lock directly to a waiter it just readied
-     * (semrelease with handoff), so that the waiter, in runnext, runs first.
+     * (semrelease with handoff), so that the waiter, in runnext, runs first. A hint, as
+     * {@link #gosched}: inside a Java monitor or a counted lock ({@code G.monitorDepth}) it does
+     * nothing, since a yield there would leave the lock with the carrier.
      *
      * <p>Go: proc.go goyield
      */
@@ -936,6 +938,9 @@ public final class Scheduler {
         if (gp == null) {
             Thread.yield();
             return;
+        }
+        if (gp.monitorDepth != 0) {
+            return; // a hint, as Gosched: never yield inside a Java monitor or a counted lock
         }
         gp.yieldReason = G.YIELD_GOYIELD;
         if (!Continuation.yield(G.SCOPE)) {

@@ -38,6 +38,14 @@ public final class Callbacks {
         }
     }
 
+    /** A user subclass, called through its own type (owner {@code Callbacks$Cache}). */
+    public static final class Cache extends ConcurrentHashMap<String, Integer> {}
+
+    /** Through a user subclass's own type: the JDK's descriptor, another owner. */
+    public static int viaSubclass(Cache m, String key, int value) {
+        return m.computeIfAbsent(key, k -> value);
+    }
+
     /** Not a callback method: left alone. */
     public static int size(Collection<?> c) {
         return c.size();
