@@ -1,7 +1,6 @@
 package dev.gort.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -81,30 +80,42 @@ class GoidCacheTest {
         assertEquals(1 + 2 + 2 * each, s.goroutinesCreated());
     }
 
+    /**
+     * P1 creates goroutines for certain, then is destroyed and comes back: its count is kept. Two
+     * spawners: whichever runs on P0 holds P0 (it spins, and nothing preempts it without the agent)
+     * until the other has run on P1, stolen by P1's M, and created 100 goroutines there; whichever
+     * runs on P1 creates them, unless they were already created. (An earlier version spawned pairs
+     * until P1's M happened to steal a spawner, up to 1,000 rounds; on a loaded machine its M came
+     * too late every time, P0 having run both, and CI failed: "P1 never created a goroutine".)
+     */
     @Test
     void aDestroyedPsCountIsKeptWhenGomaxprocsShrinksAndComesBack() {
         Scheduler s = new Scheduler(TestSupport.config(2));
-        long[] counts = new long[5];
+        long[] counts = new long[4];
+        java.util.concurrent.atomic.AtomicBoolean createdOnP1 = new java.util.concurrent.atomic.AtomicBoolean();
         s.run(() -> {
             Scheduler rt = Scheduler.current();
             GoSema done = new GoSema(0);
-            long spawned = 1; // main
-            // pairs of spawners until P1 has created some (its idle M steals one of them)
-            for (int round = 0; round < 1000 && rt.allp()[1].goroutinesCreatedOpaque() == 0; round++) {
-                for (int w = 0; w < 2; w++) {
-                    rt.newproc(() -> {
-                        for (int i = 0; i < 100; i++) {
-                            rt.newproc(() -> {});
+            for (int w = 0; w < 2; w++) {
+                rt.newproc(() -> {
+                    if (M.current().p().id == 1) {
+                        if (!createdOnP1.get()) {
+                            for (int i = 0; i < 100; i++) {
+                                rt.newproc(() -> {});
+                            }
+                            createdOnP1.set(true);
                         }
-                        done.release();
-                    });
-                }
-                done.acquire();
-                done.acquire();
-                spawned += 2 + 200;
+                    } else {
+                        while (!createdOnP1.get()) {
+                            Thread.onSpinWait(); // holds P0: the other spawner can only run on P1
+                        }
+                    }
+                    done.release();
+                });
             }
+            done.acquire();
+            done.acquire();
             counts[3] = rt.allp()[1].goroutinesCreatedOpaque();
-            counts[4] = spawned;
             counts[0] = rt.goroutinesCreated();
             rt.gomaxprocs(1); // P1 is destroyed: its count moves to stats
             counts[1] = rt.goroutinesCreated();
@@ -112,8 +123,8 @@ class GoidCacheTest {
             rt.newproc(() -> {});
             counts[2] = rt.goroutinesCreated();
         });
-        assertTrue(counts[3] > 0, "P1 never created a goroutine in 1,000 rounds");
-        assertEquals(counts[4], counts[0]);
+        assertEquals(100, counts[3], "P1 created the 100 goroutines");
+        assertEquals(1 + 2 + 100, counts[0], "main, the two spawners, the 100");
         assertEquals(counts[0], counts[1], "shrinking GOMAXPROCS loses no P's count");
         assertEquals(counts[0] + 1, counts[2]);
     }
