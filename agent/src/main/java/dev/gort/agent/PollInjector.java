@@ -366,12 +366,20 @@ public final class PollInjector {
     }
 
     /**
+     * The bit of {@link #CALLBACKS}' method {@code index} called with {@code args} arguments in the
+     * runtime's per-class mask, as {@code LockFrames.callbackBit} computes it (a test checks the
+     * two agree): what {@code Poll.jdkCallbackEnter} gets.
+     */
+    static int callbackBit(int index, int args) {
+        return index * 3 + args - 1;
+    }
+
+    /**
      * Wraps a callback call site ({@link #callbackIndex}), or returns false and changes nothing.
      * The arguments go to the method's callback locals (from {@code first}: the arguments, then
-     * the count), the receiver (DUP) and the method's bit ({@code LockFrames.callbackBit}: index
-     * and arity) to {@code Poll.jdkCallbackEnter}, whose result goes to the count's local, the
-     * arguments come back,
-     * and after the call that local goes to {@code jdkCallbackExit}. A handler of the call
+     * the count), the receiver (DUP) and the method's bit ({@link #callbackBit}: index and arity)
+     * to {@code Poll.jdkCallbackEnter}, whose result goes to the count's local, the arguments come
+     * back, and after the call that local goes to {@code jdkCallbackExit}. A handler of the call
      * instruction alone, first in the exception table (before any of the method's own handlers
      * around it), runs the same exit and rethrows: an exception from the callback must not leave
      * the count behind. The handler goes at the end of the method, after its last instruction (a
@@ -417,8 +425,7 @@ public final class PollInjector {
             before.add(new VarInsnNode(Opcodes.ASTORE, first + i));
         }
         before.add(new InsnNode(Opcodes.DUP));
-        // The mask bit of LockFrames.callbackBit: the method's index and its arity.
-        before.add(new IntInsnNode(Opcodes.BIPUSH, index * 3 + nargs - 1));
+        before.add(new IntInsnNode(Opcodes.BIPUSH, callbackBit(index, nargs)));
         before.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "jdkCallbackEnter", "(Ljava/lang/Object;I)I", false));
         before.add(new VarInsnNode(Opcodes.ISTORE, counted));
         for (int i = 0; i < nargs; i++) {

@@ -47,6 +47,22 @@ class AgentLocksTest {
     }
 
     /**
+     * Starts {@code body} as a goroutine of {@code rt}: the first failure of any such goroutine goes
+     * to {@code failure}, and {@code done} is released when it ends, however it ends.
+     */
+    private static void go(Scheduler rt, AtomicReference<Throwable> failure, GoSema done, Runnable body) {
+        rt.newproc(() -> {
+            try {
+                body.run();
+            } catch (Throwable t) {
+                failure.compareAndSet(null, t);
+            } finally {
+                done.release();
+            }
+        });
+    }
+
+    /**
      * Goroutines that each take {@code lock} twice around a CPU loop, on one P: the critical
      * sections never overlap (a preempted holder would let the next goroutine on the same carrier
      * re-enter the carrier-owned lock), nothing throws (a holder resumed on another carrier would
@@ -62,15 +78,9 @@ class AgentLocksTest {
             GoSema done = new GoSema(0);
             Scheduler rt = Scheduler.current();
             for (int g = 0; g < 3; g++) {
-                rt.newproc(() -> {
-                    try {
-                        for (int round = 0; round < 2; round++) {
-                            call(m, lock, HOLD, inside, overlaps);
-                        }
-                    } catch (Throwable t) {
-                        failure.compareAndSet(null, t);
-                    } finally {
-                        done.release();
+                go(rt, failure, done, () -> {
+                    for (int round = 0; round < 2; round++) {
+                        call(m, lock, HOLD, inside, overlaps);
                     }
                 });
             }
@@ -253,37 +263,27 @@ class AgentLocksTest {
         AtomicBoolean sawInside = new AtomicBoolean();
         s.run(() -> {
             GoSema parked = new GoSema(0);
-            GoSema go = new GoSema(0);
+            GoSema resume = new GoSema(0);
             GoSema trying = new GoSema(0);
             GoSema done = new GoSema(0);
             Scheduler rt = Scheduler.current();
-            rt.newproc(() -> {
-                try {
-                    call(park, holder, target, (Runnable) () -> {
+            go(
+                    rt,
+                    failure,
+                    done,
+                    () -> call(park, holder, target, (Runnable) () -> {
                         inside.set(true);
                         parked.release();
-                        go.acquire(); // a gort park inside the JDK's lock
+                        resume.acquire(); // a gort park inside the JDK's lock
                         inside.set(false);
-                    });
-                } catch (Throwable t) {
-                    failure.compareAndSet(null, t);
-                } finally {
-                    done.release();
-                }
-            });
+                    }));
             parked.acquire();
-            rt.newproc(() -> {
-                try {
-                    trying.release(); // main runs next, after this goroutine has tried the lock
-                    sawInside.set((boolean) call(enter, holder, target, inside));
-                } catch (Throwable t) {
-                    failure.compareAndSet(null, t);
-                } finally {
-                    done.release();
-                }
+            go(rt, failure, done, () -> {
+                trying.release(); // main runs next, after this goroutine has tried the lock
+                sawInside.set((boolean) call(enter, holder, target, inside));
             });
             trying.acquire();
-            go.release();
+            resume.release();
             done.acquire();
             done.acquire();
         });
@@ -497,15 +497,7 @@ class AgentLocksTest {
             Scheduler rt = Scheduler.current();
             for (int g = 0; g < 2; g++) {
                 int gg = g;
-                rt.newproc(() -> {
-                    try {
-                        got[gg] = (long) call(value);
-                    } catch (Throwable t) {
-                        failure.compareAndSet(null, t);
-                    } finally {
-                        done.release();
-                    }
-                });
+                go(rt, failure, done, () -> got[gg] = (long) call(value));
             }
             done.acquire();
             done.acquire();

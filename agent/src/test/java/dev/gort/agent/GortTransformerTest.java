@@ -32,6 +32,11 @@ class GortTransformerTest {
         }
     }
 
+    /** {@code cls} loaded (and initialised) through the real transformer, under {@code backedge}. */
+    private static Class<?> instrumented(String cls) throws ClassNotFoundException {
+        return Class.forName(cls, true, new InstrumentingLoader(cls, PreemptStrategy.BACKEDGE));
+    }
+
     private static MethodNode method(byte[] b, String name) {
         ClassNode cn = new ClassNode();
         new ClassReader(b).accept(cn, 0);
@@ -99,10 +104,7 @@ class GortTransformerTest {
                         "a ThreadLocal call left in place: " + m.owner + "." + m.name);
             }
         }
-        Class<?> c = Class.forName(
-                "dev.gort.agent.work.Locals",
-                true,
-                new InstrumentingLoader("dev.gort.agent.work.Locals", PreemptStrategy.BACKEDGE));
+        Class<?> c = instrumented("dev.gort.agent.work.Locals");
         Object got = c.getMethod("roundTrips", int.class).invoke(null, 5);
         assertEquals(dev.gort.agent.work.Locals.roundTrips(5), got);
     }
@@ -316,10 +318,7 @@ class GortTransformerTest {
                 "the monitor's hooks outside the parker's, on the return and in the handler");
         assertEquals(List.of(), hooks(method(r.bytes(), "<init>")), "a constructor is left alone");
         assertEquals(List.of(), hooks(method(r.bytes(), "noPark")));
-        Class<?> c = Class.forName(
-                "dev.gort.agent.work.Parkers",
-                true,
-                new InstrumentingLoader("dev.gort.agent.work.Parkers", PreemptStrategy.BACKEDGE));
+        Class<?> c = instrumented("dev.gort.agent.work.Parkers");
         c.getConstructor(long.class).newInstance(1L);
         for (String name : List.of("plain", "syncParker", "viaWrapper")) {
             c.getMethod(name, long.class).invoke(null, 1L);
@@ -340,6 +339,17 @@ class GortTransformerTest {
         Field f = Class.forName("dev.gort.runtime.LockFrames").getDeclaredField("CALLBACKS");
         f.setAccessible(true);
         assertEquals(f.get(null), PollInjector.CALLBACKS, "the agent's indices are the runtime's");
+        Method bit =
+                Class.forName("dev.gort.runtime.LockFrames").getDeclaredMethod("callbackBit", int.class, int.class);
+        bit.setAccessible(true);
+        for (int i = 0; i < PollInjector.CALLBACKS.size(); i++) {
+            for (int n = 1; n <= 3; n++) {
+                assertEquals(
+                        bit.invoke(null, i, n),
+                        PollInjector.callbackBit(i, n),
+                        "the agent's mask bits are the runtime's");
+            }
+        }
         PollInjector.Result r =
                 new PollInjector(PreemptStrategy.BACKEDGE, true).instrument(bytes("dev.gort.agent.work.Callbacks"));
         for (String name : List.of("viaMap", "viaClass", "viaSubclass", "mergeCaught")) {
@@ -362,10 +372,7 @@ class GortTransformerTest {
         assertEquals(table.get(0).handler, table.get(2).start, "from the call's handler");
         assertEquals(List.of(), hooks(method(r.bytes(), "<init>")), "a constructor is left alone");
         assertEquals(List.of(), hooks(method(r.bytes(), "size")));
-        Class<?> c = Class.forName(
-                "dev.gort.agent.work.Callbacks",
-                true,
-                new InstrumentingLoader("dev.gort.agent.work.Callbacks", PreemptStrategy.BACKEDGE));
+        Class<?> c = instrumented("dev.gort.agent.work.Callbacks");
         Map<String, Integer> m = new java.util.HashMap<>();
         c.getConstructor(Map.class).newInstance(m);
         assertEquals(
