@@ -66,8 +66,10 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *   <li>every strategy but {@code none}: around each call site, outside constructors and class
  *       initialisers, of a JDK collection method that runs a callback ({@link #CALLBACKS}:
  *       {@code computeIfAbsent}, {@code forEach}, ...; by name and the JDK's descriptor, whatever
- *       the owner), the arguments go to locals shared by the method's sites, the receiver and the
- *       method's index and arity go to {@code jdkCallbackEnter}, whose result (1: the implementation
+ *       the owner; a {@code super.} call too), the arguments go to locals shared by the method's
+ *       sites, the receiver and the method's index and arity go to {@code jdkCallbackEnter} (for a
+ *       {@code super.} call, {@code jdkCallbackSuperEnter}, with the superclass named at the call
+ *       site: the implementation reached is that class's, not the receiver's), whose result (1: the implementation
  *       reached holds a lock around the callback, counted) is kept in a local and passed to
  *       {@code jdkCallbackExit} after the call and in a handler of the call alone, first in the
  *       exception table, which rethrows ({@link #hookCallbackCall});
@@ -350,15 +352,20 @@ public final class PollInjector {
             "sort", Set.of("(Ljava/util/Comparator;)V"));
 
     /**
-     * The index in {@link #CALLBACKS} of a call site to count around, or -1: a virtual or interface
-     * call of one of those names with the descriptor a JDK collection type declares for it
-     * ({@link #CALLBACK_DESCS}), whatever its owner. Whether it holds a lock is decided at run time
-     * from the receiver's class (a {@code Map} may be a {@code HashMap} or a
-     * {@code ConcurrentHashMap}, a {@code Cache} a subclass of either).
+     * The index in {@link #CALLBACKS} of a call site to count around, or -1: a virtual, interface or
+     * {@code super.} ({@code INVOKESPECIAL}) call of one of those names with the descriptor a JDK
+     * collection type declares for it ({@link #CALLBACK_DESCS}), whatever its owner. Whether it
+     * holds a lock is decided at run time from the receiver's class (a {@code Map} may be a
+     * {@code HashMap} or a {@code ConcurrentHashMap}, a {@code Cache} a subclass of either), or for
+     * a {@code super.} call from the class it names (a user override of
+     * {@code Hashtable.computeIfAbsent} that calls {@code super.computeIfAbsent} reaches the
+     * JDK's synchronized method, though the receiver's own method holds no lock).
      */
     static int callbackIndex(AbstractInsnNode in) {
         if (!(in instanceof MethodInsnNode m)
-                || (m.getOpcode() != Opcodes.INVOKEVIRTUAL && m.getOpcode() != Opcodes.INVOKEINTERFACE)) {
+                || (m.getOpcode() != Opcodes.INVOKEVIRTUAL
+                        && m.getOpcode() != Opcodes.INVOKEINTERFACE
+                        && m.getOpcode() != Opcodes.INVOKESPECIAL)) {
             return -1;
         }
         Set<String> descs = CALLBACK_DESCS.get(m.name);
@@ -378,7 +385,8 @@ public final class PollInjector {
      * Wraps a callback call site ({@link #callbackIndex}), or returns false and changes nothing.
      * The arguments go to the method's callback locals (from {@code first}: the arguments, then
      * the count), the receiver (DUP) and the method's bit ({@link #callbackBit}: index and arity)
-     * to {@code Poll.jdkCallbackEnter}, whose result goes to the count's local, the arguments come
+     * to {@code Poll.jdkCallbackEnter} (for a {@code super.} call, with the binary name of the class
+     * it names in between, to {@code jdkCallbackSuperEnter}), whose result goes to the count's local, the arguments come
      * back, and after the call that local goes to {@code jdkCallbackExit}. A handler of the call
      * instruction alone, first in the exception table (before any of the method's own handlers
      * around it), runs the same exit and rethrows: an exception from the callback must not leave
@@ -425,8 +433,20 @@ public final class PollInjector {
             before.add(new VarInsnNode(Opcodes.ASTORE, first + i));
         }
         before.add(new InsnNode(Opcodes.DUP));
-        before.add(new IntInsnNode(Opcodes.BIPUSH, callbackBit(index, nargs)));
-        before.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "jdkCallbackEnter", "(Ljava/lang/Object;I)I", false));
+        if (call.getOpcode() == Opcodes.INVOKESPECIAL) {
+            before.add(new LdcInsnNode(call.owner.replace('/', '.')));
+            before.add(new IntInsnNode(Opcodes.BIPUSH, callbackBit(index, nargs)));
+            before.add(new MethodInsnNode(
+                    Opcodes.INVOKESTATIC,
+                    POLL,
+                    "jdkCallbackSuperEnter",
+                    "(Ljava/lang/Object;Ljava/lang/String;I)I",
+                    false));
+        } else {
+            before.add(new IntInsnNode(Opcodes.BIPUSH, callbackBit(index, nargs)));
+            before.add(new MethodInsnNode(
+                    Opcodes.INVOKESTATIC, POLL, "jdkCallbackEnter", "(Ljava/lang/Object;I)I", false));
+        }
         before.add(new VarInsnNode(Opcodes.ISTORE, counted));
         for (int i = 0; i < nargs; i++) {
             before.add(new VarInsnNode(Opcodes.ALOAD, first + i));

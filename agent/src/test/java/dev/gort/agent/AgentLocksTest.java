@@ -236,14 +236,22 @@ class AgentLocksTest {
      * A goroutine parks on a gort primitive inside a callback that the JDK runs under its own
      * lock, an inflated monitor (contended or waited on before, as a shared collection's is): a
      * {@code Collections.synchronizedList}'s {@code forEach}, a {@code synchronizedMap}'s or a
-     * {@code Hashtable}'s {@code computeIfAbsent}. An inflated monitor belongs to the carrier
+     * {@code Hashtable}'s {@code computeIfAbsent}, and a user subclass's override of it that calls
+     * {@code super.computeIfAbsent} ({@code Poll.jdkCallbackSuperEnter}: the receiver's own method
+     * holds no lock, the JDK's it calls does). An inflated monitor belongs to the carrier
      * thread, so a yield there would let the next goroutine on that carrier into the same lock
      * (jdk25-continuations.md). The agent counts the call as a lock ({@code Poll.jdkCallbackEnter}):
      * the park blocks the carrier instead, and the other goroutine, on another carrier, waits for
      * the lock. On GOMAXPROCS=1, so that without the count both run on one carrier.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"synchronizedList.forEach", "synchronizedMap.computeIfAbsent", "Hashtable.computeIfAbsent"})
+    @ValueSource(
+            strings = {
+                "synchronizedList.forEach",
+                "synchronizedMap.computeIfAbsent",
+                "Hashtable.computeIfAbsent",
+                "super.computeIfAbsent"
+            })
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aParkInsideALockedJdkCallbackKeepsOtherGoroutinesOutOfTheLock(String holder) throws Exception {
         Method park = method("Callbacks", "parkInside", String.class, Object.class, Runnable.class);
@@ -252,6 +260,8 @@ class AgentLocksTest {
             case "synchronizedList.forEach" ->
                 java.util.Collections.synchronizedList(new java.util.ArrayList<>(java.util.List.of(1)));
             case "synchronizedMap.computeIfAbsent" -> java.util.Collections.synchronizedMap(new java.util.HashMap<>());
+            // a user Hashtable whose computeIfAbsent override calls super.computeIfAbsent
+            case "super.computeIfAbsent" -> call(method("Callbacks", "countingTable"));
             default -> new java.util.Hashtable<String, Integer>();
         };
         synchronized (target) {

@@ -388,6 +388,42 @@ class GortTransformerTest {
         assertEquals(3, m.get("c"));
     }
 
+    /**
+     * A {@code super.} call of a callback method ({@code INVOKESPECIAL Hashtable.computeIfAbsent}
+     * in a user override) is wrapped too, counted by the class it names: the receiver's own
+     * method, the override, holds no lock, so the receiver's class cannot tell.
+     */
+    @Test
+    void superCallsOfJdkCallbackMethodsAreCountedByTheClassTheyName() throws Exception {
+        String cls = "dev.gort.agent.work.Callbacks$CountingTable";
+        byte[] b = new PollInjector(PreemptStrategy.BACKEDGE, true)
+                .instrument(bytes(cls))
+                .bytes();
+        ClassNode cn = new ClassNode();
+        new ClassReader(b).accept(cn, 0);
+        MethodNode override = cn.methods.stream()
+                .filter(m -> m.name.equals("computeIfAbsent") && m.desc.startsWith("(Ljava/lang/String;"))
+                .findFirst()
+                .orElseThrow();
+        assertEquals(List.of("jdkCallbackSuperEnter", "jdkCallbackExit", "jdkCallbackExit"), hooks(override));
+        AbstractInsnNode enter = override.instructions.getFirst();
+        while (!(enter instanceof MethodInsnNode mi && mi.name.equals("jdkCallbackSuperEnter"))) {
+            enter = enter.getNext();
+        }
+        AbstractInsnNode named = enter.getPrevious().getPrevious(); // LDC owner, BIPUSH bit, the call
+        assertEquals("java.util.Hashtable", ((org.objectweb.asm.tree.LdcInsnNode) named).cst);
+        MethodNode bridge = cn.methods.stream()
+                .filter(m -> m.name.equals("computeIfAbsent") && m.desc.startsWith("(Ljava/lang/Object;"))
+                .findFirst()
+                .orElseThrow();
+        assertEquals(List.of(), hooks(bridge), "the bridge calls the override, not a JDK descriptor");
+        @SuppressWarnings("unchecked")
+        Map<String, Integer> table =
+                (Map<String, Integer>) instrumented(cls).getConstructor().newInstance();
+        assertEquals(5, table.computeIfAbsent("a", k -> 5), "outside a goroutine the call runs as written");
+        assertEquals(1, table.getClass().getField("calls").getInt(table));
+    }
+
     @Test
     void noneChangesNothingAndNeitherDoesAClassWithoutLoops() throws Exception {
         assertNull(new PollInjector(PreemptStrategy.NONE, true)

@@ -259,6 +259,30 @@ public final class Poll {
         if (receiver == null || (LockFrames.callbackLocks(receiver.getClass()) & (1 << method)) == 0) {
             return 0; // a null receiver: the call itself throws, with nothing counted
         }
+        return countJdkCallback();
+    }
+
+    /**
+     * {@link #jdkCallbackEnter} for a {@code super.} call ({@code INVOKESPECIAL}) made by
+     * {@code self}'s code: the implementation reached is that of {@code owner} (the binary name of
+     * the class the call names, one of {@code self}'s superclasses), whatever {@code self}'s class
+     * overrides. A user override of {@code Hashtable.computeIfAbsent} holds no lock, the
+     * {@code super.computeIfAbsent} it calls does. An owner that is not a superclass (an
+     * interface's default method, {@code Map.super.forEach}) holds no lock.
+     */
+    public static int jdkCallbackSuperEnter(Object self, String owner, int method) {
+        Class<?> k = self == null ? null : self.getClass();
+        while (k != null && !k.getName().equals(owner)) {
+            k = k.getSuperclass();
+        }
+        if (k == null || (LockFrames.callbackLocks(k) & (1 << method)) == 0) {
+            return 0;
+        }
+        return countJdkCallback();
+    }
+
+    /** Counts a callback call found to hold a JDK lock; 1, or 0 outside a goroutine. */
+    private static int countJdkCallback() {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
         if (gp == null) {

@@ -1,10 +1,12 @@
 package dev.gort.agent.work;
 
 import java.util.Collection;
+import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * Calls of JDK collection methods that run a callback, some under a lock the JDK takes
@@ -46,6 +48,25 @@ public final class Callbacks {
         return m.computeIfAbsent(key, k -> value);
     }
 
+    /**
+     * A user subclass of {@code Hashtable} whose override holds no lock itself and calls the JDK's
+     * synchronized method through {@code super.} ({@code INVOKESPECIAL Hashtable.computeIfAbsent}).
+     */
+    public static final class CountingTable extends Hashtable<String, Integer> {
+        public int calls;
+
+        @Override
+        public Integer computeIfAbsent(String key, Function<? super String, ? extends Integer> f) {
+            calls++;
+            return super.computeIfAbsent(key, f);
+        }
+    }
+
+    /** A {@link CountingTable} (of this class's loader). */
+    public static Object countingTable() {
+        return new CountingTable();
+    }
+
     /** Not a callback method: left alone. */
     public static int size(Collection<?> c) {
         return c.size();
@@ -53,13 +74,14 @@ public final class Callbacks {
 
     /**
      * Runs {@code inside} in a callback of {@code holder} ({@code synchronizedList.forEach},
-     * {@code synchronizedMap.computeIfAbsent}, {@code Hashtable.computeIfAbsent}) on {@code target}.
+     * {@code synchronizedMap.computeIfAbsent}, {@code Hashtable.computeIfAbsent}, and
+     * {@code super.computeIfAbsent}: the same call on a {@link CountingTable}) on {@code target}.
      */
     @SuppressWarnings("unchecked")
     public static void parkInside(String holder, Object target, Runnable inside) {
         switch (holder) {
             case "synchronizedList.forEach" -> ((List<Integer>) target).forEach(x -> inside.run());
-            case "synchronizedMap.computeIfAbsent", "Hashtable.computeIfAbsent" ->
+            case "synchronizedMap.computeIfAbsent", "Hashtable.computeIfAbsent", "super.computeIfAbsent" ->
                 ((Map<String, Integer>) target).computeIfAbsent("k", k -> {
                     inside.run();
                     return 1;
@@ -81,7 +103,7 @@ public final class Callbacks {
                     saw[0] |= inside.get();
                     return false;
                 });
-            case "synchronizedMap.computeIfAbsent", "Hashtable.computeIfAbsent" ->
+            case "synchronizedMap.computeIfAbsent", "Hashtable.computeIfAbsent", "super.computeIfAbsent" ->
                 ((Map<String, Integer>) target).computeIfAbsent("other", k -> {
                     saw[0] |= inside.get();
                     return 2;
