@@ -304,6 +304,40 @@ class AgentLocksTest {
     }
 
     /**
+     * A park inside a callback that the JDK runs with its lock released ({@code LinkedBlockingQueue}'s
+     * {@code forEach} copies a batch under the lock, then runs the action unlocked:
+     * {@code LockFrames.UNLOCKED}) is an ordinary park: the goroutine yields its carrier instead of
+     * blocking it (no pinned park), and another goroutine runs on that carrier meanwhile.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aParkInsideAnUnlockedJdkCallbackYieldsItsCarrier() throws Exception {
+        Method park = method("Callbacks", "parkInside", String.class, Object.class, Runnable.class);
+        var queue = new java.util.concurrent.LinkedBlockingQueue<Integer>(java.util.List.of(1));
+        Scheduler s = AgentPreemptionTest.newScheduler(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        s.run(() -> {
+            GoSema parked = new GoSema(0);
+            GoSema resume = new GoSema(0);
+            GoSema done = new GoSema(0);
+            go(
+                    Scheduler.current(),
+                    failure,
+                    done,
+                    () -> call(park, "LinkedBlockingQueue.forEach", queue, (Runnable) () -> {
+                        parked.release();
+                        resume.acquire(); // a gort park inside the action
+                    }));
+            parked.acquire();
+            resume.release();
+            done.acquire();
+        });
+        var st = s.syscallStats.snapshot(s);
+        assertNull(failure.get(), () -> "the goroutine failed: " + failure.get());
+        assertEquals(0, st.pinnedParks(), () -> "the park blocked its carrier: " + st);
+    }
+
+    /**
      * A goroutine's carrier blocks inside a JDK lock frame ({@code ConcurrentHashMap.computeIfAbsent}
      * holds the bin's monitor around the mapping function), so sysmon retakes the only P and hands
      * it to another goroutine; when it wakes, its first poll exits that "syscall" with no P free.

@@ -33,7 +33,9 @@ import jdk.internal.vm.Continuation;
  *       functions, {@code equals}); every method of {@code Collections.synchronized*} wrappers;
  *       the lock-holding mutators of {@code CopyOnWriteArrayList}; every method of the
  *       lock-based blocking queues ({@code compareTo}, {@code equals}, {@code toString} under
- *       their lock); {@code ClassLoader.loadClass} (its class-loading lock around a user
+ *       their lock), but the linked ones' {@code forEach} and {@code removeIf} family, which run
+ *       the callback on a batch copied under the lock, unlocked ({@link #UNLOCKED});
+ *       {@code ClassLoader.loadClass} (its class-loading lock around a user
  *       {@code findClass}); {@code Throwable.printStackTrace};
  *   <li>not a lock, but thread identity: {@code ObjectOutputStream.writeSerialData} and
  *       {@code ObjectInputStream.readSerialData}, inside which a class's own {@code writeObject} /
@@ -113,6 +115,18 @@ final class LockFrames {
             "java.util.concurrent.LinkedBlockingQueue",
             "java.util.concurrent.LinkedBlockingDeque",
             "java.util.concurrent.DelayQueue");
+
+    /**
+     * In {@link #CLASSES}' classes, the methods that run their callback with the lock released: the
+     * linked blocking queues copy a batch of up to 64 elements under the lock, then run the action
+     * or filter on it unlocked ({@code forEachFrom}, {@code bulkRemove}, and the public methods on
+     * them). Every other method of those classes counts.
+     */
+    static final Map<String, Set<String>> UNLOCKED = Map.of(
+            "java.util.concurrent.LinkedBlockingQueue",
+            Set.of("forEach", "forEachFrom", "removeIf", "removeAll", "retainAll", "bulkRemove"),
+            "java.util.concurrent.LinkedBlockingDeque",
+            Set.of("forEach", "forEachFrom", "removeIf", "removeAll", "retainAll", "bulkRemove"));
 
     /**
      * The JDK collection methods that run a caller's callback, by the index the agent passes to
@@ -259,7 +273,8 @@ final class LockFrames {
         String cn = c.getName();
         for (String p : CLASSES) {
             if (cn.equals(p) || (p.endsWith("$Synchronized") && cn.startsWith(p))) {
-                return ALL;
+                Set<String> unlocked = UNLOCKED.get(cn);
+                return unlocked == null ? ALL : allBut(c, unlocked);
             }
         }
         Set<String> names = new HashSet<>(METHODS.getOrDefault(cn, Set.of()));
@@ -273,5 +288,19 @@ final class LockFrames {
             return ALL; // cannot tell: assume the worst (a refusal only delays a preemption)
         }
         return names.isEmpty() ? Set.of() : Set.copyOf(names);
+    }
+
+    /** The names of {@code c}'s own methods but {@code unlocked}; all of them if they cannot be listed. */
+    private static Set<String> allBut(Class<?> c, Set<String> unlocked) {
+        Set<String> names = new HashSet<>();
+        try {
+            for (Method m : c.getDeclaredMethods()) {
+                names.add(m.getName());
+            }
+        } catch (LinkageError | SecurityException e) {
+            return ALL;
+        }
+        names.removeAll(unlocked);
+        return Set.copyOf(names);
     }
 }

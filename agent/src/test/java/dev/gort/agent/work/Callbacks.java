@@ -80,7 +80,8 @@ public final class Callbacks {
     @SuppressWarnings("unchecked")
     public static void parkInside(String holder, Object target, Runnable inside) {
         switch (holder) {
-            case "synchronizedList.forEach" -> ((List<Integer>) target).forEach(x -> inside.run());
+            case "synchronizedList.forEach", "LinkedBlockingQueue.forEach" ->
+                ((Collection<Integer>) target).forEach(x -> inside.run());
             case "synchronizedMap.computeIfAbsent", "Hashtable.computeIfAbsent", "super.computeIfAbsent" ->
                 ((Map<String, Integer>) target).computeIfAbsent("k", k -> {
                     inside.run();
