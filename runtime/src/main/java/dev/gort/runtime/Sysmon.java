@@ -31,6 +31,13 @@ import java.util.function.LongConsumer;
  * <p>Go: proc.go sysmon, retake, incidlelocked; runtime2.go sysmontick
  */
 public final class Sysmon {
+    /**
+     * Run by sysmon each round between the round's first clock read and retake's (a test's stand-in
+     * for a slow netpoll or GOMAXPROCS check, or a descheduled sysmon); null in production.
+     * Written by tests before the runtime starts and after it ended; read by sysmon.
+     */
+    static volatile Runnable beforeRetakeForTest;
+
     /** Go: forcegcperiod / 2, the longest deep sleep (no GC here, but keep sysmon sampling). */
     static final long DEEP_SLEEP_MAX_NS = 60_000_000_000L;
 
@@ -267,7 +274,18 @@ public final class Sysmon {
                     s.sysmonUpdateGOMAXPROCS();
                     lastgomaxprocs = now;
                 }
-                // retake P's blocked in syscalls and preempt long running G's
+                // retake P's blocked in syscalls and preempt long running G's. gort reads the clock
+                // again first (Go passes the now read above): a time slice that began after that
+                // read, during the netpoll or the GOMAXPROCS check (or while this thread was
+                // descheduled on a loaded machine), would be stamped with the earlier time, and its
+                // G asked to stop before it ran forcePreemptNS (ShowcaseIT's tight loop, preempted
+                // 9.0 ms into its slice in a CI run, 2026-12-02). A later now only ever delays a
+                // request.
+                Runnable hook = beforeRetakeForTest;
+                if (hook != null) {
+                    hook.run(); // a test stands for that work here
+                }
+                now = System.nanoTime();
                 if (retake(now) != 0) {
                     idle = 0;
                 } else {
