@@ -433,20 +433,21 @@ public final class PollInjector {
             before.add(new VarInsnNode(Opcodes.ASTORE, first + i));
         }
         before.add(new InsnNode(Opcodes.DUP));
-        if (call.getOpcode() == Opcodes.INVOKESPECIAL) {
-            before.add(new LdcInsnNode(call.owner.replace('/', '.')));
-            before.add(new IntInsnNode(Opcodes.BIPUSH, callbackBit(index, nargs)));
-            before.add(new MethodInsnNode(
-                    Opcodes.INVOKESTATIC,
-                    POLL,
-                    "jdkCallbackSuperEnter",
-                    "(Ljava/lang/Object;Ljava/lang/String;I)I",
-                    false));
-        } else {
-            before.add(new IntInsnNode(Opcodes.BIPUSH, callbackBit(index, nargs)));
-            before.add(new MethodInsnNode(
-                    Opcodes.INVOKESTATIC, POLL, "jdkCallbackEnter", "(Ljava/lang/Object;I)I", false));
+        boolean superCall = call.getOpcode() == Opcodes.INVOKESPECIAL;
+        if (superCall) {
+            before.add(new LdcInsnNode(call.owner.replace('/', '.'))); // the class the call names
         }
+        before.add(new IntInsnNode(Opcodes.BIPUSH, callbackBit(index, nargs)));
+        before.add(
+                superCall
+                        ? new MethodInsnNode(
+                                Opcodes.INVOKESTATIC,
+                                POLL,
+                                "jdkCallbackSuperEnter",
+                                "(Ljava/lang/Object;Ljava/lang/String;I)I",
+                                false)
+                        : new MethodInsnNode(
+                                Opcodes.INVOKESTATIC, POLL, "jdkCallbackEnter", "(Ljava/lang/Object;I)I", false));
         before.add(new VarInsnNode(Opcodes.ISTORE, counted));
         for (int i = 0; i < nargs; i++) {
             before.add(new VarInsnNode(Opcodes.ALOAD, first + i));

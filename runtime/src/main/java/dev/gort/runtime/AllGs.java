@@ -92,12 +92,7 @@ final class AllGs {
         Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
         s.lock();
         try {
-            gp.allnext = s.head;
-            if (s.head != null) {
-                s.head.allprev = gp;
-            }
-            s.head = gp;
-            s.n++;
+            linkLocked(s, gp);
             s.unlock();
         } catch (Throwable t) {
             s.word = 0; // see Stripe: no call between the throw and the release
@@ -121,6 +116,16 @@ final class AllGs {
             s.word = 0;
             throw t;
         }
+    }
+
+    /** Links gp at the head of its stripe's list; s's lock held. */
+    private static void linkLocked(Stripe s, G gp) {
+        gp.allnext = s.head;
+        if (s.head != null) {
+            s.head.allprev = gp;
+        }
+        s.head = gp;
+        s.n++;
     }
 
     /** Unlinks gp from its stripe's list; s's lock held. */
@@ -165,12 +170,7 @@ final class AllGs {
             if (gp.allDetached()) { // else it ended while detached (remove() settled the count)
                 gp.rare().allDetached = false;
                 detached.decrementAndGet();
-                gp.allnext = s.head;
-                if (s.head != null) {
-                    s.head.allprev = gp;
-                }
-                s.head = gp;
-                s.n++;
+                linkLocked(s, gp);
             }
             s.unlock();
         } catch (Throwable t) {
