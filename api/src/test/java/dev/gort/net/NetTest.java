@@ -703,4 +703,44 @@ class NetTest {
             ln.close();
         });
     }
+
+    /**
+     * A read inside a Java monitor (counted, as the agent counts one) cannot yield: it parks in
+     * place on its carrier (ADR 0004). The poller that finds its socket readable must wake it
+     * there, as goready does, and not queue a goroutine whose continuation is still mounted on a
+     * sleeping carrier.
+     */
+    @ParameterizedTest(name = "GOMAXPROCS={0} poller={1}")
+    @org.junit.jupiter.params.provider.CsvSource({"1,epoll", "2,epoll", "1,selector", "2,selector"})
+    void aReadInsideAJavaMonitorParksInPlaceAndThePollerWakesItThere(int procs, String poller) {
+        dev.gort.runtime.Config c =
+                dev.gort.runtime.Config.fromEnvironment().withGomaxprocs(procs).withPanicExits(false);
+        Go.run(c.withSettings(c.settings().withNetpoll(poller)), unchecked(() -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            Conn client = Net.dial("tcp", ln.addr().toString());
+            Conn server = ln.accept();
+            Chan<String> got = Chan.make(1);
+            Scheduler s = Scheduler.current();
+            long before = s.syscallStats.snapshot(s).pinnedParks();
+            go(() -> {
+                Object mon = new Object();
+                synchronized (mon) {
+                    dev.gort.runtime.Poll.monitorEnter();
+                    try {
+                        got.send(readN(server, 2));
+                    } finally {
+                        dev.gort.runtime.Poll.monitorExit();
+                    }
+                }
+            });
+            waitFor(
+                    "the reader parked in place",
+                    () -> s.syscallStats.snapshot(s).pinnedParks() > before);
+            client.write(bytes("hi"));
+            assertEquals("hi", got.recv());
+            client.close();
+            server.close();
+            ln.close();
+        }));
+    }
 }

@@ -377,9 +377,11 @@ public final class G extends Continuation {
 
         /**
          * The carrier this G is blocked on while parked "in place" (it could not yield: pinned, or
-         * holding a Java monitor); null otherwise. Written by the parking G before its release CAS to
-         * _Gwaiting, read by the waker after its CAS to _Grunnable, cleared by the G when it wakes;
-         * volatile.
+         * holding a Java monitor); null otherwise. Set by the parking G before its release CAS to
+         * _Gwaiting; read by the waker (ready, or a netpoll that returned the G) before its CAS to
+         * _Grunnable; cleared by that waker once casgstatus has returned, which is the hand-over the
+         * carrier's park loop waits for (Syscalls.parkInPlace), or by the G itself when its park is
+         * cancelled. Volatile.
          */
         volatile M parkedOn;
 
@@ -606,11 +608,11 @@ public final class G extends Continuation {
             waitsince = 0;
         }
         // A bubble's accounting needs the wait reason of the wait being left or entered: read it
-        // before the CAS. After the CAS a G parked in place may already run on its carrier (its
-        // park loop sees _Grunnable on a spurious or early unpark) and clear waitreason, so a
-        // read after it could count a woken G as never blocked (SynctestParkInPlaceTest's
-        // repeats: "deadlock: all goroutines in bubble are blocked" while main ran). Go reads it
-        // after the CAS: there the readied G cannot run before ready puts it in a run queue.
+        // before the CAS, while the G cannot run (after it, a readied G may run and clear it). The
+        // count itself comes after the CAS, as in Go, and before the G can run again: a yielded G
+        // is queued only after this returns, and a G parked in place waits for its waker's
+        // hand-over, which follows this call (Scheduler.ready; without it, SynctestParkInPlaceTest's
+        // repeats saw "deadlock: all goroutines in bubble are blocked" while main ran).
         Bubble bubble = bubble();
         WaitReason bubbleReason = bubble != null ? waitReason() : null;
         while (!STATUS.compareAndSet(this, oldval, newval)) {
@@ -626,9 +628,20 @@ public final class G extends Continuation {
             throw Fatal.fatal(sched, "casgstatus: bad incoming values");
         }
         if (bubble != null) {
+            java.util.function.ObjIntConsumer<G> hook = bubbleCasForTest;
+            if (hook != null) {
+                hook.accept(this, newval); // a test stands for a waker descheduled right here
+            }
             bubble.changegstatus(this, oldval, newval, bubbleReason);
         }
     }
+
+    /**
+     * Run by casgstatus between the CAS of a bubble goroutine's status and the bubble's count of
+     * it, with the G and its new status; null in production. Written by a test while only its own
+     * goroutines run; read by casgstatus.
+     */
+    static volatile java.util.function.ObjIntConsumer<G> bubbleCasForTest;
 
     /** The synctest bubble of this goroutine, or null ({@link Rare#bubble}). Go: g.bubble. */
     Bubble bubble() {

@@ -402,13 +402,47 @@ public final class Netpoll implements Describable {
      * <p>Each goroutine returned was counted in netpollWaiters: the caller adjusts by minus the
      * list's length after injecting it ({@link #injectglist} does).
      *
+     * <p>A goroutine that waited parked in place (inside a Java monitor, or pinned: ADR 0004) is
+     * not returned: its continuation is still mounted on its sleeping carrier, so no run queue may
+     * hold it. It is readied here, as {@link #netpollgoready} readies one (goready wakes its
+     * carrier), and uncounted from netpollWaiters.
+     *
      * <p>Go: netpoll_epoll.go netpoll
      */
     G netpoll(long delay) {
         Epoll ep = epoll;
-        if (ep != null) {
-            return netpollEpoll(ep, delay);
+        G list = ep != null ? netpollEpoll(ep, delay) : netpollSelector(delay);
+        return list == null ? null : readyParkedInPlace(list);
+    }
+
+    /**
+     * Takes the goroutines parked in place out of a netpoll result and readies each on its own
+     * carrier; returns the rest of the list, in order. One load per goroutine ({@code rare}, null
+     * for nearly all).
+     */
+    private G readyParkedInPlace(G list) {
+        G head = list;
+        G prev = null;
+        for (G gp = list; gp != null; ) {
+            G next = gp.schedlink;
+            if (gp.parkedOn() != null) {
+                if (prev == null) {
+                    head = next;
+                } else {
+                    prev.schedlink = next;
+                }
+                gp.schedlink = null;
+                netpollgoready(gp);
+            } else {
+                prev = gp;
+            }
+            gp = next;
         }
+        return head;
+    }
+
+    /** {@link #netpoll} on the JDK's Selector. */
+    private G netpollSelector(long delay) {
         Selector sel = selector;
         if (sel == null) {
             if (delay != 0) {
@@ -959,7 +993,10 @@ public final class Netpoll implements Describable {
         }
     }
 
-    /** Readies gp, taken from a semaphore by a deadline or a close. Go: netpoll.go netpollgoready. */
+    /**
+     * Readies gp, taken from a semaphore by a deadline or a close, or by a poll that found it
+     * parked in place. Go: netpoll.go netpollgoready.
+     */
     private void netpollgoready(G gp) {
         netpollAdjustWaiters(-1);
         sched.goready(gp);

@@ -863,15 +863,21 @@ public final class Scheduler {
         M pm = gp.parkedOn();
         if (pm != null) {
             // It can run only on that carrier, which finds itself a P (Syscalls.parkInPlace). Do as
-            // startlockedm does for its count, and BEFORE the CAS: the carrier may see the G
-            // runnable at once (its park loop re-checks on any unpark, spurious ones included) and
-            // count itself idle-locked again in waitForP; were our decrement still to come, it
-            // would be counted twice and checkdead would call a running M idle ("runnable g").
+            // startlockedm does for its count, and BEFORE the hand-over: the carrier may see it at
+            // once (its park loop re-checks on any unpark, spurious ones included) and count itself
+            // idle-locked again in waitForP; were our decrement still to come, it would be counted
+            // twice and checkdead would call a running M idle ("runnable g").
             idle.idlelockedWake(pm);
             // Traced before the CAS too: after it, the G may run and park again on its carrier
             // before the hook ran (its next park's record, and JFR's park stamp, would come first).
             if (trace.on) trace.goUnblock(M.current(), null, gp, Ev.W_GLOBAL);
             gp.casgstatus(G._Gwaiting, G._Grunnable);
+            // The hand-over, after casgstatus has returned: the carrier waits for parkedOn to
+            // clear, not for the status, because casgstatus counts the G running in its bubble
+            // only after its CAS. Woken by the CAS alone, the G could run, park again and uncount
+            // itself before our count landed: the bubble would look idle while the waker runs
+            // (Go's ready cannot race so: the G runs only once runqput has queued it).
+            gp.setParkedOn(null);
             java.util.concurrent.locks.LockSupport.unpark(pm.thread);
             return;
         }

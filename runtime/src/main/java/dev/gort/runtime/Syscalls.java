@@ -660,8 +660,9 @@ public final class Syscalls {
     /**
      * gopark for a G that must not leave its carrier (pinned, or holding a Java monitor): the G
      * becomes waiting with its continuation still mounted, the unlock function runs here, the P is
-     * handed off at once (Go: entersyscallblock), and the carrier sleeps until {@code goready}
-     * wakes it ({@link G#parkedOn()}); then it finds a P as a syscall exit would ({@link #waitForP}).
+     * handed off at once (Go: entersyscallblock), and the carrier sleeps until {@code ready}
+     * clears {@link G#parkedOn()} (after its CAS to runnable and the bubble's count) and wakes
+     * it; then it finds a P as a syscall exit would ({@link #waitForP}).
      * While it sleeps the M counts as idle-locked, so checkdead still sees a deadlock.
      */
     static void parkInPlace(M mp, G gp, G.ParkUnlock<Object> unlockf, Object lock) {
@@ -693,15 +694,14 @@ public final class Syscalls {
         }
         s.idle.idlelockedSleep(mp); // the waker may have readied gp already: then it does not count
         mp.blocked = true;
-        while (gp.readgstatus() == G._Gwaiting) {
-            LockSupport.park(gp); // goready: CAS to _Grunnable, then unpark this thread
+        while (gp.parkedOn() != null) {
+            LockSupport.park(gp); // ready: CAS to _Grunnable, clear parkedOn, unpark this thread
             // An interrupt is no wake-up (see Note): shutdown interrupts carriers that still run a
             // goroutine, as does goroutine code interrupting its own carrier; a status left set
             // would make every park return at once and this sleep a busy loop.
             Thread.interrupted();
         }
         mp.blocked = false;
-        gp.setParkedOn(null);
         restorePermit(mp);
         // The waker did idlelockedWake. Now a P, as for a syscall exit without its P.
         waitForP(mp, gp, false);

@@ -63,9 +63,9 @@ class PinnedParkTest {
 
     /**
      * The waker of a G parked in place uncounts its carrier from nmidlelocked before the G becomes
-     * runnable (issue 12, defect 9). The carrier re-checks the G's status on every unpark,
+     * runnable (issue 12, defect 9). The carrier re-checks for its wake-up on every unpark,
      * spurious ones included (LockSupport allows them; a plain thread sends them here nonstop), so
-     * it may see the G runnable right after the waker's CAS and, finding no idle P, count itself
+     * it may see it right after the waker's hand-over and, finding no idle P, count itself
      * idle-locked again in waitForP. With the waker's decrement still to come it was counted twice,
      * every M looked idle and checkdead died with {@code checkdead: runnable g} (the waker's G, in
      * status 2), as PinnedParkTest did once on a loaded machine. Failed within 2000 rounds, in a
