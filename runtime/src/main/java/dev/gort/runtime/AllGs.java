@@ -11,7 +11,7 @@ import java.util.function.Consumer;
  * reused) and stripes the lock by goid so that spawning on two Ps does not contend.
  *
  * <p>Each stripe is an intrusive doubly-linked list through {@code g.allprev/allnext}, guarded by
- * the stripe object's monitor. {@link #count} is an Agrona-free LongAdder-like pair of padded
+ * the stripe's one-word lock ({@link Stripe}). {@link #count} is an Agrona-free LongAdder-like pair of padded
  * counters kept per stripe.
  *
  * <p>Go: proc.go allgadd, forEachG
@@ -19,10 +19,58 @@ import java.util.function.Consumer;
 final class AllGs {
     private static final int STRIPES = 64; // power of two
 
+    /**
+     * A stripe: its list and count, and the one-word lock that guards them (a monitor's exit costs a
+     * second CAS; this lock's is a release store, and every goroutine's creation and exit take one
+     * stripe). A stripe is held for a few field writes, so a waiter spins, then yields its CPU.
+     * Every section releases the lock as its last call, and a handler of the section's exception
+     * (a {@code StackOverflowError} at a call inside it, in a deep goroutine's {@code go}) stores
+     * the word directly, a field store and no call, before it rethrows: a section that dies never
+     * leaves its stripe held.
+     */
     private static final class Stripe {
         long p0, p1, p2, p3, p4, p5, p6; // keep stripes on separate cache lines
-        G head; // under this stripe's monitor
-        int n; // under this stripe's monitor
+        /**
+         * 0 free, 1 held: CAS by {@link #lock}, release store by {@link #unlock}, a volatile store
+         * of 0 by a dying section's handler; the holder, any thread.
+         */
+        volatile int word;
+
+        G head; // under this stripe's lock
+        int n; // under this stripe's lock
+
+        void lock() {
+            if (!WORD.compareAndSet(this, 0, 1)) {
+                lockSlow();
+            }
+        }
+
+        private void lockSlow() {
+            for (int spins = 0; ; spins++) {
+                if ((int) WORD.getOpaque(this) == 0 && WORD.compareAndSet(this, 0, 1)) {
+                    return;
+                }
+                if (spins < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield(); // the holder may be a thread the OS descheduled
+                }
+            }
+        }
+
+        void unlock() {
+            WORD.setRelease(this, 0);
+        }
+
+        private static final java.lang.invoke.VarHandle WORD;
+
+        static {
+            try {
+                WORD = java.lang.invoke.MethodHandles.lookup().findVarHandle(Stripe.class, "word", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
     }
 
     private final Stripe[] stripes = new Stripe[STRIPES];
@@ -42,30 +90,45 @@ final class AllGs {
 
     void add(G gp) {
         Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
-        synchronized (s) {
-            gp.allnext = s.head;
-            if (s.head != null) {
-                s.head.allprev = gp;
-            }
-            s.head = gp;
-            s.n++;
+        s.lock();
+        try {
+            linkLocked(s, gp);
+            s.unlock();
+        } catch (Throwable t) {
+            s.word = 0; // see Stripe: no call between the throw and the release
+            throw t;
         }
     }
 
     void remove(G gp) {
         Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
-        synchronized (s) {
+        s.lock();
+        try {
             if (gp.allDetached()) {
                 // the leak profile unlinked it and then it ran and ended: nothing to unlink
                 gp.rare().allDetached = false;
                 detached.decrementAndGet();
-                return;
+            } else {
+                unlinkLocked(s, gp);
             }
-            unlinkLocked(s, gp);
+            s.unlock();
+        } catch (Throwable t) {
+            s.word = 0;
+            throw t;
         }
     }
 
-    /** Unlinks gp from its stripe's list; s's monitor held. */
+    /** Links gp at the head of its stripe's list; s's lock held. */
+    private static void linkLocked(Stripe s, G gp) {
+        gp.allnext = s.head;
+        if (s.head != null) {
+            s.head.allprev = gp;
+        }
+        s.head = gp;
+        s.n++;
+    }
+
+    /** Unlinks gp from its stripe's list; s's lock held. */
     private static void unlinkLocked(Stripe s, G gp) {
         if (gp.allprev != null) {
             gp.allprev.allnext = gp.allnext;
@@ -85,31 +148,34 @@ final class AllGs {
      */
     void detach(G gp) {
         Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
-        synchronized (s) {
-            if (gp.allDetached()) {
-                return;
+        s.lock();
+        try {
+            if (!gp.allDetached()) {
+                unlinkLocked(s, gp);
+                gp.rare().allDetached = true;
+                detached.incrementAndGet();
             }
-            unlinkLocked(s, gp);
-            gp.rare().allDetached = true;
-            detached.incrementAndGet();
+            s.unlock();
+        } catch (Throwable t) {
+            s.word = 0;
+            throw t;
         }
     }
 
     /** Links a G that survived the leak profile's collection back in, unless it ended meanwhile. */
     void reattach(G gp) {
         Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
-        synchronized (s) {
-            if (!gp.allDetached()) {
-                return; // ended while detached (remove() settled the count)
+        s.lock();
+        try {
+            if (gp.allDetached()) { // else it ended while detached (remove() settled the count)
+                gp.rare().allDetached = false;
+                detached.decrementAndGet();
+                linkLocked(s, gp);
             }
-            gp.rare().allDetached = false;
-            detached.decrementAndGet();
-            gp.allnext = s.head;
-            if (s.head != null) {
-                s.head.allprev = gp;
-            }
-            s.head = gp;
-            s.n++;
+            s.unlock();
+        } catch (Throwable t) {
+            s.word = 0;
+            throw t;
         }
     }
 
@@ -121,8 +187,13 @@ final class AllGs {
     int count() {
         int n = detached.get();
         for (Stripe s : stripes) {
-            synchronized (s) {
+            s.lock();
+            try {
                 n += s.n;
+                s.unlock();
+            } catch (Throwable t) {
+                s.word = 0;
+                throw t;
             }
         }
         return n;
@@ -135,10 +206,15 @@ final class AllGs {
     List<G> snapshot() {
         List<G> out = new ArrayList<>();
         for (Stripe s : stripes) {
-            synchronized (s) {
+            s.lock();
+            try {
                 for (G g = s.head; g != null; g = g.allnext) {
                     out.add(g);
                 }
+                s.unlock();
+            } catch (Throwable t) {
+                s.word = 0;
+                throw t;
             }
         }
         out.sort((a, b) -> Long.compare(a.goid, b.goid));
