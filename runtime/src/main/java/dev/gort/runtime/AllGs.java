@@ -20,16 +20,17 @@ final class AllGs {
     private static final int STRIPES = 64; // power of two
 
     /**
-     * A stripe: its list and count, and the one-word lock that guards them (a monitor's exit costs a
-     * second CAS; this lock's is a release store, and every goroutine's creation and exit take one
-     * stripe). A stripe is held for a few field writes, so a waiter spins, then yields its CPU.
-     * Every section releases the lock as its last call, and a handler of the section's exception
-     * (a {@code StackOverflowError} at a call inside it, in a deep goroutine's {@code go}) stores
-     * the word directly, a field store and no call, before it rethrows: a section that dies never
-     * leaves its stripe held.
+     * Padding before a stripe's fields. The int fills the 4 bytes after the object header, where the
+     * JVM would otherwise put the lock word (a subclass's int fills a superclass's hole), next to
+     * whatever object lies before this one.
      */
-    private static final class Stripe {
-        long p0, p1, p2, p3, p4, p5, p6; // keep stripes on separate cache lines
+    private abstract static class StripePad0 {
+        int h0;
+        long p00, p01, p02, p03, p04, p05, p06, p07;
+    }
+
+    /** A stripe's fields, with 64 bytes of padding on each side (RunQueue's layout). */
+    private abstract static class StripeFields extends StripePad0 {
         /**
          * 0 free, 1 held: CAS by {@link #lock}, release store by {@link #unlock}, a volatile store
          * of 0 by a dying section's handler; the holder, any thread.
@@ -38,7 +39,22 @@ final class AllGs {
 
         G head; // under this stripe's lock
         int n; // under this stripe's lock
+    }
 
+    private abstract static class StripePad1 extends StripeFields {
+        long p10, p11, p12, p13, p14, p15, p16, p17;
+    }
+
+    /**
+     * A stripe: its list and count, and the one-word lock that guards them (a monitor's exit costs a
+     * second CAS; this lock's is a release store, and every goroutine's creation and exit take one
+     * stripe). A stripe is held for a few field writes, so a waiter spins, then yields its CPU.
+     * Every section releases the lock as its last call, and a handler of the section's exception
+     * (a {@code StackOverflowError} at a call inside it, in a deep goroutine's {@code go}) stores
+     * the word directly, a field store and no call, before it rethrows: a section that dies never
+     * leaves its stripe held.
+     */
+    private static final class Stripe extends StripePad1 {
         void lock() {
             if (!WORD.compareAndSet(this, 0, 1)) {
                 lockSlow();
@@ -66,7 +82,7 @@ final class AllGs {
 
         static {
             try {
-                WORD = java.lang.invoke.MethodHandles.lookup().findVarHandle(Stripe.class, "word", int.class);
+                WORD = java.lang.invoke.MethodHandles.lookup().findVarHandle(StripeFields.class, "word", int.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -74,6 +90,11 @@ final class AllGs {
     }
 
     private final Stripe[] stripes = new Stripe[STRIPES];
+
+    /** gp's stripe. */
+    private Stripe stripeOf(G gp) {
+        return stripes[(int) gp.goid & (STRIPES - 1)];
+    }
 
     /**
      * Gs the goroutine leak profile has unlinked ({@link #detach}) and holds only weakly: still
@@ -89,7 +110,7 @@ final class AllGs {
     }
 
     void add(G gp) {
-        Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
+        Stripe s = stripeOf(gp);
         s.lock();
         try {
             linkLocked(s, gp);
@@ -101,7 +122,7 @@ final class AllGs {
     }
 
     void remove(G gp) {
-        Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
+        Stripe s = stripeOf(gp);
         s.lock();
         try {
             if (gp.allDetached()) {
@@ -147,7 +168,7 @@ final class AllGs {
      * leak profile collects; it stays counted. The caller holds gp's scan bit.
      */
     void detach(G gp) {
-        Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
+        Stripe s = stripeOf(gp);
         s.lock();
         try {
             if (!gp.allDetached()) {
@@ -164,7 +185,7 @@ final class AllGs {
 
     /** Links a G that survived the leak profile's collection back in, unless it ended meanwhile. */
     void reattach(G gp) {
-        Stripe s = stripes[(int) gp.goid & (STRIPES - 1)];
+        Stripe s = stripeOf(gp);
         s.lock();
         try {
             if (gp.allDetached()) { // else it ended while detached (remove() settled the count)
