@@ -385,6 +385,9 @@ public final class Netpoll implements Describable {
             Thread.interrupted();
         }
         if (list != null) {
+            list = readyParkedInPlace(list); // as netpoll's result: no run queue holds such a G
+        }
+        if (list != null) {
             injectglist(list);
         }
     }
