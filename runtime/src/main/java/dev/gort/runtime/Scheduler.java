@@ -868,8 +868,9 @@ public final class Scheduler {
             // idle-locked again in waitForP; were our decrement still to come, it would be counted
             // twice and checkdead would call a running M idle ("runnable g").
             idle.idlelockedWake(pm);
-            // Traced before the CAS too: after it, the G may run and park again on its carrier
-            // before the hook ran (its next park's record, and JFR's park stamp, would come first).
+            // Traced before the hand-over too: after it, the G may run and park again on its
+            // carrier before the hook ran (its next park's record, and JFR's park stamp, would come
+            // first). Before the CAS, as the stamps of a yielded G's unblock are.
             if (trace.on) trace.goUnblock(M.current(), null, gp, Ev.W_GLOBAL);
             gp.casgstatus(G._Gwaiting, G._Grunnable);
             // The hand-over, after casgstatus has returned: the carrier waits for parkedOn to
