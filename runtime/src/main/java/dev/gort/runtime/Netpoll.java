@@ -384,12 +384,7 @@ public final class Netpoll implements Describable {
             pollLock.unlock();
             Thread.interrupted();
         }
-        if (list != null) {
-            list = readyParkedInPlace(list); // as netpoll's result: no run queue holds such a G
-        }
-        if (list != null) {
-            injectglist(list);
-        }
+        injectglist(readyParkedInPlace(list)); // as netpoll's result: no run queue holds such a G
     }
 
     // ------------------------------------------------------------------------------------------
@@ -414,13 +409,12 @@ public final class Netpoll implements Describable {
      */
     G netpoll(long delay) {
         Epoll ep = epoll;
-        G list = ep != null ? netpollEpoll(ep, delay) : netpollSelector(delay);
-        return list == null ? null : readyParkedInPlace(list);
+        return readyParkedInPlace(ep != null ? netpollEpoll(ep, delay) : netpollSelector(delay));
     }
 
     /**
-     * Takes the goroutines parked in place out of a netpoll result and readies each on its own
-     * carrier; returns the rest of the list, in order. One load per goroutine ({@code rare}, null
+     * Takes the goroutines parked in place out of a netpoll result (null: none) and readies each on
+     * its own carrier; returns the rest of the list, in order. One load per goroutine ({@code rare}, null
      * for nearly all).
      */
     private G readyParkedInPlace(G list) {
