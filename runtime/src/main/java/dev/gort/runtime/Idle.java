@@ -141,6 +141,7 @@ final class Idle {
         }
         // Be conservative about spinning threads, only start one if none exist already.
         if (nmspinning.get() != 0) {
+            if (SchedCounts.ON) SchedCounts.wakepSpinning.increment();
             return;
         }
         // gort: with no idle P and needspinning already set, Go's path below would take sched.lock

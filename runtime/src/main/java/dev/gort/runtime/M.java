@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.util.function.Consumer;
+import jdk.internal.vm.Continuation;
 
 /**
  * An M: a carrier platform thread running the scheduling loop. It must hold a P to run a G; the
@@ -222,13 +223,34 @@ public final class M {
      * <p>This must never be {@code Thread.currentThread()} inlined into goroutine code: C2 loads the
      * current thread from "immutable memory", so a compiled method may compute it before a
      * continuation yield and reuse it after the goroutine resumed on another carrier (seen here: a
-     * goroutine parked itself through another goroutine's M). The lookup therefore goes through
-     * {@link #CARRIER}, a method handle in a non-final field: the JIT cannot treat it as a constant
-     * and so cannot inline {@link #onCarrier()} into the caller, and the thread is read afresh inside
-     * that callee on every call. (ScopedValue is no way out: raw continuations do not save the
-     * carrier's scoped-value bindings, only its cache.)
+     * goroutine parked itself through another goroutine's M).
+     *
+     * <p>Goroutine code (the common case) asks the JDK for the continuation of gort's scope mounted
+     * on the carrier: {@code Continuation.getCurrentContinuation} reads the carrier thread with the
+     * {@code currentCarrierThread} intrinsic, which C2 loads as ordinary memory (a call, the yield
+     * included, kills it; the JDK's own {@code Continuation.yield} finds its continuation so), and
+     * that continuation is the G, whose {@code m} is the M that mounted it. Everything else (the M's
+     * own code, threads outside gort) goes through {@link #CARRIER}, a method handle in a non-final
+     * field: the JIT cannot treat it as a constant and so cannot inline {@link #onCarrier()} into the
+     * caller, and the thread is read afresh inside that callee on every call; that call costs a few
+     * nanoseconds more (~4 % of a Gosched, issue 19). (ScopedValue is no way out: raw continuations
+     * do not save the carrier's scoped-value bindings, only its cache.)
      */
     public static M current() {
+        if (Continuation.getCurrentContinuation(G.SCOPE) instanceof G gp) {
+            M mp = gp.m; // set by execute before the mount, cleared by dropg after the unmount
+            if (mp != null) {
+                return mp;
+            }
+        }
+        return onCarrierHandle();
+    }
+
+    /**
+     * {@link #onCarrier()} through {@link #CARRIER}, never inlined (see {@link #current()}): the
+     * slow path, and the reference MCurrentAcrossYieldTest checks the fast one against.
+     */
+    static M onCarrierHandle() {
         try {
             return (M) CARRIER.invokeExact();
         } catch (RuntimeException | Error e) {

@@ -29,6 +29,8 @@ public final class SchedCounts {
     static final LongAdder contRuns = new LongAdder();
     /** Idle.wakep calls. */
     static final LongAdder wakep = new LongAdder();
+    /** wakep calls that returned at once because an M was spinning already (nmspinning != 0). */
+    static final LongAdder wakepSpinning = new LongAdder();
     /** wakep calls that took an idle P and started (woke or created) a spinning M for it. */
     static final LongAdder wakepStartm = new LongAdder();
     /** Idle.startm hand-offs to an idle M (a Note wake-up of a parked carrier). */
@@ -83,6 +85,7 @@ public final class SchedCounts {
     private static final String[] NAMES = {
         "contRuns",
         "wakep",
+        "wakepSpinning",
         "wakepStartm",
         "startmWake",
         "mgetOtherCpu",
@@ -114,6 +117,7 @@ public final class SchedCounts {
         return new LongAdder[] {
             contRuns,
             wakep,
+            wakepSpinning,
             wakepStartm,
             startmWake,
             mgetOtherCpu,

@@ -10,9 +10,11 @@ import org.junit.jupiter.api.Timeout;
 /**
  * On JDK 25, C2 may keep {@code Thread.currentThread()} across a {@code Continuation.yield}
  * compiled into the same method, so a goroutine that moved to another carrier would see its old
- * one. gort's {@link M#current()} is kept out of line so that it is read afresh: a hot loop that
- * yields (Gosched) and then asks for its M must always get the M that is really running it
- * ({@code gp.m}, written by that M before it resumed the continuation).
+ * one. gort's {@link M#current()} reads the carrier afresh: a hot loop that yields (Gosched) and
+ * then asks for its M must always get the M that is really running it: {@code gp.m}, written by
+ * that M before it resumed the continuation, and the M that the out-of-line method-handle lookup
+ * ({@link M#onCarrierHandle()}, which the JIT cannot inline) finds on the carrier; and
+ * {@link Scheduler#currentG()} must be the goroutine itself.
  */
 @Timeout(60)
 class MCurrentAcrossYieldTest {
@@ -20,13 +22,13 @@ class MCurrentAcrossYieldTest {
     /** Reads the M, sometimes yields, reads it again: the shape C2 compiles into one method. */
     static void step(G gp, int i, AtomicLong stale, AtomicLong moves) {
         M before = M.current();
-        if (before != gp.m) {
+        if (before != gp.m || before != M.onCarrierHandle() || Scheduler.currentG() != gp) {
             stale.incrementAndGet();
         }
         if ((i & 63) == 0) {
             Scheduler.gosched(); // to the global queue: either M may resume it
             M after = M.current();
-            if (after != gp.m) {
+            if (after != gp.m || after != M.onCarrierHandle() || Scheduler.currentG() != gp) {
                 stale.incrementAndGet();
             }
             if (after != before) {
