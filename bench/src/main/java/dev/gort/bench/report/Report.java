@@ -360,7 +360,9 @@ public final class Report {
             "tightloop",
             "parked",
             "gosched goroutines=2",
-            "gosched goroutines=16");
+            "gosched goroutines=16",
+            "switchfloor frames=1",
+            "switchfloor frames=6");
 
     static List<String> workloads(List<Row> rows) {
         List<String> ws =
