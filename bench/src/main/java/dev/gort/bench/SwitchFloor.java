@@ -26,12 +26,14 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>How to read it against the others, all in the same run: a ping-pong round trip is two
  * switches and a Gosched one, so {@code pingpong - 2 x floor} and {@code gosched - floor} are what
  * gort's own code adds per operation, and a Go figure below {@code 2 x floor} (ping-pong) is out of
- * reach on this JDK whatever gort does. {@code frames} is how many compiled frames stand between the
- * continuation's entry and {@code Continuation.yield0} (a frame of its own, too big to inline): the
- * JDK copies them out at every yield and back at every run. A goroutine parked in a channel
- * operation has six (async-profiler's annotated stacks of PingPong, 2026-12-03: the user's method,
- * {@code Chan.send}, {@code Chan.chansend}, {@code GoParker.park}, {@code Scheduler.gopark},
- * {@code Continuation.yield}, none inlined into its caller); {@code frames=1} is the bare minimum.
+ * reach on this JDK whatever gort does. {@code frames} is how many compiled frames the yield
+ * freezes besides {@code Continuation.yield0} (too big to inline, always a frame of its own): the
+ * JDK copies them out at every yield and back at every run. {@code frames=1} (the body yields
+ * itself) freezes 112 bytes, the least there is; each further frame here (a call JMH keeps out of
+ * line) adds 48. {@code frames=3} freezes 208 bytes, as much as a goroutine parked in a channel
+ * receive ({@code for (v : ch)}, PingPong's partner). Measured 2026-12-03 as the stack chunk's
+ * {@code bottom - sp}, read by reflection, on a scratch copy of these loops (calls kept out of line
+ * with a compile command) and on PingPong's partner, in one JVM.
  *
  * <p>Reported in gort's P=1 column ({@code procs} has one value): one carrier, as gort's P=1.
  *
@@ -56,8 +58,8 @@ public class SwitchFloor {
     @Param({"1"})
     public int procs;
 
-    /** Compiled frames from the continuation's entry to yield0 (see the class comment). */
-    @Param({"1", "6"})
+    /** Compiled frames frozen besides yield0 (see the class comment). */
+    @Param({"1", "3"})
     public int frames;
 
     private Continuation a;

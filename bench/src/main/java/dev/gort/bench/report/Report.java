@@ -362,7 +362,7 @@ public final class Report {
             "gosched goroutines=2",
             "gosched goroutines=16",
             "switchfloor frames=1",
-            "switchfloor frames=6");
+            "switchfloor frames=3");
 
     static List<String> workloads(List<Row> rows) {
         List<String> ws =
