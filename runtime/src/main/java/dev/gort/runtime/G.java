@@ -111,6 +111,9 @@ public final class G extends Continuation {
     private static final VarHandle STATUS;
     private static final VarHandle SELECT_DONE;
     private static final VarHandle RARE;
+    private static final VarHandle M_;
+    private static final VarHandle WAITREASON;
+    private static final VarHandle WAITING_ON;
 
     static {
         try {
@@ -118,6 +121,9 @@ public final class G extends Continuation {
             STATUS = l.findVarHandle(G.class, "atomicstatus", int.class);
             SELECT_DONE = l.findVarHandle(G.class, "selectDone", boolean.class);
             RARE = l.findVarHandle(G.class, "rare", Rare.class);
+            M_ = l.findVarHandle(G.class, "m", M.class);
+            WAITREASON = l.findVarHandle(G.class, "waitreason", byte.class);
+            WAITING_ON = l.findVarHandle(G.class, "waitingOn", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -141,12 +147,17 @@ public final class G extends Continuation {
     /**
      * Why the G waits, as the {@link WaitReason}'s ordinal (0: {@link WaitReason#ZERO}; a byte, as
      * Go's uint8 waitReason, not a reference: 3 bytes less on every G, issue 19): written by the G
-     * itself (gopark sets it before the yield and clears it when it resumes; {@link
-     * #setWaitreason}); volatile, because dumps and the wait-for graph read it from other threads
-     * ({@link #waitReason()}).
+     * itself with release stores (gopark sets it before the yield and clears it when it resumes;
+     * {@link #setWaitreason}); read volatile, because dumps and the wait-for graph read it from other
+     * threads ({@link #waitReason()}). Release suffices: a reader that must see the reason of a wait
+     * (a waker's casgstatus, for the bubble's count) found the G through the status CAS that made it
+     * waiting, which follows the store; a racy reader (a dump) may see the previous wait's reason.
      */
     private volatile byte waitreason;
-    /** What the G waits on (a channel, mutex...) for dumps and the wait-for chain; same writers and mode as waitreason. */
+    /**
+     * What the G waits on (a channel, mutex...) for dumps and the wait-for chain; same writers and
+     * modes as waitreason ({@link #setWaitingOnRelease}).
+     */
     volatile Object waitingOn;
     /**
      * A nanotime stamp whose meaning follows the status: one field for Go's two (g.waitsince and
@@ -176,8 +187,10 @@ public final class G extends Continuation {
 
     /**
      * The M running this G: written by that M (execute, park_m's cancelled park) and cleared by
-     * dropg; volatile, because sysmon (retakeBlocked compares it with the carrier's M) and dumps read
-     * it from other threads.
+     * dropg, with release stores ({@link #setMRelease}: no StoreLoad fence; Go's store is plain, and a
+     * status CAS or the continuation's mount follows each store); read volatile, because sysmon
+     * (retakeBlocked compares it with the carrier's M) and dumps read it from other threads, and by
+     * the G's own code on its carrier ({@link M#current()}).
      */
     volatile M m;
 
@@ -713,9 +726,19 @@ public final class G extends Continuation {
         return WaitReason.of(waitreason);
     }
 
-    /** Sets why the G waits: the G itself, volatile (see the field). */
+    /** Sets why the G waits: the G itself, a release store (see the field). */
     void setWaitreason(WaitReason r) {
-        waitreason = (byte) r.ordinal();
+        WAITREASON.setRelease(this, (byte) r.ordinal());
+    }
+
+    /** Sets what the G waits on: the G itself, a release store (see {@link #waitingOn}). */
+    void setWaitingOnRelease(Object on) {
+        WAITING_ON.setRelease(this, on);
+    }
+
+    /** g.m with a release store (see {@link #m}): the M that runs or ran this G, only. */
+    void setMRelease(M mp) {
+        M_.setRelease(this, mp);
     }
 
     /** {@link #waitReason()}'s ordinal, without the table look-up (the tracer's park record); volatile read. */

@@ -127,7 +127,12 @@ public final class M {
      * schedtrace; volatile. Go: m.spinning.
      */
     volatile boolean spinning;
-    /** The G running on this M: written by this M, read racily by sysmon and dumps. Go: m.curg. */
+    /**
+     * The G running on this M: written by this M with release stores ({@link #setCurgRelease}: no
+     * StoreLoad fence; Go's store is plain, and the status CAS or the continuation's mount that
+     * follows each store is a full fence anyway), read volatile, racily, by sysmon, the preemption
+     * and retake checks and dumps. Go: m.curg.
+     */
     volatile G curg;
     /**
      * The park hand-off: gopark, on this M's carrier, stores the unlock function and its lock just
@@ -265,11 +270,13 @@ public final class M {
     private static MethodHandle CARRIER;
 
     private static final VarHandle P_FIELD;
+    private static final VarHandle CURG;
 
     static {
         try {
             CARRIER = MethodHandles.lookup().findStatic(M.class, "onCarrier", MethodType.methodType(M.class));
             P_FIELD = MethodHandles.lookup().findVarHandle(M.class, "p", P.class);
+            CURG = MethodHandles.lookup().findVarHandle(M.class, "curg", G.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -281,6 +288,11 @@ public final class M {
      */
     void setPRelease(P pp) {
         P_FIELD.setRelease(this, pp);
+    }
+
+    /** m.curg with a release store (see {@link #curg}). This M only. */
+    void setCurgRelease(G gp) {
+        CURG.setRelease(this, gp);
     }
 
     /**
@@ -364,7 +376,7 @@ public final class M {
                 stopm();
                 continue;
             }
-            pp.preempt = false;
+            pp.setPreemptRelease(false);
             // Safety check: if we are spinning, the run queue should be empty.
             if (spinning && !pp.runq.runqempty()) {
                 throw Fatal.fatal(sched, "schedule: spinning with local work");
@@ -400,8 +412,8 @@ public final class M {
     void execute(G gp, boolean inheritTime) {
         while (gp != null) {
             P pp = p;
-            curg = gp;
-            gp.m = this;
+            setCurgRelease(gp);
+            gp.setMRelease(this);
             gp.casgstatus(G._Grunnable, G._Grunning); // clears waitsince (the runnable stamp)
             if (!inheritTime) {
                 pp.incSchedtickOpaque();
@@ -580,8 +592,8 @@ public final class M {
             if (bubble != null) {
                 bubble.decActive();
             }
-            curg = gp;
-            gp.m = this;
+            setCurgRelease(gp);
+            gp.setMRelease(this);
             gp.casgstatus(G._Grunnable, G._Grunning);
             return true; // execute(gp, true): schedule it back, never returning
         }
@@ -779,8 +791,8 @@ public final class M {
 
     /** Go: proc.go dropg. */
     private void dropg() {
-        curg.m = null;
-        curg = null;
+        curg.setMRelease(null);
+        setCurgRelease(null);
     }
 
     // ------------------------------------------------------------------------------------------

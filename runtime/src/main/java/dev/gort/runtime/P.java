@@ -75,6 +75,7 @@ public final class P {
     private static final VarHandle M_;
     private static final VarHandle IDLE;
     private static final VarHandle CREATED;
+    private static final VarHandle PREEMPT;
 
     static {
         try {
@@ -85,6 +86,7 @@ public final class P {
             M_ = l.findVarHandle(P.class, "m", M.class);
             IDLE = l.findVarHandle(P.class, "idle", boolean.class);
             CREATED = l.findVarHandle(P.class, "goroutinesCreated", long.class);
+            PREEMPT = l.findVarHandle(P.class, "preempt", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -183,7 +185,10 @@ public final class P {
     /**
      * Go's p.preempt: sysmon's mark that this P's slice ran out, answered by its G's syscall exit on
      * this P. Written by {@link Preempt} (preemptone, markSyscall: sysmon / stop-the-world, any
-     * thread) and cleared by the owner M at the top of schedule; volatile.
+     * thread; volatile stores, so that markSyscall's re-read of the tick follows its store) and
+     * cleared by the owner M at the top of schedule with a release store ({@link #setPreemptRelease}:
+     * no fence of its own; the tick increment that markSyscall pairs the clear with comes after
+     * execute's status CAS, a full fence, in the M's program order); read volatile.
      */
     volatile boolean preempt;
 
@@ -230,6 +235,11 @@ public final class P {
 
     public int schedtickOpaque() {
         return (int) SCHEDTICK.getOpaque(this);
+    }
+
+    /** p.preempt with a release store (see {@link #preempt}): the owner M's clear. */
+    void setPreemptRelease(boolean v) {
+        PREEMPT.setRelease(this, v);
     }
 
     void incSchedtickOpaque() {

@@ -777,7 +777,7 @@ public final class Scheduler {
         }
         M mp = gp.m; // the G runs: its M is this carrier's
         gp.setWaitreason(reason);
-        gp.waitingOn = waitingOn;
+        gp.setWaitingOnRelease(waitingOn);
         mp.waitunlockf = (G.ParkUnlock<Object>) (G.ParkUnlock<?>) unlockf;
         mp.waitlock = lock;
         gp.yieldReason = G.YIELD_PARK;
@@ -786,7 +786,7 @@ public final class Scheduler {
         }
         // resumed by goready (or the park was cancelled): back on some M.
         gp.setWaitreason(WaitReason.ZERO);
-        gp.waitingOn = null;
+        gp.setWaitingOnRelease(null);
     }
 
     /**
@@ -800,10 +800,10 @@ public final class Scheduler {
             throw new IllegalStateException("gort: gopark called outside a goroutine");
         }
         gp.setWaitreason(reason);
-        gp.waitingOn = waitingOn;
+        gp.setWaitingOnRelease(waitingOn);
         parkInPlace(gp.m, gp, unlockf, lock);
         gp.setWaitreason(WaitReason.ZERO);
-        gp.waitingOn = null;
+        gp.setWaitingOnRelease(null);
     }
 
     /**
