@@ -187,10 +187,12 @@ public final class G extends Continuation {
 
     /**
      * The M running this G: written by that M (execute, park_m's cancelled park) and cleared by
-     * dropg, with release stores ({@link #setMRelease}: no StoreLoad fence; Go's store is plain, and a
-     * status CAS or the continuation's mount follows each store); read volatile, because sysmon
-     * (retakeBlocked compares it with the carrier's M) and dumps read it from other threads, and by
-     * the G's own code on its carrier ({@link M#current()}).
+     * dropg, with release stores ({@link #setMRelease}: no StoreLoad fence, as Go's plain store; the
+     * set is followed by the status CAS and the mount, the clear follows the status CAS and precedes
+     * the G's queueing or unlock function). Read volatile from other threads by sysmon
+     * (retakeBlocked), the syscall exit's block check (Syscalls.setBlockOnExitSyscall: sysmon,
+     * stop-the-world, other Ms), the leak scan, the tracer's start snapshot and dumps, each after a
+     * status read or CAS or racily; and by the G's own code on its carrier ({@link M#current()}).
      */
     volatile M m;
 

@@ -129,9 +129,11 @@ public final class M {
     volatile boolean spinning;
     /**
      * The G running on this M: written by this M with release stores ({@link #setCurgRelease}: no
-     * StoreLoad fence; Go's store is plain, and the status CAS or the continuation's mount that
-     * follows each store is a full fence anyway), read volatile, racily, by sysmon, the preemption
-     * and retake checks and dumps. Go: m.curg.
+     * StoreLoad fence, as Go's plain store; execute's store is followed by the G's status CAS and
+     * the continuation's mount, full fences, and dropg's clear comes after the status CAS and
+     * before the G is queued or its unlock function runs). Read volatile, racily, by sysmon
+     * (retake, checkRetaken, preemptone), stop-the-world, stealing Ms (RunQueue.mayRunNextSoon),
+     * shutdown and dumps, and by code on this M's own carrier. Go: m.curg.
      */
     volatile G curg;
     /**
@@ -243,7 +245,7 @@ public final class M {
      */
     public static M current() {
         if (Continuation.getCurrentContinuation(G.SCOPE) instanceof G gp) {
-            M mp = gp.m; // set by execute before the mount, cleared by dropg after the unmount
+            M mp = gp.m; // set before the mount (execute, park_m's cancelled park), cleared by dropg after the unmount
             if (mp != null) {
                 return mp;
             }
