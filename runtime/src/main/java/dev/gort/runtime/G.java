@@ -89,6 +89,10 @@ public final class G extends Continuation {
     /** One scope for every goroutine of every runtime in this JVM. */
     static final ContinuationScope SCOPE = new ContinuationScope("gort");
 
+    static {
+        M.gInitialized = true; // M.current() may now look for a mounted G
+    }
+
     // Why the continuation last yielded to its M. Written by the G just before yield (and at the
     // end of its body), reset to YIELD_NONE by the M just before Continuation.run: same carrier
     // thread, program order, plain. YIELD_NONE therefore also means "the G is on its carrier,

@@ -244,7 +244,7 @@ public final class M {
      * do not save the carrier's scoped-value bindings, only its cache.)
      */
     public static M current() {
-        if (Continuation.getCurrentContinuation(G.SCOPE) instanceof G gp) {
+        if (gInitialized && Continuation.getCurrentContinuation(G.SCOPE) instanceof G gp) {
             M mp = gp.m; // set before the mount (execute, park_m's cancelled park), cleared by dropg after the unmount
             if (mp != null) {
                 return mp;
@@ -272,13 +272,39 @@ public final class M {
     private static MethodHandle CARRIER;
 
     private static final VarHandle P_FIELD;
-    private static final VarHandle CURG;
+
+    /**
+     * Whether class G has been initialised: set (a volatile store, once) by G's static initialiser,
+     * read by {@link #current()}. Until then no goroutine exists, and {@link #current()} must touch
+     * neither G nor Continuation: it is called from the start, by Config's and the agent's fatal
+     * errors, in a JVM that may not (yet) export jdk.internal.vm to gort (the agent of {@code java
+     * -jar} runs before the manifest's Add-Exports), where loading G fails its superclass access
+     * check and would leave M unusable. Not a static final: the export can arrive after M's
+     * initialisation.
+     */
+    static volatile boolean gInitialized;
+
+    /**
+     * m.curg's handle, in a holder of its own: a handle typed by G loads G, which M's own
+     * initialisation must not do (see {@link #gInitialized}); only a running M, with G loaded,
+     * gets here.
+     */
+    private static final class Curg {
+        static final VarHandle CURG;
+
+        static {
+            try {
+                CURG = MethodHandles.lookup().findVarHandle(M.class, "curg", G.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+    }
 
     static {
         try {
             CARRIER = MethodHandles.lookup().findStatic(M.class, "onCarrier", MethodType.methodType(M.class));
             P_FIELD = MethodHandles.lookup().findVarHandle(M.class, "p", P.class);
-            CURG = MethodHandles.lookup().findVarHandle(M.class, "curg", G.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -294,7 +320,7 @@ public final class M {
 
     /** m.curg with a release store (see {@link #curg}). This M only. */
     void setCurgRelease(G gp) {
-        CURG.setRelease(this, gp);
+        Curg.CURG.setRelease(this, gp);
     }
 
     /**
