@@ -22,7 +22,8 @@ import java.util.concurrent.locks.Lock;
  * in the slow path and was resumed on another carrier: the loop would then watch the old carrier's
  * flag forever (and clear other Gs' requests). The armed count has no such dependency. The price:
  * while any carrier in the JVM has a pending request, every poll on every thread takes the out-of-
- * line slow path, which looks its carrier up through {@link M#current()} (always fresh: see there) and returns at once if the request is not its own ({@link PreemptStats#spuriousPolls()}).
+ * line slow path, which looks its carrier up through {@link M#current()} (always fresh: see there)
+ * and returns at once if the request is not its own ({@link PreemptStats#spuriousPolls()}).
  * Requests are pending for microseconds when instrumented code runs; a G stuck in uninstrumented
  * code keeps its request pending until its slice ends (counted as unhonoured).
  *
@@ -381,8 +382,8 @@ public final class Poll {
     // carrier's under carrier-scoped ones. The agent therefore rewrites instrumented code's
     // call sites of ThreadLocal.get/set/remove (owner java/lang/ThreadLocal or InheritableThreadLocal)
     // into these, which reach the real method through a handle in a non-final field, as
-    // M.current()'s fallback does: the JIT cannot inline it into the caller, so the thread is read afresh in
-    // the callee on every call. A call more per access, in instrumented code only.
+    // M.current()'s fallback does: the JIT cannot inline it into the caller, so the thread is read
+    // afresh in the callee on every call. A call more per access, in instrumented code only.
 
     /** Deliberately not final (see above). Written once in the static initializer. */
     @SuppressWarnings("FieldMayBeFinal")
