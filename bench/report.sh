@@ -147,7 +147,9 @@ fi
 
 # 3. Parked memory (single shots; a million tasks need a bigger heap).
 if [[ "dev.gort.bench.Parked" =~ $include ]]; then
-  JMH_OPTS=(-f 1 -wi 0 -i 2 -to 5min -foe false) # memory does not need JIT warm-up
+  # Two warm-up shots: a park path not yet compiled by C2 freezes bigger frames (a goroutine parked
+  # in a channel receive, 2026-12-03: 480 bytes in the first and second shots, 424 from the third).
+  JMH_OPTS=(-f 1 -wi 2 -i 2 -to 5min -foe false)
   bench "parked" "$base_jvm -Xmx6g -Djdk.virtualThreadScheduler.parallelism=$cores" 'Parked' -p gomaxprocs="$cores" -p tasks="$parked"
   unset JMH_OPTS
 fi

@@ -18,8 +18,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The execution tracer's cost on the worst case, {@link PingPong}'s unbuffered round trip at
- * GOMAXPROCS=1 (every ~170 ns hand-off records three events), tracing {@code off} vs {@code on} in
+ * The execution tracer's cost on the worst case, {@link PingPong}'s unbuffered round trip (at
+ * GOMAXPROCS=1 by default; every ~170 ns hand-off records three events), tracing {@code off} vs {@code on} in
  * one JMH run. {@code on} records as a flight recorder ({@code window(100)}: 100 ms per M), so
  * memory stays bounded over the run while every event is still written. Issue 17's target: on is
  * at most 10 % slower than off.
@@ -44,12 +44,16 @@ public class TracePingPong {
     @Param({"off", "on"})
     public String tracing;
 
+    /** GOMAXPROCS; the suite's passes set it (-p procs=N), so the report files each run under its P. */
+    @Param({"1"})
+    public int procs;
+
     private GortHost host;
     private Runnable job;
 
     @Setup(Level.Trial)
     public void setup() {
-        host = new GortHost(1);
+        host = new GortHost(procs);
         if (tracing.equals("on")) {
             host.scheduler().trace.start(new Tracer.Options().window(100).workload("TracePingPong"));
         }
