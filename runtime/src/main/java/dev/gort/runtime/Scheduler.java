@@ -776,7 +776,7 @@ public final class Scheduler {
             return;
         }
         M mp = gp.m; // the G runs: its M is this carrier's
-        gp.setWaitreason(reason);
+        gp.setWaitreasonRelease(reason);
         gp.setWaitingOnRelease(waitingOn);
         mp.waitunlockf = (G.ParkUnlock<Object>) (G.ParkUnlock<?>) unlockf;
         mp.waitlock = lock;
@@ -785,7 +785,7 @@ public final class Scheduler {
             goparkPinned(gp);
         }
         // resumed by goready (or the park was cancelled): back on some M.
-        gp.setWaitreason(WaitReason.ZERO);
+        gp.setWaitreasonRelease(WaitReason.ZERO);
         gp.setWaitingOnRelease(null);
     }
 
@@ -799,10 +799,10 @@ public final class Scheduler {
         if (gp == null) {
             throw new IllegalStateException("gort: gopark called outside a goroutine");
         }
-        gp.setWaitreason(reason);
+        gp.setWaitreasonRelease(reason);
         gp.setWaitingOnRelease(waitingOn);
         parkInPlace(gp.m, gp, unlockf, lock);
-        gp.setWaitreason(WaitReason.ZERO);
+        gp.setWaitreasonRelease(WaitReason.ZERO);
         gp.setWaitingOnRelease(null);
     }
 
