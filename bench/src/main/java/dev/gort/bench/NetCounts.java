@@ -111,11 +111,13 @@ public final class NetCounts {
             long woken0 = np.wokenByPoller.get();
             long t0 = System.nanoTime();
             Map<String, Long> th0 = threadCpu();
+            Map<String, long[]> sw0 = threadSwitches();
             long cpu0 = processCpuTime();
             for (int i = 0; i < reps; i++) {
                 host.run(job);
             }
             long cpu1 = processCpuTime();
+            Map<String, long[]> sw1 = threadSwitches();
             Map<String, Long> th1 = threadCpu();
             long t1 = System.nanoTime();
             Map<String, Long> c = SchedCounts.snapshot();
@@ -137,6 +139,7 @@ public final class NetCounts {
                     (t1 - t0) / n);
             c.forEach((k, v) -> System.out.printf("  %-22s %12d  %9.3f%n", k, v, v / n));
             printThreadCpu(th0, th1, cpu1 - cpu0, n);
+            printThreadSwitches(sw0, sw1, n);
             host.run(() -> {
                 try {
                     for (Conn cl : clients) {
@@ -178,6 +181,65 @@ public final class NetCounts {
             }
         }
         System.out.printf("  cpu %-18s %9.0f ns each%n", "(GC, JIT, other)", (processCpu - named) / n);
+    }
+
+    /**
+     * The kernel's context-switch counts of the JVM's threads, by name with digits dropped as in
+     * {@link #threadCpu}: {voluntary (the thread blocked: a park, a timed sleep), involuntary (the
+     * kernel preempted it while it could run)}, from {@code /proc/self/task/<tid>/status}. Empty where
+     * there is no such file (not Linux). A carrier woken on the CPU of the carrier that runs the
+     * work preempts it: that shows as involuntary switches.
+     */
+    static Map<String, long[]> threadSwitches() {
+        Map<String, long[]> m = new java.util.TreeMap<>();
+        java.nio.file.Path tasks = java.nio.file.Path.of("/proc/self/task");
+        if (!java.nio.file.Files.isDirectory(tasks)) {
+            return m;
+        }
+        try (java.nio.file.DirectoryStream<java.nio.file.Path> ds = java.nio.file.Files.newDirectoryStream(tasks)) {
+            for (java.nio.file.Path t : ds) {
+                try {
+                    String name =
+                            java.nio.file.Files.readString(t.resolve("comm")).trim();
+                    long vol = 0;
+                    long invol = 0;
+                    for (String line : java.nio.file.Files.readAllLines(t.resolve("status"))) {
+                        if (line.startsWith("voluntary_ctxt_switches:")) {
+                            vol = Long.parseLong(
+                                    line.substring(line.indexOf(':') + 1).trim());
+                        } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                            invol = Long.parseLong(
+                                    line.substring(line.indexOf(':') + 1).trim());
+                        }
+                    }
+                    long[] sum = m.computeIfAbsent(name.replaceAll("[0-9]+", "#"), k -> new long[2]);
+                    sum[0] += vol;
+                    sum[1] += invol;
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended between the listing and the read: it is left out
+                }
+            }
+        } catch (IOException e) {
+            return m;
+        }
+        return m;
+    }
+
+    /**
+     * Prints the voluntary and involuntary context switches per operation of each thread kind between
+     * two {@link #threadSwitches} readings (those with at least one per 20,000 operations). Threads
+     * that ended in between are left out, and a thread that started in between counts from its start.
+     */
+    static void printThreadSwitches(Map<String, long[]> s0, Map<String, long[]> s1, double n) {
+        for (Map.Entry<String, long[]> e : s1.entrySet()) {
+            long[] before = s0.getOrDefault(e.getKey(), new long[2]);
+            long vol = e.getValue()[0] - before[0];
+            long invol = e.getValue()[1] - before[1];
+            if ((vol + invol) / n >= 0.00005) { // shown to four places: skip those that round to nothing
+                System.out.printf(
+                        "  ctxsw %-16s %9.4f voluntary, %9.4f involuntary each%n", e.getKey(), vol / n, invol / n);
+            }
+        }
     }
 
     /** The JVM's CPU time (all threads: carriers, sysmon, GC, JIT), ns. */

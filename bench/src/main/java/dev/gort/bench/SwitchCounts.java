@@ -13,7 +13,10 @@ import java.util.Map;
  * and of each kind of thread ({@link NetCounts#threadCpu}: the carriers together, sysmon, the JIT).
  * At GOMAXPROCS=2 the lines to read are the idle M's: {@code noteUnparks} (carrier wake-ups, each
  * a futex wake of a sleeping thread), {@code runnextBackoffs} (runqgrab's timed sleeps) and
- * {@code runnextSteals} (a split pair); and the CPUs busy beyond the one that runs the pair.
+ * {@code runnextSteals} (a split pair); the CPUs busy beyond the one that runs the pair; and the
+ * kernel's context switches of each kind of thread ({@link NetCounts#threadSwitches}: voluntary, a
+ * park or timed sleep; involuntary, preempted while runnable, as when a woken carrier lands on the
+ * CPU of the carrier running the pair).
  *
  * <p>Unlike {@link Gosched}, which starts a runtime per invocation (so its two goroutines may start
  * on two Ps or on one), the Gosched loop here runs inside {@link GortHost}'s runtime, like the ping-pong.
@@ -50,11 +53,13 @@ public final class SwitchCounts {
             SchedCounts.reset();
             long t0 = System.nanoTime();
             Map<String, Long> th0 = NetCounts.threadCpu();
+            Map<String, long[]> sw0 = NetCounts.threadSwitches();
             long cpu0 = NetCounts.processCpuTime();
             for (int i = 0; i < reps; i++) {
                 host.run(job);
             }
             long cpu1 = NetCounts.processCpuTime();
+            Map<String, long[]> sw1 = NetCounts.threadSwitches();
             Map<String, Long> th1 = NetCounts.threadCpu();
             long t1 = System.nanoTime();
             Map<String, Long> c = SchedCounts.snapshot();
@@ -72,6 +77,7 @@ public final class SwitchCounts {
                     (t1 - t0) / n);
             c.forEach((k, v) -> System.out.printf("  %-22s %12d  %9.4f%n", k, v, v / n));
             NetCounts.printThreadCpu(th0, th1, cpu1 - cpu0, n);
+            NetCounts.printThreadSwitches(sw0, sw1, n);
         }
     }
 
