@@ -20,7 +20,8 @@ import java.nio.channels.SocketChannel;
  * ({@code IllegalMonitorStateException} in {@code SocketChannelImpl.implRead}, seen under the
  * random-traffic stress test). Called through a method handle held in a non-final field (as
  * {@code M.current()}'s fallback does), the call is compiled apart and reads the thread afresh
- * every time. The hot calls (read, write) have exact handles and allocate nothing; the others take a lambda.
+ * every time. The hot calls (read, write) have exact handles and allocate nothing; the others take
+ * a lambda.
  */
 final class Sys {
     private Sys() {}

@@ -10,6 +10,9 @@ import dev.gort.runtime.Scheduler;
 import dev.gort.sync.WaitGroup;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -153,7 +156,12 @@ public final class NetCounts {
         }
     }
 
-    /** CPU time of the JVM's visible threads, by name with digits dropped (the carriers together). */
+    /** A thread's kind: its name with the digits dropped ("bench-M#": the carriers together). */
+    static String threadKind(String name) {
+        return name.replaceAll("[0-9]+", "#");
+    }
+
+    /** CPU time of the JVM's visible threads, by {@link #threadKind}. */
     static Map<String, Long> threadCpu() {
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
         Map<String, Long> m = new java.util.TreeMap<>();
@@ -161,7 +169,7 @@ public final class NetCounts {
             java.lang.management.ThreadInfo ti = mx.getThreadInfo(id);
             long t = mx.getThreadCpuTime(id);
             if (ti != null && t > 0) {
-                m.merge(ti.getThreadName().replaceAll("[0-9]+", "#"), t, Long::sum);
+                m.merge(threadKind(ti.getThreadName()), t, Long::sum);
             }
         }
         return m;
@@ -184,38 +192,33 @@ public final class NetCounts {
     }
 
     /**
-     * The kernel's context-switch counts of the JVM's threads, by name with digits dropped as in
-     * {@link #threadCpu}: {voluntary (the thread blocked: a park, a timed sleep), involuntary (the
-     * kernel preempted it while it could run)}, from {@code /proc/self/task/<tid>/status}. Empty where
-     * there is no such file (not Linux). A carrier woken on the CPU of the carrier that runs the
-     * work preempts it: that shows as involuntary switches.
+     * The kernel's context-switch counts of the JVM's threads, by {@link #threadKind}: {voluntary
+     * (the thread blocked: a park, a timed sleep), involuntary (the kernel preempted it while it
+     * could run)}, from {@code /proc/self/task/<tid>/status}. Empty where there is no such file (not
+     * Linux). A carrier woken on the CPU of the carrier that runs the work preempts it: that shows
+     * as involuntary switches.
      */
     static Map<String, long[]> threadSwitches() {
         Map<String, long[]> m = new java.util.TreeMap<>();
-        java.nio.file.Path tasks = java.nio.file.Path.of("/proc/self/task");
-        if (!java.nio.file.Files.isDirectory(tasks)) {
+        Path tasks = Path.of("/proc/self/task");
+        if (!Files.isDirectory(tasks)) {
             return m;
         }
-        try (java.nio.file.DirectoryStream<java.nio.file.Path> ds = java.nio.file.Files.newDirectoryStream(tasks)) {
-            for (java.nio.file.Path t : ds) {
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(tasks)) {
+            for (Path t : ds) {
                 try {
-                    String name =
-                            java.nio.file.Files.readString(t.resolve("comm")).trim();
-                    long vol = 0;
-                    long invol = 0;
-                    for (String line : java.nio.file.Files.readAllLines(t.resolve("status"))) {
+                    long[] sum = m.computeIfAbsent(
+                            threadKind(Files.readString(t.resolve("comm")).trim()), k -> new long[2]);
+                    for (String line : Files.readAllLines(t.resolve("status"))) {
                         if (line.startsWith("voluntary_ctxt_switches:")) {
-                            vol = Long.parseLong(
+                            sum[0] += Long.parseLong(
                                     line.substring(line.indexOf(':') + 1).trim());
                         } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
-                            invol = Long.parseLong(
+                            sum[1] += Long.parseLong(
                                     line.substring(line.indexOf(':') + 1).trim());
                         }
                     }
-                    long[] sum = m.computeIfAbsent(name.replaceAll("[0-9]+", "#"), k -> new long[2]);
-                    sum[0] += vol;
-                    sum[1] += invol;
-                } catch (IOException | RuntimeException e) {
+                } catch (IOException e) {
                     // the thread ended between the listing and the read: it is left out
                 }
             }
@@ -226,16 +229,16 @@ public final class NetCounts {
     }
 
     /**
-     * Prints the voluntary and involuntary context switches per operation of each thread kind between
-     * two {@link #threadSwitches} readings (those with at least one per 20,000 operations). Threads
-     * that ended in between are left out, and a thread that started in between counts from its start.
+     * Prints the voluntary and involuntary context switches per operation of each thread kind
+     * between two {@link #threadSwitches} readings (those with at least one per 20,000 operations).
+     * Threads that ended in between are left out; one that started in between counts from its start.
      */
     static void printThreadSwitches(Map<String, long[]> s0, Map<String, long[]> s1, double n) {
         for (Map.Entry<String, long[]> e : s1.entrySet()) {
             long[] before = s0.getOrDefault(e.getKey(), new long[2]);
             long vol = e.getValue()[0] - before[0];
             long invol = e.getValue()[1] - before[1];
-            if ((vol + invol) / n >= 0.00005) { // shown to four places: skip those that round to nothing
+            if ((vol + invol) / n >= 0.00005) { // printed to four places: skip what rounds to nothing
                 System.out.printf(
                         "  ctxsw %-16s %9.4f voluntary, %9.4f involuntary each%n", e.getKey(), vol / n, invol / n);
             }

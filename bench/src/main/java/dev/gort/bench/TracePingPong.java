@@ -19,10 +19,10 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The execution tracer's cost on the worst case, {@link PingPong}'s unbuffered round trip (at
- * GOMAXPROCS=1 by default; every ~170 ns hand-off records three events), tracing {@code off} vs {@code on} in
- * one JMH run. {@code on} records as a flight recorder ({@code window(100)}: 100 ms per M), so
- * memory stays bounded over the run while every event is still written. Issue 17's target: on is
- * at most 10 % slower than off.
+ * GOMAXPROCS=1 by default; every ~170 ns hand-off records three events), tracing {@code off} vs
+ * {@code on} in one JMH run. {@code on} records as a flight recorder ({@code window(100)}: 100 ms
+ * per M), so memory stays bounded over the run while every event is still written. Issue 17's
+ * target: on is at most 10 % slower than off.
  *
  * <p>Run: {@code ./gort mvn -q -DskipTests -pl bench -am package}, then {@code java --add-exports
  * java.base/jdk.internal.vm=ALL-UNNAMED -jar bench/target/benchmarks.jar TracePingPong} with JDK 25.
@@ -44,7 +44,7 @@ public class TracePingPong {
     @Param({"off", "on"})
     public String tracing;
 
-    /** GOMAXPROCS; the suite's passes set it (-p procs=N), so the report files each run under its P. */
+    /** GOMAXPROCS; the suite's passes set it (-p procs=N): the report files each run under its P. */
     @Param({"1"})
     public int procs;
 

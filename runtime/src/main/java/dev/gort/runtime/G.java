@@ -153,9 +153,10 @@ public final class G extends Continuation {
      * Go's uint8 waitReason, not a reference: 3 bytes less on every G, issue 19): written by the G
      * itself with release stores (gopark sets it before the yield and clears it when it resumes;
      * {@link #setWaitreasonRelease}); read volatile, because dumps and the wait-for graph read it
-     * from other threads ({@link #waitReason()}). Release suffices: a reader that must see the reason of a wait
-     * (a waker's casgstatus, for the bubble's count) found the G through the status CAS that made it
-     * waiting, which follows the store; a racy reader (a dump) may see the previous wait's reason.
+     * from other threads ({@link #waitReason()}). Release suffices: a reader that must see the
+     * reason of a wait (a waker's casgstatus, for the bubble's count) found the G through the status
+     * CAS that made it waiting, which follows the store; a racy reader (a dump) may see the previous
+     * wait's reason.
      */
     private volatile byte waitreason;
     /**
