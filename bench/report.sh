@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole comparison: gort vs virtual threads vs platform threads (JMH,
 # bench/target/benchmarks.jar) vs Go (bench/go, when a Go toolchain is installed). Writes
-# bench/results/latest.md (table + machine description), latest.svg (plot) and the raw CSVs under
+# bench/results/latest.md (table + machine description), latest.svg (plot) and the raw files under
 # bench/results/raw/ (replacing the committed ones). Run it as `./gort bench` (which builds the jar first).
 #
 #   ./gort bench [--short]     the short budget (<= 10 minutes on 2 cores): 1 fork, 1 x 500 ms
@@ -9,7 +9,8 @@
 #   ./gort bench --long        the precise budget (about 80 minutes on 2 cores for the whole suite):
 #                              5 forks, 3 x 1 s warm-up, 5 x 1 s measurement, 15 Go repetitions
 #   ./gort bench --help        this text (runs nothing)
-# Either budget's table marks (†) every figure whose 99.9 % interval is wider than +-10 % of it.
+# Figures: median +- the farther end of its 95 % distribution-free interval (as Go's benchstat;
+# bench/README.md); either budget's table marks (†) every figure whose interval reaches past +-10 %.
 # Environment (either budget):
 #   BENCH_INCLUDE=regex        only JMH benchmarks matching regex (default: the whole suite)
 #   BENCH_PROCS="1 2"          GOMAXPROCS values (default: 1, 2 and the machine's cores)
@@ -100,7 +101,7 @@ bench() { # bench <csv name> <jvm args> <jmh args...>; JMH_OPTS (an array) overr
   [ -n "${JMH_OPTS+x}" ] && opts=("${JMH_OPTS[@]}")
   echo "== JMH $name: $*" | tee -a "$log"
   # -Djmh.ignoreLock: other JMH runs on the machine are recorded (load average), not waited for
-  "$JAVA" -Djmh.ignoreLock=true -jar "$jar" "$@" "${opts[@]}" -jvmArgsAppend "$jvm" -rf csv -rff "$raw/jmh-$name.csv" >> "$log" 2>&1 \
+  "$JAVA" -Djmh.ignoreLock=true -jar "$jar" "$@" "${opts[@]}" -jvmArgsAppend "$jvm" -rf json -rff "$raw/jmh-$name.json" >> "$log" 2>&1 \
     || echo "   (JMH exited with $?; see $log)"
 }
 

@@ -3,11 +3,13 @@
 //
 // It prints one CSV line per (workload, GOMAXPROCS):
 //
-//	workload,impl,gomaxprocs,score,error,unit,samples
+//	workload,impl,gomaxprocs,score,error,unit,samples,raw
 //
 // score is the mean of -reps timed repetitions (after one warm-up repetition) and error the
 // half-width of its 99.9% confidence interval (Student's t), the same statistic JMH prints as
-// "Score Error (99.9%)". Run it through bench/go/run.sh (or ./gort bench).
+// "Score Error (99.9%)"; raw is every repetition's figure, ';'-separated, from which the report
+// (bench/src/main/java/dev/gort/bench/report) takes the median and its 95% interval, as it does
+// from JMH's iterations. Run it through bench/go/run.sh (or ./gort bench).
 package main
 
 import (
@@ -44,7 +46,7 @@ type workload struct {
 func main() {
 	flag.Parse()
 	procs := parseProcs(*procsFlag)
-	fmt.Println("workload,impl,gomaxprocs,score,error,unit,samples")
+	fmt.Println("workload,impl,gomaxprocs,score,error,unit,samples,raw")
 	for _, w := range workloads() {
 		if !selected(w.name) {
 			continue
@@ -64,7 +66,11 @@ func main() {
 				xs = append(xs, w.run())
 			}
 			mean, err := meanCI(xs)
-			fmt.Printf("%s,%s,%d,%.6g,%.3g,%s,%d\n", w.name, *implName, p, mean, err, w.unit, len(xs))
+			raw := make([]string, len(xs))
+			for i, x := range xs {
+				raw[i] = fmt.Sprintf("%.6g", x)
+			}
+			fmt.Printf("%s,%s,%d,%.6g,%.3g,%s,%d,%s\n", w.name, *implName, p, mean, err, w.unit, len(xs), strings.Join(raw, ";"))
 		}
 	}
 }

@@ -1,5 +1,7 @@
 package dev.gort.bench.report;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,14 +19,25 @@ import java.util.stream.Stream;
 
 /**
  * Turns one run of {@code bench/report.sh} into a Markdown table and an SVG plot. Inputs, in the raw
- * directory: every {@code jmh-*.csv} (JMH's {@code -rf csv}), {@code go.csv} (the Go twin, same
- * columns as {@link Row}) and {@code machine.txt} ({@code key: value} lines). Outputs:
- * {@code <out>.md} and {@code <out>.svg}. Only the JDK is used (no plotting library).
+ * directory: every {@code jmh-*.json} (JMH's {@code -rf json}, with every iteration's figure) or,
+ * from runs before 2026-12-03, {@code jmh-*.csv} (JMH's {@code -rf csv}: means only);
+ * {@code go.csv} (the Go twin: the columns of {@link Row}, then each repetition's figure) and
+ * {@code machine.txt} ({@code key: value} lines). Outputs: {@code <out>.md} and {@code <out>.svg}.
+ *
+ * <p>Each figure is the median of its iterations (every measurement iteration of every fork, or
+ * every repetition of the Go twin) with a distribution-free 95 % interval ({@link MedianCi}, as Go's
+ * benchstat); only where the input has no per-iteration figures (old CSVs) it is JMH's mean and
+ * 99.9 % interval, and the table says so.
  *
  * <p>Usage: {@code java -cp benchmarks.jar dev.gort.bench.report.Report <rawDir> <outPrefix>}
  */
 public final class Report {
-    /** One figure: workload x implementation label. {@code err} is the 99.9 % CI half-width (NaN if unknown). */
+    /**
+     * One figure: workload x implementation label. {@code stat} says what {@code score} and
+     * {@code err} are: {@link #MEDIAN}, the median and the larger distance from it to an end of its
+     * 95 % interval ({@link MedianCi#halfWidth}); or {@link #MEAN}, the mean and the half-width of
+     * its 99.9 % interval (JMH's "Score Error"). {@code err} is NaN when unknown.
+     */
     record Row(
             String workload,
             String label,
@@ -33,7 +46,36 @@ public final class Report {
             double score,
             double err,
             String unit,
-            int samples) {}
+            int samples,
+            String stat) {
+        /** A mean and its 99.9 % interval (JMH's CSV, the old Go twin's CSV). */
+        Row(
+                String workload,
+                String label,
+                String family,
+                int procs,
+                double score,
+                double err,
+                String unit,
+                int samples) {
+            this(workload, label, family, procs, score, err, unit, samples, MEAN);
+        }
+
+        /** The same figure, from the per-iteration figures {@code xs} when there are any. */
+        Row withSamples(double[] xs) {
+            MedianCi m = xs == null ? null : MedianCi.of(xs);
+            if (m == null) {
+                return this;
+            }
+            return new Row(workload, label, family, procs, m.median(), m.halfWidth(), unit, m.n(), MEDIAN);
+        }
+    }
+
+    /** {@link Row#stat}: median and 95 % distribution-free interval. */
+    static final String MEDIAN = "median";
+
+    /** {@link Row#stat}: mean and 99.9 % Student's t interval. */
+    static final String MEAN = "mean";
 
     /** A target of issue 7: the Go and VT figures quoted there and the rule for gort. */
     record Target(String workload, String what, double goIssue, double vtIssue, String rule, int procs) {}
@@ -58,7 +100,11 @@ public final class Report {
         try (Stream<Path> files = Files.list(raw)) {
             for (Path f : files.sorted().toList()) {
                 String n = f.getFileName().toString();
-                if (n.startsWith("jmh-") && n.endsWith(".csv")) {
+                if (n.startsWith("jmh-") && n.endsWith(".json")) {
+                    rows.addAll(readJmh(f));
+                } else if (n.startsWith("jmh-")
+                        && n.endsWith(".csv")
+                        && !Files.exists(f.resolveSibling(n.replaceAll("\\.csv$", ".json")))) {
                     rows.addAll(readJmh(f));
                 }
             }
@@ -145,18 +191,83 @@ public final class Report {
     /** Parameters that label the implementation rather than the workload. */
     static final Set<String> PARAMS = Set.of("impl", "gomaxprocs", "procs", "preempt", "strategy", "tasks");
 
+    /**
+     * One result of a JMH file: the columns of JMH's CSV by name ("Benchmark", with
+     * ":secondary" for a secondary result, "Mode", "Samples", "Score", "Score Error (99.9%)",
+     * "Unit", "Param: name") and every measurement iteration's figure, fork after fork (null when
+     * the file has none: a CSV).
+     */
+    record JmhResult(Map<String, String> col, double[] raw) {}
+
+    /** Reads {@code f}, JMH's {@code -rf json} or {@code -rf csv} output, into rows. */
     static List<Row> readJmh(Path f) throws IOException {
-        List<String> lines = Files.readAllLines(f);
-        List<Row> rows = new ArrayList<>();
+        return jmhRows(f.toString().endsWith(".json") ? jmhJson(Files.readString(f)) : jmhCsv(Files.readAllLines(f)));
+    }
+
+    static List<JmhResult> jmhCsv(List<String> lines) {
+        List<JmhResult> out = new ArrayList<>();
         if (lines.isEmpty()) {
-            return rows;
+            return out;
         }
         List<String> head = csv(lines.get(0));
+        for (String line : lines.subList(1, lines.size())) {
+            List<String> c = csv(line);
+            Map<String, String> col = new LinkedHashMap<>();
+            for (int i = 0; i < head.size() && i < c.size(); i++) {
+                col.put(head.get(i), c.get(i));
+            }
+            out.add(new JmhResult(col, null));
+        }
+        return out;
+    }
+
+    /** JMH's JSON: one object per benchmark x parameters, with its secondary results inside. */
+    static List<JmhResult> jmhJson(String text) throws IOException {
+        List<JmhResult> out = new ArrayList<>();
+        JsonNode all = new ObjectMapper().readTree(text);
+        if (all == null || !all.isArray()) {
+            return out;
+        }
+        for (JsonNode b : all) {
+            Map<String, String> common = new LinkedHashMap<>();
+            common.put("Mode", b.path("mode").asText());
+            b.path("params")
+                    .fields()
+                    .forEachRemaining(
+                            e -> common.put("Param: " + e.getKey(), e.getValue().asText()));
+            out.add(jsonResult(b.path("benchmark").asText(), common, b.path("primaryMetric")));
+            b.path("secondaryMetrics")
+                    .fields()
+                    .forEachRemaining(e ->
+                            out.add(jsonResult(b.path("benchmark").asText() + ":" + e.getKey(), common, e.getValue())));
+        }
+        return out;
+    }
+
+    private static JmhResult jsonResult(String benchmark, Map<String, String> common, JsonNode metric) {
+        Map<String, String> col = new LinkedHashMap<>();
+        col.put("Benchmark", benchmark);
+        col.putAll(common);
+        List<Double> raw = new ArrayList<>();
+        for (JsonNode fork : metric.path("rawData")) {
+            for (JsonNode x : fork) {
+                raw.add(x.asDouble());
+            }
+        }
+        col.put("Samples", String.valueOf(raw.size()));
+        col.put("Score", metric.path("score").asText());
+        col.put("Score Error (99.9%)", metric.path("scoreError").asText());
+        col.put("Unit", metric.path("scoreUnit").asText());
+        return new JmhResult(col, raw.stream().mapToDouble(Double::doubleValue).toArray());
+    }
+
+    static List<Row> jmhRows(List<JmhResult> results) {
+        List<Row> rows = new ArrayList<>();
         // Count @Benchmark methods per class, to name workloads by class alone when it has one.
         Map<String, Set<String>> methods = new TreeMap<>();
         Set<String> withSecondary = new LinkedHashSet<>();
-        for (String line : lines.subList(1, lines.size())) {
-            String b = csv(line).get(0);
+        for (JmhResult r : results) {
+            String b = r.col().get("Benchmark");
             if (b.contains(":") && SECONDARY.contains(b.substring(b.indexOf(':') + 1))) {
                 withSecondary.add(b.substring(0, b.indexOf(':')));
             }
@@ -165,12 +276,8 @@ public final class Report {
             methods.computeIfAbsent(base.substring(0, dot), k -> new LinkedHashSet<>())
                     .add(base.substring(dot + 1));
         }
-        for (String line : lines.subList(1, lines.size())) {
-            List<String> c = csv(line);
-            Map<String, String> col = new LinkedHashMap<>();
-            for (int i = 0; i < head.size() && i < c.size(); i++) {
-                col.put(head.get(i), c.get(i));
-            }
+        for (JmhResult r : results) {
+            Map<String, String> col = r.col();
             String b = col.get("Benchmark");
             String secondary = null;
             if (b.contains(":")) {
@@ -229,15 +336,17 @@ public final class Report {
                 // (the log's "Secondary result" block shows the mean): report the mean.
                 score /= samples;
             }
+            // Every iteration's figure, when the file has them: the median and its interval.
             rows.add(new Row(
-                    workload,
-                    label(impl, procs, preempt),
-                    family(impl),
-                    procs,
-                    score,
-                    num(col.get("Score Error (99.9%)")),
-                    unit,
-                    samples));
+                            workload,
+                            label(impl, procs, preempt),
+                            family(impl),
+                            procs,
+                            score,
+                            num(col.get("Score Error (99.9%)")),
+                            unit,
+                            samples)
+                    .withSamples(r.raw()));
         }
         return rows;
     }
@@ -288,15 +397,20 @@ public final class Report {
             String workload = c.get(0).equals("fanout-serial") ? "fanout" : c.get(0);
             String label = c.get(0).equals("fanout-serial") ? "go serial (P=" + procs + ")" : impl + " P=" + procs;
             String family = c.get(0).equals("fanout-serial") ? "serial" : "go";
+            // The eighth column, when there is one: each repetition's figure, ';'-separated.
+            double[] raw = c.size() > 7 && !c.get(7).isBlank()
+                    ? Stream.of(c.get(7).split(";")).mapToDouble(Report::num).toArray()
+                    : null;
             rows.add(new Row(
-                    workload,
-                    label,
-                    family,
-                    procs,
-                    num(c.get(3)),
-                    num(c.get(4)),
-                    c.get(5),
-                    Integer.parseInt(c.get(6))));
+                            workload,
+                            label,
+                            family,
+                            procs,
+                            num(c.get(3)),
+                            num(c.get(4)),
+                            c.get(5),
+                            Integer.parseInt(c.get(6)))
+                    .withSamples(raw));
         }
         return rows;
     }
@@ -327,7 +441,8 @@ public final class Report {
             double e = serial.score() / (p * r.score());
             double rel = Math.hypot(r.err() / r.score(), nz(serial.err()) / serial.score()); // NaN if unknown
             String label = r.family().equals("platform") ? "platform (" + cores + " cores)" : r.label();
-            out.add(new Row("fanout-efficiency", label, r.family(), p, e, e * rel, "ideal/elapsed", r.samples()));
+            out.add(new Row(
+                    "fanout-efficiency", label, r.family(), p, e, e * rel, "ideal/elapsed", r.samples(), r.stat()));
         }
         return out;
     }
@@ -423,7 +538,10 @@ public final class Report {
         return String.format(Locale.ROOT, "%.3f", v);
     }
 
-    /** A figure is stable when its 99.9 % interval's half-width is at most this share of its mean. */
+    /**
+     * A figure is stable when its interval reaches at most this share of the figure from it (its
+     * {@code err}: see {@link Row}).
+     */
     static final double STABLE = 0.10;
 
     /**
@@ -435,7 +553,7 @@ public final class Report {
         return !Double.isNaN(r.err()) && !r.unit().equals("B/op");
     }
 
-    /** Whether {@code r}'s interval is wider than ±{@link #STABLE} of its mean (false when not {@link #judged}). */
+    /** Whether {@code r}'s interval reaches further than ±{@link #STABLE} of it (false when not {@link #judged}). */
     static boolean unstable(Row r) {
         return judged(r) && r.score() != 0 && Math.abs(r.err() / r.score()) > STABLE;
     }
@@ -528,16 +646,16 @@ public final class Report {
                             " cores): other processes competed for the CPUs, so absolute figures are inflated and noisy, "
                                     + "and comparisons are only indicative.\n");
         }
-        sb.append(
-                "\nScores: mean ± half-width of the 99.9 % confidence interval (JMH's \"Score Error\"; the Go twin computes "
-                        + "the same statistic over its repetitions). `P` = GOMAXPROCS; `C` = virtual-thread carriers "
+        sb.append("\nScores: ")
+                .append(statistic(rows))
+                .append(" `P` = GOMAXPROCS; `C` = virtual-thread carriers "
                         + "(`jdk.virtualThreadScheduler.parallelism`); platform threads use every core. Lower is better except for "
                         + "efficiency.\n\n");
 
         List<String> cols = mainColumns(rows);
         long timed = rows.stream().filter(Report::judged).count();
         long loose = rows.stream().filter(Report::unstable).count();
-        sb.append("†: the 99.9 % interval is wider than ±10 % of the mean (")
+        sb.append("†: the interval reaches further than ±10 % from the figure (")
                 .append(loose)
                 .append(" of the ")
                 .append(timed)
@@ -684,10 +802,32 @@ public final class Report {
                         .append(cell(r))
                         .append(" | ")
                         .append(r.samples())
+                        .append(
+                                r.stat().equals(MEAN)
+                                                && rows.stream()
+                                                        .anyMatch(x -> x.stat().equals(MEDIAN))
+                                        ? "*"
+                                        : "")
                         .append(" |\n");
             }
         }
         return sb.toString();
+    }
+
+    /** What the table's figures are, in words: the statistics its rows carry ({@link Row#stat}). */
+    static String statistic(List<Row> rows) {
+        boolean median = rows.stream().anyMatch(r -> r.stat().equals(MEDIAN));
+        boolean mean = rows.stream().anyMatch(r -> r.stat().equals(MEAN));
+        String m = "median ± the larger distance from it to an end of its 95 % confidence interval, over every "
+                + "measurement iteration of every fork (JMH) or every repetition (the Go twin): a distribution-free "
+                + "interval from the order statistics, as Go's benchstat computes (with fewer than 6 iterations, the "
+                + "range of all of them, which covers less: 93.75 % with 5, 75 % with 3).";
+        String a = "mean ± half-width of the 99.9 % confidence interval (JMH's \"Score Error\"; the Go twin computes "
+                + "the same statistic over its repetitions).";
+        if (median && mean) {
+            return m + " Figures read from files without per-iteration figures (n marked *): " + a;
+        }
+        return mean ? a : m;
     }
 
     static String verdict(Target t, Row gort, Row go) {
@@ -711,7 +851,7 @@ public final class Report {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // SVG: one panel per workload, horizontal bars with 99.9 % CI whiskers.
+    // SVG: one panel per workload, horizontal bars with CI whiskers.
 
     static String color(String family) {
         return switch (family) {
@@ -766,8 +906,13 @@ public final class Report {
                 .append(esc(machine.getOrDefault("CPU", "?") + ", "
                         + machine.getOrDefault("cores", "?") + " cores; " + machine.getOrDefault("JDK", "?") + "; "
                         + machine.getOrDefault("Go", "no Go") + "; " + machine.getOrDefault("date", "")))
-                .append("</text>\n<text x=\"10\" y=\"52\" fill=\"#444\">bars: mean; whiskers: 99.9 % CI (clipped at the"
-                        + " panel edge); lower is better except efficiency (dashed line: 1.0); load average before: ")
+                .append("</text>\n<text x=\"10\" y=\"52\" fill=\"#444\">")
+                .append(
+                        rows.stream().allMatch(r -> r.stat().equals(MEAN))
+                                ? "bars: mean; whiskers: 99.9 % CI"
+                                : "bars: median; whiskers: median ± the farther end of its 95 % CI")
+                .append(" (clipped at the panel edge); lower is better except efficiency (dashed line: 1.0);"
+                        + " load average before: ")
                 .append(esc(machine.getOrDefault("load average before", "?")))
                 .append("</text>\n");
         String[] fams = {"gort", "vthread", "platform", "go", "serial"};
