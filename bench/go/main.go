@@ -93,6 +93,12 @@ func workloads() []workload {
 		{name: "gosched goroutines=16", unit: "ns/op", run: func() float64 { return gosched(16, 1<<20) }},
 		{name: "netpingpong", unit: "ns/op", run: func() float64 { return netPingPong(2000) }},
 		{name: "netecho", unit: "ns/op", run: func() float64 { return netEcho(1000, 10, 64) }},
+		{name: "timerbench.afterFunc1000", unit: "us/op", run: func() float64 { return timerParallel(30, afterFunc1000) }},
+		{name: "timerbench.sleep1000", unit: "us/op", run: func() float64 { return timerParallel(30, sleep1000) }},
+		{name: "timerlatency delayUs=1000 sleepers=1", unit: "us/op", run: func() float64 { return timerLatency(10, time.Millisecond, 1) }},
+		{name: "timerlatency delayUs=1000 sleepers=1000", unit: "us/op", run: func() float64 { return timerLatency(10, time.Millisecond, 1000) }},
+		{name: "wakeupparallelsyscall delayUs=0", unit: "us/op", procs: []int{2}, run: func() float64 { return wakeupParallelSyscall(500, 0) }},
+		{name: "wakeupparallelsyscall delayUs=10", unit: "us/op", procs: []int{2}, run: func() float64 { return wakeupParallelSyscall(500, 10*time.Microsecond) }},
 	}
 }
 
