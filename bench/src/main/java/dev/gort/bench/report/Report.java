@@ -836,7 +836,7 @@ public final class Report {
         }
         double g = gort.score();
         return switch (t.rule()) {
-            case ">= 0.95" -> g >= 0.95 ? "yes" : String.format(Locale.ROOT, "no (%.2f short)", 0.95 - g);
+            case ">= 0.95" -> g >= 0.95 ? "yes" : String.format(Locale.ROOT, "no (%.3f short)", 0.95 - g);
             case "<= 500" -> g <= 500 ? "yes" : String.format(Locale.ROOT, "no (%.1f x)", g / 500);
             default -> {
                 if (go == null) {
