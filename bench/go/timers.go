@@ -35,20 +35,7 @@ func timerParallel(m int, body func()) float64 {
 		}(i)
 	}
 	wg.Wait()
-	t0 := time.Now()
-	for inv := 0; inv < m; inv++ {
-		wg.Add(procs)
-		for p := 0; p < procs; p++ {
-			go func() {
-				for k := 0; k < timerK; k++ {
-					body()
-				}
-				wg.Done()
-			}()
-		}
-		wg.Wait()
-	}
-	elapsed := time.Since(t0)
+	elapsed := invocations(m, procs, timerK, body)
 	for _, g := range garbage {
 		for _, t := range g {
 			t.Stop()
@@ -96,21 +83,28 @@ const timerLatencyR = 20
 // timerLatencyR times in a row; microseconds of wall time per sleep of one sleeper (JMH's score:
 // the invocation's time over R).
 func timerLatency(m int, delay time.Duration, sleepers int) float64 {
+	elapsed := invocations(m, sleepers, timerLatencyR, func() { time.Sleep(delay) })
+	return float64(elapsed.Nanoseconds()) / 1e3 / float64(m*timerLatencyR)
+}
+
+// invocations times m invocations of one JMH operation's shape: each starts n goroutines that
+// call body k times in a row and waits for all of them.
+func invocations(m, n, k int, body func()) time.Duration {
 	var wg sync.WaitGroup
 	t0 := time.Now()
 	for inv := 0; inv < m; inv++ {
-		wg.Add(sleepers)
-		for i := 0; i < sleepers; i++ {
+		wg.Add(n)
+		for i := 0; i < n; i++ {
 			go func() {
-				for r := 0; r < timerLatencyR; r++ {
-					time.Sleep(delay)
+				for j := 0; j < k; j++ {
+					body()
 				}
 				wg.Done()
 			}()
 		}
 		wg.Wait()
 	}
-	return float64(time.Since(t0).Nanoseconds()) / 1e3 / float64(m*timerLatencyR)
+	return time.Since(t0)
 }
 
 // sysNanosleep blocks the thread in nanosleep(2) for d, as runtime_linux_test.go's does: a

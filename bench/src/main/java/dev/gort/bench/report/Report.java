@@ -48,19 +48,6 @@ public final class Report {
             String unit,
             int samples,
             String stat) {
-        /** A mean and its 99.9 % interval (JMH's CSV, the old Go twin's CSV). */
-        Row(
-                String workload,
-                String label,
-                String family,
-                int procs,
-                double score,
-                double err,
-                String unit,
-                int samples) {
-            this(workload, label, family, procs, score, err, unit, samples, MEAN);
-        }
-
         /** The same figure, from the per-iteration figures {@code xs} when there are any. */
         Row withSamples(double[] xs) {
             MedianCi m = xs == null ? null : MedianCi.of(xs);
@@ -100,11 +87,11 @@ public final class Report {
         try (Stream<Path> files = Files.list(raw)) {
             for (Path f : files.sorted().toList()) {
                 String n = f.getFileName().toString();
-                if (n.startsWith("jmh-") && n.endsWith(".json")) {
-                    rows.addAll(readJmh(f));
-                } else if (n.startsWith("jmh-")
-                        && n.endsWith(".csv")
-                        && !Files.exists(f.resolveSibling(n.replaceAll("\\.csv$", ".json")))) {
+                // JSON, or a CSV with no JSON of the same pass beside it (a run before 2026-12-03)
+                if (n.startsWith("jmh-")
+                        && (n.endsWith(".json")
+                                || n.endsWith(".csv")
+                                        && !Files.exists(f.resolveSibling(n.replaceAll("\\.csv$", ".json"))))) {
                     rows.addAll(readJmh(f));
                 }
             }
@@ -345,7 +332,8 @@ public final class Report {
                             score,
                             num(col.get("Score Error (99.9%)")),
                             unit,
-                            samples)
+                            samples,
+                            MEAN)
                     .withSamples(r.raw()));
         }
         return rows;
@@ -409,7 +397,8 @@ public final class Report {
                             num(c.get(3)),
                             num(c.get(4)),
                             c.get(5),
-                            Integer.parseInt(c.get(6)))
+                            Integer.parseInt(c.get(6)),
+                            MEAN)
                     .withSamples(raw));
         }
         return rows;
@@ -787,6 +776,8 @@ public final class Report {
         }
 
         sb.append("\n## Every figure\n");
+        // In a table of medians, a mean (read from an old CSV) is marked * after its n.
+        boolean anyMedian = rows.stream().anyMatch(x -> x.stat().equals(MEDIAN));
         for (String w : workloads(rows)) {
             List<Row> rs =
                     sorted(rows.stream().filter(r -> r.workload().equals(w)).toList());
@@ -802,12 +793,7 @@ public final class Report {
                         .append(cell(r))
                         .append(" | ")
                         .append(r.samples())
-                        .append(
-                                r.stat().equals(MEAN)
-                                                && rows.stream()
-                                                        .anyMatch(x -> x.stat().equals(MEDIAN))
-                                        ? "*"
-                                        : "")
+                        .append(anyMedian && r.stat().equals(MEAN) ? "*" : "")
                         .append(" |\n");
             }
         }

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReportTest {
     static Report.Row row(String label, double score, double err) {
-        return new Report.Row("pingpong", label, label.substring(0, label.indexOf(' ')), 1, score, err, "ns/op", 5);
+        return new Report.Row(
+                "pingpong", label, label.substring(0, label.indexOf(' ')), 1, score, err, "ns/op", 5, Report.MEAN);
     }
 
     @Test
@@ -31,7 +32,7 @@ class ReportTest {
         assertEquals("500", Report.cell(row("gort P=1", 500, Double.NaN)), "no interval, no verdict");
         assertTrue(Report.unstable(row("go P=1", 10, 1.5)));
         assertFalse(Report.unstable(row("go P=1", 10, 0.5)));
-        Report.Row alloc = new Report.Row("pingpong alloc", "gort P=1", "gort", 1, 0.05, 0.02, "B/op", 5);
+        Report.Row alloc = new Report.Row("pingpong alloc", "gort P=1", "gort", 1, 0.05, 0.02, "B/op", 5, Report.MEAN);
         assertEquals("0.050 ± 0.020", Report.cell(alloc), "allocation rows are not judged");
     }
 
