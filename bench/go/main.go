@@ -332,7 +332,10 @@ func filter(in <-chan int, out chan<- int, prime int) {
 	}
 }
 
-// spin is the same xorshift loop as Work.spin: no calls in its body.
+// spin is the same xorshift loop as Work.spin: no calls in its body, and never inlined (as Work.spin),
+// so that the serial loop and every goroutine run the one compiled copy.
+//
+//go:noinline
 func spin(iterations int64, seed int64) int64 {
 	x := seed | 1
 	for i := int64(0); i < iterations; i++ {
@@ -343,7 +346,11 @@ func spin(iterations int64, seed int64) int64 {
 	return x
 }
 
-var unitIters int64
+// unitIters: one fan-out piece, a fixed number of rounds (about 1 ms on the reference machine), the
+// same as the JMH class's Work.UNIT_ITERATIONS, so that the serial and parallel runs of every
+// process, and gort's, do the same work.
+const unitIters = 600000
+
 var sinks [64]int64
 
 // calibrate: iterations of spin that take target on this thread (fastest of several runs).
@@ -362,11 +369,8 @@ func calibrate(target time.Duration) int64 {
 	return int64(float64(target.Nanoseconds()) / best)
 }
 
-// fanOut: one goroutine starts tasks goroutines of ~1 ms of CPU work each and waits; ms.
+// fanOut: one goroutine starts tasks goroutines of unitIters rounds of CPU work each and waits; ms.
 func fanOut(tasks int) float64 {
-	if unitIters == 0 {
-		unitIters = calibrate(time.Millisecond)
-	}
 	var wg sync.WaitGroup
 	t0 := time.Now()
 	wg.Add(tasks)
@@ -383,9 +387,6 @@ func fanOut(tasks int) float64 {
 
 // fanOutSerial: the same work one piece after the other (the ideal's numerator).
 func fanOutSerial(tasks int) float64 {
-	if unitIters == 0 {
-		unitIters = calibrate(time.Millisecond)
-	}
 	t0 := time.Now()
 	for k := 0; k < tasks; k++ {
 		sinks[k] = spin(unitIters, int64(k))

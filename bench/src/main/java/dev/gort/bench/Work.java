@@ -1,5 +1,7 @@
 package dev.gort.bench;
 
+import org.openjdk.jmh.annotations.CompilerControl;
+
 /**
  * Calibrated CPU work: a xorshift loop with no calls in its body (so only back-edge polls can
  * preempt it) and a result that depends on every iteration (so C2 cannot drop it).
@@ -7,7 +9,21 @@ package dev.gort.bench;
 public final class Work {
     private Work() {}
 
-    /** Spins {@code iterations} rounds of xorshift64 from {@code seed}; returns the last state. */
+    /**
+     * A fixed piece of work for comparisons that need the same work in every fork and in the Go
+     * twin (the fan-out's efficiency): rounds of {@link #spin} that take about 1 ms on the
+     * reference machine (AMD EPYC under KVM: {@link #calibrate} gives 584,000 to 610,000). The Go
+     * twin's {@code unitIters} is the same figure.
+     */
+    public static final long UNIT_ITERATIONS = 600_000;
+
+    /**
+     * Spins {@code iterations} rounds of xorshift64 from {@code seed}; returns the last state. Never
+     * inlined: every caller (a goroutine's body, a virtual or platform thread's, the serial loop on
+     * the benchmark thread) runs the one compiled copy of the loop, so that a comparison between
+     * them measures the scheduling, not where C2 placed and aligned each inlined copy.
+     */
+    @CompilerControl(CompilerControl.Mode.DONT_INLINE)
     public static long spin(long iterations, long seed) {
         long x = seed | 1;
         for (long i = 0; i < iterations; i++) {
