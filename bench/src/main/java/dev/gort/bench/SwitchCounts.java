@@ -28,8 +28,9 @@ import java.util.Map;
  *     -cp bench/target/benchmarks.jar dev.gort.bench.SwitchCounts pingpong 2 [invocations]
  * </pre>
  *
- * <p>Arguments: {@code pingpong} or {@code gosched}, GOMAXPROCS, and the invocations to count (each
- * {@link PingPong#N} round trips, or {@link PingPong#N} Gosched calls in all).
+ * <p>Arguments: {@code pingpong}, {@code gosched} or {@code manypairs}, GOMAXPROCS, and the
+ * invocations to count (each {@link PingPong#N} round trips, {@link PingPong#N} Gosched calls in
+ * all, or {@link ManyPairs}'s 10,000 pairs of 100 messages: counted per message).
  */
 public final class SwitchCounts {
     private SwitchCounts() {}
@@ -41,8 +42,11 @@ public final class SwitchCounts {
         Runnable job = switch (what) {
             case "pingpong" -> PingPong::gortRoundTrips;
             case "gosched" -> SwitchCounts::goschedPair;
-            default -> throw new IllegalArgumentException("SwitchCounts: want pingpong or gosched, not " + what);
+            case "manypairs" -> ManyPairs::gortPairs;
+            default ->
+                throw new IllegalArgumentException("SwitchCounts: want pingpong, gosched or manypairs, not " + what);
         };
+        long perInvocation = what.equals("manypairs") ? (long) ManyPairs.PAIRS * ManyPairs.MSGS : PingPong.N;
         if (!SchedCounts.ON) {
             System.err.println("SwitchCounts: run with -Dgort.debug.counts=true (the counters are off)");
         }
@@ -63,14 +67,18 @@ public final class SwitchCounts {
             Map<String, Long> th1 = NetCounts.threadCpu();
             long t1 = System.nanoTime();
             Map<String, Long> c = SchedCounts.snapshot();
-            double n = (double) PingPong.N * reps;
+            double n = (double) perInvocation * reps;
             System.out.printf(
                     "SwitchCounts %s P=%d: %d %s, %d carrier threads; process CPU %.0f ns each (%.2f CPUs busy);"
                             + " wall %.0f ns each (loaded machine: not a figure)%n",
                     what,
                     procs,
                     (long) n,
-                    what.equals("pingpong") ? "round trips" : "Gosched calls",
+                    switch (what) {
+                        case "pingpong" -> "round trips";
+                        case "gosched" -> "Gosched calls";
+                        default -> "messages";
+                    },
                     host.scheduler().mcountPublic(),
                     (cpu1 - cpu0) / n,
                     (cpu1 - cpu0) / (double) (t1 - t0),
