@@ -16,6 +16,7 @@
 #   BENCH_PROCS="1 2"          GOMAXPROCS values (default: 1, 2 and the machine's cores)
 #   BENCH_JMH="..."            JMH options replacing the budget's
 #   BENCH_GO_REPS=N            Go twin repetitions replacing the budget's
+#   BENCH_GO_ONLY=a,b          only these Go twin workloads (names as in bench/go/main.go; default: all)
 #   BENCH_PARKED=1000000       tasks parked at once in the parked-memory workload
 #   BENCH_FULL=1               no budget cuts (every TimerLatency delay)
 #!end of help
@@ -157,7 +158,8 @@ fi
 
 # 4. The Go twin (skips itself when no Go toolchain is installed).
 echo "== Go twin" | tee -a "$log"
-"$here/go/run.sh" "$raw/go.csv" -procs "$(echo $procs | tr ' ' ',')" -reps "$goreps" -parked "$parked" 2>> "$log" || echo "   (Go twin failed; see $log)"
+goonly=(); [ -n "${BENCH_GO_ONLY:-}" ] && goonly=(-only "$BENCH_GO_ONLY")
+"$here/go/run.sh" "$raw/go.csv" -procs "$(echo $procs | tr ' ' ',')" -reps "$goreps" -parked "$parked" "${goonly[@]}" 2>> "$log" || echo "   (Go twin failed; see $log)"
 
 {
   echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
