@@ -362,7 +362,7 @@ public final class Report {
         String f = family(impl);
         String p = procs > 0 ? String.valueOf(procs) : "?";
         String s = switch (f) {
-            case "gort", "go" -> procs > 0 ? impl + " P=" + p : impl;
+            case "gort", "go", "threads" -> procs > 0 ? impl + " P=" + p : impl;
             case "vthread" -> procs > 0 ? impl + " C=" + p : impl;
             case "serial" -> "serial (P=" + p + " fork)";
             default -> impl.isEmpty() ? "-" : impl;
@@ -484,9 +484,10 @@ public final class Report {
             case "gort" -> 0;
             case "vthread" -> 1;
             case "platform" -> 2;
-            case "go" -> 3;
-            case "serial" -> 4;
-            default -> 5;
+            case "threads" -> 3;
+            case "go" -> 4;
+            case "serial" -> 5;
+            default -> 6;
         };
     }
 
@@ -567,7 +568,7 @@ public final class Report {
             if (!r.workload().equals("tightloop")
                     && !r.workload().startsWith("parked")
                     && !r.family().equals("serial")
-                    && (r.label().matches("(gort|go|vthread) [PC]=\\d+")
+                    && (r.label().matches("(gort|go|vthread|threads) [PC]=\\d+")
                             || r.label().startsWith("platform"))) {
                 cols.add(r.label().startsWith("platform") ? "platform" : r.label());
             }
@@ -638,8 +639,9 @@ public final class Report {
         sb.append("\nScores: ")
                 .append(statistic(rows))
                 .append(" `P` = GOMAXPROCS; `C` = virtual-thread carriers "
-                        + "(`jdk.virtualThreadScheduler.parallelism`); platform threads use every core. Lower is better except for "
-                        + "efficiency.\n\n");
+                        + "(`jdk.virtualThreadScheduler.parallelism`); platform threads use every core; `threads P=n` (fan-out"
+                        + " only) is n platform threads with a fixed share of the work each, no scheduler: the JVM's ceiling."
+                        + " Lower is better except for efficiency.\n\n");
 
         List<String> cols = mainColumns(rows);
         long timed = rows.stream().filter(Report::judged).count();
@@ -844,6 +846,7 @@ public final class Report {
             case "gort" -> "#2b6cb0";
             case "vthread" -> "#dd6b20";
             case "platform" -> "#718096";
+            case "threads" -> "#b7791f";
             case "go" -> "#2f855a";
             case "serial" -> "#a0aec0";
             default -> "#805ad5";
@@ -901,9 +904,9 @@ public final class Report {
                         + " load average before: ")
                 .append(esc(machine.getOrDefault("load average before", "?")))
                 .append("</text>\n");
-        String[] fams = {"gort", "vthread", "platform", "go", "serial"};
+        String[] fams = {"gort", "vthread", "platform", "threads", "go", "serial"};
         for (int i = 0; i < fams.length; i++) {
-            int x = width - 5 * 90 + i * 90 - 10;
+            int x = width - fams.length * 90 + i * 90 - 10;
             sb.append("<rect x=\"")
                     .append(x)
                     .append("\" y=\"12\" width=\"10\" height=\"10\" fill=\"")
