@@ -25,11 +25,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * gomaxprocs}; vthread: the carriers, which the report pins to {@code gomaxprocs}; platform: the
  * machine's cores; threads: {@code gomaxprocs}). The report computes it.
  *
- * <p>{@code threads} is the ceiling the JVM and the machine set, with no scheduler at all: {@code
- * gomaxprocs} platform threads, each running a fixed share of the pieces (thread t the pieces k with
- * k mod P = t), started and joined by the benchmark thread. On the 2-vCPU machine (2026-12-03) it
- * reaches 0.93-0.95 at P = 2, not 1.0: each piece runs 2-3 % slower while both CPUs are busy, and
- * starting and joining the threads costs about a piece. JMH runs {@code serial} in forks of its own, so the
+ * <p>{@code threads} is the fan-out with no scheduler at all: {@code gomaxprocs} platform threads,
+ * each running a fixed share of the pieces (thread t the pieces k with k mod P = t), started and
+ * joined by the benchmark thread. It is a reference, not a ceiling: a static share cannot move work
+ * off a CPU that the machine slows down. On the 2-vCPU machine (2026-12-03, {@code
+ * bench/results/fanout-2026-12-03}) it read 0.860 ± 0.020 at P = 2, below gort's 0.913 and the
+ * virtual threads' 0.948; each piece runs 2-5 % slower while both CPUs are busy, in every
+ * implementation, and starting a platform thread costs about 1 ms here. JMH runs {@code serial} in forks of its own, so the
  * piece is a fixed number of rounds, the same in every fork and in the Go twin: calibrated to 1 ms
  * in each fork, as it once was, the serial forks of one run differed by up to 12 % (45.9 to 51.4 ms,
  * run 35b6800), more than the gap to 1.0 that the efficiency is there to show.

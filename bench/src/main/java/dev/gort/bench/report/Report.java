@@ -640,7 +640,7 @@ public final class Report {
                 .append(statistic(rows))
                 .append(" `P` = GOMAXPROCS; `C` = virtual-thread carriers "
                         + "(`jdk.virtualThreadScheduler.parallelism`); platform threads use every core; `threads P=n` (fan-out"
-                        + " only) is n platform threads with a fixed share of the work each, no scheduler: the JVM's ceiling."
+                        + " only) is n platform threads with a fixed share of the work each, no scheduler."
                         + " Lower is better except for efficiency.\n\n");
 
         List<String> cols = mainColumns(rows);
