@@ -97,6 +97,7 @@ func workloads() []workload {
 		{name: "timerbench.sleep1000", unit: "us/op", run: func() float64 { return timerParallel(30, sleep1000) }},
 		{name: "timerlatency delayUs=1000 sleepers=1", unit: "us/op", run: func() float64 { return timerLatency(10, time.Millisecond, 1) }},
 		{name: "timerlatency delayUs=1000 sleepers=1000", unit: "us/op", run: func() float64 { return timerLatency(10, time.Millisecond, 1000) }},
+		{name: "syscallcost mode=api", unit: "ns/op", run: func() float64 { return syscallCost(1 << 20) }},
 		{name: "wakeupparallelsyscall delayUs=0", unit: "us/op", procs: []int{2}, run: func() float64 { return wakeupParallelSyscall(500, 0) }},
 		{name: "wakeupparallelsyscall delayUs=10", unit: "us/op", procs: []int{2}, run: func() float64 { return wakeupParallelSyscall(500, 10*time.Microsecond) }},
 	}

@@ -1,9 +1,9 @@
 package main
 
-// The twins of bench's TimerBench, TimerLatency and WakeupParallelSyscall: Go's own benchmarks
-// (time/sleep_test.go BenchmarkAfterFunc1000 and BenchmarkSleep1000, runtime/proc_test.go
-// BenchmarkWakeupParallelSyscall) in the shapes the JMH classes give them, so that the report has
-// a Go column for the timer and syscall rows.
+// The twins of bench's TimerBench, TimerLatency, WakeupParallelSyscall and SyscallCost: Go's own
+// benchmarks (time/sleep_test.go BenchmarkAfterFunc1000 and BenchmarkSleep1000, runtime/proc_test.go
+// BenchmarkWakeupParallelSyscall and BenchmarkSyscall) in the shapes the JMH classes give them, so
+// that the report has a Go column for the timer and syscall rows.
 
 import (
 	"runtime"
@@ -157,4 +157,29 @@ func wakeupParallelSyscall(n int, delay time.Duration) float64 {
 	<-done
 	<-done
 	return float64(time.Since(t0).Nanoseconds()) / 1e3 / float64(n)
+}
+
+// syscallCost: what Go's syscall API adds to a system call, SyscallCost mode=api's twin: Go's
+// syscall.Syscall is RawSyscall inside entersyscall/exitsyscall, so the pair's cost is the time of
+// Syscall(getpid) minus that of RawSyscall(getpid) (gort's side times its pair around nothing).
+// Blocks of each alternate so that both see the same machine; ns per call. A G that blocked
+// nowhere keeps its P (exitsyscall's fast path), as on gort's side.
+func syscallCost(n int) float64 {
+	const block = 1000
+	var raw, wrapped time.Duration
+	calls := 0
+	for ; calls < n; calls += block {
+		t0 := time.Now()
+		for i := 0; i < block; i++ {
+			syscall.RawSyscall(syscall.SYS_GETPID, 0, 0, 0)
+		}
+		t1 := time.Now()
+		for i := 0; i < block; i++ {
+			syscall.Syscall(syscall.SYS_GETPID, 0, 0, 0)
+		}
+		t2 := time.Now()
+		raw += t1.Sub(t0)
+		wrapped += t2.Sub(t1)
+	}
+	return float64((wrapped - raw).Nanoseconds()) / float64(calls)
 }
