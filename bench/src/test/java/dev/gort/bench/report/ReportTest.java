@@ -149,4 +149,44 @@ class ReportTest {
         assertTrue(md.contains("Figures read from files without per-iteration figures (n marked *)"), md);
         assertTrue(md.contains("| go P=1 | 382 ± 59.3 † | 15* |"), md);
     }
+
+    static Report.Row fanout(String impl, int procs, double ms) {
+        return new Report.Row(
+                "fanout",
+                Report.label(impl, procs, null),
+                Report.family(impl),
+                procs,
+                ms,
+                0.5,
+                "ms/op",
+                25,
+                Report.MEDIAN);
+    }
+
+    @Test
+    void efficiencyDividesTheSerialTimeOfTheSamePassByPTimesTheElapsedTimeWithPTheParallelismUsed() {
+        int cores = Runtime.getRuntime().availableProcessors();
+        List<Report.Row> rows = List.of(
+                fanout("serial", 1, 48),
+                fanout("serial", 2, 50),
+                fanout("gort", 1, 48),
+                fanout("gort", 2, 25),
+                fanout("threads", 1, 24),
+                fanout("threads", 2, 20),
+                fanout("platform", 2, 40));
+        List<Report.Row> eff = Report.efficiency(rows);
+        assertEquals(1.0, Report.find(eff, "fanout-efficiency", "gort P=1").score(), 1e-9);
+        // P=2: the serial of the P=2 pass (50), not of the P=1 pass (48)
+        assertEquals(1.0, Report.find(eff, "fanout-efficiency", "gort P=2").score(), 1e-9);
+        assertEquals(1.25, Report.find(eff, "fanout-efficiency", "threads P=2").score(), 1e-9);
+        // threads: P is the pass's P, not the machine's cores (2.0 is impossible, and tells them apart)
+        assertEquals(2.0, Report.find(eff, "fanout-efficiency", "threads P=1").score(), 1e-9);
+        // platform threads use every core, whatever the pass's P
+        assertEquals(
+                50.0 / (cores * 40),
+                Report.findPrefix(eff, "fanout-efficiency", "platform").score(),
+                1e-9);
+        assertFalse(eff.stream().anyMatch(r -> r.family().equals("serial")), "no efficiency for the serial rows");
+        assertTrue(Report.mainColumns(rows).contains("threads P=2"), "threads has a column of its own");
+    }
 }
