@@ -23,7 +23,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Efficiency = ideal / elapsed, where ideal = serial / P: {@code serial} is the same 48 pieces of
  * work run one after the other on the benchmark thread and P the parallelism (gort: {@code
  * gomaxprocs}; vthread: the carriers, which the report pins to {@code gomaxprocs}; platform: the
- * machine's cores; threads: {@code gomaxprocs}). The report computes it.
+ * machine's cores; threads: {@code gomaxprocs}). The report computes it. JMH runs {@code serial}
+ * in forks of its own, so the piece is a fixed number of rounds, the same in every fork and in the
+ * Go twin: calibrated to 1 ms in each fork, as it once was, the serial forks of one run differed by
+ * up to 12 % (45.9 to 51.4 ms, run 35b6800), more than the gap to 1.0 that the efficiency is there
+ * to show.
  *
  * <p>{@code threads} is the fan-out with no scheduler at all: {@code gomaxprocs} platform threads,
  * each running a fixed share of the pieces (thread t the pieces k with k mod P = t), started and
@@ -31,10 +35,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * off a CPU that the machine slows down. On the 2-vCPU machine (2026-12-03, {@code
  * bench/results/fanout-2026-12-03}) it read 0.860 ± 0.020 at P = 2, below gort's 0.913 and the
  * virtual threads' 0.948; each piece runs 2-5 % slower while both CPUs are busy, in every
- * implementation, and starting a platform thread costs about 1 ms here. JMH runs {@code serial} in forks of its own, so the
- * piece is a fixed number of rounds, the same in every fork and in the Go twin: calibrated to 1 ms
- * in each fork, as it once was, the serial forks of one run differed by up to 12 % (45.9 to 51.4 ms,
- * run 35b6800), more than the gap to 1.0 that the efficiency is there to show.
+ * implementation, and starting a platform thread costs about 1 ms here.
  *
  * <p>All 48 tasks start on one P (gort: the spawning G's run queue; vthread: the spawning virtual
  * thread's carrier queue), so P = 2 needs stealing to reach 1.0.
