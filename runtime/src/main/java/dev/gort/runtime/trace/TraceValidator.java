@@ -11,8 +11,14 @@ import java.util.Map;
  * at once"), plus the ones a real run adds:
  * <ul>
  *   <li><b>No G in two places</b>: every G has exactly one location (runnext or ring of one P, the
- *       global queue, running on one P, waiting, in a syscall on one M, dead) and every event that
- *       moves it names where it must come from; a move from anywhere else is a violation.
+ *       global queue, running on one P, waiting, in a syscall on one M, dead, or taken: see below)
+ *       and every event that moves it names where it must come from; a move from anywhere else is a
+ *       violation.
+ *   <li><b>One G in a P's runnext</b>, as the HTML timeline's card shows it: a G put into a runnext
+ *       that the replay still fills moves the G there to <i>taken</i>. Either the put's own
+ *       RunqKick (or RunqToGlobal) of that G follows, or a thief emptied the runnext before the put:
+ *       runqsteal's runnext steal records no event, only the thief's GoStart (from stolen), which
+ *       may come much later when the thief's carrier is descheduled in between.
  *   <li><b>Queue operations conserve Gs</b>: kick, spill, global batch, steal, start and stop each
  *       move named Gs between locations, so the number of Gs per location always adds up
  *       (created = runnable + running + waiting + in syscall + dead), checked at every event.
@@ -37,10 +43,14 @@ public final class TraceValidator {
     static final int WAITING = 4;
     static final int SYSCALL = 5;
     static final int DEAD = 6;
-    static final String[] LOC = {"runnext", "local", "global", "running", "waiting", "syscall", "dead"};
+    /** Out of its P's runnext without an event yet: kicked (the kick follows) or stolen (see the class doc). */
+    static final int TAKEN = 7;
+
+    static final String[] LOC = {"runnext", "local", "global", "running", "waiting", "syscall", "dead", "taken"};
 
     /** Per-G state. */
     public static final class GState {
+        final long goid;
         int loc = NONE;
         int p = -1;
         long m = -1;
@@ -50,6 +60,10 @@ public final class TraceValidator {
 
         public int slices;
         public boolean created;
+
+        GState(long goid) {
+            this.goid = goid;
+        }
     }
 
     private final Trace t;
@@ -58,7 +72,10 @@ public final class TraceValidator {
     private final long[] pRunning;
     private final long[] pOwner;
     private final Map<Long, Long> mRunning = new HashMap<>();
-    private final int[] perLoc = new int[7];
+    private final int[] perLoc = new int[LOC.length];
+    /** Per P, the G the replay has in its runnext (0: none). */
+    private final long[] pRunnext;
+
     private final boolean lenientStart;
     private int maxErrors = 50;
 
@@ -73,6 +90,7 @@ public final class TraceValidator {
         }
         pRunning = new long[maxP];
         pOwner = new long[maxP];
+        pRunnext = new long[maxP];
         java.util.Arrays.fill(pOwner, -1);
         lenientStart = !t.complete;
     }
@@ -160,12 +178,25 @@ public final class TraceValidator {
     }
 
     private GState g(long goid) {
-        return gs.computeIfAbsent(goid, k -> new GState());
+        return gs.computeIfAbsent(goid, GState::new);
     }
 
     private void move(int i, GState s, int loc, int p, long m) {
         if (s.loc >= 0) {
             perLoc[s.loc]--;
+        }
+        if (s.loc == RUNNEXT && s.p >= 0 && pRunnext[s.p] == s.goid) {
+            pRunnext[s.p] = 0;
+        }
+        if (loc == RUNNEXT && p >= 0) {
+            long held = pRunnext[p];
+            GState old = held != 0 && held != s.goid ? gs.get(held) : null;
+            if (old != null && old.loc == RUNNEXT && old.p == p) {
+                perLoc[RUNNEXT]--;
+                perLoc[TAKEN]++;
+                old.loc = TAKEN; // keeps its P: the kick or the thief's start names it
+            }
+            pRunnext[p] = s.goid;
         }
         s.loc = loc;
         s.p = p;
@@ -179,7 +210,7 @@ public final class TraceValidator {
             return true; // first sight of a G in a windowed trace
         }
         for (int l : locs) {
-            if (s.loc == l && (p < 0 || (l != RUNNEXT && l != LOCAL && l != RUNNING) || s.p == p)) {
+            if (s.loc == l && (p < 0 || (l != RUNNEXT && l != LOCAL && l != RUNNING && l != TAKEN) || s.p == p)) {
                 return true;
             }
         }
@@ -208,12 +239,15 @@ public final class TraceValidator {
 
     private int limit = Integer.MAX_VALUE;
 
-    /** Location of a G in a result: "running", "runnext", "local", "global", "waiting", "syscall", "dead". */
+    /**
+     * Location of a G in a result: "running", "runnext", "local", "global", "waiting", "syscall",
+     * "dead", or "taken" (out of its P's runnext, kicked or stolen, the event saying which to come).
+     */
     public static String loc(GState s) {
         return s.loc < 0 ? "none" : LOC[s.loc];
     }
 
-    /** P of a G in a result (runnext/local/running), or -1. */
+    /** P of a G in a result (runnext/local/running/taken), or -1. */
     public static int p(GState s) {
         return s.p;
     }
@@ -268,7 +302,7 @@ public final class TraceValidator {
                         case Ev.F_RUNNEXT -> expect(i, goid, s, p, RUNNEXT);
                         case Ev.F_LOCAL -> expect(i, goid, s, p, LOCAL);
                         case Ev.F_GLOBAL -> expect(i, goid, s, -1, GLOBAL);
-                        case Ev.F_STOLEN -> expect(i, goid, s, (int) t.a(i), RUNNEXT, LOCAL);
+                        case Ev.F_STOLEN -> expect(i, goid, s, (int) t.a(i), RUNNEXT, LOCAL, TAKEN);
                         case Ev.F_RESUME -> expect(i, goid, s, -1, WAITING);
                         default -> err(i, "unknown start source");
                     }
@@ -321,12 +355,12 @@ public final class TraceValidator {
                 }
                 case Ev.RUNQ_KICK -> {
                     GState s = g(goid);
-                    expect(i, goid, s, p, RUNNEXT);
+                    expect(i, goid, s, p, RUNNEXT, TAKEN);
                     move(i, s, LOCAL, p, -1);
                 }
                 case Ev.RUNQ_TO_GLOBAL -> {
                     GState s = g(goid);
-                    expect(i, goid, s, p, RUNNEXT, LOCAL);
+                    expect(i, goid, s, p, RUNNEXT, LOCAL, TAKEN);
                     move(i, s, GLOBAL, -1, -1);
                 }
                 case Ev.GLOBAL_BATCH -> {
