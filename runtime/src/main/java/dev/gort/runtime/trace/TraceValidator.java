@@ -192,9 +192,7 @@ public final class TraceValidator {
             long held = pRunnext[p];
             GState old = held != 0 && held != s.goid ? gs.get(held) : null;
             if (old != null && old.loc == RUNNEXT && old.p == p) {
-                perLoc[RUNNEXT]--;
-                perLoc[TAKEN]++;
-                old.loc = TAKEN; // keeps its P: the kick or the thief's start names it
+                move(i, old, TAKEN, p, old.m); // keeps its P: the kick or the thief's start names it
             }
             pRunnext[p] = s.goid;
         }
