@@ -4,10 +4,13 @@
 # bench/results/latest.md (table + machine description), latest.svg (plot) and the raw files under
 # bench/results/raw/ (replacing the committed ones). Run it as `./gort bench` (which builds the jar first).
 #
-#   ./gort bench [--short]     the short budget (<= 10 minutes on 2 cores): 1 fork, 1 x 500 ms
-#                              warm-up, 3 x 500 ms measurement, 3 Go repetitions; for quick checks
-#   ./gort bench --long        the precise budget (about 80 minutes on 2 cores for the whole suite):
+#   ./gort bench [--short]     the short budget (about 10 minutes on 2 cores): 1 fork, 1 x 500 ms
+#                              warm-up, 3 x 500 ms measurement, 3 Go repetitions of >= 500 ms;
+#                              for quick checks
+#   ./gort bench --long        the precise budget (about 100 minutes on 2 cores for the whole suite):
 #                              5 forks, 3 x 1 s warm-up, 5 x 1 s measurement, 15 Go repetitions
+#                              of >= 1 s (a Go repetition runs its workload until JMH's iteration
+#                              time has passed, as an iteration does)
 #   ./gort bench --help        this text (runs nothing)
 # Figures: median +- the farther end of its 95 % distribution-free interval (as Go's benchstat;
 # bench/README.md); either budget's table marks (†) every figure whose interval reaches past +-10 %.
@@ -16,6 +19,8 @@
 #   BENCH_PROCS="1 2"          GOMAXPROCS values (default: 1, 2 and the machine's cores)
 #   BENCH_JMH="..."            JMH options replacing the budget's
 #   BENCH_GO_REPS=N            Go twin repetitions replacing the budget's
+#   BENCH_GO_MINTIME=D         a Go repetition's least duration replacing the budget's (Go syntax:
+#                              1s, 500ms; 0 = one run of the workload, however short)
 #   BENCH_GO_ONLY=a,b          only these Go twin workloads (names as in bench/go/main.go; default: all)
 #   BENCH_PARKED=1000000       tasks parked at once in the parked-memory workload
 #   BENCH_FULL=1               no budget cuts (every TimerLatency delay)
@@ -58,12 +63,13 @@ if [ -z "${BENCH_PROCS:-}" ] && [ "$cores" -ne 1 ] && [ "$cores" -ne 2 ]; then p
 include="${BENCH_INCLUDE:-dev.gort.bench.}"
 parked="${BENCH_PARKED:-1000000}"
 if [ "$budget" = long ]; then
-  default_jmh="-f 5 -wi 3 -w 1s -i 5 -r 1s"; default_reps=15
+  default_jmh="-f 5 -wi 3 -w 1s -i 5 -r 1s"; default_reps=15; default_gomin=1s
 else
-  default_jmh="-f 1 -wi 1 -w 500ms -i 3 -r 500ms"; default_reps=3
+  default_jmh="-f 1 -wi 1 -w 500ms -i 3 -r 500ms"; default_reps=3; default_gomin=500ms
 fi
 read -r -a jmh <<< "${BENCH_JMH:-$default_jmh}"
 goreps="${BENCH_GO_REPS:-$default_reps}"
+gomin="${BENCH_GO_MINTIME:-$default_gomin}"
 jmh+=(-to 2min -foe false)
 base_jvm="-XX:+UseG1GC --add-exports java.base/jdk.internal.vm=ALL-UNNAMED -Duser.language=en"
 
@@ -91,7 +97,7 @@ start=$(date +%s)
   if [ -n "$agent" ]; then echo "gort preemption agent: ${agent#$root/} (tight-loop passes only)";
   else echo "gort preemption agent: not built (tight loop runs without polls: preempt=default)"; fi
   echo "JMH options: ${jmh[*]}"
-  echo "Go twin repetitions: $goreps"
+  echo "Go twin repetitions: $goreps, each at least $gomin"
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$raw/machine.txt"
 cat "$raw/machine.txt"
@@ -159,7 +165,7 @@ fi
 # 4. The Go twin (skips itself when no Go toolchain is installed).
 echo "== Go twin" | tee -a "$log"
 goonly=(); [ -n "${BENCH_GO_ONLY:-}" ] && goonly=(-only "$BENCH_GO_ONLY")
-"$here/go/run.sh" "$raw/go.csv" -procs "$(echo $procs | tr ' ' ',')" -reps "$goreps" -parked "$parked" "${goonly[@]}" 2>> "$log" || echo "   (Go twin failed; see $log)"
+"$here/go/run.sh" "$raw/go.csv" -procs "$(echo $procs | tr ' ' ',')" -reps "$goreps" -mintime "$gomin" -parked "$parked" "${goonly[@]}" 2>> "$log" || echo "   (Go twin failed; see $log)"
 
 {
   echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

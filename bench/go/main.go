@@ -9,7 +9,10 @@
 // half-width of its 99.9% confidence interval (Student's t), the same statistic JMH prints as
 // "Score Error (99.9%)"; raw is every repetition's figure, ';'-separated, from which the report
 // (bench/src/main/java/dev/gort/bench/report) takes the median and its 95% interval, as it does
-// from JMH's iterations. Run it through bench/go/run.sh (or ./gort bench).
+// from JMH's iterations. With -mintime, a repetition is what a JMH iteration of -r is: the workload
+// run again and again until that much time has passed, its figure the mean of those runs (all of
+// one size, so it is the time per operation over the whole repetition). Run it through
+// bench/go/run.sh (or ./gort bench, which passes JMH's iteration time).
 package main
 
 import (
@@ -33,14 +36,17 @@ var (
 	only      = flag.String("only", "", "comma-separated workload names to run (default: all)")
 	implName  = flag.String("impl", "go", "implementation label in the output (e.g. go-nopreempt)")
 	parkedN   = flag.Int("parked", 1000000, "goroutines parked at once for the parked workload")
+	minTime   = flag.Duration("mintime", 0, "each repetition runs the workload until this much time has passed and reports the mean of those runs (JMH's iteration time); 0: one run")
 )
 
 type workload struct {
 	name  string
 	unit  string
 	procs []int // nil = every value of -procs
-	// run performs one repetition and returns its score in unit.
+	// run performs the workload once and returns its score in unit.
 	run func() float64
+	// once: a repetition is always one run, whatever -mintime (a memory figure, not a time).
+	once bool
 }
 
 func main() {
@@ -57,13 +63,13 @@ func main() {
 		}
 		for _, p := range ps {
 			runtime.GOMAXPROCS(p)
-			if w.name != "parked" { // memory needs no warm-up, and a million goroutines take a while
-				w.run() // warm-up
+			if !w.once { // memory needs no warm-up, and a million goroutines take a while
+				repetition(w) // warm-up
 			}
 			var xs []float64
 			for i := 0; i < *reps; i++ {
 				runtime.GC()
-				xs = append(xs, w.run())
+				xs = append(xs, repetition(w))
 			}
 			mean, err := meanCI(xs)
 			raw := make([]string, len(xs))
@@ -73,6 +79,22 @@ func main() {
 			fmt.Printf("%s,%s,%d,%.6g,%.3g,%s,%d,%s\n", w.name, *implName, p, mean, err, w.unit, len(xs), strings.Join(raw, ";"))
 		}
 	}
+}
+
+// repetition runs w once, or with -mintime until that much time has passed (at least once), and
+// returns the mean of the runs' scores: each run of a workload does the same number of operations,
+// so the mean is the time per operation over the repetition, as a JMH iteration's score is.
+func repetition(w workload) float64 {
+	if *minTime <= 0 || w.once {
+		return w.run()
+	}
+	t0 := time.Now()
+	sum, n := 0.0, 0
+	for n == 0 || time.Since(t0) < *minTime {
+		sum += w.run()
+		n++
+	}
+	return sum / float64(n)
 }
 
 func workloads() []workload {
@@ -88,7 +110,7 @@ func workloads() []workload {
 		{name: "fanout", unit: "ms/op", run: func() float64 { return fanOut(48) }},
 		{name: "fanout-serial", unit: "ms/op", run: func() float64 { return fanOutSerial(48) }},
 		{name: "tightloop", unit: "ms/op", procs: []int{1}, run: func() float64 { return tightLoop(5) }},
-		{name: "parked", unit: "bytes/task", procs: []int{1}, run: func() float64 { return parked(*parkedN) }},
+		{name: "parked", unit: "bytes/task", procs: []int{1}, once: true, run: func() float64 { return parked(*parkedN) }},
 		{name: "gosched goroutines=2", unit: "ns/op", run: func() float64 { return gosched(2, 1<<20) }},
 		{name: "gosched goroutines=16", unit: "ns/op", run: func() float64 { return gosched(16, 1<<20) }},
 		{name: "netpingpong", unit: "ns/op", run: func() float64 { return netPingPong(2000) }},
@@ -305,15 +327,23 @@ func manyPairs(pairs, msgs int) float64 {
 	return float64(time.Since(t0).Nanoseconds()) / float64(pairs*msgs)
 }
 
-// sieve: the daisy-chain prime sieve (one goroutine per prime filter) until n primes; ms. The
-// generator and the filters stay blocked afterwards (as in the Go tour); they are garbage.
+// sieve: the daisy-chain prime sieve (one goroutine per prime filter) until n primes; ms. The timed
+// part is Go's sieve1.go, as bench's Sieve runs it: plain sends and receives on unbuffered channels.
+// Its goroutines are then ended, untimed: Go never collects a blocked goroutine, so a chain left
+// blocked stays reachable (as bench's Sieve's do not: they go with their runtime), and with -mintime
+// repeating the workload, every later GC would scan a growing heap of stacks (in one run of the
+// twin: the sieve at P=1 1.5x slower, 2026-12-03). So the generator counts only to the n-th prime
+// and closes its channel; each filter closes its own when its input ends, and the close travels
+// down the chain to the receive below.
 func sieve(n int) float64 {
+	limit := nthPrime(n) // untimed, computed once
 	t0 := time.Now()
 	ch := make(chan int)
 	go func(ch chan<- int) { // a parameter: the loop below moves ch along the chain
-		for i := 2; ; i++ {
+		for i := 2; i <= limit; i++ {
 			ch <- i
 		}
+		close(ch)
 	}(ch)
 	for i := 0; i < n; i++ {
 		prime := <-ch
@@ -321,16 +351,44 @@ func sieve(n int) float64 {
 		go filter(ch, ch1, prime)
 		ch = ch1
 	}
-	return float64(time.Since(t0).Nanoseconds()) / 1e6
+	d := time.Since(t0)
+	for range ch { // nothing is left to come: the n-th prime was the last number sent
+	}
+	return float64(d.Nanoseconds()) / 1e6
 }
 
 func filter(in <-chan int, out chan<- int, prime int) {
-	for {
-		i := <-in
+	for i := range in {
 		if i%prime != 0 {
 			out <- i
 		}
 	}
+	close(out)
+}
+
+var nthPrimes = map[int]int{}
+
+// nthPrime: the n-th prime (2 is the first), by trial division; cached.
+func nthPrime(n int) int {
+	if p, ok := nthPrimes[n]; ok {
+		return p
+	}
+	p, found := 1, 0
+	for found < n {
+		p++
+		prime := true
+		for d := 2; d*d <= p; d++ {
+			if p%d == 0 {
+				prime = false
+				break
+			}
+		}
+		if prime {
+			found++
+		}
+	}
+	nthPrimes[n] = p
+	return p
 }
 
 // spin is the same xorshift loop as Work.spin: no calls in its body, and never inlined (as Work.spin),
@@ -427,7 +485,7 @@ func parked(n int) float64 {
 	ch := make(chan int)
 	var ready int64
 	var m0, m1 runtime.MemStats
-	base := runtime.NumGoroutine() // leaked sieve goroutines stay blocked forever
+	base := runtime.NumGoroutine() // the runtime's own, and any a workload left behind
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
 	for i := 0; i < n; i++ {
