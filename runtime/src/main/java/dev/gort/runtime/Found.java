@@ -13,7 +13,7 @@ package dev.gort.runtime;
  * wake-up that publishes them to that M (its {@code nextp} hand-off), which reads them for its
  * GoStart event (M.execute, or Syscalls.waitForP for a G that waited for a P on its carrier).
  */
-final class Found {
+sealed class Found extends CacheLinePad permits Found.Padded {
     /** The G came from runnext and inherits the time slice (runqget, findRunnable). Go: inheritTime. */
     boolean inheritTime;
     /** Where findRunnable found the G (trace.Ev.F_*), for the GoStart event. */
@@ -26,4 +26,9 @@ final class Found {
     long pollUntil;
     /** runqsteal: how many Gs the steal moved, the one returned included (0: none). For stats.stolenGs. */
     int stolen;
+
+    /** An M's holder ({@code M.found}): 64 bytes after the fields ({@link CacheLinePad}). */
+    static final class Padded extends Found {
+        long q00, q01, q02, q03, q04, q05, q06, q07;
+    }
 }

@@ -609,7 +609,7 @@ final class Idle {
     /** Creates (does not start) a new M; sched.lock held. Go: proc.go allocm/newm. */
     M allocm(long id) {
         sched.assertLockHeld(s, "allocm");
-        M mp = new M(s, id, s.config.name());
+        M mp = new M.Padded(s, id, s.config.name());
         if (s.trace.on) s.trace.mCreate(id);
         synced.allm.add(0, mp); // newest first
         return mp;

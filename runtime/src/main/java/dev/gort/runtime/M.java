@@ -19,7 +19,7 @@ import jdk.internal.vm.Continuation;
  * <p>Go: runtime2.go type m; proc.go mstart, schedule, execute, findRunnable, stealWork,
  * park_m, goschedImpl, goexit0, stopm, gcstopm
  */
-public final class M {
+public sealed class M extends CacheLinePad permits M.Padded {
     /**
      * Tests only: called on the carrier right after a G yielded to its M (or ended), before the M
      * changes the G's status, where a trace flush or a contended lock may block the carrier.
@@ -28,7 +28,21 @@ public final class M {
     static Consumer<G> departHookForTest;
 
     /** The carrier thread: gives goroutine code a cheap way back to its M (and so its runtime). */
-    static final class MThread extends Thread {
+    static sealed class MThread extends Thread permits MThread.Padded {
+        /**
+         * The carrier the runtime starts: 64 bytes after the fields (budget is written at every
+         * poll, and the JDK writes Thread's own fields at every mount), see {@link CacheLinePad}.
+         * Nothing can come before the JDK's fields: the padding at the end of the runtime's other
+         * per-carrier objects keeps their fields off this one's first line.
+         */
+        static final class Padded extends MThread {
+            long q00, q01, q02, q03, q04, q05, q06, q07;
+
+            Padded(M m, String name, Origin origin) {
+                super(m, name, origin);
+            }
+        }
+
         final M m;
         /**
          * The preemption request word for whatever G runs on this carrier: its bit layout and
@@ -206,9 +220,21 @@ public final class M {
      * findRunnable's and stealWork's extra results (inheritTime, where the G was found, newWork,
      * pollUntil): one reused holder, see {@link Found} for who writes it. Immutable reference.
      */
-    final Found found = new Found();
+    final Found found = new Found.Padded();
     /** Immutable: the runtime's tracer. */
     final dev.gort.runtime.trace.Tracer trace;
+
+    /**
+     * The M the runtime makes ({@link Idle#allocm}): 64 bytes after M's fields, so that no object
+     * after it in the heap shares a line with them ({@link CacheLinePad}). Tests make plain Ms.
+     */
+    static final class Padded extends M {
+        long q00, q01, q02, q03, q04, q05, q06, q07;
+
+        Padded(Scheduler sched, long id, String name) {
+            super(sched, id, name);
+        }
+    }
 
     M(Scheduler sched, long id, String name) {
         this.sched = sched;
@@ -221,7 +247,7 @@ public final class M {
         this.goroutineLocals = sched.goroutineLocals;
         this.rand = decisions != null ? new Decisions.Rand(s0, decisions, id) : new FastRand(s0);
         this.trace = sched.trace;
-        this.thread = new MThread(this, name + "-M" + id, sched.origin);
+        this.thread = new MThread.Padded(this, name + "-M" + id, sched.origin);
     }
 
     /**

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Go: runtime2.go type p
  */
-public final class P {
+public sealed class P extends CacheLinePad permits P.Padded {
     /*
      * Status transitions. "gort" marks an edge Go does not have.
      *
@@ -214,10 +214,22 @@ public final class P {
     // steals, gsRun: the owning M. stolenFrom: the thief's M (several thieves may race).
     long steals, stolenFrom, gsRun;
 
+    /**
+     * The P the runtime makes (procresize): 64 bytes after P's fields, so that no object after it
+     * in the heap shares a line with them ({@link CacheLinePad}).
+     */
+    static final class Padded extends P {
+        long q00, q01, q02, q03, q04, q05, q06, q07;
+
+        Padded(Scheduler sched, int id, int runqSize) {
+            super(sched, id, runqSize);
+        }
+    }
+
     P(Scheduler sched, int id, int runqSize) {
         this.sched = sched;
         this.id = id;
-        this.runq = new RunQueue(runqSize, this, sched.sched.runq);
+        this.runq = new RunQueue.Padded(runqSize, this, sched.sched.runq);
         STATUS.setVolatile(this, _Pgcstop);
     }
 

@@ -58,7 +58,7 @@ abstract class RunQueuePad2 extends RunQueueTail {
  *
  * <p>Go: proc.go runqput, runqputslow, runqget, runqgrab, runqsteal, runqempty, runqputbatch, runqdrain
  */
-public final class RunQueue extends RunQueuePad2 {
+public sealed class RunQueue extends RunQueuePad2 permits RunQueue.Padded {
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;
     private static final VarHandle RUNNEXT;
@@ -101,6 +101,19 @@ public final class RunQueue extends RunQueuePad2 {
 
     RunQueue(int capacity) {
         this(capacity, null, null);
+    }
+
+    /**
+     * A P's queue ({@link P}'s constructor): 64 bytes after the fields (runnext is CASed at every
+     * hand-off), so that no object after it in the heap shares their line ({@link CacheLinePad}).
+     * Tests make plain queues.
+     */
+    static final class Padded extends RunQueue {
+        long q00, q01, q02, q03, q04, q05, q06, q07;
+
+        Padded(int capacity, P pp, GlobalRunQueue global) {
+            super(capacity, pp, global);
+        }
     }
 
     RunQueue(int capacity, P pp, GlobalRunQueue global) {

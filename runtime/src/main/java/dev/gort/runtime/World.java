@@ -245,7 +245,7 @@ final class World {
         if (nprocs > cur.length) {
             P[] na = java.util.Arrays.copyOf(cur, nprocs);
             for (int i = cur.length; i < nprocs; i++) {
-                na[i] = new P(s, i, s.config.runqSize());
+                na[i] = new P.Padded(s, i, s.config.runqSize());
             }
             cur = na;
         }

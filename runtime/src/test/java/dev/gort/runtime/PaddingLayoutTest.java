@@ -56,6 +56,62 @@ class PaddingLayoutTest {
         assertTrue(tail - head >= LINE, "head at " + head + ", tail at " + tail);
     }
 
+    /** A field's bytes: its primitive's size, or a reference's (4 with compressed oops). */
+    private static long size(Class<?> t) throws ReflectiveOperationException {
+        if (t == long.class || t == double.class) {
+            return 8;
+        } else if (t == int.class || t == float.class) {
+            return 4;
+        } else if (t == short.class || t == char.class) {
+            return 2;
+        } else if (t == byte.class || t == boolean.class) {
+            return 1;
+        }
+        return unsafe().arrayIndexScale(Object[].class);
+    }
+
+    /** The first and the end of the last of the instance fields that {@code c} itself declares. */
+    private static long[] ownFields(Class<?> c) throws ReflectiveOperationException {
+        long first = Long.MAX_VALUE;
+        long last = 0;
+        for (Field f : c.getDeclaredFields()) {
+            if (!Modifier.isStatic(f.getModifiers())) {
+                long size = size(f.getType());
+                first = Math.min(first, offset(c, f.getName()));
+                last = Math.max(last, offset(c, f.getName()) + size);
+            }
+        }
+        return new long[] {first, last};
+    }
+
+    /**
+     * The objects a carrier writes on every switch (CacheLinePad): the runtime makes them through
+     * their Padded subclasses, whose fields take the last line; every field of the class itself is
+     * at least a line from the object's start (but the carrier thread's, which come after the JDK's
+     * Thread fields) and a line from its end.
+     */
+    @Test
+    void perCarrierObjectsHaveALineBeforeAndAfterTheirFields() throws Exception {
+        Class<?> mthread = Class.forName("dev.gort.runtime.M$MThread");
+        Class<?>[][] pairs = {
+            {M.class, M.Padded.class},
+            {P.class, P.Padded.class},
+            {Found.class, Found.Padded.class},
+            {RunQueue.class, RunQueue.Padded.class},
+            {mthread, Class.forName("dev.gort.runtime.M$MThread$Padded")},
+        };
+        for (Class<?>[] pair : pairs) {
+            long[] own = ownFields(pair[0]);
+            long end = end(pair[1]);
+            if (pair[0] != mthread) {
+                assertTrue(own[0] >= LINE, pair[0].getSimpleName() + "'s first field at " + own[0]);
+            }
+            assertTrue(
+                    end - own[1] >= LINE,
+                    pair[0].getSimpleName() + "'s fields end at " + own[1] + " of " + end + " in " + pair[1].getName());
+        }
+    }
+
     @Test
     void anAllgsStripesFieldsAreALineFromEitherNeighbour() throws Exception {
         Class<?> stripe = Class.forName("dev.gort.runtime.AllGs$Stripe");
