@@ -28,9 +28,10 @@ import java.util.Map;
  *     -cp bench/target/benchmarks.jar dev.gort.bench.SwitchCounts pingpong 2 [invocations]
  * </pre>
  *
- * <p>Arguments: {@code pingpong}, {@code gosched} or {@code manypairs}, GOMAXPROCS, and the
- * invocations to count (each {@link PingPong#N} round trips, {@link PingPong#N} Gosched calls in
- * all, or {@link ManyPairs}'s 10,000 pairs of 100 messages: counted per message).
+ * <p>Arguments: {@code pingpong}, {@code gosched}, {@code manypairs} or {@code sieve} (one line per
+ * invocation, see {@link #sieve}), GOMAXPROCS, and the invocations to count (each {@link PingPong#N}
+ * round trips, {@link PingPong#N} Gosched calls in all, or {@link ManyPairs}'s 10,000 pairs of 100
+ * messages: counted per message).
  */
 public final class SwitchCounts {
     private SwitchCounts() {}
@@ -39,12 +40,17 @@ public final class SwitchCounts {
         String what = args[0];
         int procs = Integer.parseInt(args[1]);
         int reps = args.length > 2 ? Integer.parseInt(args[2]) : 20;
+        if (what.equals("sieve")) {
+            sieve(procs, reps);
+            return;
+        }
         Runnable job = switch (what) {
             case "pingpong" -> PingPong::gortRoundTrips;
             case "gosched" -> SwitchCounts::goschedPair;
             case "manypairs" -> ManyPairs::gortPairs;
             default ->
-                throw new IllegalArgumentException("SwitchCounts: want pingpong, gosched or manypairs, not " + what);
+                throw new IllegalArgumentException(
+                        "SwitchCounts: want pingpong, gosched, manypairs or sieve, not " + what);
         };
         long perInvocation = what.equals("manypairs") ? (long) ManyPairs.PAIRS * ManyPairs.MSGS : PingPong.N;
         if (!SchedCounts.ON) {
@@ -86,6 +92,34 @@ public final class SwitchCounts {
             c.forEach((k, v) -> System.out.printf("  %-22s %12d  %9.4f%n", k, v, v / n));
             NetCounts.printThreadCpu(th0, th1, cpu1 - cpu0, n);
             NetCounts.printThreadSwitches(sw0, sw1, n);
+        }
+    }
+
+    /**
+     * {@link Sieve}'s gort workload as JMH runs it, a runtime per invocation ({@code Go.run}: the
+     * filters left blocked end with it, where a long-lived runtime would keep every chain), and one
+     * line per invocation: its wall time beside its continuation runs, steals, spinning Ms and
+     * carrier wake-ups. At GOMAXPROCS=1 every message is one run (the send hands off to the parked
+     * receiver); at 2 the count varies from one invocation to the next, and the time with it.
+     */
+    static void sieve(int procs, int reps) {
+        dev.gort.runtime.Config config =
+                dev.gort.runtime.Config.fromEnvironment().withGomaxprocs(procs).withPanicExits(false);
+        for (int i = 0; i < reps; i++) {
+            SchedCounts.reset();
+            long t0 = System.nanoTime();
+            Go.run(config, Sieve::gortSieve);
+            long t1 = System.nanoTime();
+            Map<String, Long> c = SchedCounts.snapshot();
+            System.out.printf(
+                    "SwitchCounts sieve P=%d #%d: %.0f ms, contRuns %d, steals %d, becomeSpinning %d, noteUnparks %d%n",
+                    procs,
+                    i,
+                    (t1 - t0) / 1e6,
+                    c.getOrDefault("contRuns", 0L),
+                    c.getOrDefault("steals", 0L),
+                    c.getOrDefault("becomeSpinning", 0L),
+                    c.getOrDefault("noteUnparks", 0L));
         }
     }
 
