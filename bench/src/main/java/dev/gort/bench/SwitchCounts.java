@@ -40,6 +40,9 @@ public final class SwitchCounts {
         String what = args[0];
         int procs = Integer.parseInt(args[1]);
         int reps = args.length > 2 ? Integer.parseInt(args[2]) : 20;
+        if (!SchedCounts.ON) {
+            System.err.println("SwitchCounts: run with -Dgort.debug.counts=true (the counters are off)");
+        }
         if (what.equals("sieve")) {
             sieve(procs, reps);
             return;
@@ -53,9 +56,6 @@ public final class SwitchCounts {
                         "SwitchCounts: want pingpong, gosched, manypairs or sieve, not " + what);
         };
         long perInvocation = what.equals("manypairs") ? (long) ManyPairs.PAIRS * ManyPairs.MSGS : PingPong.N;
-        if (!SchedCounts.ON) {
-            System.err.println("SwitchCounts: run with -Dgort.debug.counts=true (the counters are off)");
-        }
         try (GortHost host = new GortHost(procs)) {
             for (int i = 0; i < 30; i++) { // warm-up: the JIT compiles the M loop and the channel paths
                 host.run(job);

@@ -2,7 +2,7 @@ package dev.gort.runtime;
 
 /**
  * 64 bytes before the fields of the objects that a carrier writes on every switch (its {@link M},
- * {@link P}, {@link Found}; {@link RunQueue} has its own padding), so that none of them shares a
+ * {@link P}, {@link Found}, {@link RunQueue}), so that none of them shares a
  * cache line with whatever object lies before it in the heap. Each such class also ends in 64
  * bytes: a final {@code Padded} subclass that production code instantiates ({@code M.Padded},
  * {@code P.Padded}, {@code Found.Padded}, {@code RunQueue.Padded}, {@code M.MThread.Padded}), since
@@ -21,11 +21,11 @@ package dev.gort.runtime;
  * {@code Idle.wakep}, {@code RunQueue.casRunnext}); under ParallelGC, or with everything tenured at
  * the first collection ({@code -XX:MaxTenuringThreshold=0}), no such stretch. With this padding,
  * JMH ManyPairs P=2, four alternations of 5 + 5 + 3 + 3 forks: median 111 vs 132 ns, iterations
- * over 170 ns 8 of 80 vs 27 of 80; P=1 and the ping-pong unchanged. Slow stretches remain (the
- * collection also moves objects this padding does not cover), fewer. Go needs none of this for its
+ * over 170 ns 8 of 80 vs 27 of 80; P=1 and the ping-pong unchanged. Slow stretches remain, fewer;
+ * what causes them is not known. Go needs none of this for its
  * m and p: they are allocated in size classes that are multiples of the cache line. The int fills
- * the 4 bytes after a 12-byte object header, where the JVM would otherwise put a subclass's int (as
- * {@link RunQueue}'s padding does).
+ * the 4 bytes after a 12-byte object header, where the JVM would otherwise put a subclass's int
+ * (RunQueue.head sat there once).
  *
  * <p>Go: internal/cpu CacheLinePad
  */

@@ -5,17 +5,11 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * Padding so that head (written by thieves) shares a cache line neither with tail (owner) nor with
- * the object allocated before this one (its P, whose fields the owner writes). The int fills the 4
- * bytes after the object header, where the JVM would otherwise put head (a subclass's int fills a
- * superclass's hole).
+ * head (written by thieves) shares a cache line neither with the object before this one in the heap
+ * ({@link CacheLinePad}'s line, whose int keeps head from the 4 bytes after the object header) nor
+ * with tail (the owner's; {@link RunQueuePad1}).
  */
-abstract class RunQueuePad0 {
-    int h0;
-    long p00, p01, p02, p03, p04, p05, p06, p07;
-}
-
-abstract class RunQueueHead extends RunQueuePad0 {
+abstract class RunQueueHead extends CacheLinePad {
     /** Any thread: read getAcquire, advanced by CAS (release). Go: p.runqhead. */
     volatile int head;
 
