@@ -335,7 +335,8 @@ func manyPairs(pairs, msgs int) float64 {
 }
 
 // sieve: the daisy-chain prime sieve (one goroutine per prime filter) until n primes; ms. The timed
-// part is Go's sieve1.go, as bench's Sieve runs it: plain sends and receives on unbuffered channels.
+// part is Go's sieve1.go with a generator that stops (as bench's Sieve runs it, since 2026-12-03):
+// plain sends and receives on unbuffered channels.
 // Its goroutines are then ended, untimed: Go never collects a blocked goroutine, so a chain left
 // blocked stays reachable (as bench's Sieve's do not: they go with their runtime), and with -mintime
 // repeating the workload, every later GC would scan a growing heap of stacks (in one run of the

@@ -20,23 +20,26 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The daisy-chain prime sieve (Go's test/chan/sieve1.go, the "Go concurrency" classic): a generator
  * and one filter goroutine per prime found, linked by unbuffered channels; one op = finding the
- * first 2000 primes (about 2000 goroutines and 2.3 million channel hand-offs, most of them to a
+ * first 2000 primes (about 2000 goroutines and 2 million channel hand-offs, most of them to a
  * goroutine parked on the next channel). Virtual threads: the same chain over SynchronousQueues.
+ *
+ * <p>The same workload as the Go twin's {@code sieve} (bench/go/main.go): the generator counts only
+ * to the 2000th prime ({@link #LIMIT}) and then closes its channel; each filter closes its own when
+ * its input ends, and main, after the 2000th prime, drains the last channel, so the close travels
+ * down the chain and every goroutine ends. sieve1.go's generator never stops: with it, at
+ * GOMAXPROCS=2 the other P ran the generator and the first filters ahead on numbers past the limit
+ * while the chain's tail was still working (up to 3.6 million hand-offs per sieve instead of 2.04
+ * million, 2026-12-03), work the twin never does. The twin does not time its drain (the 2000 closes,
+ * about 0.1 % of the hand-offs); here a JMH operation is the whole {@code Go.run}, drain and the
+ * runtime's boot included.
  *
  * <p>Target (issue 3; Go 215 ms, virtual threads 776 ms, Jox 5720 ms): gort &le; 215 ms.
  *
- * <p>Results, 2026-11-30 00:30, 2-vCPU AMD EPYC VM (Temurin 25), load average 2.2 (other jobs):
+ * <p>Results, 2026-11-30 00:30, 2-vCPU AMD EPYC VM (Temurin 25), load average 2.2 (other jobs),
+ * with sieve1.go's endless generator:
  * <pre>
  * JMH -f 1 -wi 3 -i 5       gort P=1 389 +- 19   gort P=2 267 +- 128   vthread 589 +- 147 / 602 +- 123 ms
  * (about 2.3 million hand-offs among 2000 goroutines: every thaw touches a cold stack chunk)
- * </pre>
- *
- * <p>Earlier, 2026-11-29, 2-vCPU AMD EPYC VM shared with other jobs (load average 15-20):
- * <pre>
- * JMH (-f 1 -wi 3 -i 5)     gort P=1 1461 +- 1366   gort P=2 2304 +- 2786   vthread 2325 / 4224 ms
- * ChanCpuTime process CPU   gort P=1 610-670        gort P=2 510-660        vthread 670-840 ms
- * (about 2.3 million hand-offs among 2000 goroutines: every thaw touches a cold stack chunk, so
- * this one suffers most from the neighbours' cache pressure)
  * </pre>
  */
 @State(Scope.Benchmark)
@@ -60,16 +63,23 @@ public class Sieve {
         config = dev.gort.runtime.Config.fromEnvironment().withGomaxprocs(procs).withPanicExits(false);
     }
 
+    /** The 2000th prime (17389): the generator's last number, as in the Go twin. */
+    static final int LIMIT = nthPrime(PRIMES);
+
     static volatile int lastPrime;
 
-    /** Go: sieve1.go main, for 2000 primes; the generator and filters are left blocked, as in Go. */
+    /**
+     * The Go twin's sieve: sieve1.go's chain, with a generator that stops at {@link #LIMIT} and
+     * closes; main drains the last channel after the 2000th prime, so every goroutine ends.
+     */
     static void gortSieve() {
         Chan<Integer> ch = Chan.make();
         Chan<Integer> gen = ch;
         Go.go(() -> {
-            for (int i = 2; ; i++) {
+            for (int i = 2; i <= LIMIT; i++) {
                 gen.send(i);
             }
+            gen.close();
         });
         int prime = 0;
         for (int n = 0; n < PRIMES; n++) {
@@ -83,10 +93,34 @@ public class Sieve {
                         out.send(i);
                     }
                 }
+                out.close();
             });
             ch = out;
         }
         lastPrime = prime;
+        for (Integer ignored : ch) {
+            throw new AssertionError("sieve: " + ignored + " after the 2000th prime");
+        }
+    }
+
+    /** The n-th prime (2 is the first), by trial division. Go twin: nthPrime. */
+    static int nthPrime(int n) {
+        int p = 1;
+        int found = 0;
+        while (found < n) {
+            p++;
+            boolean prime = true;
+            for (int d = 2; d * d <= p; d++) {
+                if (p % d == 0) {
+                    prime = false;
+                    break;
+                }
+            }
+            if (prime) {
+                found++;
+            }
+        }
+        return p;
     }
 
     /**
@@ -100,22 +134,25 @@ public class Sieve {
         return lastPrime;
     }
 
+    /** The end of a virtual-thread chain (a SynchronousQueue cannot be closed): passed down, then the filter ends. */
+    private static final int END = -1;
+
     @Benchmark
     public int vthread() throws InterruptedException {
         int[] result = new int[1];
         Thread main = Thread.ofVirtual().start(() -> {
-            java.util.List<Thread> all = new java.util.ArrayList<>();
             SynchronousQueue<Integer> ch = new SynchronousQueue<>();
             SynchronousQueue<Integer> gen = ch;
-            all.add(Thread.ofVirtual().start(() -> {
+            Thread.ofVirtual().start(() -> {
                 try {
-                    for (int i = 2; ; i++) {
+                    for (int i = 2; i <= LIMIT; i++) {
                         gen.put(i);
                     }
+                    gen.put(END);
                 } catch (InterruptedException e) {
-                    // stopped
+                    Thread.currentThread().interrupt();
                 }
-            }));
+            });
             try {
                 int prime = 0;
                 for (int n = 0; n < PRIMES; n++) {
@@ -123,26 +160,27 @@ public class Sieve {
                     SynchronousQueue<Integer> in = ch;
                     SynchronousQueue<Integer> out = new SynchronousQueue<>();
                     int p = prime;
-                    all.add(Thread.ofVirtual().start(() -> {
+                    Thread.ofVirtual().start(() -> {
                         try {
-                            for (; ; ) {
-                                int i = in.take();
+                            for (int i; (i = in.take()) != END; ) {
                                 if (i % p != 0) {
                                     out.put(i);
                                 }
                             }
+                            out.put(END);
                         } catch (InterruptedException e) {
-                            // stopped
+                            Thread.currentThread().interrupt();
                         }
-                    }));
+                    });
                     ch = out;
                 }
                 result[0] = prime;
+                int last = ch.take();
+                if (last != END) {
+                    throw new AssertionError("sieve: " + last + " after the 2000th prime");
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            }
-            for (Thread t : all) {
-                t.interrupt();
             }
         });
         main.join();

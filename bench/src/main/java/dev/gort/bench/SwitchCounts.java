@@ -96,11 +96,13 @@ public final class SwitchCounts {
     }
 
     /**
-     * {@link Sieve}'s gort workload as JMH runs it, a runtime per invocation ({@code Go.run}: the
-     * filters left blocked end with it, where a long-lived runtime would keep every chain), and one
-     * line per invocation: its wall time beside its continuation runs, steals, spinning Ms and
-     * carrier wake-ups. At GOMAXPROCS=1 every message is one run (the send hands off to the parked
-     * receiver); at 2 the count varies from one invocation to the next, and the time with it.
+     * {@link Sieve}'s gort workload as JMH runs it, a runtime per invocation ({@code Go.run}), and one
+     * line per invocation: its wall time beside its continuation runs, readies (goroutines made
+     * runnable by a hand-off), steals, spinning Ms and carrier wake-ups. Every run is one hand-off
+     * to a parked partner, at any GOMAXPROCS: about 2.046 million per sieve (Go's runtime trace of
+     * the twin at GOMAXPROCS=2: 2,047,080 GoStart events). With sieve1.go's endless generator the
+     * count at 2 went up to 3.6 million (the generator ran ahead past the limit), which is why the
+     * workload now stops at the 2000th prime, as the Go twin does.
      */
     static void sieve(int procs, int reps) {
         dev.gort.runtime.Config config =
@@ -112,11 +114,12 @@ public final class SwitchCounts {
             long t1 = System.nanoTime();
             Map<String, Long> c = SchedCounts.snapshot();
             System.out.printf(
-                    "SwitchCounts sieve P=%d #%d: %.0f ms, contRuns %d, steals %d, becomeSpinning %d, noteUnparks %d%n",
+                    "SwitchCounts sieve P=%d #%d: %.0f ms, contRuns %d, readies %d, steals %d, becomeSpinning %d, noteUnparks %d%n",
                     procs,
                     i,
                     (t1 - t0) / 1e6,
                     c.getOrDefault("contRuns", 0L),
+                    c.getOrDefault("readies", 0L),
                     c.getOrDefault("steals", 0L),
                     c.getOrDefault("becomeSpinning", 0L),
                     c.getOrDefault("noteUnparks", 0L));

@@ -522,6 +522,7 @@ public sealed class M extends CacheLinePad permits M.Padded {
                 goexit0(gp, st);
                 return null;
             }
+            if (SchedCounts.ON) SchedCounts.countYield(gp.yieldReason);
             switch (gp.yieldReason) {
                 case G.YIELD_PARK -> {
                     if (trace.on) trace.goStop(this, p, gp, Ev.S_PARK);

@@ -27,6 +27,18 @@ public final class SchedCounts {
 
     /** Continuation mounts (M.run's cont.run()): one per switch into a goroutine. */
     static final LongAdder contRuns = new LongAdder();
+    /** Continuation yields to park (gopark): {@code contRuns} is their sum with the four below and the exits. */
+    static final LongAdder yieldPark = new LongAdder();
+    /** Continuation yields for Gosched. */
+    static final LongAdder yieldGosched = new LongAdder();
+    /** Continuation yields for a preemption request. */
+    static final LongAdder yieldPreempt = new LongAdder();
+    /** Continuation yields for goyield (to the local run queue's tail). */
+    static final LongAdder yieldGoyield = new LongAdder();
+    /** Continuation yields to enter a blocking syscall's hand-off. */
+    static final LongAdder yieldSyscall = new LongAdder();
+    /** Scheduler.ready calls: goroutines made runnable by another (a channel hand-off, a wake-up). */
+    static final LongAdder readies = new LongAdder();
     /** Idle.wakep calls. */
     static final LongAdder wakep = new LongAdder();
     /** wakep calls that returned at once because an M was spinning already (nmspinning != 0). */
@@ -84,6 +96,12 @@ public final class SchedCounts {
 
     private static final String[] NAMES = {
         "contRuns",
+        "yieldPark",
+        "yieldGosched",
+        "yieldPreempt",
+        "yieldGoyield",
+        "yieldSyscall",
+        "readies",
         "wakep",
         "wakepSpinning",
         "wakepStartm",
@@ -116,6 +134,12 @@ public final class SchedCounts {
     private static LongAdder[] all() {
         return new LongAdder[] {
             contRuns,
+            yieldPark,
+            yieldGosched,
+            yieldPreempt,
+            yieldGoyield,
+            yieldSyscall,
+            readies,
             wakep,
             wakepSpinning,
             wakepStartm,
@@ -144,6 +168,18 @@ public final class SchedCounts {
             netpollBlockNanos,
             wakeLatencyNanos
         };
+    }
+
+    /** Counts a continuation yield by its reason (M.run, after the G came back). */
+    static void countYield(int yieldReason) {
+        switch (yieldReason) {
+            case G.YIELD_PARK -> yieldPark.increment();
+            case G.YIELD_GOSCHED -> yieldGosched.increment();
+            case G.YIELD_PREEMPT -> yieldPreempt.increment();
+            case G.YIELD_GOYIELD -> yieldGoyield.increment();
+            case G.YIELD_SYSCALL -> yieldSyscall.increment();
+            default -> {} // an exit (the continuation is done), or M.run's fatal error
+        }
     }
 
     /** Every counter by name, in declaration order (racy sums). */

@@ -858,6 +858,7 @@ public final class Scheduler {
 
     /** Go: proc.go ready. */
     void ready(G gp, boolean next) {
+        if (SchedCounts.ON) SchedCounts.readies.increment();
         // Parked in place (pinned, or holding a Java monitor)? Read before the CAS: parkedOn was
         // set before the G went waiting, and we found the G through the lock its unlockf released.
         M pm = gp.parkedOn();
