@@ -2,27 +2,60 @@
 # Runs the Go twin (bench/go) and writes its CSV to $1 (default: stdout). Skips cleanly, with a
 # message and exit status 0, when no Go toolchain is installed (Debian: apt-get install golang-1.19-go).
 # Extra arguments go to the program (e.g. -procs 1,2 -reps 3 -only pingpong,sieve).
-# run.sh --version prints the toolchain's version (nothing, status 0, when there is none).
+# run.sh --version prints the toolchains' versions (nothing, status 0, when there is none).
+#
+# Two twins when two Go versions are installed. The baseline twin (rows with impl "go", the column
+# the issues' targets name) is built with $GO, else the go on PATH, else the OLDEST of Debian's
+# /usr/lib/go-*/bin/go (golang-1.19-go on bookworm), else /usr/local/go. The second twin (impl
+# "go1.NN") is the same program built with the NEWEST /usr/lib/go-*/bin/go when that is another
+# version (bookworm-backports has golang-1.23-go), or with $GO_SECOND; GO_SECOND=none skips it. Go
+# changed the scheduler after 1.19 (e.g. Gosched wakes an idle P since 1.21, as gort does), so
+# the newer twin is the closer one to the Go that gort ports.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${1:--}"; shift || true
 
+debian=()
+for c in /usr/lib/go-*/bin/go; do [ -x "$c" ] && debian+=("$c"); done
+if [ ${#debian[@]} -gt 0 ]; then
+  mapfile -t debian < <(printf '%s\n' "${debian[@]}" | sort -V)
+fi
+
 GO="${GO:-}"
 if [ -z "$GO" ]; then
-  if command -v go >/dev/null 2>&1; then GO="$(command -v go)";
-  else for c in /usr/lib/go/bin/go /usr/lib/go-*/bin/go /usr/local/go/bin/go; do [ -x "$c" ] && GO="$c"; done; fi
+  if command -v go >/dev/null 2>&1; then GO="$(command -v go)"
+  elif [ ${#debian[@]} -gt 0 ]; then GO="${debian[0]}"
+  else for c in /usr/lib/go/bin/go /usr/local/go/bin/go; do [ -x "$c" ] && GO="$c" && break; done; fi
 fi
 if [ -z "$GO" ]; then
   echo "bench/go: no Go toolchain found (go on PATH, /usr/lib/go-*/bin/go, /usr/local/go); skipping the Go twin" >&2
   exit 0
 fi
 
-if [ "$out" = "--version" ]; then "$GO" version; exit 0; fi
+# major.minor of a toolchain: go1.23
+short() { "$1" env GOVERSION | sed -E 's/^(go[0-9]+\.[0-9]+).*/\1/'; }
 
-bin="$here/target/benchtwin"
+GO2="${GO_SECOND:-}"
+if [ -z "$GO2" ] && [ ${#debian[@]} -gt 0 ]; then GO2="${debian[${#debian[@]}-1]}"; fi
+if [ "$GO2" = "none" ] || { [ -n "$GO2" ] && [ "$(short "$GO2")" = "$(short "$GO")" ]; }; then GO2=""; fi
+
+if [ "$out" = "--version" ]; then
+  if [ -n "$GO2" ]; then echo "$("$GO" version); second twin: $("$GO2" version)"; else "$GO" version; fi
+  exit 0
+fi
+
 mkdir -p "$here/target"
-( cd "$here" && GOFLAGS=-mod=mod GOCACHE="${GOCACHE:-$here/target/gocache}" "$GO" build -o "$bin" . )
-echo "bench/go: $("$GO" version)" >&2
+build() { # toolchain, binary
+  ( cd "$here" && GOFLAGS=-mod=mod GOCACHE="${GOCACHE:-$here/target/gocache}" "$1" build -o "$2" . )
+  echo "bench/go: $("$1" version) -> $(basename "$2")" >&2
+}
+bin="$here/target/benchtwin"
+build "$GO" "$bin"
+if [ -n "$GO2" ]; then
+  impl2="$(short "$GO2")"
+  bin2="$here/target/benchtwin-$impl2"
+  build "$GO2" "$bin2"
+fi
 
 dest=/dev/stdout
 [ "$out" = "-" ] || dest="$out"
@@ -31,5 +64,8 @@ dest=/dev/stdout
   # Without async preemption (Go before 1.14): the tight loop's short goroutine waits for the hog.
   if [[ " $* " != *" -only "* || " $* " == *tightloop* ]]; then
     GODEBUG=asyncpreemptoff=1 "$bin" "$@" -impl go-nopreempt -only tightloop | tail -n +2
+  fi
+  if [ -n "$GO2" ]; then
+    "$bin2" "$@" -impl "$impl2" | tail -n +2
   fi
 } > "$dest"

@@ -383,7 +383,7 @@ public final class Report {
             String impl = c.get(1);
             int procs = Integer.parseInt(c.get(2));
             String workload = c.get(0).equals("fanout-serial") ? "fanout" : c.get(0);
-            String label = c.get(0).equals("fanout-serial") ? "go serial (P=" + procs + ")" : impl + " P=" + procs;
+            String label = c.get(0).equals("fanout-serial") ? impl + " serial (P=" + procs + ")" : impl + " P=" + procs;
             String family = c.get(0).equals("fanout-serial") ? "serial" : "go";
             // The eighth column, when there is one: each repetition's figure, ';'-separated.
             double[] raw = c.size() > 7 && !c.get(7).isBlank()
@@ -415,13 +415,16 @@ public final class Report {
             if (!r.workload().equals("fanout") || r.family().equals("serial")) {
                 continue;
             }
-            boolean go = r.family().equals("go");
+            // A Go twin's serial time comes from the same twin (its label's first word: go, go1.23).
+            String goImpl = r.family().equals("go") ? implOf(r.label()) + " " : null;
             int p = r.family().equals("platform") ? cores : r.procs();
             Row serial = rows.stream()
                     .filter(s -> s.workload().equals("fanout")
                             && s.family().equals("serial")
                             && s.procs() == (r.family().equals("platform") ? r.procs() : p)
-                            && s.label().startsWith("go ") == go)
+                            && (goImpl != null
+                                    ? s.label().startsWith(goImpl)
+                                    : !s.label().startsWith("go")))
                     .findFirst()
                     .orElse(null);
             if (serial == null || p <= 0) {
@@ -499,9 +502,16 @@ public final class Report {
         return i < 0 ? 0 : STRATEGIES.indexOf(label.substring(i + 8));
     }
 
+    /** A label's first word: the implementation (gort, vthread, go, go1.23, ...). */
+    static String implOf(String label) {
+        int sp = label.indexOf(' ');
+        return sp < 0 ? label : label.substring(0, sp);
+    }
+
     static List<Row> sorted(List<Row> rs) {
         List<Row> l = new ArrayList<>(rs);
         l.sort(Comparator.comparingInt((Row r) -> familyRank(r.family()))
+                .thenComparing(r -> r.family().equals("go") ? implOf(r.label()) : "")
                 .thenComparingInt(Row::procs)
                 .thenComparingInt(r -> strategyRank(r.label()))
                 .thenComparing(Row::label));
@@ -568,7 +578,7 @@ public final class Report {
             if (!r.workload().equals("tightloop")
                     && !r.workload().startsWith("parked")
                     && !r.family().equals("serial")
-                    && (r.label().matches("(gort|go|vthread|threads) [PC]=\\d+")
+                    && (r.label().matches("(gort|go|go1\\.\\d+|vthread|threads) [PC]=\\d+")
                             || r.label().startsWith("platform"))) {
                 cols.add(r.label().startsWith("platform") ? "platform" : r.label());
             }

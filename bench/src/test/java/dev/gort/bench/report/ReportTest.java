@@ -189,4 +189,35 @@ class ReportTest {
         assertFalse(eff.stream().anyMatch(r -> r.family().equals("serial")), "no efficiency for the serial rows");
         assertTrue(Report.mainColumns(rows).contains("threads P=2"), "threads has a column of its own");
     }
+
+    /**
+     * A second Go twin (bench/go/run.sh builds it with the newest installed Go) gets columns of its
+     * own after the baseline's, and its fan-out efficiency uses its own serial time.
+     */
+    @Test
+    void aSecondGoTwinHasItsOwnColumnsAndItsOwnSerialTime(@TempDir Path dir) throws IOException {
+        Path f = dir.resolve("go.csv");
+        Files.writeString(
+                f,
+                "workload,impl,gomaxprocs,score,error,unit,samples,raw\n"
+                        + "pingpong,go,1,230,1,ns/op,3,229;230;231\n"
+                        + "pingpong,go,2,240,1,ns/op,3,239;240;241\n"
+                        + "fanout,go,2,25,1,ms/op,3,25;25;25\n"
+                        + "fanout-serial,go,2,50,1,ms/op,3,50;50;50\n"
+                        + "pingpong,go1.23,1,310,1,ns/op,3,309;310;311\n"
+                        + "pingpong,go1.23,2,260,1,ns/op,3,259;260;261\n"
+                        + "fanout,go1.23,2,30,1,ms/op,3,30;30;30\n"
+                        + "fanout-serial,go1.23,2,48,1,ms/op,3,48;48;48\n");
+        List<Report.Row> rows = Report.readGo(f);
+        List<Report.Row> pingpong =
+                rows.stream().filter(r -> r.workload().equals("pingpong")).toList();
+        assertEquals(List.of("go P=1", "go P=2", "go1.23 P=1", "go1.23 P=2"), Report.mainColumns(pingpong));
+        assertEquals(310, Report.find(rows, "pingpong", "go1.23 P=1").score());
+        List<Report.Row> eff = Report.efficiency(rows);
+        assertEquals(1.0, Report.find(eff, "fanout-efficiency", "go P=2").score(), 1e-9);
+        assertEquals(
+                48.0 / 60, Report.find(eff, "fanout-efficiency", "go1.23 P=2").score(), 1e-9);
+        String md = Report.markdown(rows, new LinkedHashMap<>(), "x.svg");
+        assertTrue(md.contains("| pingpong | ns/op | 230 ± 1.00 | 240 ± 1.00 | 310 ± 1.00 | 260 ± 1.00 |"), md);
+    }
 }
