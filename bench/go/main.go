@@ -338,7 +338,7 @@ func manyPairs(pairs, msgs int) float64 {
 // part is Go's sieve1.go with a generator that stops (as bench's Sieve runs it, since 2026-12-03):
 // plain sends and receives on unbuffered channels.
 // Its goroutines are then ended, untimed: Go never collects a blocked goroutine, so a chain left
-// blocked stays reachable (as bench's Sieve's do not: they go with their runtime), and with -mintime
+// blocked stays reachable (bench's Sieve ends its chain the same way, its drain timed), and with -mintime
 // repeating the workload, every later GC would scan a growing heap of stacks (in one run of the
 // twin: the sieve at P=1 1.5x slower, 2026-12-03). So the generator counts only to the n-th prime
 // and closes its channel; each filter closes its own when its input ends, and the close travels

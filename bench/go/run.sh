@@ -6,11 +6,13 @@
 #
 # Two twins when two Go versions are installed. The baseline twin (rows with impl "go", the column
 # the issues' targets name) is built with $GO, else the go on PATH, else the OLDEST of Debian's
-# /usr/lib/go-*/bin/go (golang-1.19-go on bookworm), else /usr/local/go. The second twin (impl
-# "go1.NN") is the same program built with the NEWEST /usr/lib/go-*/bin/go when that is another
-# version (bookworm-backports has golang-1.23-go), or with $GO_SECOND; GO_SECOND=none skips it. Go
-# changed the scheduler after 1.19 (e.g. Gosched wakes an idle P since 1.21, as gort does), so
-# the newer twin is the closer one to the Go that gort ports.
+# /usr/lib/go-*/bin/go (golang-1.19-go on bookworm), else /usr/lib/go/bin/go or /usr/local/go. The
+# second twin (impl "go1.NN") is the same program built with $GO_SECOND, else with the NEWEST of
+# Debian's /usr/lib/go-*/bin/go, when that is another version than the baseline's (bookworm-backports
+# has golang-1.23-go); GO_SECOND=none skips it, and a second toolchain that does not work is skipped
+# with a warning (the baseline's rows are written all the same). Go changed the scheduler after 1.19
+# (e.g. Gosched wakes an idle P since 1.21, as gort does), so the newer twin is the closer one to
+# the Go that gort ports.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${1:--}"; shift || true
@@ -37,7 +39,12 @@ short() { "$1" env GOVERSION | sed -E 's/^(go[0-9]+\.[0-9]+).*/\1/'; }
 
 GO2="${GO_SECOND:-}"
 if [ -z "$GO2" ] && [ ${#debian[@]} -gt 0 ]; then GO2="${debian[${#debian[@]}-1]}"; fi
-if [ "$GO2" = "none" ] || { [ -n "$GO2" ] && [ "$(short "$GO2")" = "$(short "$GO")" ]; }; then GO2=""; fi
+if [ "$GO2" = "none" ]; then GO2=""; fi
+if [ -n "$GO2" ] && ! "$GO2" version >/dev/null 2>&1; then
+  echo "bench/go: the second toolchain $GO2 does not work; running the baseline twin alone" >&2
+  GO2=""
+fi
+if [ -n "$GO2" ] && [ "$(short "$GO2")" = "$(short "$GO")" ]; then GO2=""; fi
 
 if [ "$out" = "--version" ]; then
   if [ -n "$GO2" ]; then echo "$("$GO" version); second twin: $("$GO2" version)"; else "$GO" version; fi
@@ -45,8 +52,8 @@ if [ "$out" = "--version" ]; then
 fi
 
 mkdir -p "$here/target"
-build() { # toolchain, binary
-  ( cd "$here" && GOFLAGS=-mod=mod GOCACHE="${GOCACHE:-$here/target/gocache}" "$1" build -o "$2" . )
+build() { # toolchain, binary; fails when the build does
+  ( cd "$here" && GOFLAGS=-mod=mod GOCACHE="${GOCACHE:-$here/target/gocache}" "$1" build -o "$2" . ) || return 1
   echo "bench/go: $("$1" version) -> $(basename "$2")" >&2
 }
 bin="$here/target/benchtwin"
@@ -54,7 +61,10 @@ build "$GO" "$bin"
 if [ -n "$GO2" ]; then
   impl2="$(short "$GO2")"
   bin2="$here/target/benchtwin-$impl2"
-  build "$GO2" "$bin2"
+  if ! build "$GO2" "$bin2"; then
+    echo "bench/go: the second twin did not build with $GO2; running the baseline twin alone" >&2
+    GO2=""
+  fi
 fi
 
 dest=/dev/stdout
@@ -66,6 +76,6 @@ dest=/dev/stdout
     GODEBUG=asyncpreemptoff=1 "$bin" "$@" -impl go-nopreempt -only tightloop | tail -n +2
   fi
   if [ -n "$GO2" ]; then
-    "$bin2" "$@" -impl "$impl2" | tail -n +2
+    "$bin2" "$@" -impl "$impl2" | tail -n +2 || echo "bench/go: the second twin ($impl2) failed" >&2
   fi
 } > "$dest"

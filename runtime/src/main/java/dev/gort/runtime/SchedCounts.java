@@ -178,7 +178,7 @@ public final class SchedCounts {
             case G.YIELD_PREEMPT -> yieldPreempt.increment();
             case G.YIELD_GOYIELD -> yieldGoyield.increment();
             case G.YIELD_SYSCALL -> yieldSyscall.increment();
-            default -> {} // an exit (the continuation is done), or M.run's fatal error
+            default -> {} // none other reaches here: M.run returns for an exit before counting
         }
     }
 
