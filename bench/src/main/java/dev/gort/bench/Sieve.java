@@ -61,7 +61,12 @@ public class Sieve {
 
     @Setup(Level.Trial)
     public void setup() {
-        config = dev.gort.runtime.Config.fromEnvironment().withGomaxprocs(procs).withPanicExits(false);
+        config = config(procs);
+    }
+
+    /** The runtime each {@link #gort} invocation boots (also SwitchCounts' sieve, which counts it). */
+    static dev.gort.runtime.Config config(int procs) {
+        return dev.gort.runtime.Config.fromEnvironment().withGomaxprocs(procs).withPanicExits(false);
     }
 
     /** The 2000th prime (17389): the generator's last number, as in the Go twin. */

@@ -105,8 +105,7 @@ public final class SwitchCounts {
      * workload now stops at the 2000th prime, as the Go twin does.
      */
     static void sieve(int procs, int reps) {
-        dev.gort.runtime.Config config =
-                dev.gort.runtime.Config.fromEnvironment().withGomaxprocs(procs).withPanicExits(false);
+        dev.gort.runtime.Config config = Sieve.config(procs);
         for (int i = 0; i < reps; i++) {
             SchedCounts.reset();
             long t0 = System.nanoTime();

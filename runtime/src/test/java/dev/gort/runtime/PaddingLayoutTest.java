@@ -33,8 +33,7 @@ class PaddingLayoutTest {
         for (Class<?> k = c; k != Object.class; k = k.getSuperclass()) {
             for (Field f : k.getDeclaredFields()) {
                 if (!Modifier.isStatic(f.getModifiers())) {
-                    long size = f.getType() == long.class || f.getType() == double.class ? 8 : 4;
-                    end = Math.max(end, unsafe().objectFieldOffset(f) + size);
+                    end = Math.max(end, unsafe().objectFieldOffset(f) + size(f.getType()));
                 }
             }
         }
@@ -76,9 +75,9 @@ class PaddingLayoutTest {
         long last = 0;
         for (Field f : c.getDeclaredFields()) {
             if (!Modifier.isStatic(f.getModifiers())) {
-                long size = size(f.getType());
-                first = Math.min(first, offset(c, f.getName()));
-                last = Math.max(last, offset(c, f.getName()) + size);
+                long at = unsafe().objectFieldOffset(f);
+                first = Math.min(first, at);
+                last = Math.max(last, at + size(f.getType()));
             }
         }
         return new long[] {first, last};
