@@ -35,6 +35,7 @@ final class Env {
         row(rows, "gort.stealing", c.stealing());
         row(rows, "gort.spinning", c.spinning());
         row(rows, "gort.maxthreads", c.maxThreads());
+        row(rows, "gort.carrier.spacers", c.carrierSpacers());
         row(rows, "gort.debug.checks", c.debugChecks());
         row(rows, "gort.preempt", PreemptStrategy.fromEnvironment().id());
         row(rows, "gort.preempt.stride", PreemptStrategy.strideFromEnvironment());

@@ -78,6 +78,7 @@ class SettingsIT {
         GOOD.put("-Dgort.stealing=false", "gort.stealing=false");
         GOOD.put("-Dgort.spinning=off", "gort.spinning=false");
         GOOD.put("-Dgort.maxthreads=50", "gort.maxthreads=50");
+        GOOD.put("-Dgort.carrier.spacers=0", "gort.carrier.spacers=0"); // its effect: CarrierSpacersTest (runtime)
         GOOD.put("-Dgort.preempt=entry", "gort.preempt=entry");
         GOOD.put("-Dgort.preempt.stride=0", "gort.preempt.stride=0"); // "0 = a poll at every back-edge"
         GOOD.put("-Dgort.preempt.callers=false", "gort.preempt.callers=false");
@@ -111,6 +112,7 @@ class SettingsIT {
         BAD.put("-Dgort.stealing=maybe", "malformed -Dgort.stealing=maybe: want true or false");
         BAD.put("-Dgort.spinning=2", "malformed -Dgort.spinning=2: want true or false");
         BAD.put("-Dgort.maxthreads=0", "malformed -Dgort.maxthreads=0: want an integer >= 1");
+        BAD.put("-Dgort.carrier.spacers=9", "malformed -Dgort.carrier.spacers=9: want an integer from 0 to 8");
         BAD.put("-Dgort.preempt=bogus", "malformed -Dgort.preempt=bogus: want one of none, entry, backedge, budget");
         BAD.put("-Dgort.preempt.stride=-1", "malformed -Dgort.preempt.stride=-1: want an integer >= 0");
         BAD.put("-Dgort.preempt.callers=nope", "malformed -Dgort.preempt.callers=nope: want true or false");

@@ -21,8 +21,9 @@ package dev.gort.runtime;
  * {@code Idle.wakep}, {@code RunQueue.casRunnext}); under ParallelGC, or with everything tenured at
  * the first collection ({@code -XX:MaxTenuringThreshold=0}), no such stretch. With this padding,
  * JMH ManyPairs P=2, four alternations of 5 + 5 + 3 + 3 forks: median 111 vs 132 ns, iterations
- * over 170 ns 8 of 80 vs 27 of 80; P=1 and the ping-pong unchanged. Slow stretches remain, fewer;
- * what causes them is not known. Go needs none of this for its
+ * over 170 ns 8 of 80 vs 27 of 80; P=1 and the ping-pong unchanged. Slow stretches remained,
+ * fewer: those were two carriers' JVM thread handles on one cache line, outside the heap
+ * ({@link CarrierSpacers}). Go needs none of this for its
  * m and p: they are allocated in size classes that are multiples of the cache line. The int fills
  * the 4 bytes after a 12-byte object header, where the JVM would otherwise put a subclass's int
  * (RunQueue.head sat there once).

@@ -10,6 +10,9 @@ package dev.gort.runtime;
  * @param spinning          spinning Ms ({@code -Dgort.spinning}); off = no M spins looking for work: an M
  *                          with nothing to do drops its P at once, and wakep starts an M per idle P
  * @param maxThreads        Go's debug.SetMaxThreads default 10000 ({@code -Dgort.maxthreads})
+ * @param carrierSpacers    parked threads started right after each carrier thread, so that no two
+ *                          carriers' JVM thread handles share a cache line ({@code -Dgort.carrier.spacers},
+ *                          0 to 8; default 2): {@link CarrierSpacers}
  * @param panicExits        a goroutine panic or fatal error halts the JVM with status 2 (Go); when false
  *                          (and always under {@code -Dgort.fatal=throw}) it surfaces from {@code run}
  * @param debugChecks       O(n) invariant checks ({@code -Dgort.debug.checks})
@@ -25,6 +28,7 @@ public record Config(
         boolean stealing,
         boolean spinning,
         int maxThreads,
+        int carrierSpacers,
         boolean panicExits,
         boolean debugChecks,
         String name,
@@ -36,6 +40,10 @@ public record Config(
         java.util.Objects.requireNonNull(maxprocs, "maxprocs");
         if (gomaxprocs < 1) {
             throw new IllegalArgumentException("GOMAXPROCS must be >= 1: " + gomaxprocs);
+        }
+        if (carrierSpacers < 0 || carrierSpacers > CarrierSpacers.MAX) {
+            throw new IllegalArgumentException(
+                    "carrierSpacers must be from 0 to " + CarrierSpacers.MAX + ": " + carrierSpacers);
         }
         if (runqSize < 2 || Integer.bitCount(runqSize) != 1) {
             throw new IllegalArgumentException("runqSize must be a power of two >= 2: " + runqSize);
@@ -192,6 +200,8 @@ public record Config(
                 boolSetting("gort.stealing", "GORT_STEALING", true),
                 boolSetting("gort.spinning", "GORT_SPINNING", true),
                 intSetting("gort.maxthreads", "GORT_MAXTHREADS", 10_000, 1, Integer.MAX_VALUE),
+                intSetting(
+                        "gort.carrier.spacers", "GORT_CARRIER_SPACERS", CarrierSpacers.DEFAULT, 0, CarrierSpacers.MAX),
                 !"throw".equals(fatalSetting()),
                 boolSetting("gort.debug.checks", "GORT_DEBUG_CHECKS", false),
                 "gort",
@@ -201,7 +211,17 @@ public record Config(
 
     public Config withSettings(Settings s) {
         return new Config(
-                gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, name, s, maxprocs);
+                gomaxprocs,
+                runqSize,
+                stealing,
+                spinning,
+                maxThreads,
+                carrierSpacers,
+                panicExits,
+                debugChecks,
+                name,
+                s,
+                maxprocs);
     }
 
     /**
@@ -747,6 +767,7 @@ public record Config(
                 stealing,
                 spinning,
                 maxThreads,
+                carrierSpacers,
                 panicExits,
                 debugChecks,
                 name,
@@ -766,6 +787,7 @@ public record Config(
                 stealing,
                 spinning,
                 maxThreads,
+                carrierSpacers,
                 panicExits,
                 debugChecks,
                 name,
@@ -775,22 +797,78 @@ public record Config(
 
     public Config withRunqSize(int n) {
         return new Config(
-                gomaxprocs, n, stealing, spinning, maxThreads, panicExits, debugChecks, name, settings, maxprocs);
+                gomaxprocs,
+                n,
+                stealing,
+                spinning,
+                maxThreads,
+                carrierSpacers,
+                panicExits,
+                debugChecks,
+                name,
+                settings,
+                maxprocs);
     }
 
     public Config withStealing(boolean on) {
         return new Config(
-                gomaxprocs, runqSize, on, spinning, maxThreads, panicExits, debugChecks, name, settings, maxprocs);
+                gomaxprocs,
+                runqSize,
+                on,
+                spinning,
+                maxThreads,
+                carrierSpacers,
+                panicExits,
+                debugChecks,
+                name,
+                settings,
+                maxprocs);
     }
 
     public Config withSpinning(boolean on) {
         return new Config(
-                gomaxprocs, runqSize, stealing, on, maxThreads, panicExits, debugChecks, name, settings, maxprocs);
+                gomaxprocs,
+                runqSize,
+                stealing,
+                on,
+                maxThreads,
+                carrierSpacers,
+                panicExits,
+                debugChecks,
+                name,
+                settings,
+                maxprocs);
+    }
+
+    /** The same configuration with {@code n} spacer threads per carrier ({@link CarrierSpacers}; 0 = none). */
+    public Config withCarrierSpacers(int n) {
+        return new Config(
+                gomaxprocs,
+                runqSize,
+                stealing,
+                spinning,
+                maxThreads,
+                n,
+                panicExits,
+                debugChecks,
+                name,
+                settings,
+                maxprocs);
     }
 
     public Config withMaxThreads(int n) {
         return new Config(
-                gomaxprocs, runqSize, stealing, spinning, n, panicExits, debugChecks, name, settings, maxprocs);
+                gomaxprocs,
+                runqSize,
+                stealing,
+                spinning,
+                n,
+                carrierSpacers,
+                panicExits,
+                debugChecks,
+                name,
+                settings,
+                maxprocs);
     }
 
     /** The same configuration with {@code -Dgort.seed}'s seed (0: unseeded). See {@link Decisions}. */
@@ -800,17 +878,47 @@ public record Config(
 
     public Config withPanicExits(boolean on) {
         return new Config(
-                gomaxprocs, runqSize, stealing, spinning, maxThreads, on, debugChecks, name, settings, maxprocs);
+                gomaxprocs,
+                runqSize,
+                stealing,
+                spinning,
+                maxThreads,
+                carrierSpacers,
+                on,
+                debugChecks,
+                name,
+                settings,
+                maxprocs);
     }
 
     public Config withDebugChecks(boolean on) {
         return new Config(
-                gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, on, name, settings, maxprocs);
+                gomaxprocs,
+                runqSize,
+                stealing,
+                spinning,
+                maxThreads,
+                carrierSpacers,
+                panicExits,
+                on,
+                name,
+                settings,
+                maxprocs);
     }
 
     public Config withName(String n) {
         return new Config(
-                gomaxprocs, runqSize, stealing, spinning, maxThreads, panicExits, debugChecks, n, settings, maxprocs);
+                gomaxprocs,
+                runqSize,
+                stealing,
+                spinning,
+                maxThreads,
+                carrierSpacers,
+                panicExits,
+                debugChecks,
+                n,
+                settings,
+                maxprocs);
     }
 
     // ------------------------------------------------------------------------------------------

@@ -67,8 +67,12 @@ final class Idle {
         void newm(M mp);
     }
 
-    /** Carrier threads: the M runs {@code mstart}. */
-    static final Ms CARRIERS = mp -> mp.thread.start();
+    /**
+     * Carrier threads: the M runs {@code mstart}; each is followed by the runtime's spacer threads
+     * ({@link CarrierSpacers}: no two carriers' JVM thread handles on one cache line).
+     */
+    static final Ms CARRIERS =
+            mp -> CarrierSpacers.start(mp.thread, mp.sched.config.name(), mp.id, mp.sched.config.carrierSpacers());
 
     /** Immutable. */
     private final Scheduler s;
