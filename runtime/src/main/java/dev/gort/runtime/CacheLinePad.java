@@ -22,7 +22,7 @@ package dev.gort.runtime;
  * the first collection ({@code -XX:MaxTenuringThreshold=0}), no such stretch. With this padding,
  * JMH ManyPairs P=2, four alternations of 5 + 5 + 3 + 3 forks: median 111 vs 132 ns, iterations
  * over 170 ns 8 of 80 vs 27 of 80; P=1 and the ping-pong unchanged. Slow stretches remained,
- * fewer: those were two carriers' JVM thread handles on one cache line, outside the heap
+ * fewer: most of those were two carriers' JVM thread handles on one cache line, outside the heap
  * ({@link CarrierSpacers}). Go needs none of this for its
  * m and p: they are allocated in size classes that are multiples of the cache line. The int fills
  * the 4 bytes after a 12-byte object header, where the JVM would otherwise put a subclass's int

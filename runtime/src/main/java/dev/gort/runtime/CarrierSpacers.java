@@ -18,22 +18,24 @@ package dev.gort.runtime;
  *
  * <p>Measured with nothing of gort's (the benchmark jar's {@code CarrierSlots}, bench/README.md:
  * two platform threads each running a continuation's run and yield in a loop, at the same time):
- * median 263 ns per run+yield when the two were started one after the other, 93 ns (as one thread
- * alone) with two spacer threads started between them. In gort it was the 10,000 pairs at
- * GOMAXPROCS=2 running at 180-200 ns per message for exactly as long as the two Ms that held the Ps
- * were the two started one after the other (M2 and M3), and about 100 ns with any other pair: most
- * of the "two modes" of the P=2 benchmarks, which the {@link CacheLinePad} heap padding had not
- * removed. Virtual threads' carriers (the JDK's ForkJoinPool workers) share the hazard.
+ * median 250 ns per run+yield when the two were started one after the other, 94 ns with two spacer
+ * threads started between them (bench/results/spacers-2026-12-04). In gort: the 10,000 pairs at
+ * GOMAXPROCS=2 ran at 181-230 ns per message whenever the two Ms holding the Ps were the two
+ * started one after the other (M2 and M3), and at 108-162 ns with any other pair, the two modes
+ * that the {@link CacheLinePad} heap padding had made rarer but not removed. Virtual threads'
+ * carriers (the JDK's ForkJoinPool workers) share the hazard.
  *
  * <p>How. Two spacers put 8 slots (64 bytes) between one carrier's slots and the next thread's,
  * whatever the alignment, so the next carrier's handles are on another line. Carrier starts are
- * serialised JVM-wide (the table is the JVM's, shared by every runtime), so two runtimes or two Ms
- * starting at once cannot interleave their slots. Not a guarantee: a thread the JVM or the program
- * starts between a carrier and its spacers (a JIT compiler thread, a user's thread), or slots freed
- * by threads that ended, can still put a carrier next to another; and the slot layout is HotSpot's
- * implementation, not a specification. The cost: two parked threads per M (about 30 KiB of native
- * memory each, none of the JVM heap), which end when their carrier ends. {@code
- * -Dgort.carrier.spacers=0} turns it off.
+ * serialised across every runtime of this copy of gort (the table is the JVM's), so two runtimes or
+ * two Ms starting at once cannot interleave their slots. Not a guarantee, and the slot layout is
+ * HotSpot's implementation, not a specification: a new thread takes the lowest free slots, and
+ * threads that end free theirs at different times (HotSpot releases them later, from its service
+ * thread): the JVM's compiler threads, a runtime's carriers and spacers when it ends, an M that
+ * exits with its locked goroutine. A later carrier can land in such a hole next to a live carrier.
+ * The cost: two more OS threads per M, parked (each a {@code Thread} object on the heap, a
+ * HotSpot thread and its stack), which end when their carrier ends; a program near the OS's thread
+ * limit reaches it at a third of the Ms. {@code -Dgort.carrier.spacers=0} turns it off.
  *
  * <p>Go: none. Go's Ms keep their hot state in the m and g structures, which are allocated in
  * size classes that are multiples of the cache line; there is no table shared by every thread.
@@ -43,40 +45,42 @@ final class CarrierSpacers {
     static final int DEFAULT = 2;
     /** The most {@code -Dgort.carrier.spacers} accepts. */
     static final int MAX = 8;
-    /** A spacer parks for its whole life: the JVM's smallest stack is enough. */
+    /** A spacer only parks: a small stack (HotSpot raises it to its own minimum). */
     private static final long SPACER_STACK = 64 << 10;
 
-    /** Serialises carrier starts across every runtime of the JVM (the handle table is the JVM's). */
-    private static final Object STARTS = new Object();
+    /**
+     * Immutable: the monitor that serialises carrier starts across every runtime (held while one
+     * carrier and its spacers start; tests take it to wait for a start to finish).
+     */
+    static final Object STARTS = new Object();
 
     private CarrierSpacers() {}
 
     /**
      * Starts {@code carrier}, then {@code spacers} daemon threads named {@code <name>-spacer<id>.<i>}
      * that wait for it to end. Called by whichever thread starts an M (a carrier, sysmon, the thread
-     * that calls {@code Go.run}); never holds a runtime lock. A spacer that cannot be started
-     * (the OS refused a thread) is left out: the carrier runs without it, as with spacers=0.
+     * that calls {@code Go.run}, an outside thread that readies a goroutine); never with a runtime
+     * lock held. If the OS refuses a spacer's thread, that spacer and the carrier's remaining ones
+     * are left out, silently: the carrier runs as with spacers=0, and only its cache line is at stake
+     * (the next M's carrier start then fails with the same error, out of its caller).
      */
     static void start(Thread carrier, String name, long id, int spacers) {
+        ThreadGroup group = carrier.getThreadGroup(); // before start: a thread that has ended has none
         synchronized (STARTS) {
             carrier.start();
             for (int i = 0; i < spacers; i++) {
                 Thread sp = new Thread(
-                        carrier.getThreadGroup(),
-                        () -> awaitEnd(carrier),
-                        name + "-spacer" + id + "." + i,
-                        SPACER_STACK,
-                        false);
+                        group, () -> awaitEnd(carrier), name + "-spacer" + id + "." + i, SPACER_STACK, false);
                 sp.setDaemon(true);
+                sp.setContextClassLoader(null); // runs none of the program's code: pins no class loader
                 try {
                     sp.start();
-                } catch (OutOfMemoryError e) { // "unable to create native thread": the next newm reports it
+                } catch (OutOfMemoryError e) { // "unable to create native thread"
                     return;
                 }
             }
         }
     }
-
     /** A spacer's life: hold its handles until the carrier ends. */
     private static void awaitEnd(Thread carrier) {
         while (carrier.isAlive()) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,43 +28,59 @@ class CarrierSpacersTest {
                 .toList();
     }
 
+    /** Returns once no carrier start is under way (CarrierSpacers.start holds STARTS for one). */
+    private static void awaitStarts() {
+        synchronized (CarrierSpacers.STARTS) {
+            // nothing: taking the monitor orders this after the start that held it
+        }
+    }
+
+    /** Whether {@code t} gets to {@code state} within the bound (a failure bound, not an ordering). */
+    private static boolean reaches(Thread t, Thread.State state) {
+        long deadline = System.nanoTime() + JOIN_MS * 1_000_000L;
+        while (t.getState() != state && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000);
+        }
+        return t.getState() == state;
+    }
+
     @Test
     void theCarrierOfGoroutineOneHasTwoParkedDaemonSpacersThatEndAfterIt() throws Exception {
         String name = "spacers" + System.nanoTime();
         Scheduler s = new Scheduler(TestSupport.config(2).withName(name));
         assertEquals(CarrierSpacers.DEFAULT, s.config.carrierSpacers());
-        AtomicReference<Thread> carrier = new AtomicReference<>();
-        AtomicReference<List<Thread>> mine = new AtomicReference<>();
+        AtomicReference<M> m0 = new AtomicReference<>();
         AtomicReference<List<Thread>> all = new AtomicReference<>();
+        AtomicReference<Boolean> carrierAliveWhileParked = new AtomicReference<>();
         TestSupport.runChecked(s, () -> {
             M m = M.current();
-            carrier.set(m.thread());
-            // The thread that started M0 (this test's, in s.run) starts the spacers right after the
-            // carrier, which may already be running this goroutine: wait for them, within a bound.
-            String prefix = name + "-spacer" + m.id + ".";
-            long deadline = System.nanoTime() + JOIN_MS * 1_000_000L;
-            List<Thread> seen;
-            while ((seen = spacers(name))
-                                    .stream()
-                                            .filter(t -> t.getName().startsWith(prefix))
-                                            .count()
-                            < CarrierSpacers.DEFAULT
-                    && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
+            m0.set(m);
+            // The thread that started this M (the test's, in s.run) starts the spacers right after
+            // the carrier, which may already be running this goroutine: wait for that start to end.
+            awaitStarts();
+            List<Thread> seen = spacers(name);
             all.set(seen);
-            mine.set(seen.stream().filter(t -> t.getName().startsWith(prefix)).toList());
+            for (Thread t : seen) {
+                if (t.getName().startsWith(name + "-spacer" + m.id + ".")) {
+                    assertTrue(reaches(t, Thread.State.WAITING), t + " never parked: " + t.getState());
+                }
+            }
+            carrierAliveWhileParked.set(m.thread().isAlive());
         });
-        List<Thread> sp = mine.get();
+        M m = m0.get();
+        List<Thread> mine = all.get().stream()
+                .filter(t -> t.getName().startsWith(name + "-spacer" + m.id + "."))
+                .toList();
         assertEquals(
-                List.of(name + "-spacer0.0", name + "-spacer0.1"),
-                sp.stream().map(Thread::getName).toList(),
-                "M0's spacers, started with its carrier");
-        for (Thread t : sp) {
+                List.of(name + "-spacer" + m.id + ".0", name + "-spacer" + m.id + ".1"),
+                mine.stream().map(Thread::getName).toList(),
+                "goroutine 1's M's spacers, started with its carrier");
+        assertTrue(carrierAliveWhileParked.get());
+        for (Thread t : mine) {
             assertTrue(t.isDaemon(), t + " must not keep the JVM alive");
         }
-        carrier.get().join(JOIN_MS);
-        assertFalse(carrier.get().isAlive(), "M0's carrier ends once the runtime has ended");
+        m.thread().join(JOIN_MS);
+        assertFalse(m.thread().isAlive(), "the carrier ends once the runtime has ended");
         for (Thread t : all.get()) {
             t.join(JOIN_MS);
             assertFalse(t.isAlive(), t + " outlived the runtime's carriers");
@@ -75,7 +92,10 @@ class CarrierSpacersTest {
         String name = "nospacers" + System.nanoTime();
         Scheduler s = new Scheduler(TestSupport.config(2).withName(name).withCarrierSpacers(0));
         AtomicReference<List<Thread>> seen = new AtomicReference<>();
-        TestSupport.runChecked(s, () -> seen.set(spacers(name)));
+        TestSupport.runChecked(s, () -> {
+            awaitStarts(); // M0's start, spacers included, has ended
+            seen.set(spacers(name));
+        });
         assertEquals(List.of(), seen.get());
     }
 
