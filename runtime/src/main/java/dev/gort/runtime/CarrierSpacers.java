@@ -57,14 +57,18 @@ final class CarrierSpacers {
     private CarrierSpacers() {}
 
     /**
-     * Starts {@code carrier}, then {@code spacers} daemon threads named {@code <name>-spacer<id>.<i>}
-     * that wait for it to end. Called by whichever thread starts an M (a carrier, sysmon, the thread
+     * Starts {@code mp}'s carrier thread, then its runtime's {@link Config#carrierSpacers} daemon
+     * threads named {@code <name>-spacer<id>.<i>} that wait for it to end. Called by whichever thread starts an M (a carrier, sysmon, the thread
      * that calls {@code Go.run}, an outside thread that readies a goroutine); never with a runtime
      * lock held. If the OS refuses a spacer's thread, that spacer and the carrier's remaining ones
      * are left out, silently: the carrier runs as with spacers=0, and only its cache line is at stake
      * (the next M's carrier start then fails with the same error, out of its caller).
      */
-    static void start(Thread carrier, String name, long id, int spacers) {
+    static void start(M mp) {
+        Thread carrier = mp.thread;
+        String name = mp.sched.config.name();
+        long id = mp.id;
+        int spacers = mp.sched.config.carrierSpacers();
         ThreadGroup group = carrier.getThreadGroup(); // before start: a thread that has ended has none
         synchronized (STARTS) {
             carrier.start();
@@ -81,6 +85,7 @@ final class CarrierSpacers {
             }
         }
     }
+
     /** A spacer's life: hold its handles until the carrier ends. */
     private static void awaitEnd(Thread carrier) {
         while (carrier.isAlive()) {

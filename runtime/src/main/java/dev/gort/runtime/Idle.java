@@ -71,8 +71,7 @@ final class Idle {
      * Carrier threads: the M runs {@code mstart}; each is followed by the runtime's spacer threads
      * ({@link CarrierSpacers}: no two carriers' JVM thread handles on one cache line).
      */
-    static final Ms CARRIERS =
-            mp -> CarrierSpacers.start(mp.thread, mp.sched.config.name(), mp.id, mp.sched.config.carrierSpacers());
+    static final Ms CARRIERS = CarrierSpacers::start;
 
     /** Immutable. */
     private final Scheduler s;

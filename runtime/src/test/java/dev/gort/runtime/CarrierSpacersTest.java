@@ -51,32 +51,27 @@ class CarrierSpacersTest {
         assertEquals(CarrierSpacers.DEFAULT, s.config.carrierSpacers());
         AtomicReference<M> m0 = new AtomicReference<>();
         AtomicReference<List<Thread>> all = new AtomicReference<>();
-        AtomicReference<Boolean> carrierAliveWhileParked = new AtomicReference<>();
+        AtomicReference<List<Thread>> mine = new AtomicReference<>();
         TestSupport.runChecked(s, () -> {
             M m = M.current();
             m0.set(m);
             // The thread that started this M (the test's, in s.run) starts the spacers right after
             // the carrier, which may already be running this goroutine: wait for that start to end.
             awaitStarts();
-            List<Thread> seen = spacers(name);
-            all.set(seen);
-            for (Thread t : seen) {
-                if (t.getName().startsWith(name + "-spacer" + m.id + ".")) {
-                    assertTrue(reaches(t, Thread.State.WAITING), t + " never parked: " + t.getState());
-                }
+            all.set(spacers(name));
+            mine.set(all.get().stream()
+                    .filter(t -> t.getName().startsWith(name + "-spacer" + m.id + "."))
+                    .toList());
+            for (Thread t : mine.get()) { // while its carrier runs this goroutine
+                assertTrue(reaches(t, Thread.State.WAITING), t + " never parked: " + t.getState());
             }
-            carrierAliveWhileParked.set(m.thread().isAlive());
         });
         M m = m0.get();
-        List<Thread> mine = all.get().stream()
-                .filter(t -> t.getName().startsWith(name + "-spacer" + m.id + "."))
-                .toList();
         assertEquals(
                 List.of(name + "-spacer" + m.id + ".0", name + "-spacer" + m.id + ".1"),
-                mine.stream().map(Thread::getName).toList(),
+                mine.get().stream().map(Thread::getName).toList(),
                 "goroutine 1's M's spacers, started with its carrier");
-        assertTrue(carrierAliveWhileParked.get());
-        for (Thread t : mine) {
+        for (Thread t : mine.get()) {
             assertTrue(t.isDaemon(), t + " must not keep the JVM alive");
         }
         m.thread().join(JOIN_MS);
