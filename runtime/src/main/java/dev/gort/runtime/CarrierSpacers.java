@@ -58,11 +58,12 @@ final class CarrierSpacers {
 
     /**
      * Starts {@code mp}'s carrier thread, then its runtime's {@link Config#carrierSpacers} daemon
-     * threads named {@code <name>-spacer<id>.<i>} that wait for it to end. Called by whichever thread starts an M (a carrier, sysmon, the thread
-     * that calls {@code Go.run}, an outside thread that readies a goroutine); never with a runtime
-     * lock held. If the OS refuses a spacer's thread, that spacer and the carrier's remaining ones
-     * are left out, silently: the carrier runs as with spacers=0, and only its cache line is at stake
-     * (the next M's carrier start then fails with the same error, out of its caller).
+     * threads named {@code <name>-spacer<id>.<i>} that wait for it to end. Called by whichever
+     * thread starts an M (a carrier, sysmon, the thread that calls {@code Go.run}, an outside thread
+     * that readies a goroutine); never with a runtime lock held. If the OS refuses a spacer's
+     * thread, that spacer and the carrier's remaining ones are left out, silently: the carrier runs
+     * as with spacers=0, and only its cache line is at stake (the next M's carrier start then fails
+     * with the same error, out of its caller).
      */
     static void start(M mp) {
         Thread carrier = mp.thread;
