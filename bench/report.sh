@@ -102,14 +102,31 @@ start=$(date +%s)
 } > "$raw/machine.txt"
 cat "$raw/machine.txt"
 
+# The host's CPU time over one phase (a JMH pass, the Go twin), from /proc/stat's "cpu" line:
+# busy (user, nice, system, irq, softirq), idle (idle, iowait) and steal (time the hypervisor
+# gave this virtual machine's CPUs to others), in clock ticks. A figure that moves between runs
+# with the code unchanged (bench/results/HISTORY.md) can then be checked against the host:
+# steal above a few per cent means the CPUs were not all ours.
+cpu_ticks() { awk '/^cpu / {print $2+$3+$4+$7+$8, $5+$6, $9; exit}' /proc/stat 2>/dev/null || echo "0 0 0"; }
+phase_cpu() { # phase_cpu <name> <ticks before> <seconds before>: a machine.txt line
+  local name="$1" b0 i0 s0 b1 i1 s1
+  read -r b0 i0 s0 <<< "$2"
+  read -r b1 i1 s1 <<< "$(cpu_ticks)"
+  awk -v n="$name" -v w="$(( $(date +%s) - $3 ))" -v b=$(( b1 - b0 )) -v i=$(( i1 - i0 )) -v st=$(( s1 - s0 )) \
+    'BEGIN { t = b + i + st; if (t > 0) printf "host CPU, %s: %d s, busy %.1f %%, steal %.1f %%\n", n, w, 100 * b / t, 100 * st / t }' \
+    >> "$raw/machine.txt"
+}
+
 bench() { # bench <csv name> <jvm args> <jmh args...>; JMH_OPTS (an array) overrides the budget
   local name="$1" jvm="$2"; shift 2
   local opts=("${jmh[@]}")
   [ -n "${JMH_OPTS+x}" ] && opts=("${JMH_OPTS[@]}")
   echo "== JMH $name: $*" | tee -a "$log"
+  local t0 c0; t0=$(date +%s); c0="$(cpu_ticks)"
   # -Djmh.ignoreLock: other JMH runs on the machine are recorded (load average), not waited for
   "$JAVA" -Djmh.ignoreLock=true -jar "$jar" "$@" "${opts[@]}" -jvmArgsAppend "$jvm" -rf json -rff "$raw/jmh-$name.json" >> "$log" 2>&1 \
     || echo "   (JMH exited with $?; see $log)"
+  phase_cpu "JMH $name" "$c0" "$t0"
 }
 
 # Budget cuts (BENCH_FULL=1 lifts them): TimerLatency at one delay only; the preemption-overhead
@@ -165,7 +182,9 @@ fi
 # 4. The Go twin (skips itself when no Go toolchain is installed).
 echo "== Go twin" | tee -a "$log"
 goonly=(); [ -n "${BENCH_GO_ONLY:-}" ] && goonly=(-only "$BENCH_GO_ONLY")
+gt0=$(date +%s); gc0="$(cpu_ticks)"
 "$here/go/run.sh" "$raw/go.csv" -procs "$(echo $procs | tr ' ' ',')" -reps "$goreps" -mintime "$gomin" -parked "$parked" "${goonly[@]}" 2>> "$log" || echo "   (Go twin failed; see $log)"
+[ -s "$raw/go.csv" ] && phase_cpu "Go twin" "$gc0" "$gt0"
 
 {
   echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

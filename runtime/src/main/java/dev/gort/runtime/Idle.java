@@ -152,15 +152,18 @@ final class Idle {
         // of a busy program): an M about to drop its P still sees needspinning == 1 under the lock
         // and spins instead, exactly as if we had set it.
         if (npidle.get() == 0 && needspinning.get() == 1) {
+            if (SchedCounts.ON) SchedCounts.wakepNoIdleP.increment();
             return;
         }
         if (!nmspinning.compareAndSet(0, 1)) {
+            if (SchedCounts.ON) SchedCounts.wakepCasLost.increment();
             return;
         }
         P pp;
         synchronized (sched.lock) {
             pp = pidlegetSpinning();
             if (pp == null) {
+                if (SchedCounts.ON) SchedCounts.wakepNoP.increment();
                 if (nmspinning.decrementAndGet() < 0) {
                     throw Fatal.fatal(s, "wakep: negative nmspinning");
                 }

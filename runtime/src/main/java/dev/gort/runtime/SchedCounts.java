@@ -45,6 +45,12 @@ public final class SchedCounts {
     static final LongAdder wakepSpinning = new LongAdder();
     /** wakep calls that took an idle P and started (woke or created) a spinning M for it. */
     static final LongAdder wakepStartm = new LongAdder();
+    /** wakep calls that returned without the lock: no idle P and needspinning set already. */
+    static final LongAdder wakepNoIdleP = new LongAdder();
+    /** wakep calls that lost the nmspinning 0-to-1 race to another submitter or a spinner. */
+    static final LongAdder wakepCasLost = new LongAdder();
+    /** wakep calls that won nmspinning but found no idle P under sched.lock (needspinning set). */
+    static final LongAdder wakepNoP = new LongAdder();
     /** Idle.startm hand-offs to an idle M (a Note wake-up of a parked carrier). */
     static final LongAdder startmWake = new LongAdder();
     /** startm woke an idle M that last stopped on another CPU than the waker's, passing over the list's head. */
@@ -105,6 +111,9 @@ public final class SchedCounts {
         "wakep",
         "wakepSpinning",
         "wakepStartm",
+        "wakepNoIdleP",
+        "wakepCasLost",
+        "wakepNoP",
         "startmWake",
         "mgetOtherCpu",
         "noteUnparks",
@@ -143,6 +152,9 @@ public final class SchedCounts {
             wakep,
             wakepSpinning,
             wakepStartm,
+            wakepNoIdleP,
+            wakepCasLost,
+            wakepNoP,
             startmWake,
             mgetOtherCpu,
             noteUnparks,
