@@ -34,6 +34,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * about 0.1 % of the hand-offs); here a JMH operation is the whole {@code Go.run}, drain and the
  * runtime's boot included.
  *
+ * <p>The numbers travel as {@link Integer}s taken from {@link #NUMBERS}, a table built once, so that
+ * a hand-off allocates nothing, as the twin's {@code chan int} allocates nothing (the value is
+ * copied into the receiver). Until 2026-12-04 every send boxed its number afresh (about 2 million
+ * 16-byte {@code Integer}s, 32 MB per sieve, for gort and virtual threads alike), and the figure
+ * then depended on where in G1's young generation a run fell: at GOMAXPROCS=1 about 440 ms just
+ * after a young collection and 560-640 ms towards the next, 590 ms throughout with a 2 GB young
+ * generation that never filled, 250-520 ms at GOMAXPROCS=2 (the whole-suite run at 84d4190 read
+ * 488 &plusmn; 105 and 341 &plusmn; 34.6 ms). {@code -Dbench.sieve.boxed=true} still runs it that
+ * way ({@link #BOXED}; bench/results/HISTORY.md has the figures of both).
+ *
  * <p>Target (issue 3; Go 215 ms, virtual threads 776 ms, Jox 5720 ms): gort &le; 215 ms.
  *
  * <p>Results, 2026-11-30 00:30, 2-vCPU AMD EPYC VM (Temurin 25), load average 2.2 (other jobs),
@@ -72,6 +82,33 @@ public class Sieve {
     /** The 2000th prime (17389): the generator's last number, as in the Go twin. */
     static final int LIMIT = nthPrime(PRIMES);
 
+    /**
+     * Every number the generator sends, boxed once (index = value): the hand-offs pass these along
+     * and allocate nothing. Built when the class is initialised, before any timing.
+     */
+    static final Integer[] NUMBERS = numbers(LIMIT);
+
+    /** Box every number as it is sent, as the sieve did until 2026-12-04 (see the class comment). */
+    static final boolean BOXED = Boolean.getBoolean("bench.sieve.boxed");
+
+    private static Integer[] numbers(int limit) {
+        Integer[] t = new Integer[limit + 1];
+        for (int i = 0; i <= limit; i++) {
+            t[i] = i;
+        }
+        return t;
+    }
+
+    /** The number {@code i} as the generator sends it. */
+    private static Integer generated(int i) {
+        return BOXED ? Integer.valueOf(i) : NUMBERS[i];
+    }
+
+    /** The number {@code v} as a filter passes it on: the same object, or boxed afresh if {@link #BOXED}. */
+    private static Integer passed(Integer v) {
+        return BOXED ? Integer.valueOf(v.intValue()) : v;
+    }
+
     static volatile int lastPrime;
 
     /**
@@ -83,7 +120,7 @@ public class Sieve {
         Chan<Integer> gen = ch;
         Go.go(() -> {
             for (int i = 2; i <= LIMIT; i++) {
-                gen.send(i);
+                gen.send(generated(i));
             }
             gen.close();
         });
@@ -94,9 +131,9 @@ public class Sieve {
             Chan<Integer> out = Chan.make();
             int p = prime;
             Go.go(() -> {
-                for (int i : in) {
-                    if (i % p != 0) {
-                        out.send(i);
+                for (Integer v : in) {
+                    if (v % p != 0) {
+                        out.send(passed(v));
                     }
                 }
                 out.close();
@@ -140,8 +177,11 @@ public class Sieve {
         return lastPrime;
     }
 
-    /** The end of a virtual-thread chain (a SynchronousQueue cannot be closed): passed down, then the filter ends. */
-    private static final int END = -1;
+    /**
+     * The end of a virtual-thread chain (a SynchronousQueue cannot be closed): passed down, then the
+     * filter ends. Compared by identity: no number is this object.
+     */
+    private static final Integer END = Integer.valueOf(-1);
 
     @Benchmark
     public int vthread() throws InterruptedException {
@@ -153,7 +193,7 @@ public class Sieve {
             Thread.ofVirtual().start(() -> {
                 try {
                     for (int i = 2; i <= LIMIT; i++) {
-                        gen.put(i);
+                        gen.put(generated(i));
                     }
                     gen.put(END);
                 } catch (InterruptedException e) {
@@ -169,9 +209,9 @@ public class Sieve {
                     int p = prime;
                     Thread.ofVirtual().start(() -> {
                         try {
-                            for (int i; (i = in.take()) != END; ) {
-                                if (i % p != 0) {
-                                    out.put(i);
+                            for (Integer v; (v = in.take()) != END; ) {
+                                if (v % p != 0) {
+                                    out.put(passed(v));
                                 }
                             }
                             out.put(END);
@@ -182,7 +222,7 @@ public class Sieve {
                     ch = out;
                 }
                 result[0] = prime;
-                int last = ch.take();
+                Integer last = ch.take();
                 if (last != END) {
                     failure[0] = new AssertionError("sieve: " + last + " after the 2000th prime");
                 }
