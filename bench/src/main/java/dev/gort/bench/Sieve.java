@@ -38,10 +38,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * a hand-off allocates nothing, as the twin's {@code chan int} allocates nothing (the value is
  * copied into the receiver). Until 2026-12-04 every send boxed its number afresh (about 2 million
  * 16-byte {@code Integer}s, 32 MB per sieve, for gort and virtual threads alike), and the figure
- * then depended on where in G1's young generation a run fell: at GOMAXPROCS=1 about 440 ms just
- * after a young collection and 560-640 ms towards the next, 590 ms throughout with a 2 GB young
+ * then depended on where in G1's young generation a run fell: at GOMAXPROCS=1 414-500 ms or
+ * 595-655 ms per sieve, in runs of each between young collections, 598-909 ms with a 2 GB young
  * generation that never filled, 250-520 ms at GOMAXPROCS=2 (the whole-suite run at 84d4190 read
- * 488 &plusmn; 105 and 341 &plusmn; 34.6 ms). {@code -Dbench.sieve.boxed=true} still runs it that
+ * 488 &plusmn; 105 and 341 &plusmn; 34.6 ms); unboxed, 354-410 ms at GOMAXPROCS=1. {@code -Dbench.sieve.boxed=true} still runs it that
  * way ({@link #BOXED}; bench/results/HISTORY.md has the figures of both).
  *
  * <p>Target (issue 3; Go 215 ms, virtual threads 776 ms, Jox 5720 ms): gort &le; 215 ms.
