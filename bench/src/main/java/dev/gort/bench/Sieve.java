@@ -35,14 +35,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * runtime's boot included.
  *
  * <p>The numbers travel as {@link Integer}s taken from {@link #NUMBERS}, a table built once, so that
- * a hand-off allocates nothing, as the twin's {@code chan int} allocates nothing (the value is
- * copied into the receiver). Until 2026-12-04 every send boxed its number afresh (about 2 million
- * 16-byte {@code Integer}s, 32 MB per sieve, for gort and virtual threads alike), and the figure
- * then depended on where in G1's young generation a run fell: at GOMAXPROCS=1 414-500 ms or
- * 595-655 ms per sieve, in runs of each between young collections, 598-909 ms with a 2 GB young
- * generation that never filled, 250-520 ms at GOMAXPROCS=2 (the whole-suite run at 84d4190 read
- * 488 &plusmn; 105 and 341 &plusmn; 34.6 ms); unboxed, 354-410 ms at GOMAXPROCS=1. {@code -Dbench.sieve.boxed=true} still runs it that
- * way ({@link #BOXED}; bench/results/HISTORY.md has the figures of both).
+ * a gort hand-off allocates nothing, as the twin's {@code chan int} allocates nothing (the value is
+ * copied into the receiver); the virtual threads' sieve still allocates 133 MB per sieve, among it
+ * a {@code SynchronousQueue} node for each hand-off that finds a waiter. Until 2026-12-04 every
+ * send also boxed its number afresh (about 2 million 16-byte {@code Integer}s, 32 MB per sieve, for
+ * gort and virtual threads alike), and gort's figure then depended on where in G1's young generation a run fell
+ * ({@code SwitchCounts sieve 1 40}): 414-500 ms or 595-655 ms per sieve at GOMAXPROCS=1, in runs of
+ * each between young collections, 598-909 ms with a 2 GB young generation that never filled,
+ * against 354-410 ms unboxed; at GOMAXPROCS=2 225-384 ms against 204-285 (the whole-suite run at
+ * 84d4190 read 488 &plusmn; 105 and 341 &plusmn; 34.6 ms). {@code -Dbench.sieve.boxed=true} still
+ * runs it that way ({@link #BOXED}; bench/results/HISTORY.md has the figures of both).
  *
  * <p>Target (issue 3; Go 215 ms, virtual threads 776 ms, Jox 5720 ms): gort &le; 215 ms.
  *
@@ -83,8 +85,8 @@ public class Sieve {
     static final int LIMIT = nthPrime(PRIMES);
 
     /**
-     * Every number the generator sends, boxed once (index = value): the hand-offs pass these along
-     * and allocate nothing. Built when the class is initialised, before any timing.
+     * Every number the generator sends, boxed once (index = value): the hand-offs pass these along,
+     * and gort's allocate nothing. Built when the class is initialised, before any timing.
      */
     static final Integer[] NUMBERS = numbers(LIMIT);
 
