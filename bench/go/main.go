@@ -13,6 +13,13 @@
 // run again and again until that much time has passed, its figure the mean of those runs (all of
 // one size, so it is the time per operation over the whole repetition). Run it through
 // bench/go/run.sh (or ./gort bench, which passes JMH's iteration time).
+//
+// Each (workload, GOMAXPROCS) runs in a fresh process of this program (-fork, the default), as JMH
+// runs each benchmark and parameter in JVMs of their own: a Go process carries state from one
+// workload to the next (the heap and its GC pacing, the starting size of new goroutines' stacks,
+// the Ms it has started). The sieve at GOMAXPROCS=1 after the 10,000 pairs, 5 repetitions, four
+// times each way alternated (2026-12-04): 387, 519, 393, 428 ms in one process, 316, 331, 333, 413
+// in fresh ones. -fork=false runs everything in this process.
 package main
 
 import (
@@ -40,6 +47,7 @@ var (
 	parkedN   = flag.Int("parked", 1000000, "goroutines parked at once for the parked workload")
 	parkedOwn = flag.Bool("parked-process", false, "internal: measure the parked workload in this process and print its figure alone")
 	minTime   = flag.Duration("mintime", 0, "each repetition runs the workload until this much time has passed and reports the mean of those runs (JMH's iteration time); 0: one run")
+	fork      = flag.Bool("fork", true, "run each (workload, GOMAXPROCS) in a fresh process of this program, as JMH forks a JVM for each benchmark and parameter; false: all in this process")
 )
 
 type workload struct {
@@ -60,6 +68,12 @@ func main() {
 	}
 	procs := parseProcs(*procsFlag)
 	fmt.Println("workload,impl,gomaxprocs,score,error,unit,samples,raw")
+	failed := false
+	defer func() {
+		if failed {
+			os.Exit(1)
+		}
+	}()
 	for _, w := range workloads() {
 		if !selected(w.name) {
 			continue
@@ -69,6 +83,12 @@ func main() {
 			ps = w.procs
 		}
 		for _, p := range ps {
+			if *fork {
+				if !runForked(w.name, p) {
+					failed = true
+				}
+				continue
+			}
 			runtime.GOMAXPROCS(p)
 			if !w.once { // memory needs no warm-up, and a million goroutines take a while
 				repetition(w) // warm-up
@@ -86,6 +106,31 @@ func main() {
 			fmt.Printf("%s,%s,%d,%.6g,%.3g,%s,%d,%s\n", w.name, *implName, p, mean, err, w.unit, len(xs), strings.Join(raw, ";"))
 		}
 	}
+}
+
+// runForked runs one workload at one GOMAXPROCS in a fresh process of this program (-fork=false,
+// the same flags otherwise) and copies its CSV line to stdout; false if that process failed, whose
+// stderr has said why.
+func runForked(name string, p int) bool {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "benchtwin: %s: %v\n", name, err)
+		return false
+	}
+	cmd := exec.Command(self, "-fork=false", "-only", name, "-procs", strconv.Itoa(p),
+		"-reps", strconv.Itoa(*reps), "-mintime", minTime.String(), "-impl", *implName,
+		"-parked", strconv.Itoa(*parkedN))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for _, l := range lines[1:] { // the first is the header
+		fmt.Println(l)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "benchtwin: %s at GOMAXPROCS=%d: %v\n", name, p, err)
+		return false
+	}
+	return true
 }
 
 // repetition runs w once, or with -mintime until that much time has passed (at least once), and
