@@ -69,11 +69,6 @@ func main() {
 	procs := parseProcs(*procsFlag)
 	fmt.Println("workload,impl,gomaxprocs,score,error,unit,samples,raw")
 	failed := false
-	defer func() {
-		if failed {
-			os.Exit(1)
-		}
-	}()
 	for _, w := range workloads() {
 		if !selected(w.name) {
 			continue
@@ -106,20 +101,23 @@ func main() {
 			fmt.Printf("%s,%s,%d,%.6g,%.3g,%s,%d,%s\n", w.name, *implName, p, mean, err, w.unit, len(xs), strings.Join(raw, ";"))
 		}
 	}
+	if failed {
+		os.Exit(1)
+	}
 }
 
-// runForked runs one workload at one GOMAXPROCS in a fresh process of this program (-fork=false,
-// the same flags otherwise) and copies its CSV line to stdout; false if that process failed, whose
-// stderr has said why.
+// runForked runs one workload at one GOMAXPROCS in a fresh process of this program (this process's
+// flags, then -fork=false, -only and -procs, which override them: the flag package keeps a flag's
+// last value) and copies its CSV line to stdout; false if that process failed, whose stderr has
+// said why.
 func runForked(name string, p int) bool {
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "benchtwin: %s: %v\n", name, err)
 		return false
 	}
-	cmd := exec.Command(self, "-fork=false", "-only", name, "-procs", strconv.Itoa(p),
-		"-reps", strconv.Itoa(*reps), "-mintime", minTime.String(), "-impl", *implName,
-		"-parked", strconv.Itoa(*parkedN))
+	args := append(append([]string{}, os.Args[1:]...), "-fork=false", "-only", name, "-procs", strconv.Itoa(p))
+	cmd := exec.Command(self, args...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
