@@ -2,8 +2,11 @@ package dev.gort.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -13,20 +16,34 @@ import org.junit.jupiter.params.provider.ValueSource;
  * runs): the slice rule (10 ms from sysmon's first sighting of a schedtick, shared by a runnext
  * chain) and the syscall retake rule, in both syscall models ({@code psyscall}: Go 1.25's
  * {@code _Psyscall}; else Go 1.26+'s, the P {@code _Prunning} with its M and the G {@code _Gsyscall}).
+ *
+ * <p>No thread runs: the Ms that a handoff starts are recorded through the {@link Idle.Ms} seam,
+ * never started, so a handed-off P stays where handoffp left it (a real carrier would acquire it
+ * for a moment, and a check of its status would race with that carrier).
  */
 class SysmonRetakeTest {
     private static final long MS = 1_000_000L;
 
-    private static Scheduler newScheduler(int procs) {
+    /** The Ms that handoffp started (startm's newm), in order; their nextp is the P each was given. */
+    private final List<M> started = new ArrayList<>();
+
+    private Scheduler newScheduler(int procs) {
         return newScheduler(procs, false);
     }
 
-    private static Scheduler newScheduler(int procs, boolean psyscall) {
+    private Scheduler newScheduler(int procs, boolean psyscall) {
         Scheduler s = new Scheduler(TestSupport.config(procs, psyscall).withSpinning(false));
         synchronized (s.sched.lock) {
             s.idle.synced.mnext = 1; // pretend one M is running, so incidlelocked's checkdead stays quiet
         }
+        s.idle.ms = started::add;
         return s;
+    }
+
+    /** handoffp started one M and gave it pp (Go: startm(pp, false)). */
+    private void assertStartedOneMFor(P pp) {
+        assertEquals(1, started.size(), "handoffp must start one M for the P");
+        assertSame(pp, started.get(0).nextp);
     }
 
     /** Takes P0 off the idle list and wires it to a fresh (unstarted) M running gp. */
@@ -125,6 +142,7 @@ class SysmonRetakeTest {
         assertEquals(0, s.sysmon.retake(5 * MS));
         assertEquals(0, s.sysmon.retake(50 * MS));
         assertEquals(0, s.preempt.snapshot().requested());
+        assertTrue(started.isEmpty());
     }
 
     @ParameterizedTest(name = "psyscall={0}")
@@ -146,6 +164,7 @@ class SysmonRetakeTest {
         assertEquals(P._Pidle, pp.status());
         assertEquals(tick + 1, pp.syscalltickOpaque());
         assertEquals(1, s.npidle(), "handoffp with no work must put the P on the idle list");
+        assertTrue(started.isEmpty(), "the other P is running: handoffp must not start an M");
     }
 
     @ParameterizedTest(name = "psyscall={0}")
@@ -161,8 +180,14 @@ class SysmonRetakeTest {
         assertEquals(0, s.sysmon.retake(t0 + MS));
         assertEquals(0, s.sysmon.retake(t0 + 9 * MS));
         assertTrue(stillInSyscall(s, pp));
+        assertTrue(started.isEmpty());
         assertEquals(1, s.sysmon.retake(t0 + 10 * MS));
+        // Retaken and unwired; no local work, but the other P is idle and nobody polls the network,
+        // so this was the last running P: handoffp starts an M to watch the timers (Go's rule).
         assertEquals(P._Pidle, pp.status());
+        assertFalse(stillInSyscall(s, pp));
+        assertStartedOneMFor(pp);
+        assertEquals(1, s.npidle(), "the P went to the new M, not to the idle list");
     }
 
     @ParameterizedTest(name = "psyscall={0}")
@@ -178,11 +203,9 @@ class SysmonRetakeTest {
         pp.runq.runqput(g, false);
         long t0 = 1_000 * MS;
         assertEquals(0, s.sysmon.retake(t0));
-        // The handoff starts an M for the queued G: let it run on a started runtime? Not here:
-        // stop at the CAS by making the runtime exit first, so handoffp's startm does nothing harmful.
-        s.exiting = true;
         assertEquals(1, s.sysmon.retake(t0 + MS / 50));
         assertFalse(stillInSyscall(s, pp));
+        assertStartedOneMFor(pp); // local work: handoffp starts an M for it at once
     }
 
     @ParameterizedTest(name = "psyscall={0}")
@@ -200,6 +223,7 @@ class SysmonRetakeTest {
         assertEquals(0, s.sysmon.retake(t0 + MS / 50));
         assertTrue(stillInSyscall(s, pp));
         assertEquals(1, s.sysmon.retake(t0 + 2 * MS / 50));
+        assertTrue(started.isEmpty());
     }
 
     /**
@@ -216,5 +240,6 @@ class SysmonRetakeTest {
         inSyscall(s, pp);
         assertEquals(1, s.sysmon.retake(1_000 * MS));
         assertEquals(P._Pidle, pp.status());
+        assertTrue(started.isEmpty());
     }
 }
