@@ -58,15 +58,20 @@ class BlockedCarrierTest {
 
     @Test
     void threadSleepDoesNotStallTheP() throws Exception {
+        // G1 sleeps (TIMED_WAITING) until G2 interrupts its carrier: the order comes from G2 having
+        // run, not from a sleep being long enough for sysmon, a handoff and a new carrier.
+        AtomicReference<Thread> sleeper = new AtomicReference<>();
         long[] t = race(
                 () -> {
+                    sleeper.set(Thread.currentThread()); // the carrier: G1 is not a virtual thread
                     try {
-                        Thread.sleep(50); // TIMED_WAITING
+                        Thread.sleep(TimeUnit.SECONDS.toMillis(20)); // under the class's 30 s timeout
+                        throw new AssertionError("G1 slept 20 s: G2 never ran to wake it");
                     } catch (InterruptedException e) {
-                        throw new AssertionError(e);
+                        // G2's wake-up
                     }
                 },
-                () -> {});
+                () -> sleeper.get().interrupt());
         assertProbeFirst(t);
     }
 

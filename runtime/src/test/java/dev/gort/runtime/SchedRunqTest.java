@@ -281,7 +281,6 @@ class SchedRunqTest {
                 order.add("w");
                 done.release();
             });
-            preempted.set(s.stats.preemptions.get() != 0);
             parked.acquire();
             rt.newproc(() -> {
                 order.add("x");
@@ -295,6 +294,8 @@ class SchedRunqTest {
             for (int i = 0; i < 3; i++) {
                 done.acquire();
             }
+            // at the end: a preemption honoured at any newproc's poll above reorders the queue
+            preempted.set(s.stats.preemptions.get() != 0);
         });
         // checked here, not inside the goroutine (an assumption thrown there is a panic: a failure)
         assumeTrue(!preempted.get(), "sysmon preempted a goroutine (stalled machine)");
@@ -331,13 +332,14 @@ class SchedRunqTest {
                         + " ring=" + M.current().p().runq.size());
                 done.release();
             });
-            preempted.set(s.stats.preemptions.get() != 0);
             yielder[0] = rt.newproc(() -> {
                 Scheduler.gosched();
                 done.release();
             });
             done.acquire();
             done.acquire();
+            // at the end: a preemption honoured at the last newproc's poll would queue main too
+            preempted.set(s.stats.preemptions.get() != 0);
         });
         // checked here, not inside the goroutine (an assumption thrown there is a panic: a failure)
         assumeTrue(!preempted.get(), "sysmon preempted a goroutine (stalled machine)");

@@ -98,6 +98,9 @@ class SchedTraceTest {
         s.run(() -> {
             Scheduler rt = Scheduler.current();
             GoSema done = new GoSema(0);
+            // unpreemptible from the spawns to the look: a preemption honoured at a newproc would
+            // queue main and run the others first
+            M.current().locks++;
             for (int i = 0; i < 3; i++) {
                 rt.newproc(done::release);
             }
@@ -108,6 +111,7 @@ class SchedTraceTest {
                     + " runqueue=0"
                     // main came from runnext at boot, so it inherited a slice: schedtick is still 0 (as in Go)
                     + " [ 2 ] schedticks=[ " + rt.allp()[0].schedtickOpaque() + " ]\n");
+            M.current().locks--;
             for (int i = 0; i < 3; i++) {
                 done.acquire();
             }

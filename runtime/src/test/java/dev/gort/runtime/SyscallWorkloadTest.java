@@ -1,23 +1,31 @@
 package dev.gort.runtime;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The simulator's "blocking syscalls" workload: GOMAXPROCS=2, 8 goroutines each blocked ~50 ms in
- * a syscall, plus CPU-bound goroutines. sysmon hands each syscall's P to a new carrier, so the
- * thread count climbs past GOMAXPROCS, the blocks overlap (wall time about one block, not four),
+ * The simulator's "blocking syscalls" workload: GOMAXPROCS=2, 8 goroutines blocked in a syscall,
+ * plus CPU-bound goroutines. sysmon hands each syscall's P to a new carrier, so every blocker gets
+ * into its syscall while the others are still blocked, the thread count climbs past GOMAXPROCS,
  * and the CPU-bound goroutines keep running meanwhile.
+ *
+ * <p>The blockers stay in their syscalls until all 8 are in (a latch, not a sleep): only sysmon's
+ * retakes can free their Ps (plain {@code entersyscall}; main waits under {@code entersyscallblock},
+ * which hands its P off at once), so with 2 Ps, 8 blockers in at once need at least 6 retakes, and
+ * without a retake the test fails at the latch's bound instead of by a slow machine's timing.
  */
-@Timeout(60)
+@Timeout(120)
 class SyscallWorkloadTest {
     static final int PROCS = 2;
     static final int BLOCKERS = 8;
-    static final long BLOCK_MS = 50;
 
     @Test
     void blockingSyscallsHandTheirPsOff() throws Exception {
@@ -26,33 +34,25 @@ class SyscallWorkloadTest {
         AtomicInteger maxInSyscall = new AtomicInteger();
         AtomicLong maxThreads = new AtomicLong();
         AtomicLong cpuWork = new AtomicLong();
-        AtomicLong cpuWorkWhenAllBlocked = new AtomicLong(-1);
-        AtomicLong cpuWorkAtLastExit = new AtomicLong();
-        AtomicLong firstEnter = new AtomicLong();
-        AtomicLong lastExit = new AtomicLong();
+        AtomicLong cpuWhenAllBlocked = new AtomicLong(-1);
+        AtomicLong cpuBeforeRelease = new AtomicLong(-1);
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch allIn = new CountDownLatch(BLOCKERS);
+        CountDownLatch release = new CountDownLatch(1);
         s.run(() -> {
             GoSema blockersDone = new GoSema(0);
             GoSema cpuDone = new GoSema(0);
-            boolean[] stop = new boolean[1];
             for (int i = 0; i < BLOCKERS; i++) {
                 s.newproc(() -> {
                     Syscalls.entersyscall();
                     try {
-                        firstEnter.compareAndSet(0, System.nanoTime());
                         int n = inSyscall.incrementAndGet();
                         maxInSyscall.accumulateAndGet(n, Math::max);
                         maxThreads.accumulateAndGet(s.mcountPublic(), Math::max);
-                        if (n == PROCS) { // every P's goroutine is blocked (without handoff: all stuck)
-                            cpuWorkWhenAllBlocked.compareAndSet(-1, cpuWork.get());
-                        }
-                        Thread.sleep(BLOCK_MS);
-                        int left = inSyscall.decrementAndGet();
-                        if (left == PROCS - 1) {
-                            cpuWorkAtLastExit.set(cpuWork.get());
-                        }
-                        if (left == 0) {
-                            lastExit.set(System.nanoTime());
-                        }
+                        allIn.countDown();
+                        // bounded: a missing retake fails below instead of hanging
+                        release.await(60, TimeUnit.SECONDS);
+                        inSyscall.decrementAndGet();
                     } catch (InterruptedException e) {
                         throw new AssertionError(e);
                     } finally {
@@ -64,7 +64,7 @@ class SyscallWorkloadTest {
             for (int i = 0; i < PROCS; i++) {
                 s.newproc(() -> {
                     long x = 1;
-                    while (!readStop(stop)) {
+                    while (!stop.get()) {
                         for (int k = 0; k < 10_000; k++) {
                             x = x * 6364136223846793005L + 1442695040888963407L;
                         }
@@ -75,41 +75,47 @@ class SyscallWorkloadTest {
                     cpuDone.release();
                 });
             }
+            boolean in;
+            Syscalls.entersyscallblock();
+            try {
+                in = allIn.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            } finally {
+                Syscalls.exitsyscall();
+            }
+            if (in) {
+                // every blocker holds its carrier; the CPU-bound goroutines must still get the Ps
+                long c0 = cpuWork.get();
+                cpuWhenAllBlocked.set(c0);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // a bound, not a timing
+                while (cpuWork.get() <= c0 + 2 && System.nanoTime() < deadline) {
+                    Scheduler.gosched();
+                }
+                cpuBeforeRelease.set(cpuWork.get());
+            }
+            release.countDown();
             for (int i = 0; i < BLOCKERS; i++) {
                 blockersDone.acquire();
             }
-            writeStop(stop);
+            stop.set(true);
             for (int i = 0; i < PROCS; i++) {
                 cpuDone.acquire();
             }
         });
-        long wallMs = (lastExit.get() - firstEnter.get()) / 1_000_000;
         SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
         System.out.printf(
-                "syscall workload: wall %d ms, max in syscall %d, max threads %d, cpu work %d -> %d, %s%n",
-                wallMs, maxInSyscall.get(), maxThreads.get(), cpuWorkWhenAllBlocked.get(), cpuWorkAtLastExit.get(), st);
-        // Normally all 8 overlap; on a loaded machine the ramp-up may be slower than one block.
-        assertTrue(maxInSyscall.get() > PROCS, "more blocks overlapped than there are Ps: " + maxInSyscall.get());
+                "syscall workload: max in syscall %d, max threads %d, cpu work %d -> %d while all blocked, %s%n",
+                maxInSyscall.get(), maxThreads.get(), cpuWhenAllBlocked.get(), cpuBeforeRelease.get(), st);
+        assertEquals(BLOCKERS, maxInSyscall.get(), "every blocker was in its syscall at once (each handed its P off)");
         assertTrue(maxThreads.get() > PROCS, "threads exceed GOMAXPROCS while they block: " + maxThreads.get());
         assertTrue(
-                cpuWorkWhenAllBlocked.get() >= 0 && cpuWorkAtLastExit.get() > cpuWorkWhenAllBlocked.get(),
-                "the CPU-bound goroutines kept running while at least GOMAXPROCS goroutines were blocked");
-        // The blocks overlapped: more goroutines were in a syscall at once than there are Ps (checked
-        // above, counted, not timed: a wall-time bound failed on a machine with load 14), and each
-        // blocked P went to another thread.
-        assertTrue(st.retakes() + st.handoffAtEntry() > 0, "blocked Ps were handed off: " + st);
+                cpuWhenAllBlocked.get() >= 0 && cpuBeforeRelease.get() > cpuWhenAllBlocked.get() + 2,
+                "the CPU-bound goroutines kept running while every blocker was blocked: " + cpuWhenAllBlocked.get()
+                        + " -> " + cpuBeforeRelease.get());
+        // With 2 Ps, 8 blockers in their syscalls at once: at most 2 still hold a P, the other 6
+        // lost theirs to sysmon (nothing else takes a syscall's P here).
         assertTrue(st.retakes() >= BLOCKERS - PROCS, "sysmon retook the syscall Ps: " + st);
-    }
-
-    private static boolean readStop(boolean[] stop) {
-        synchronized (stop) {
-            return stop[0];
-        }
-    }
-
-    private static void writeStop(boolean[] stop) {
-        synchronized (stop) {
-            stop[0] = true;
-        }
+        assertTrue(st.handoffAtEntry() >= 1, "main's entersyscallblock handed its P off: " + st);
     }
 }

@@ -3,6 +3,8 @@ package dev.gort.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
@@ -85,6 +87,42 @@ class SysmonPreemptTest {
         AtomicLong progress = new AtomicLong();
         AtomicLong t0 = new AtomicLong();
         AtomicLong hogEnd = new AtomicLong();
+        // sysmon's retake waits until the loop begins: its first look at the loop's slice, and the
+        // clock read that starts it, come after t0 and after the three newproc calls (which poll),
+        // so no request can reach the hog before its loop, however long a loaded machine stalls it
+        // there, and none can come sooner than 10 ms after t0.
+        CountDownLatch looping = new CountDownLatch(1);
+        Sysmon.beforeRetakeForTest = () -> {
+            try {
+                looping.await(30, TimeUnit.SECONDS); // bounded: a hang fails the test instead
+            } catch (InterruptedException e) {
+                // nobody interrupts sysmon; keeping the flag would make its sleeps return at once
+            }
+        };
+        try {
+            runTightLoop(s, polls, starts, progressAt, progress, t0, hogEnd, looping);
+        } finally {
+            Sysmon.beforeRetakeForTest = null;
+            looping.countDown();
+        }
+        long[] rel = new long[3];
+        long[] prog = new long[3];
+        for (int k = 0; k < 3; k++) {
+            rel[k] = starts.get(k) - t0.get();
+            prog[k] = progressAt.get(k);
+        }
+        return new TightLoop(hogEnd.get() - t0.get(), rel, prog, s.preempt.snapshot());
+    }
+
+    private static void runTightLoop(
+            Scheduler s,
+            boolean polls,
+            AtomicLongArray starts,
+            AtomicLongArray progressAt,
+            AtomicLong progress,
+            AtomicLong t0,
+            AtomicLong hogEnd,
+            CountDownLatch looping) {
         s.run(() -> {
             GoSema done = new GoSema(0);
             Scheduler rt = Scheduler.current();
@@ -100,6 +138,7 @@ class SysmonPreemptTest {
                         done.release();
                     });
                 }
+                looping.countDown();
                 spinCpu(40 * MS, polls, progress);
                 hogEnd.set(System.nanoTime());
                 done.release();
@@ -108,13 +147,6 @@ class SysmonPreemptTest {
                 done.acquire();
             }
         });
-        long[] rel = new long[3];
-        long[] prog = new long[3];
-        for (int k = 0; k < 3; k++) {
-            rel[k] = starts.get(k) - t0.get();
-            prog[k] = progressAt.get(k);
-        }
-        return new TightLoop(hogEnd.get() - t0.get(), rel, prog, s.preempt.snapshot());
     }
 
     @Test
@@ -134,7 +166,7 @@ class SysmonPreemptTest {
         for (int k = 0; k < 3; k++) {
             // never before the slice ends (10 ms counted from sysmon's first sighting, after t0)...
             assertTrue(
-                    r.starts[k] >= 9 * MS,
+                    r.starts[k] >= Preempt.forcePreemptNS,
                     "short G started before the 10 ms slice ended: " + r.starts[k] / 1e6 + " ms");
             // ...and well before the loop ends (Go >= 1.14: after 10-20 ms of a 40 ms loop)
             assertTrue(

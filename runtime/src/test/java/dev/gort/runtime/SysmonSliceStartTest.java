@@ -2,6 +2,7 @@ package dev.gort.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -17,8 +18,18 @@ import org.junit.jupiter.api.Timeout;
  * start (Go's code), a slice that began during a slow round was stamped up to 3 ms early, and a
  * fast round later asked it to stop up to 3 ms too soon (ShowcaseIT's tight loop: 9.0 ms into its
  * slice in a CI run). Without the second read, 9 of 40 repetitions failed here (asked to stop
- * 8.8-9.8 ms in; 2026-12-02), so 15 repetitions all pass by chance about 2 % of the time; with it,
- * 40 of 40 passed and none can fail but by the microseconds between that read and retake's look.
+ * 8.8-9.8 ms in; 2026-12-02), so 15 repetitions all pass by chance about 2 % of the time.
+ *
+ * <p>sysmon's first retake waits until main has read its start: main runs from runnext with its
+ * inherited slice (no schedtick bump), so the slice sysmon times begins at its first look at the
+ * running P, and without the wait that look could come before main's first statement (M0
+ * descheduled between its acquirep and main's clock read on a loaded machine: 1 of 60 repetitions
+ * with four busy loops beside the JVM, "asked to stop 0.014 ms into its slice"), which would time
+ * the slice from before {@code start}. With it the rule is exact: sysmon's look, and the clock read
+ * it stamps the slice with, come after {@code start}, so a request before 10 ms is a bug. Main
+ * reads {@code start} only once sysmon waits in the hook and 5 ms later, so that the round's first
+ * clock read, taken before the hook, is at least 5 ms older than {@code start}: a slice stamped
+ * with it (the bug above) is asked to stop at least 5 ms early, less sysmon's overshoot.
  */
 class SysmonSliceStartTest {
     private static final long MS = 1_000_000L;
@@ -27,7 +38,15 @@ class SysmonSliceStartTest {
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void aSliceIsAskedToStopNoSoonerThanTenMillisecondsAfterItBegan() {
         AtomicInteger rounds = new AtomicInteger();
+        CountDownLatch sysmonWaits = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
         Sysmon.beforeRetakeForTest = () -> {
+            sysmonWaits.countDown(); // this round's first clock read is behind us
+            try {
+                started.await(30, TimeUnit.SECONDS); // bounded: the test's timeout reports a hang
+            } catch (InterruptedException e) {
+                // nobody interrupts sysmon; keeping the flag would make its sleeps return at once
+            }
             if ((rounds.incrementAndGet() & 1) == 1) {
                 LockSupport.parkNanos(3 * MS);
             }
@@ -36,7 +55,16 @@ class SysmonSliceStartTest {
         try {
             Scheduler s = new Scheduler(TestSupport.config(1));
             s.run(() -> {
-                long start = System.nanoTime(); // main's slice began just before (its execute)
+                try { // blocks the carrier, not the P: sysmon, the only retaker, waits in the hook
+                    sysmonWaits.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                for (long t = System.nanoTime(); System.nanoTime() - t < 5 * MS; ) {
+                    Thread.onSpinWait(); // a margin for the stale read to show, not an ordering
+                }
+                long start = System.nanoTime(); // sysmon has not looked at main's slice yet
+                started.countDown();
                 P pp = M.current().p();
                 while (!pp.preempt) { // nothing polls without the agent: sysmon only asks
                     Thread.onSpinWait();
@@ -46,6 +74,6 @@ class SysmonSliceStartTest {
         } finally {
             Sysmon.beforeRetakeForTest = null;
         }
-        assertTrue(ran[0] >= 9_800_000L, () -> "asked to stop " + ran[0] / 1e6 + " ms into its slice");
+        assertTrue(ran[0] >= Preempt.forcePreemptNS, () -> "asked to stop " + ran[0] / 1e6 + " ms into its slice");
     }
 }

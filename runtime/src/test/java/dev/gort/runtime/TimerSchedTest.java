@@ -362,11 +362,14 @@ class TimerSchedTest {
             long t0 = Scheduler.nanotime();
             Timer t = new Timer(s, (arg, seq, delay) -> done.release(), null);
             Timer dead = new Timer(s, (arg, seq, delay) -> done.release(), null);
-            addToP(s, s.allp[3], t, t0 + 40 * MS);
-            addToP(s, s.allp[3], dead, t0 + 40 * MS);
+            // An hour out: nothing can run the moved timer before the check below, however long
+            // the stop-the-world of the resize takes on a loaded machine.
+            addToP(s, s.allp[3], t, t0 + 3_600_000 * MS);
+            addToP(s, s.allp[3], dead, t0 + 3_600_000 * MS);
             dead.stop();
             s.gomaxprocs(2);
             assertEquals(1, s.allp[0].timers.len(), "P0 received the live timer, not the stopped one");
+            t.reset(t0 + 40 * MS, 0); // the moved timer still fires, and never early
             done.acquire();
             assertTrue(Scheduler.nanotime() - t0 >= 40 * MS);
         });

@@ -9,6 +9,7 @@ import dev.gort.runtime.GoSema;
 import dev.gort.runtime.Poll;
 import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.Syscalls;
+import dev.gort.runtime.Unpreemptible;
 import dev.gort.runtime.trace.Workloads;
 import java.util.HashSet;
 import java.util.Set;
@@ -84,19 +85,21 @@ class MetricsEventsTest {
     @Test
     void runnableRunningCreatedAndLiveGoroutines() {
         AtomicReference<double[]> got = new AtomicReference<>();
-        new Scheduler(Workloads.config(1, true)).run(() -> {
-            double created0 = v("/sched/goroutines-created:goroutines");
-            for (int i = 0; i < 5; i++) {
-                Scheduler.current().newproc(() -> {});
-            }
-            got.set(new double[] {
-                v("/sched/goroutines/runnable:goroutines"),
-                v("/sched/goroutines/running:goroutines"),
-                v("/sched/goroutines-created:goroutines") - created0,
-                v("/sched/goroutines:goroutines"),
-                v("/sched/gomaxprocs:threads")
-            });
-        });
+        new Scheduler(Workloads.config(1, true))
+                .run(() -> Unpreemptible.run(() -> {
+                    // unpreemptible: a preemption honoured at a newproc would let the five run first
+                    double created0 = v("/sched/goroutines-created:goroutines");
+                    for (int i = 0; i < 5; i++) {
+                        Scheduler.current().newproc(() -> {});
+                    }
+                    got.set(new double[] {
+                        v("/sched/goroutines/runnable:goroutines"),
+                        v("/sched/goroutines/running:goroutines"),
+                        v("/sched/goroutines-created:goroutines") - created0,
+                        v("/sched/goroutines:goroutines"),
+                        v("/sched/gomaxprocs:threads")
+                    });
+                }));
         assertEquals(5, got.get()[0], "runnable");
         assertEquals(1, got.get()[1], "running");
         assertEquals(5, got.get()[2], "created");
@@ -125,19 +128,25 @@ class MetricsEventsTest {
     void localAndGlobalRunQueueLengths() {
         AtomicReference<double[]> got = new AtomicReference<>();
         Config cfg = Workloads.config(1, true).withRunqSize(2);
-        new Scheduler(cfg).run(() -> {
-            double g0 = v("/gort/sched/global-runq:goroutines");
-            // runnext takes the first; each later one kicks the previous runnext to the ring
-            for (int i = 0; i < 3; i++) {
-                Scheduler.current().newproc(() -> {});
-            }
-            double local = v("/gort/sched/local-runq:goroutines");
-            double global = v("/gort/sched/global-runq:goroutines");
-            Scheduler.current().newproc(() -> {}); // ring full: runqputslow
-            got.set(new double[] {
-                g0, local, global, v("/gort/sched/local-runq:goroutines"), v("/gort/sched/global-runq:goroutines")
-            });
-        });
+        new Scheduler(cfg)
+                .run(() -> Unpreemptible.run(() -> {
+                    // unpreemptible: a preemption honoured at a newproc would move main and run the others
+                    double g0 = v("/gort/sched/global-runq:goroutines");
+                    // runnext takes the first; each later one kicks the previous runnext to the ring
+                    for (int i = 0; i < 3; i++) {
+                        Scheduler.current().newproc(() -> {});
+                    }
+                    double local = v("/gort/sched/local-runq:goroutines");
+                    double global = v("/gort/sched/global-runq:goroutines");
+                    Scheduler.current().newproc(() -> {}); // ring full: runqputslow
+                    got.set(new double[] {
+                        g0,
+                        local,
+                        global,
+                        v("/gort/sched/local-runq:goroutines"),
+                        v("/gort/sched/global-runq:goroutines")
+                    });
+                }));
         double[] r = got.get();
         assertEquals(0, r[0]);
         assertEquals(2, r[1], "ring after 3 (one in runnext)");
