@@ -54,7 +54,12 @@ class NetTest {
      * Returns the deadline the parked reader has.
      */
     static Instant parkReaderBefore(Conn c, Chan<String> got) throws IOException {
-        for (long ms = 40; ; ms *= 10) {
+        return parkReaderBefore(c, got, 40);
+    }
+
+    /** {@link #parkReaderBefore(Conn, Chan)} with a first deadline of {@code firstMs}. */
+    static Instant parkReaderBefore(Conn c, Chan<String> got, long firstMs) throws IOException {
+        for (long ms = firstMs; ; ms *= 10) {
             Instant dl = Instant.now().plusMillis(ms);
             c.setReadDeadline(dl);
             go(() -> {
@@ -71,6 +76,32 @@ class NetTest {
             check(ms < 40_000, "the reader never parked before its deadline");
             // it timed out before it parked (or is about to): wait for its result, try again
             String r = got.recv();
+            check(r.contains("deadline") || r.contains("timeout") || r.contains("i/o"), "unexpected: %s", r);
+        }
+    }
+
+    /**
+     * Parks a reader ({@link #parkReaderBefore}), then runs {@code change} on its deadline while it
+     * waits, and returns the deadline it had, once the change is known to have come before it: a
+     * change that returned 1 ms or more before the old deadline did (a later result from the reader
+     * is a failure for the caller to find). If main was held up past the old deadline before the
+     * change returned (a loaded machine, or at GOMAXPROCS=2 the other P's M running the deadline's
+     * timer meanwhile), the reader may have timed out first: that attempt is inconclusive, its result
+     * is taken and the whole is tried again with a 10 times longer deadline.
+     */
+    static Instant parkReaderAndChange(Conn c, Chan<String> got, IoBody change) throws Exception {
+        for (long ms = 40; ; ms *= 10) {
+            Instant old = parkReaderBefore(c, got, ms);
+            change.run();
+            if (Instant.now().plusMillis(1).isBefore(old)) {
+                return old;
+            }
+            check(ms < 40_000, "main never changed the deadline before it passed");
+            sleepPast(old);
+            if (got.len() == 0) {
+                return old; // still parked past the old deadline: the change took effect in time
+            }
+            String r = got.recv(); // timed out before the change: no verdict, try again
             check(r.contains("deadline") || r.contains("timeout") || r.contains("i/o"), "unexpected: %s", r);
         }
     }
@@ -409,16 +440,15 @@ class NetTest {
 
             // extended while parked: the old deadline passes, the read keeps waiting, gets the data
             Chan<String> got = Chan.make(1);
-            Instant old = parkReaderBefore(c, got);
-            c.setReadDeadline(Instant.now().plusSeconds(3600));
+            Instant old = parkReaderAndChange(
+                    c, got, () -> c.setReadDeadline(Instant.now().plusSeconds(3600)));
             sleepPast(old); // past the first deadline
             check(got.len() == 0, "still waiting after the old deadline: %s", got.len() == 0 ? "" : got.recv());
             s.write(bytes("ok"));
             check("ok".equals(got.recv()), "read the data");
 
             // cleared while parked
-            old = parkReaderBefore(c, got);
-            c.setReadDeadline(null);
+            old = parkReaderAndChange(c, got, () -> c.setReadDeadline(null));
             sleepPast(old);
             check(got.len() == 0, "cleared deadline does not fire");
             s.write(bytes("ok"));
