@@ -10,6 +10,7 @@ import dev.gort.runtime.GoSema;
 import dev.gort.runtime.P;
 import dev.gort.runtime.PreemptStats;
 import dev.gort.runtime.PreemptStrategy;
+import dev.gort.runtime.RetakeGate;
 import dev.gort.runtime.Scheduler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -67,28 +68,33 @@ class AgentPreemptionTest {
         AtomicLong progress = new AtomicLong();
         AtomicLong t0 = new AtomicLong();
         AtomicLong hogEnd = new AtomicLong();
-        s.run(() -> {
-            GoSema done = new GoSema(0);
-            Scheduler rt = Scheduler.current();
-            rt.newproc(() -> {
-                Scheduler.gosched(); // a fresh slice for the loop
-                t0.set(System.nanoTime());
-                for (int k = 0; k < 3; k++) {
-                    int idx = k;
-                    rt.newproc(() -> {
-                        starts.set(idx, System.nanoTime());
-                        progressAt.set(idx, progress.get());
-                        done.release();
-                    });
+        // sysmon's retake waits until the loop begins (after t0 and the three newproc calls, which
+        // poll): no request can reach the hog before its loop, and none sooner than 10 ms after t0.
+        try (RetakeGate looping = RetakeGate.hold()) {
+            s.run(() -> {
+                GoSema done = new GoSema(0);
+                Scheduler rt = Scheduler.current();
+                rt.newproc(() -> {
+                    Scheduler.gosched(); // a fresh slice for the loop
+                    t0.set(System.nanoTime());
+                    for (int k = 0; k < 3; k++) {
+                        int idx = k;
+                        rt.newproc(() -> {
+                            starts.set(idx, System.nanoTime());
+                            progressAt.set(idx, progress.get());
+                            done.release();
+                        });
+                    }
+                    looping.open();
+                    call(spin, null, 40 * MS, progress);
+                    hogEnd.set(System.nanoTime());
+                    done.release();
+                });
+                for (int i = 0; i < 4; i++) {
+                    done.acquire();
                 }
-                call(spin, null, 40 * MS, progress);
-                hogEnd.set(System.nanoTime());
-                done.release();
             });
-            for (int i = 0; i < 4; i++) {
-                done.acquire();
-            }
-        });
+        }
         long[] rel = new long[3];
         long[] prog = new long[3];
         for (int k = 0; k < 3; k++) {
@@ -115,7 +121,7 @@ class AgentPreemptionTest {
     void tightLoopBackedge() throws Exception {
         TightLoop r = tightLoop(PreemptStrategy.BACKEDGE);
         for (int k = 0; k < 3; k++) {
-            assertTrue(r.starts[k] >= 9 * MS, "started inside the 10 ms slice: " + r.starts[k] / 1e6);
+            assertTrue(r.starts[k] >= 10 * MS, "started inside the 10 ms slice: " + r.starts[k] / 1e6);
             assertTrue(
                     r.progressAtStart[k] < 30 * MS && r.starts[k] < r.hogEnd,
                     "short G waited for the loop: loop CPU " + r.progressAtStart[k] / 1e6 + " ms");

@@ -31,16 +31,20 @@ class BlockedCarrierTest {
         s.run(() -> {
             GoSema done = new GoSema(0);
             // The last go'd G runs first (runnext): G2 is created first so that G1 blocks first.
-            s.newproc(() -> {
-                probeAt.set(System.nanoTime());
-                afterProbe.run();
-                done.release();
-            });
-            s.newproc(() -> {
-                blocker.run();
-                wokeAt.set(System.nanoTime());
-                done.release(); // a gort call: the G notices it lost its P and gets one back
-                done.release();
+            // Unpreemptible: a preemption honoured at the second newproc's poll would queue main
+            // and let G2 run before G1 exists (then nothing blocks, and G2 has nobody to wake).
+            Unpreemptible.run(() -> {
+                s.newproc(() -> {
+                    probeAt.set(System.nanoTime());
+                    afterProbe.run();
+                    done.release();
+                });
+                s.newproc(() -> {
+                    blocker.run();
+                    wokeAt.set(System.nanoTime());
+                    done.release(); // a gort call: the G notices it lost its P and gets one back
+                    done.release();
+                });
             });
             done.acquire();
             done.acquire();

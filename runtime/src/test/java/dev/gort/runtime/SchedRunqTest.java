@@ -282,15 +282,18 @@ class SchedRunqTest {
                 done.release();
             });
             parked.acquire();
-            rt.newproc(() -> {
-                order.add("x");
-                done.release();
-            });
-            rt.newproc(() -> {
-                order.add("y");
-                done.release();
-            });
-            wake.release();
+            Unpreemptible.run(
+                    () -> { // a preemption at a newproc's poll would run x before w wakes
+                        rt.newproc(() -> {
+                            order.add("x");
+                            done.release();
+                        });
+                        rt.newproc(() -> {
+                            order.add("y");
+                            done.release();
+                        });
+                        wake.release();
+                    });
             for (int i = 0; i < 3; i++) {
                 done.acquire();
             }

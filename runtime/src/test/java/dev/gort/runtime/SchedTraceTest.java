@@ -100,18 +100,18 @@ class SchedTraceTest {
             GoSema done = new GoSema(0);
             // unpreemptible from the spawns to the look: a preemption honoured at a newproc would
             // queue main and run the others first
-            M.current().locks++;
-            for (int i = 0; i < 3; i++) {
-                rt.newproc(done::release);
-            }
-            // one P: the last go sits in runnext, the other two in the ring
-            line.set(SchedTrace.format(rt, 7, false));
-            expectHead.set("SCHED 7ms: gomaxprocs=1 idleprocs=0 threads=" + rt.mcountPublic() + " spinningthreads="
-                    + rt.nmspinning() + " needspinning=" + rt.needspinning() + " idlethreads=" + rt.nmidle()
-                    + " runqueue=0"
-                    // main came from runnext at boot, so it inherited a slice: schedtick is still 0 (as in Go)
-                    + " [ 2 ] schedticks=[ " + rt.allp()[0].schedtickOpaque() + " ]\n");
-            M.current().locks--;
+            Unpreemptible.run(() -> {
+                for (int i = 0; i < 3; i++) {
+                    rt.newproc(done::release);
+                }
+                // one P: the last go sits in runnext, the other two in the ring
+                line.set(SchedTrace.format(rt, 7, false));
+                expectHead.set("SCHED 7ms: gomaxprocs=1 idleprocs=0 threads=" + rt.mcountPublic() + " spinningthreads="
+                        + rt.nmspinning() + " needspinning=" + rt.needspinning() + " idlethreads=" + rt.nmidle()
+                        + " runqueue=0"
+                        // main came from runnext at boot, so it inherited a slice: schedtick is still 0 (as in Go)
+                        + " [ 2 ] schedticks=[ " + rt.allp()[0].schedtickOpaque() + " ]\n");
+            });
             for (int i = 0; i < 3; i++) {
                 done.acquire();
             }

@@ -3,8 +3,6 @@ package dev.gort.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
@@ -91,19 +89,31 @@ class SysmonPreemptTest {
         // clock read that starts it, come after t0 and after the three newproc calls (which poll),
         // so no request can reach the hog before its loop, however long a loaded machine stalls it
         // there, and none can come sooner than 10 ms after t0.
-        CountDownLatch looping = new CountDownLatch(1);
-        Sysmon.beforeRetakeForTest = () -> {
-            try {
-                looping.await(30, TimeUnit.SECONDS); // bounded: a hang fails the test instead
-            } catch (InterruptedException e) {
-                // nobody interrupts sysmon; keeping the flag would make its sleeps return at once
-            }
-        };
-        try {
-            runTightLoop(s, polls, starts, progressAt, progress, t0, hogEnd, looping);
-        } finally {
-            Sysmon.beforeRetakeForTest = null;
-            looping.countDown();
+        try (RetakeGate looping = RetakeGate.hold()) {
+            s.run(() -> {
+                GoSema done = new GoSema(0);
+                Scheduler rt = Scheduler.current();
+                rt.newproc(() -> {
+                    Scheduler.gosched(); // start the loop on a fresh slice (not main's inherited one)
+                    long start = System.nanoTime();
+                    t0.set(start);
+                    for (int k = 0; k < 3; k++) {
+                        int idx = k;
+                        rt.newproc(() -> {
+                            starts.set(idx, System.nanoTime());
+                            progressAt.set(idx, progress.get());
+                            done.release();
+                        });
+                    }
+                    looping.open();
+                    spinCpu(40 * MS, polls, progress);
+                    hogEnd.set(System.nanoTime());
+                    done.release();
+                });
+                for (int i = 0; i < 4; i++) {
+                    done.acquire();
+                }
+            });
         }
         long[] rel = new long[3];
         long[] prog = new long[3];
@@ -112,41 +122,6 @@ class SysmonPreemptTest {
             prog[k] = progressAt.get(k);
         }
         return new TightLoop(hogEnd.get() - t0.get(), rel, prog, s.preempt.snapshot());
-    }
-
-    private static void runTightLoop(
-            Scheduler s,
-            boolean polls,
-            AtomicLongArray starts,
-            AtomicLongArray progressAt,
-            AtomicLong progress,
-            AtomicLong t0,
-            AtomicLong hogEnd,
-            CountDownLatch looping) {
-        s.run(() -> {
-            GoSema done = new GoSema(0);
-            Scheduler rt = Scheduler.current();
-            rt.newproc(() -> {
-                Scheduler.gosched(); // start the loop on a fresh slice (not main's inherited one)
-                long start = System.nanoTime();
-                t0.set(start);
-                for (int k = 0; k < 3; k++) {
-                    int idx = k;
-                    rt.newproc(() -> {
-                        starts.set(idx, System.nanoTime());
-                        progressAt.set(idx, progress.get());
-                        done.release();
-                    });
-                }
-                looping.countDown();
-                spinCpu(40 * MS, polls, progress);
-                hogEnd.set(System.nanoTime());
-                done.release();
-            });
-            for (int i = 0; i < 4; i++) {
-                done.acquire();
-            }
-        });
     }
 
     @Test

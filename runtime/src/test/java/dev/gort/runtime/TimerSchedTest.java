@@ -362,13 +362,18 @@ class TimerSchedTest {
             long t0 = Scheduler.nanotime();
             Timer t = new Timer(s, (arg, seq, delay) -> done.release(), null);
             Timer dead = new Timer(s, (arg, seq, delay) -> done.release(), null);
-            // An hour out: nothing can run the moved timer before the check below, however long
+            // An hour out: nothing can run the moved timer before the checks below, however long
             // the stop-the-world of the resize takes on a loaded machine.
-            addToP(s, s.allp[3], t, t0 + 3_600_000 * MS);
-            addToP(s, s.allp[3], dead, t0 + 3_600_000 * MS);
+            long hour = t0 + 3_600_000 * MS;
+            addToP(s, s.allp[3], t, hour);
+            addToP(s, s.allp[3], dead, hour);
             dead.stop();
             s.gomaxprocs(2);
             assertEquals(1, s.allp[0].timers.len(), "P0 received the live timer, not the stopped one");
+            synchronized (t) { // t.mu
+                assertEquals(hour, t.when, "the move kept the timer's when");
+            }
+            assertEquals(hour, s.timers.wakeTime(s.allp[0]), "P0's next wake-up is the moved timer's");
             t.reset(t0 + 40 * MS, 0); // the moved timer still fires, and never early
             done.acquire();
             assertTrue(Scheduler.nanotime() - t0 >= 40 * MS);
