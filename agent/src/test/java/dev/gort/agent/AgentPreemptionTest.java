@@ -10,14 +10,13 @@ import dev.gort.runtime.GoSema;
 import dev.gort.runtime.P;
 import dev.gort.runtime.PreemptStats;
 import dev.gort.runtime.PreemptStrategy;
-import dev.gort.runtime.RetakeGate;
 import dev.gort.runtime.Scheduler;
+import dev.gort.runtime.TightLoopWorkload;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -57,51 +56,13 @@ class AgentPreemptionTest {
         }
     }
 
-    private record TightLoop(long hogEnd, long[] starts, long[] progressAtStart, PreemptStats stats) {}
-
-    /** The simulator's tight-loop workload: a 40 ms call-free loop + three short goroutines. */
-    private static TightLoop tightLoop(PreemptStrategy st) throws Exception {
+    /** The simulator's tight-loop workload ({@link TightLoopWorkload}): a 40 ms call-free loop. */
+    private static TightLoopWorkload.Result tightLoop(PreemptStrategy st) throws Exception {
         Method spin = method(st, "Spinners", "spinCpu", long.class, AtomicLong.class);
-        Scheduler s = newScheduler(1);
-        AtomicLongArray starts = new AtomicLongArray(3);
-        AtomicLongArray progressAt = new AtomicLongArray(3);
-        AtomicLong progress = new AtomicLong();
-        AtomicLong t0 = new AtomicLong();
-        AtomicLong hogEnd = new AtomicLong();
-        // sysmon's retake waits until the loop begins (after t0 and the three newproc calls, which
-        // poll): no request can reach the hog before its loop, and none sooner than 10 ms after t0.
-        try (RetakeGate looping = RetakeGate.hold()) {
-            s.run(() -> {
-                GoSema done = new GoSema(0);
-                Scheduler rt = Scheduler.current();
-                rt.newproc(() -> {
-                    Scheduler.gosched(); // a fresh slice for the loop
-                    t0.set(System.nanoTime());
-                    for (int k = 0; k < 3; k++) {
-                        int idx = k;
-                        rt.newproc(() -> {
-                            starts.set(idx, System.nanoTime());
-                            progressAt.set(idx, progress.get());
-                            done.release();
-                        });
-                    }
-                    looping.open();
-                    call(spin, null, 40 * MS, progress);
-                    hogEnd.set(System.nanoTime());
-                    done.release();
-                });
-                for (int i = 0; i < 4; i++) {
-                    done.acquire();
-                }
-            });
-        }
-        long[] rel = new long[3];
-        long[] prog = new long[3];
-        for (int k = 0; k < 3; k++) {
-            rel[k] = starts.get(k) - t0.get();
-            prog[k] = progressAt.get(k);
-        }
-        TightLoop r = new TightLoop(hogEnd.get() - t0.get(), rel, prog, s.preempt.snapshot());
+        TightLoopWorkload.Result r =
+                TightLoopWorkload.run(newScheduler(1), progress -> call(spin, null, 40 * MS, progress));
+        long[] rel = r.starts();
+        long[] prog = r.progressAtStart();
         System.out.printf(
                 "%s: short Gs started at %.1f %.1f %.1f ms (loop CPU %.1f %.1f %.1f ms); loop ended at"
                         + " %.1f ms; %s%n",
@@ -112,24 +73,24 @@ class AgentPreemptionTest {
                 prog[0] / 1e6,
                 prog[1] / 1e6,
                 prog[2] / 1e6,
-                r.hogEnd / 1e6,
-                r.stats);
+                r.hogEnd() / 1e6,
+                r.stats());
         return r;
     }
 
     @Test
     void tightLoopBackedge() throws Exception {
-        TightLoop r = tightLoop(PreemptStrategy.BACKEDGE);
+        TightLoopWorkload.Result r = tightLoop(PreemptStrategy.BACKEDGE);
         for (int k = 0; k < 3; k++) {
-            assertTrue(r.starts[k] >= 10 * MS, "started inside the 10 ms slice: " + r.starts[k] / 1e6);
+            assertTrue(r.starts()[k] >= 10 * MS, "started inside the 10 ms slice: " + r.starts()[k] / 1e6);
             assertTrue(
-                    r.progressAtStart[k] < 30 * MS && r.starts[k] < r.hogEnd,
-                    "short G waited for the loop: loop CPU " + r.progressAtStart[k] / 1e6 + " ms");
+                    r.progressAtStart()[k] < 30 * MS && r.starts()[k] < r.hogEnd(),
+                    "short G waited for the loop: loop CPU " + r.progressAtStart()[k] / 1e6 + " ms");
         }
-        assertTrue(r.stats.honoured() >= 1);
+        assertTrue(r.stats().honoured() >= 1);
         assertTrue(
-                r.stats.sites().containsKey(WORK + "Spinners.spinCpu"),
-                r.stats.sites().toString());
+                r.stats().sites().containsKey(WORK + "Spinners.spinCpu"),
+                r.stats().sites().toString());
     }
 
     /**
@@ -166,35 +127,36 @@ class AgentPreemptionTest {
 
     @Test
     void tightLoopNoneWaitsForTheWholeLoop() throws Exception {
-        TightLoop r = tightLoop(PreemptStrategy.NONE);
+        TightLoopWorkload.Result r = tightLoop(PreemptStrategy.NONE);
         for (int k = 0; k < 3; k++) {
-            assertTrue(r.starts[k] >= r.hogEnd && r.progressAtStart[k] >= 40 * MS);
+            assertTrue(r.starts()[k] >= r.hogEnd() && r.progressAtStart()[k] >= 40 * MS);
         }
         // No yield point in the call-free loop. (A request that arrives while the hog is still in
         // newproc is honoured there, as at a Go <1.14 prologue: that is not the loop.)
         assertFalse(
-                r.stats.sites().containsKey(WORK + "Spinners.spinCpu"),
-                r.stats.sites().toString());
+                r.stats().sites().containsKey(WORK + "Spinners.spinCpu"),
+                r.stats().sites().toString());
     }
 
     /** Go 1.2-1.13: a call-free loop is not preemptible at method entries. */
     @Test
     void tightLoopEntryWaitsForACallFreeLoop() throws Exception {
-        TightLoop r = tightLoop(PreemptStrategy.ENTRY);
+        TightLoopWorkload.Result r = tightLoop(PreemptStrategy.ENTRY);
         for (int k = 0; k < 3; k++) {
-            assertTrue(r.starts[k] >= r.hogEnd && r.progressAtStart[k] >= 40 * MS);
+            assertTrue(r.starts()[k] >= r.hogEnd() && r.progressAtStart()[k] >= 40 * MS);
         }
     }
 
     @Test
     void tightLoopBudgetYieldsWhenTheBudgetIsSpent() throws Exception {
-        TightLoop r = tightLoop(PreemptStrategy.BUDGET);
+        TightLoopWorkload.Result r = tightLoop(PreemptStrategy.BUDGET);
         for (int k = 0; k < 3; k++) {
             assertTrue(
-                    r.progressAtStart[k] < 30 * MS && r.starts[k] < r.hogEnd,
-                    "short G waited for the loop: loop CPU " + r.progressAtStart[k] / 1e6 + " ms");
+                    r.progressAtStart()[k] < 30 * MS && r.starts()[k] < r.hogEnd(),
+                    "short G waited for the loop: loop CPU " + r.progressAtStart()[k] / 1e6 + " ms");
         }
-        assertTrue(r.stats.budgetYields() + r.stats.honoured() >= 1, r.stats.toString());
+        assertTrue(
+                r.stats().budgetYields() + r.stats().honoured() >= 1, r.stats().toString());
     }
 
     /** Go's TestPreemption (proc_test.go), N = 5, on GOMAXPROCS=1 so parallelism cannot hide it. */

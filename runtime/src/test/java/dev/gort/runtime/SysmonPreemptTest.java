@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -71,103 +70,58 @@ class SysmonPreemptTest {
         }
     }
 
-    /** starts: wall ns after the loop began; progress: the loop's CPU ns used when each started. */
-    private record TightLoop(long hogEnd, long[] starts, long[] progressAtStart, PreemptStats stats) {}
-
-    /**
-     * The simulator's tight-loop workload: a G runs a 40 ms call-free loop; three short Gs become
-     * runnable just after it starts.
-     */
-    private static TightLoop tightLoop(boolean polls) {
-        Scheduler s = new Scheduler(TestSupport.config(1));
-        AtomicLongArray starts = new AtomicLongArray(3);
-        AtomicLongArray progressAt = new AtomicLongArray(3);
-        AtomicLong progress = new AtomicLong();
-        AtomicLong t0 = new AtomicLong();
-        AtomicLong hogEnd = new AtomicLong();
-        // sysmon's retake waits until the loop begins: its first look at the loop's slice, and the
-        // clock read that starts it, come after t0 and after the three newproc calls (which poll),
-        // so no request can reach the hog before its loop, however long a loaded machine stalls it
-        // there, and none can come sooner than 10 ms after t0.
-        try (RetakeGate looping = RetakeGate.hold()) {
-            s.run(() -> {
-                GoSema done = new GoSema(0);
-                Scheduler rt = Scheduler.current();
-                rt.newproc(() -> {
-                    Scheduler.gosched(); // start the loop on a fresh slice (not main's inherited one)
-                    long start = System.nanoTime();
-                    t0.set(start);
-                    for (int k = 0; k < 3; k++) {
-                        int idx = k;
-                        rt.newproc(() -> {
-                            starts.set(idx, System.nanoTime());
-                            progressAt.set(idx, progress.get());
-                            done.release();
-                        });
-                    }
-                    looping.open();
-                    spinCpu(40 * MS, polls, progress);
-                    hogEnd.set(System.nanoTime());
-                    done.release();
-                });
-                for (int i = 0; i < 4; i++) {
-                    done.acquire();
-                }
-            });
-        }
-        long[] rel = new long[3];
-        long[] prog = new long[3];
-        for (int k = 0; k < 3; k++) {
-            rel[k] = starts.get(k) - t0.get();
-            prog[k] = progressAt.get(k);
-        }
-        return new TightLoop(hogEnd.get() - t0.get(), rel, prog, s.preempt.snapshot());
+    /** The simulator's tight-loop workload ({@link TightLoopWorkload}) with a 40 ms loop. */
+    private static TightLoopWorkload.Result tightLoop(boolean polls) {
+        return TightLoopWorkload.run(
+                new Scheduler(TestSupport.config(1)), progress -> spinCpu(40 * MS, polls, progress));
     }
 
     @Test
     void tightLoopWithBackedgePollsLetsShortGoroutinesRunAfterOneSlice() {
-        TightLoop r = tightLoop(true);
+        TightLoopWorkload.Result r = tightLoop(true);
         System.out.printf(
                 "backedge: short Gs started at %.1f %.1f %.1f ms (loop CPU %.1f %.1f %.1f ms);"
                         + " loop ended at %.1f ms; %s%n",
-                r.starts[0] / 1e6,
-                r.starts[1] / 1e6,
-                r.starts[2] / 1e6,
-                r.progressAtStart[0] / 1e6,
-                r.progressAtStart[1] / 1e6,
-                r.progressAtStart[2] / 1e6,
-                r.hogEnd / 1e6,
-                r.stats);
+                r.starts()[0] / 1e6,
+                r.starts()[1] / 1e6,
+                r.starts()[2] / 1e6,
+                r.progressAtStart()[0] / 1e6,
+                r.progressAtStart()[1] / 1e6,
+                r.progressAtStart()[2] / 1e6,
+                r.hogEnd() / 1e6,
+                r.stats());
         for (int k = 0; k < 3; k++) {
             // never before the slice ends (10 ms counted from sysmon's first sighting, after t0)...
             assertTrue(
-                    r.starts[k] >= Preempt.forcePreemptNS,
-                    "short G started before the 10 ms slice ended: " + r.starts[k] / 1e6 + " ms");
+                    r.starts()[k] >= Preempt.forcePreemptNS,
+                    "short G started before the 10 ms slice ended: " + r.starts()[k] / 1e6 + " ms");
             // ...and well before the loop ends (Go >= 1.14: after 10-20 ms of a 40 ms loop)
             assertTrue(
-                    r.progressAtStart[k] < 30 * MS && r.starts[k] < r.hogEnd,
-                    "short G waited for (most of) the loop: loop CPU " + r.progressAtStart[k] / 1e6 + " ms");
+                    r.progressAtStart()[k] < 30 * MS && r.starts()[k] < r.hogEnd(),
+                    "short G waited for (most of) the loop: loop CPU " + r.progressAtStart()[k] / 1e6 + " ms");
         }
-        assertTrue(r.stats.honoured() >= 1, r.stats.toString());
+        assertTrue(r.stats().honoured() >= 1, r.stats().toString());
         assertTrue(
-                r.stats.sites().keySet().stream().anyMatch(k -> k.contains("SysmonPreemptTest.spinCpu")),
-                "preemption site not recorded: " + r.stats.sites());
+                r.stats().sites().keySet().stream().anyMatch(k -> k.contains("SysmonPreemptTest.spinCpu")),
+                "preemption site not recorded: " + r.stats().sites());
     }
 
     @Test
     void tightLoopWithoutPollsMakesShortGoroutinesWaitForTheWholeLoop() {
-        TightLoop r = tightLoop(false);
+        TightLoopWorkload.Result r = tightLoop(false);
         System.out.printf(
                 "none: short Gs started at %.1f %.1f %.1f ms; loop ended at %.1f ms; %s%n",
-                r.starts[0] / 1e6, r.starts[1] / 1e6, r.starts[2] / 1e6, r.hogEnd / 1e6, r.stats);
+                r.starts()[0] / 1e6, r.starts()[1] / 1e6, r.starts()[2] / 1e6, r.hogEnd() / 1e6, r.stats());
         for (int k = 0; k < 3; k++) {
-            assertTrue(r.starts[k] >= r.hogEnd, "short G ran inside an unpreemptible loop");
-            assertTrue(r.progressAtStart[k] >= 40 * MS);
+            assertTrue(r.starts()[k] >= r.hogEnd(), "short G ran inside an unpreemptible loop");
+            assertTrue(r.progressAtStart()[k] >= 40 * MS);
         }
         // Nobody answers sysmon's requests (it normally asks once, counted as unhonoured; not asserted:
         // on a CPU-throttled machine sysmon may not get two looks at the slice 10 ms apart).
-        assertEquals(0, r.stats.honoured());
-        assertTrue(r.stats.requested() - r.stats.unhonoured() <= 1, r.stats.toString()); // one may be pending at exit
+        assertEquals(0, r.stats().honoured());
+        assertTrue(
+                r.stats().requested() - r.stats().unhonoured() <= 1,
+                r.stats().toString()); // one may be pending at exit
     }
 
     /**
