@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.gort.runtime.G;
 import dev.gort.runtime.M;
 import dev.gort.runtime.Scheduler;
+import dev.gort.runtime.Unpreemptible;
 import dev.gort.sync.WaitGroup;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -50,7 +51,7 @@ class ChanHandoffTest {
             waitParked(r); // R parks on c
             // Not preempted from here to the park in wg.await (a preempted main would go to the
             // global queue behind X1: seen on a loaded machine as [X1, main, R7, X2]).
-            GortTesting.unpreemptible(() -> {
+            Unpreemptible.run(() -> {
                 Go.go(() -> {
                     order.add("X1");
                     wg.done();
@@ -84,7 +85,7 @@ class ChanHandoffTest {
                 wg.done();
             });
             waitParked(sender);
-            GortTesting.unpreemptible(
+            Unpreemptible.run(
                     () -> { // as above
                         Go.go(() -> {
                             order.add("X");

@@ -3,7 +3,6 @@ package dev.gort;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.gort.runtime.Config;
-import dev.gort.runtime.Poll;
 import java.time.Duration;
 
 /** Runs Go-style test bodies as a gort main under a timeout (a hang fails the test). */
@@ -45,23 +44,6 @@ public final class GortTesting {
                 timeout,
                 () -> Go.run(config(procs), main),
                 () -> "gort main did not return within " + timeout + " (GOMAXPROCS=" + procs + ")");
-    }
-
-    /**
-     * Runs {@code body} with sysmon's preemption requests refused, as inside a {@code synchronized}
-     * block (a counted monitor: {@link Poll#monitorEnter()}). A test that asserts a scheduling order
-     * at GOMAXPROCS=1 needs it around the steps it orders: on a loaded machine the goroutine can
-     * overrun its 10 ms slice anywhere, sysmon asks for a preemption, and the next poll (a
-     * {@code go} statement's newproc, a channel operation) moves it to the global queue behind the
-     * goroutines it has just readied. {@code body} must not park.
-     */
-    public static void unpreemptible(Runnable body) {
-        Poll.monitorEnter();
-        try {
-            body.run();
-        } finally {
-            Poll.monitorExit();
-        }
     }
 
     /** Go's t.Fatalf inside a goroutine: an AssertionError ends the program and fails the test. */

@@ -5,7 +5,8 @@ package dev.gort.runtime;
  * m.locks}, as Go's runtime code holds its locks), so that a preemption requested meanwhile is
  * honoured only after it. For tests that spawn goroutines and then look at the queues on
  * GOMAXPROCS=1: newproc polls, and on a loaded machine main's 10 ms slice can end between the
- * spawns and the look, which would let the spawned goroutines run first.
+ * spawns and the look, which would let the spawned goroutines run first. The api module's tests
+ * use it too (the runtime test jar).
  */
 public final class Unpreemptible {
     private Unpreemptible() {}
