@@ -71,7 +71,14 @@ read -r -a jmh <<< "${BENCH_JMH:-$default_jmh}"
 goreps="${BENCH_GO_REPS:-$default_reps}"
 gomin="${BENCH_GO_MINTIME:-$default_gomin}"
 jmh+=(-to 2min -foe false)
-base_jvm="-XX:+UseG1GC --add-exports java.base/jdk.internal.vm=ALL-UNNAMED -Duser.language=en"
+# -XX:+UseTransparentHugePages: the heap in 2 MB pages (madvise; the host's THP mode is recorded in
+# machine.txt). On the 2-vCPU reference VM a first touch of a 4 KB page costs about 10 us (a JVM with
+# -Xms4g -XX:+AlwaysPreTouch takes 9.3 s to start, 2.4 s with huge pages), and G1 grows the heap in
+# steps through a fork, so an allocating workload paid for fresh pages in some iterations and not in
+# others: gort's spawn at P=1 read 141-666 ns per goroutine within one 4-fork run, its slow
+# invocations each taking about 30,000 minor faults (120 MB) and the fast ones about 70; with huge
+# pages 132-218 (bench/results/HISTORY.md, "2026-12-04, night"). Every JVM implementation gets it.
+base_jvm="-XX:+UseG1GC -XX:+UseTransparentHugePages --add-exports java.base/jdk.internal.vm=ALL-UNNAMED -Duser.language=en"
 
 # gort's preemption agent (the preempt work): present => one tight-loop pass per strategy.
 agent=""
@@ -92,6 +99,7 @@ start=$(date +%s)
   echo "OS: $(uname -sr)"
   echo "JDK: $("$JAVA" -version 2>&1 | sed -n '2p')"
   echo "JVM flags (every fork): $base_jvm"
+  echo "transparent huge pages (host): $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
   echo "GC and loop polls: $("$JAVA" -XX:+UseG1GC -XX:+PrintFlagsFinal -version 2>/dev/null | awk '$2 ~ /^(UseG1GC|LoopStripMiningIter|UseCountedLoopSafepoints)$/ {printf "%s=%s ", $2, $4}')"
   echo "Go: ${gobin:-not installed (Go twin skipped)}"
   if [ -n "$agent" ]; then echo "gort preemption agent: ${agent#$root/} (tight-loop passes only)";
