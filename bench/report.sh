@@ -112,16 +112,22 @@ cat "$raw/machine.txt"
 
 # The host's CPU time over one phase (a JMH pass, the Go twin), from /proc/stat's "cpu" line:
 # busy (user, nice, system, irq, softirq), idle (idle, iowait) and steal (time the hypervisor
-# gave this virtual machine's CPUs to others), in clock ticks. A figure that moves between runs
+# gave this virtual machine's CPUs to others), in clock ticks; and the page faults the kernel
+# served over the phase (/proc/vmstat's pgfault, every process). A figure that moves between runs
 # with the code unchanged (bench/results/HISTORY.md) can then be checked against the host:
-# steal above a few per cent means the CPUs were not all ours.
-cpu_ticks() { awk '/^cpu / {print $2+$3+$4+$7+$8, $5+$6, $9; exit}' /proc/stat 2>/dev/null || echo "0 0 0"; }
+# steal above a few per cent means the CPUs were not all ours, and a first touch of fresh memory
+# is dear on a virtual machine (about 10 us per 4 KB page on the reference one).
+cpu_ticks() {
+  local f; f="$(awk '/^pgfault / {print $2; exit}' /proc/vmstat 2>/dev/null)"
+  awk -v f="${f:-0}" '/^cpu / {print $2+$3+$4+$7+$8, $5+$6, $9, f; exit}' /proc/stat 2>/dev/null || echo "0 0 0 0"
+}
 phase_cpu() { # phase_cpu <name> <ticks before> <seconds before>: a machine.txt line
-  local name="$1" b0 i0 s0 b1 i1 s1
-  read -r b0 i0 s0 <<< "$2"
-  read -r b1 i1 s1 <<< "$(cpu_ticks)"
+  local name="$1" b0 i0 s0 f0 b1 i1 s1 f1
+  read -r b0 i0 s0 f0 <<< "$2"
+  read -r b1 i1 s1 f1 <<< "$(cpu_ticks)"
   awk -v n="$name" -v w="$(( $(date +%s) - $3 ))" -v b=$(( b1 - b0 )) -v i=$(( i1 - i0 )) -v st=$(( s1 - s0 )) \
-    'BEGIN { t = b + i + st; if (t > 0) printf "host CPU, %s: %d s, busy %.1f %%, steal %.1f %%\n", n, w, 100 * b / t, 100 * st / t }' \
+    -v pf=$(( ${f1:-0} - ${f0:-0} )) \
+    'BEGIN { t = b + i + st; if (t > 0) printf "host CPU, %s: %d s, busy %.1f %%, steal %.1f %%, page faults %.0f (%.0f per s)\n", n, w, 100 * b / t, 100 * st / t, pf, (w > 0 ? pf / w : pf) }' \
     >> "$raw/machine.txt"
 }
 
