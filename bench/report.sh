@@ -76,7 +76,7 @@ jmh+=(-to 2min -foe false)
 # -Xms4g -XX:+AlwaysPreTouch takes 9.3 s to start, 2.4 s with huge pages), and G1 grows the heap in
 # steps through a fork, so an allocating workload paid for fresh pages in some iterations and not in
 # others: gort's spawn at P=1 read 141-666 ns per goroutine within one 4-fork run, its slow
-# invocations each taking about 30,000 minor faults (120 MB) and the fast ones about 70; with huge
+# invocations taking up to about 30,000 minor faults (120 MB) and the fast ones about 70; with huge
 # pages 132-218 (bench/results/HISTORY.md, "2026-12-04, night"). Every JVM implementation gets it.
 base_jvm="-XX:+UseG1GC -XX:+UseTransparentHugePages --add-exports java.base/jdk.internal.vm=ALL-UNNAMED -Duser.language=en"
 
