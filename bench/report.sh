@@ -71,13 +71,8 @@ read -r -a jmh <<< "${BENCH_JMH:-$default_jmh}"
 goreps="${BENCH_GO_REPS:-$default_reps}"
 gomin="${BENCH_GO_MINTIME:-$default_gomin}"
 jmh+=(-to 2min -foe false)
-# -XX:+UseTransparentHugePages: the heap in 2 MB pages (madvise; the host's THP mode is recorded in
-# machine.txt). On the 2-vCPU reference VM a first touch of a 4 KB page costs about 10 us (a JVM with
-# -Xms4g -XX:+AlwaysPreTouch takes 9.3 s to start, 2.4 s with huge pages), and G1 grows the heap in
-# steps through a fork, so an allocating workload paid for fresh pages in some iterations and not in
-# others: gort's spawn at P=1 read 141-666 ns per goroutine within one 4-fork run, its slow
-# invocations taking up to about 30,000 minor faults (120 MB) and the fast ones about 70; with huge
-# pages 132-218 (bench/results/HISTORY.md, "2026-12-04, night"). Every JVM implementation gets it.
+# -XX:+UseTransparentHugePages: the heap in 2 MB pages, so that first touches of fresh heap (dear on
+# a virtual machine) do not land in some iterations and not others (bench/README.md, "Huge pages").
 base_jvm="-XX:+UseG1GC -XX:+UseTransparentHugePages --add-exports java.base/jdk.internal.vm=ALL-UNNAMED -Duser.language=en"
 
 # gort's preemption agent (the preempt work): present => one tight-loop pass per strategy.
@@ -118,8 +113,8 @@ cat "$raw/machine.txt"
 # steal above a few per cent means the CPUs were not all ours, and a first touch of fresh memory
 # is dear on a virtual machine (about 10 us per 4 KB page on the reference one).
 cpu_ticks() {
-  local f; f="$(awk '/^pgfault / {print $2; exit}' /proc/vmstat 2>/dev/null)"
-  awk -v f="${f:-0}" '/^cpu / {print $2+$3+$4+$7+$8, $5+$6, $9, f; exit}' /proc/stat 2>/dev/null || echo "0 0 0 0"
+  awk '/^cpu / {c = ($2+$3+$4+$7+$8) " " ($5+$6) " " $9} /^pgfault / {f = $2} END {print (c == "" ? "0 0 0" : c), f + 0}' \
+    /proc/stat /proc/vmstat 2>/dev/null || echo "0 0 0 0"
 }
 phase_cpu() { # phase_cpu <name> <ticks before> <seconds before>: a machine.txt line
   local name="$1" b0 i0 s0 f0 b1 i1 s1 f1
