@@ -71,13 +71,7 @@ public class CreateChain {
     public void chain() throws InterruptedException {
         int per = N / chains;
         if (host != null) {
-            host.run(() -> {
-                GLatch done = new GLatch(chains);
-                for (int i = 0; i < chains; i++) {
-                    Go.go(() -> gortStep(per - 1, done));
-                }
-                done.await();
-            });
+            host.run(() -> gortChains(chains));
         } else {
             CountDownLatch done = new CountDownLatch(chains);
             for (int i = 0; i < chains; i++) {
@@ -85,6 +79,16 @@ public class CreateChain {
             }
             done.await();
         }
+    }
+
+    /** {@code chains} chains of {@link #N}{@code / chains} goroutines each, from a goroutine; returns when all end. */
+    static void gortChains(int chains) {
+        int per = N / chains;
+        GLatch done = new GLatch(chains);
+        for (int i = 0; i < chains; i++) {
+            Go.go(() -> gortStep(per - 1, done));
+        }
+        done.await();
     }
 
     private static void gortStep(int n, GLatch done) {

@@ -28,10 +28,11 @@ import java.util.Map;
  *     -cp bench/target/benchmarks.jar dev.gort.bench.SwitchCounts pingpong 2 [invocations]
  * </pre>
  *
- * <p>Arguments: {@code pingpong}, {@code gosched}, {@code manypairs} or {@code sieve} (one line per
- * invocation, see {@link #sieve}), GOMAXPROCS, and the invocations to count (each {@link PingPong#N}
- * round trips, {@link PingPong#N} Gosched calls in all, or {@link ManyPairs}'s 10,000 pairs of 100
- * messages: counted per message).
+ * <p>Arguments: {@code pingpong}, {@code gosched}, {@code manypairs}, {@code createchain} or
+ * {@code sieve} (one line per invocation, see {@link #sieve}), GOMAXPROCS, and the invocations to
+ * count (each {@link PingPong#N} round trips, {@link PingPong#N} Gosched calls in all,
+ * {@link ManyPairs}'s 10,000 pairs of 100 messages: counted per message, or {@link CreateChain}'s
+ * GOMAXPROCS chains of {@link CreateChain#N} goroutines in all: counted per goroutine created).
  */
 public final class SwitchCounts {
     private SwitchCounts() {}
@@ -51,11 +52,16 @@ public final class SwitchCounts {
             case "pingpong" -> PingPong::gortRoundTrips;
             case "gosched" -> SwitchCounts::goschedPair;
             case "manypairs" -> ManyPairs::gortPairs;
+            case "createchain" -> () -> CreateChain.gortChains(procs);
             default ->
                 throw new IllegalArgumentException(
-                        "SwitchCounts: want pingpong, gosched, manypairs or sieve, not " + what);
+                        "SwitchCounts: want pingpong, gosched, manypairs, createchain or sieve, not " + what);
         };
-        long perInvocation = what.equals("manypairs") ? (long) ManyPairs.PAIRS * ManyPairs.MSGS : PingPong.N;
+        long perInvocation = switch (what) {
+            case "manypairs" -> (long) ManyPairs.PAIRS * ManyPairs.MSGS;
+            case "createchain" -> CreateChain.N;
+            default -> PingPong.N;
+        };
         try (GortHost host = new GortHost(procs)) {
             for (int i = 0; i < 30; i++) { // warm-up: the JIT compiles the M loop and the channel paths
                 host.run(job);
@@ -83,6 +89,7 @@ public final class SwitchCounts {
                     switch (what) {
                         case "pingpong" -> "round trips";
                         case "gosched" -> "Gosched calls";
+                        case "createchain" -> "goroutines created";
                         default -> "messages";
                     },
                     host.scheduler().mcountPublic(),

@@ -8,7 +8,7 @@ import java.util.function.Consumer;
 /**
  * Every live goroutine, for dumps, scheddetail, checkdead and NumGoroutine. Go keeps an append-only
  * {@code allgs} slice under {@code allglock}; gort unlinks dead Gs (a dead continuation cannot be
- * reused) and stripes the lock by goid so that spawning on two Ps does not contend.
+ * reused) and stripes the lock by goid block so that spawning on two Ps does not contend.
  *
  * <p>Each stripe is an intrusive doubly-linked list through {@code g.allprev/allnext}, guarded by
  * the stripe's one-word lock ({@link Stripe}). {@link #count} is an Agrona-free LongAdder-like pair of padded
@@ -91,9 +91,20 @@ final class AllGs {
 
     private final Stripe[] stripes = new Stripe[STRIPES];
 
-    /** gp's stripe. */
+    /** log2 of {@link Sched#GOID_CACHE_BATCH}: a stripe holds whole aligned blocks of goids. */
+    private static final int BATCH_SHIFT = Integer.numberOfTrailingZeros(Sched.GOID_CACHE_BATCH);
+
+    /**
+     * gp's stripe: that of its goid's aligned block of 16. A P's goid cache is always (part of) one
+     * such block ({@link P#nextGoid}), so the Gs a P creates from one batch share one stripe, whose
+     * line stays in that P's carrier's cache for the batch, and two Ps creating at once never share
+     * a stripe unless their blocks are 64 apart. (With {@code goid & 63}, the stripe of each new G
+     * was one the other P had used a batch or two before: at GOMAXPROCS=2 the create chain's stripe
+     * CAS cost four times what it cost at 1.) A goroutine created without a P takes one id of the
+     * block being handed out and shares its stripe with the P that takes the rest.
+     */
     private Stripe stripeOf(G gp) {
-        return stripes[(int) gp.goid & (STRIPES - 1)];
+        return stripes[(int) (gp.goid >>> BATCH_SHIFT) & (STRIPES - 1)];
     }
 
     /**

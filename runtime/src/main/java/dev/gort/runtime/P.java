@@ -93,7 +93,8 @@ public sealed class P extends CacheLinePad permits P.Padded {
     }
 
     /**
-     * Goroutine ids this P hands out before it takes the next batch from {@code sched.goidgen}:
+     * Goroutine ids this P hands out before it takes the next batch from {@code sched.goidgen} (the
+     * rest of the aligned block of {@link Sched#GOID_CACHE_BATCH} that the next id falls in):
      * {@code [goidcache, goidcacheend)}. Written and read by the M that owns this P, plain (a new
      * owner sees them through the acquirep that gave it the P). Go: p.goidcache, p.goidcacheend.
      */
@@ -102,15 +103,23 @@ public sealed class P extends CacheLinePad permits P.Padded {
     /** The owning M only: the next id of this P's cache, refilled from {@code goidgen} when empty. */
     long nextGoid(AtomicLong goidgen) {
         if (goidcache == goidcacheend) {
-            refillGoidcache(goidgen); // out of line: once in 16, and newproc inlines the rest
+            refillGoidcache(goidgen); // out of line: once per block, and newproc inlines the rest
         }
         return goidcache++;
     }
 
+    /** Go: proc.go newproc1 (its goidcache refill; Go's batch is 16 ids wherever goidgen stands). */
     private void refillGoidcache(AtomicLong goidgen) {
-        // goidgen is the last id handed out: this batch is [goidgen + 1, goidgen + batch]
-        goidcache = goidgen.addAndGet(Sched.GOID_CACHE_BATCH) - (Sched.GOID_CACHE_BATCH - 1);
-        goidcacheend = goidcache + Sched.GOID_CACHE_BATCH;
+        // goidgen is the last id handed out: this batch is the rest of the aligned block of
+        // GOID_CACHE_BATCH ids that the next one falls in, [goidgen + 1, end of that block]
+        long last = goidgen.getAndUpdate(P::lastOfBlock);
+        goidcache = last + 1;
+        goidcacheend = lastOfBlock(last) + 1;
+    }
+
+    /** The last id of the aligned block of {@link Sched#GOID_CACHE_BATCH} ids that {@code last + 1} is in. */
+    private static long lastOfBlock(long last) {
+        return (last + 1) | (Sched.GOID_CACHE_BATCH - 1);
     }
 
     /**

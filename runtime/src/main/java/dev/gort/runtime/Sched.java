@@ -33,14 +33,19 @@ final class Sched {
     final GlobalRunQueue runq = new GlobalRunQueue(lock);
 
     /**
-     * The last goroutine id handed out: atomic add from any thread, by {@link P#goidcache}'s batches
-     * of {@link #GOID_CACHE_BATCH} and by one for a goroutine created without a P (the main
+     * The last goroutine id handed out: atomic from any thread, advanced to the end of an aligned
+     * block of {@link #GOID_CACHE_BATCH} ids by a P taking the rest of that block for its
+     * {@link P#goidcache} (a CAS loop), and by one for a goroutine created without a P (the main
      * goroutine; one started from outside the runtime or from another runtime's goroutine; one
      * created while its carrier's P was retaken). Go: sched.goidgen.
      */
     final AtomicLong goidgen = new AtomicLong();
 
-    /** Ids a P takes from {@link #goidgen} at a time. Go: proc.go _GoidCacheBatch. */
+    /**
+     * The size (a power of two) of the aligned blocks a P takes its ids from, the rest of one block at a time (Go takes
+     * 16 ids from wherever {@code goidgen} stands; gort keeps a P's batch inside one block so that
+     * {@link AllGs}'s stripes, one per block, stay apart). Go: proc.go _GoidCacheBatch.
+     */
     static final int GOID_CACHE_BATCH = 16;
 
     /**

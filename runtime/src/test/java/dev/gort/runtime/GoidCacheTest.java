@@ -10,9 +10,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * Goroutine ids come from the creating P's cache, 16 at a time from sched.goidgen (Go: newproc1's
- * goidcache, _GoidCacheBatch), and each P counts the goroutines it created
- * (/sched/goroutines-created).
+ * Goroutine ids come from the creating P's cache, taken from sched.goidgen a block at a time (Go:
+ * newproc1's goidcache, _GoidCacheBatch: 16 ids; gort takes the rest of the aligned block of 16 that
+ * the next id falls in, so that a P's batch never shares a block, and so an {@link AllGs} stripe,
+ * with another P's), and each P counts the goroutines it created (/sched/goroutines-created).
  */
 class GoidCacheTest {
     @Test
@@ -24,7 +25,7 @@ class GoidCacheTest {
         s.run(() -> {
             Scheduler rt = Scheduler.current();
             main.set(Scheduler.getg().goid);
-            ids.add(rt.newproc(() -> {}).goid); // P0's first batch: [2, 17] (main took 1)
+            ids.add(rt.newproc(() -> {}).goid); // P0's first batch: [2, 15] (main took 1 of block [0, 15])
             // main neither blocks its carrier (a carrier blocked in Thread.join has its P retaken,
             // and main would then spawn without a P) nor parks (with nothing runnable, checkdead
             // would call it a deadlock before the outside thread has spawned): it yields until the
@@ -38,13 +39,13 @@ class GoidCacheTest {
             }
         });
         assertEquals(1, main.get(), "main: the runtime's first id, taken without a P");
-        assertEquals(18, outside.get(), "outside the runtime: one id after P0's batch [2, 17]");
+        assertEquals(16, outside.get(), "outside the runtime: one id after P0's batch [2, 15]");
         List<Long> want = new ArrayList<>();
-        for (long id = 2; id <= 17; id++) {
+        for (long id = 2; id <= 15; id++) {
             want.add(id); // the rest of the first batch
         }
-        for (long id = 19; id <= 23; id++) {
-            want.add(id); // the next batch, [19, 34]
+        for (long id = 17; id <= 23; id++) {
+            want.add(id); // the next batch, the rest of block [16, 31] after the outside goroutine's 16
         }
         assertEquals(want, ids);
         assertEquals(1 + 21 + 1, s.goroutinesCreated());
@@ -78,6 +79,56 @@ class GoidCacheTest {
         });
         assertEquals(2 * each, seen.size(), "every id handed out once");
         assertEquals(1 + 2 + 2 * each, s.goroutinesCreated());
+    }
+
+    /**
+     * Each P's batch is the rest of one aligned block of 16 ids, so two Ps never hand out ids of
+     * the same block (what keeps AllGs's stripes, one per block, apart when two Ps spawn at once).
+     * The P is read right after newproc returns: newproc's only yield point (its preemption poll)
+     * comes before the id is taken. Each spawner holds its P, spinning, until the other has started
+     * (nothing preempts the spin without the agent), so the two spawn on two Ps at once.
+     */
+    @Test
+    void noTwoPsHandOutIdsOfTheSameBlockOfSixteen() {
+        int each = 5_000;
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        java.util.Map<Long, Set<Integer>> psOfBlock = new java.util.HashMap<>();
+        Set<Integer> ps = new HashSet<>();
+        java.util.concurrent.atomic.AtomicInteger started = new java.util.concurrent.atomic.AtomicInteger();
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            long[][] ids = new long[2][each];
+            int[][] pids = new int[2][each];
+            GoSema done = new GoSema(0);
+            for (int w = 0; w < 2; w++) {
+                long[] myIds = ids[w];
+                int[] myPids = pids[w];
+                rt.newproc(() -> {
+                    started.incrementAndGet();
+                    while (started.get() < 2) {
+                        Thread.onSpinWait();
+                    }
+                    for (int i = 0; i < each; i++) {
+                        myIds[i] = rt.newproc(() -> {}).goid;
+                        myPids[i] = M.current().p().id;
+                    }
+                    done.release();
+                });
+            }
+            done.acquire();
+            done.acquire();
+            for (int w = 0; w < 2; w++) {
+                for (int i = 0; i < each; i++) {
+                    psOfBlock
+                            .computeIfAbsent(ids[w][i] >>> 4, b -> new HashSet<>())
+                            .add(pids[w][i]);
+                    ps.add(pids[w][i]);
+                }
+            }
+        });
+        assertEquals(Set.of(0, 1), ps, "both Ps spawned");
+        psOfBlock.forEach((block, which) -> assertEquals(
+                1, which.size(), "ids " + (block << 4) + ".." + ((block << 4) + 15) + " from Ps " + which));
     }
 
     /**
