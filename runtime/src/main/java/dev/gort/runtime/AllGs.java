@@ -98,9 +98,10 @@ final class AllGs {
      * gp's stripe: that of its goid's aligned block of 16. A P's goid cache is always (part of) one
      * such block ({@link P#nextGoid}), so the Gs a P creates from one batch share one stripe, whose
      * line stays in that P's carrier's cache for the batch, and two Ps creating at once never share
-     * a stripe unless their blocks are 64 apart. (With {@code goid & 63}, the stripe of each new G
-     * was one the other P had used a batch or two before: at GOMAXPROCS=2 the create chain's stripe
-     * CAS cost four times what it cost at 1.) A goroutine created without a P takes one id of the
+     * a stripe unless their blocks are 64 apart. (With {@code goid & 63}, whenever the two Ps' refills
+     * did not alternate strictly, each new G's stripe was one the other P had used a few batches
+     * before: at GOMAXPROCS=2 AllGs took 4.4 times the CPU per created goroutine that it took at 1,
+     * most of it in the stripe lock's CAS.) A goroutine created without a P takes one id of the
      * block being handed out and shares its stripe with the P that takes the rest.
      */
     private Stripe stripeOf(G gp) {
