@@ -1,6 +1,7 @@
 package dev.gort.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -82,51 +83,37 @@ class GoidCacheTest {
     }
 
     /**
-     * Each P's batch is the rest of one aligned block of 16 ids, so two Ps never hand out ids of
-     * the same block (what keeps AllGs's stripes, one per block, apart when two Ps spawn at once).
-     * The P is read right after newproc returns: newproc's only yield point (its preemption poll)
-     * comes before the id is taken. Each spawner holds its P, spinning, until the other has started
-     * (nothing preempts the spin without the agent), so the two spawn on two Ps at once.
+     * Each P's batch is the rest of one aligned block of 16 ids, so two Ps never hand out ids of the
+     * same block (what keeps AllGs's stripes, one per block, apart when two Ps spawn at once), while
+     * goroutines created without a P take single ids in between. Driven directly, in a seeded random
+     * order of P0's, P1's and P-less creations, so that every interleaving of refills comes up
+     * without depending on how the scheduler places goroutines.
      */
     @Test
     void noTwoPsHandOutIdsOfTheSameBlockOfSixteen() {
-        int each = 5_000;
         Scheduler s = new Scheduler(TestSupport.config(2));
+        P[] ps = {new P.Padded(s, 0, 256), new P.Padded(s, 1, 256)};
+        AtomicLong goidgen = new AtomicLong();
+        java.util.Random rnd = new java.util.Random(19);
         java.util.Map<Long, Set<Integer>> psOfBlock = new java.util.HashMap<>();
-        Set<Integer> ps = new HashSet<>();
-        java.util.concurrent.atomic.AtomicInteger started = new java.util.concurrent.atomic.AtomicInteger();
-        s.run(() -> {
-            Scheduler rt = Scheduler.current();
-            long[][] ids = new long[2][each];
-            int[][] pids = new int[2][each];
-            GoSema done = new GoSema(0);
-            for (int w = 0; w < 2; w++) {
-                long[] myIds = ids[w];
-                int[] myPids = pids[w];
-                rt.newproc(() -> {
-                    started.incrementAndGet();
-                    while (started.get() < 2) {
-                        Thread.onSpinWait();
-                    }
-                    for (int i = 0; i < each; i++) {
-                        myIds[i] = rt.newproc(() -> {}).goid;
-                        myPids[i] = M.current().p().id;
-                    }
-                    done.release();
-                });
+        Set<Long> seen = new HashSet<>();
+        long[] last = {0, 0};
+        for (int i = 0; i < 20_000; i++) {
+            int r = rnd.nextInt(100);
+            if (r < 3) {
+                assertTrue(seen.add(goidgen.incrementAndGet()), "a P-less id handed out twice");
+                continue;
             }
-            done.acquire();
-            done.acquire();
-            for (int w = 0; w < 2; w++) {
-                for (int i = 0; i < each; i++) {
-                    psOfBlock
-                            .computeIfAbsent(ids[w][i] >>> 4, b -> new HashSet<>())
-                            .add(pids[w][i]);
-                    ps.add(pids[w][i]);
-                }
-            }
-        });
-        assertEquals(Set.of(0, 1), ps, "both Ps spawned");
+            int w = r < 51 ? 0 : 1;
+            long id = ps[w].nextGoid(goidgen);
+            assertTrue(seen.add(id), "id " + id + " handed out twice");
+            assertTrue(id > last[w], "P" + w + "'s ids go up");
+            last[w] = id;
+            psOfBlock.computeIfAbsent(id >>> 4, b -> new HashSet<>()).add(w);
+        }
+        assertEquals(
+                Set.of(0, 1),
+                psOfBlock.values().stream().flatMap(Set::stream).collect(java.util.stream.Collectors.toSet()));
         psOfBlock.forEach((block, which) -> assertEquals(
                 1, which.size(), "ids " + (block << 4) + ".." + ((block << 4) + 15) + " from Ps " + which));
     }
