@@ -42,9 +42,10 @@ final class Sched {
     final AtomicLong goidgen = new AtomicLong();
 
     /**
-     * The size (a power of two) of the aligned blocks a P takes its ids from, the rest of one block at a time (Go takes
-     * 16 ids from wherever {@code goidgen} stands; gort keeps a P's batch inside one block so that
-     * {@link AllGs}'s stripes, one per block, stay apart). Go: proc.go _GoidCacheBatch.
+     * The size (a power of two) of the aligned blocks a P takes its ids from, the rest of one block
+     * at a time (Go takes 16 ids from wherever {@code goidgen} stands; gort keeps a P's batch inside
+     * one block so that {@link AllGs}'s stripes, one per block, stay apart). Go: proc.go
+     * _GoidCacheBatch.
      */
     static final int GOID_CACHE_BATCH = 16;
 
