@@ -4,10 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -94,8 +98,8 @@ class GoidCacheTest {
         Scheduler s = new Scheduler(TestSupport.config(2));
         P[] ps = {new P.Padded(s, 0, 256), new P.Padded(s, 1, 256)};
         AtomicLong goidgen = new AtomicLong();
-        java.util.Random rnd = new java.util.Random(19);
-        java.util.Map<Long, Set<Integer>> psOfBlock = new java.util.HashMap<>();
+        Random rnd = new Random(19);
+        Map<Long, Set<Integer>> psOfBlock = new HashMap<>();
         Set<Long> seen = new HashSet<>();
         long[] last = {0, 0};
         for (int i = 0; i < 20_000; i++) {
@@ -112,8 +116,7 @@ class GoidCacheTest {
             psOfBlock.computeIfAbsent(id >>> 4, b -> new HashSet<>()).add(w);
         }
         assertEquals(
-                Set.of(0, 1),
-                psOfBlock.values().stream().flatMap(Set::stream).collect(java.util.stream.Collectors.toSet()));
+                Set.of(0, 1), psOfBlock.values().stream().flatMap(Set::stream).collect(Collectors.toSet()));
         psOfBlock.forEach((block, which) -> assertEquals(
                 1, which.size(), "ids " + (block << 4) + ".." + ((block << 4) + 15) + " from Ps " + which));
     }
