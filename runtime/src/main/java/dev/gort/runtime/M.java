@@ -196,6 +196,12 @@ public sealed class M extends CacheLinePad permits M.Padded {
     /** A G locked to this M ended: the thread ends too (Go: mexit). Owner only, plain. */
     boolean exitThread;
     /**
+     * Batches of {@link #schedule} rounds this M has finished ({@link #SCHEDULE_ROUNDS}). Owner only,
+     * plain: written by this M's carrier in {@link #mstart}, read there and by tests from a goroutine
+     * on the same carrier.
+     */
+    int scheduleBatches;
+    /**
      * Counted in {@code sched.nmidlelocked}: this M sleeps until its locked (or parked-in-place) G
      * is runnable. Under sched.lock, plain (Idle.idlelockedSleep/idlelockedWake).
      */
@@ -378,7 +384,7 @@ public sealed class M extends CacheLinePad permits M.Padded {
     // ------------------------------------------------------------------------------------------
     // The thread body.
 
-    /** Go: proc.go mstart/mstart1, then schedule() forever. */
+    /** Go: proc.go mstart/mstart1, then schedule() forever (in batches: {@link #SCHEDULE_ROUNDS}). */
     private void mstart() {
         try {
             P np = nextp;
@@ -386,7 +392,10 @@ public sealed class M extends CacheLinePad permits M.Padded {
                 nextp = null;
                 acquirep(np);
             }
-            schedule();
+            // schedule() returns true after a batch of rounds, to be entered again: see SCHEDULE_ROUNDS.
+            while (schedule(scheduleBatches < SCHEDULE_WARM_BATCHES ? SCHEDULE_ROUNDS_WARM : SCHEDULE_ROUNDS)) {
+                scheduleBatches++;
+            }
         } catch (GortFatalError e) {
             // already reported by Fatal.fatal and recorded on the runtime
         } catch (Throwable t) {
@@ -399,16 +408,40 @@ public sealed class M extends CacheLinePad permits M.Padded {
     }
 
     /**
-     * One round of scheduling, forever: find a runnable goroutine and execute it. Returns only
-     * when the runtime shuts down, or when a goroutine ended while locked to this M (the thread
-     * then ends with it, as in Go).
+     * Rounds of {@link #schedule} between two returns to {@link #mstart}, which enters it again at
+     * once. A JVM frame keeps running the machine code it was entered with, and a carrier's
+     * scheduling loop would otherwise never leave its first frame: when HotSpot replaces the loop's
+     * code (an uncommon trap taken on another carrier, C2 code replacing C1's), this carrier stays
+     * in the discarded code, and a call from discarded code to a method recompiled meanwhile
+     * (findRunnable, run) is not bound again: it goes through the interpreter on every call
+     * (HotSpot's {@code SharedRuntime::fixup_callers_callsite} patches no caller that is no
+     * longer in use). That was a JVM where creating a goroutine took twice as long for the rest of
+     * its life, about one JMH fork in four (bench/results/HISTORY.md, 2026-12-05). Returning
+     * bounds such a stretch to one batch: mstart's own loop iterates too rarely to be compiled, so
+     * it stays interpreted and always calls schedule's current code. The first batches of each M
+     * are short so that schedule is called often enough, early, to be compiled as a method and
+     * not only on stack replacement.
+     */
+    static final int SCHEDULE_ROUNDS = 1 << 18;
+
+    /** Rounds per batch for the first {@link #SCHEDULE_WARM_BATCHES} batches of an M. */
+    static final int SCHEDULE_ROUNDS_WARM = 1 << 12;
+
+    /** Short batches at an M's start (see {@link #SCHEDULE_ROUNDS}). */
+    static final int SCHEDULE_WARM_BATCHES = 1 << 10;
+
+    /**
+     * Rounds of scheduling: find a runnable goroutine and execute it, {@code rounds} times. Returns
+     * true when the rounds are done and the caller is to call again (Go's schedule never returns:
+     * see {@link #SCHEDULE_ROUNDS}); false when the runtime shuts down, or when a goroutine ended
+     * while locked to this M (the thread then ends with it, as in Go).
      *
      * <p>Go: proc.go schedule
      */
-    void schedule() {
-        for (; ; ) {
+    boolean schedule(int rounds) {
+        for (; rounds > 0; rounds--) {
             if (sched.exiting || exitThread) {
-                return;
+                return false;
             }
             if (locks != 0) {
                 throw Fatal.fatal(sched, "schedule: holding locks");
@@ -418,7 +451,7 @@ public sealed class M extends CacheLinePad permits M.Padded {
                 // This M is locked to a G that just yielded (parked, Gosched, preempted): it runs
                 // nothing else. Hand the P away and wait until that G is runnable again.
                 if (!stoplockedm()) {
-                    return; // exiting
+                    return false; // exiting
                 }
                 execute(lg, false);
                 continue;
@@ -437,7 +470,7 @@ public sealed class M extends CacheLinePad permits M.Padded {
             }
             G gp = findRunnable(); // blocks until work is available
             if (gp == null) {
-                return; // exiting
+                return false; // exiting
             }
             boolean inherit = found.inheritTime;
             // This thread is going to run a goroutine and is not spinning anymore, so if it was
@@ -455,6 +488,7 @@ public sealed class M extends CacheLinePad permits M.Padded {
             // it strongly and hide a leak from the goroutine leak profile (GoroutineLeaks).
             gp = null;
         }
+        return true;
     }
 
     /**
