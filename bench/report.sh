@@ -10,15 +10,21 @@
 #   ./gort bench --long        the precise budget (about 100 minutes on 2 cores for the whole suite):
 #                              5 forks, 3 x 1 s warm-up, 5 x 1 s measurement, 15 Go repetitions
 #                              of >= 1 s (a Go repetition runs its workload until JMH's iteration
-#                              time has passed, as an iteration does)
+#                              time has passed, as an iteration does), in 5 rounds: the per-P JMH
+#                              passes (1 fork per benchmark) and the Go twin (3 repetitions per
+#                              workload, a process each) run 5 times in turn, so that a benchmark's
+#                              forks and its Go twin's repetitions are spread over the whole run
+#                              (a slow stretch of the host lasts seconds to minutes: bench/README.md)
 #   ./gort bench --help        this text (runs nothing)
 # Figures: median +- the farther end of its 95 % distribution-free interval (as Go's benchstat;
 # bench/README.md); either budget's table marks (†) every figure whose interval reaches past +-10 %.
 # Environment (either budget):
 #   BENCH_INCLUDE=regex        only JMH benchmarks matching regex (default: the whole suite)
 #   BENCH_PROCS="1 2"          GOMAXPROCS values (default: 1, 2 and the machine's cores)
-#   BENCH_JMH="..."            JMH options replacing the budget's
-#   BENCH_GO_REPS=N            Go twin repetitions replacing the budget's
+#   BENCH_ROUNDS=N             rounds of the per-P passes and the Go twin (default: 5 with --long,
+#                              1 with --short); BENCH_JMH, BENCH_GO_REPS then give one round's share
+#   BENCH_JMH="..."            JMH options replacing the budget's (with rounds: each round's)
+#   BENCH_GO_REPS=N            Go twin repetitions replacing the budget's (with rounds: each round's)
 #   BENCH_GO_MINTIME=D         a Go repetition's least duration replacing the budget's (Go syntax:
 #                              1s, 500ms; 0 = one run of the workload, however short)
 #   BENCH_GO_ONLY=a,b          only these Go twin workloads (names as in bench/go/main.go; default: all)
@@ -62,15 +68,23 @@ procs="${BENCH_PROCS:-1 2}"
 if [ -z "${BENCH_PROCS:-}" ] && [ "$cores" -ne 1 ] && [ "$cores" -ne 2 ]; then procs="$procs $cores"; fi
 include="${BENCH_INCLUDE:-dev.gort.bench.}"
 parked="${BENCH_PARKED:-1000000}"
+# A budget: the JMH options of the passes that run once, the rounds, and one round's JMH options and
+# Go repetitions (the long budget's 5 forks and 15 repetitions, a fifth per round).
 if [ "$budget" = long ]; then
-  default_jmh="-f 5 -wi 3 -w 1s -i 5 -r 1s"; default_reps=15; default_gomin=1s
+  default_jmh="-f 5 -wi 3 -w 1s -i 5 -r 1s"; default_rounds=5
+  default_round_jmh="-f 1 -wi 3 -w 1s -i 5 -r 1s"; default_reps=3; default_gomin=1s
 else
-  default_jmh="-f 1 -wi 1 -w 500ms -i 3 -r 500ms"; default_reps=3; default_gomin=500ms
+  default_jmh="-f 1 -wi 1 -w 500ms -i 3 -r 500ms"; default_rounds=1
+  default_round_jmh="$default_jmh"; default_reps=3; default_gomin=500ms
 fi
+rounds="${BENCH_ROUNDS:-$default_rounds}"
+case "$rounds" in ''|*[!0-9]*|0) echo "gort bench: BENCH_ROUNDS must be a positive integer, not '$rounds' (nothing was run)" >&2; exit 2 ;; esac
 read -r -a jmh <<< "${BENCH_JMH:-$default_jmh}"
+read -r -a round_jmh <<< "${BENCH_JMH:-$default_round_jmh}"
 goreps="${BENCH_GO_REPS:-$default_reps}"
 gomin="${BENCH_GO_MINTIME:-$default_gomin}"
 jmh+=(-to 2min -foe false)
+round_jmh+=(-to 2min -foe false)
 # -XX:+UseTransparentHugePages: the heap in 2 MB pages, so that first touches of fresh heap (dear on
 # a virtual machine) do not land in some iterations and not others (bench/README.md, "Huge pages").
 base_jvm="-XX:+UseG1GC -XX:+UseTransparentHugePages --add-exports java.base/jdk.internal.vm=ALL-UNNAMED -Duser.language=en"
@@ -99,8 +113,10 @@ start=$(date +%s)
   echo "Go: ${gobin:-not installed (Go twin skipped)}"
   if [ -n "$agent" ]; then echo "gort preemption agent: ${agent#$root/} (tight-loop passes only)";
   else echo "gort preemption agent: not built (tight loop runs without polls: preempt=default)"; fi
-  echo "JMH options: ${jmh[*]}"
-  echo "Go twin repetitions: $goreps, each at least $gomin"
+  echo "rounds: $rounds (the per-P JMH passes, then the Go twin, $rounds time(s) in turn)"
+  echo "JMH options (per-P passes, each round): ${round_jmh[*]}"
+  echo "JMH options (passes run once): ${jmh[*]}"
+  echo "Go twin repetitions (each round): $goreps, each at least $gomin"
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$raw/machine.txt"
 cat "$raw/machine.txt"
@@ -126,7 +142,7 @@ phase_cpu() { # phase_cpu <name> <ticks before> <seconds before>: a machine.txt 
     >> "$raw/machine.txt"
 }
 
-bench() { # bench <csv name> <jvm args> <jmh args...>; JMH_OPTS (an array) overrides the budget
+bench() { # bench <pass name> <jvm args> <jmh args...>; JMH_OPTS (an array) overrides the budget
   local name="$1" jvm="$2"; shift 2
   local opts=("${jmh[@]}")
   [ -n "${JMH_OPTS+x}" ] && opts=("${JMH_OPTS[@]}")
@@ -144,13 +160,25 @@ cuts=(-p delayUs=1000)
 preempt_classes='dev.gort.bench.Preempt(Overhead|Latency)[.]'
 if [ -n "${BENCH_FULL:-}" ]; then cuts=(); preempt_classes='dev.gort.bench.Preempt'; fi
 
-# 1. Every workload at each GOMAXPROCS value; virtual threads get as many carriers.
-#    (TightLoop, Parked and the P-independent Preempt* classes have passes of their own.)
-for p in $procs; do
-  # -prof gc: bytes allocated per operation (all threads), a figure the machine's load does not blur
-  bench "p$p" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=$p" "$include" \
-    -e 'dev.gort.bench.TightLoop|dev.gort.bench.Parked[.]|dev.gort.bench.Preempt|dev.gort.bench.WakeupParallelSyscall' \
-    -p gomaxprocs="$p" -p procs="$p" "${cuts[@]}" -prof gc
+# 1. Rounds: every workload at each GOMAXPROCS value (virtual threads get as many carriers), then
+#    the Go twin; with more than one round, each round's files are marked .rN and Report merges
+#    them. (TightLoop, Parked and the P-independent Preempt* classes have passes of their own, below.)
+goonly=(); [ -n "${BENCH_GO_ONLY:-}" ] && goonly=(-only "$BENCH_GO_ONLY")
+for ((r = 1; r <= rounds; r++)); do
+  mark=""; [ "$rounds" -gt 1 ] && mark=".r$r"
+  for p in $procs; do
+    # -prof gc: bytes allocated per operation (all threads), a figure the machine's load does not blur
+    JMH_OPTS=("${round_jmh[@]}")
+    bench "p$p$mark" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=$p" "$include" \
+      -e 'dev.gort.bench.TightLoop|dev.gort.bench.Parked[.]|dev.gort.bench.Preempt|dev.gort.bench.WakeupParallelSyscall' \
+      -p gomaxprocs="$p" -p procs="$p" "${cuts[@]}" -prof gc
+    unset JMH_OPTS
+  done
+  # The Go twin (skips itself when no Go toolchain is installed).
+  echo "== Go twin${mark:+, round $r}" | tee -a "$log"
+  gt0=$(date +%s); gc0="$(cpu_ticks)"
+  "$here/go/run.sh" "$raw/go$mark.csv" -procs "$(echo $procs | tr ' ' ',')" -reps "$goreps" -mintime "$gomin" -parked "$parked" "${goonly[@]}" 2>> "$log" || echo "   (Go twin failed; see $log)"
+  [ -s "$raw/go$mark.csv" ] && phase_cpu "Go twin$mark" "$gc0" "$gt0"
 done
 
 # 1b. Preemption overhead and latency per strategy (instrumented in-process; no P parameter).
@@ -187,13 +215,6 @@ if [[ "dev.gort.bench.Parked" =~ $include ]]; then
   bench "parked" "$base_jvm -Xmx6g -Djdk.virtualThreadScheduler.parallelism=$cores" 'Parked' -p gomaxprocs="$cores" -p tasks="$parked"
   unset JMH_OPTS
 fi
-
-# 4. The Go twin (skips itself when no Go toolchain is installed).
-echo "== Go twin" | tee -a "$log"
-goonly=(); [ -n "${BENCH_GO_ONLY:-}" ] && goonly=(-only "$BENCH_GO_ONLY")
-gt0=$(date +%s); gc0="$(cpu_ticks)"
-"$here/go/run.sh" "$raw/go.csv" -procs "$(echo $procs | tr ' ' ',')" -reps "$goreps" -mintime "$gomin" -parked "$parked" "${goonly[@]}" 2>> "$log" || echo "   (Go twin failed; see $log)"
-[ -s "$raw/go.csv" ] && phase_cpu "Go twin" "$gc0" "$gt0"
 
 {
   echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

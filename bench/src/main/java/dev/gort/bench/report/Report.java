@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -15,6 +16,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -84,21 +87,29 @@ public final class Report {
         Path out = Path.of(args[1]);
         Map<String, String> machine = readMachine(raw.resolve("machine.txt"));
         List<Row> rows = new ArrayList<>();
+        // One pass's files, its rounds in order: jmh-p1.json, or jmh-p1.r1.json, jmh-p1.r2.json, ...
+        Map<String, List<Path>> passes = new TreeMap<>();
+        List<Path> goFiles = new ArrayList<>();
         try (Stream<Path> files = Files.list(raw)) {
-            for (Path f : files.sorted().toList()) {
+            for (Path f : files.sorted(Comparator.comparing(Report::roundOrder)).toList()) {
                 String n = f.getFileName().toString();
                 // JSON, or a CSV with no JSON of the same pass beside it (a run before 2026-12-03)
                 if (n.startsWith("jmh-")
                         && (n.endsWith(".json")
                                 || n.endsWith(".csv")
                                         && !Files.exists(f.resolveSibling(n.replaceAll("\\.csv$", ".json"))))) {
-                    rows.addAll(readJmh(f));
+                    passes.computeIfAbsent(n.replaceAll(ROUND, ""), k -> new ArrayList<>())
+                            .add(f);
+                } else if (n.replaceAll(ROUND, "").equals("go.csv")) {
+                    goFiles.add(f);
                 }
             }
         }
-        Path go = raw.resolve("go.csv");
-        if (Files.exists(go)) {
-            rows.addAll(readGo(go));
+        for (List<Path> pass : passes.values()) {
+            rows.addAll(readJmh(pass));
+        }
+        if (!goFiles.isEmpty()) {
+            rows.addAll(readGo(goFiles));
         }
         rows.addAll(efficiency(rows));
         Path log = raw.resolve("run.log");
@@ -187,8 +198,72 @@ public final class Report {
     record JmhResult(Map<String, String> col, double[] raw) {}
 
     /** Reads {@code f}, JMH's {@code -rf json} or {@code -rf csv} output, into rows. */
+    /**
+     * A round's mark in a raw file's name ({@code jmh-p1.r2.json}, {@code go.r2.csv}): with
+     * {@code BENCH_ROUNDS} above 1, {@code bench/report.sh} runs the per-P passes and the Go twin that
+     * many times in turn, and each round writes files of its own.
+     */
+    static final String ROUND = "\\.r[0-9]+(?=\\.(json|csv)$)";
+
+    static final Pattern ROUND_PATTERN = Pattern.compile(ROUND);
+
+    /** Sorts a pass's rounds by number (r10 after r9); files without one keep their name's order. */
+    static String roundOrder(Path f) {
+        String n = f.getFileName().toString();
+        Matcher m = ROUND_PATTERN.matcher(n);
+        return m.find()
+                ? n.replaceAll(ROUND, "")
+                        + String.format(" %06d", Integer.parseInt(m.group().substring(2)))
+                : n;
+    }
+
     static List<Row> readJmh(Path f) throws IOException {
-        return jmhRows(f.toString().endsWith(".json") ? jmhJson(Files.readString(f)) : jmhCsv(Files.readAllLines(f)));
+        return readJmh(List.of(f));
+    }
+
+    /**
+     * Reads the rounds of one JMH pass: the same benchmark and parameters in several files are one
+     * figure, whose iterations are those of every round (fork after fork, round after round).
+     */
+    static List<Row> readJmh(List<Path> rounds) throws IOException {
+        Map<String, JmhResult> merged = new LinkedHashMap<>();
+        for (Path f : rounds) {
+            List<JmhResult> rs =
+                    f.toString().endsWith(".json") ? jmhJson(Files.readString(f)) : jmhCsv(Files.readAllLines(f));
+            for (JmhResult r : rs) {
+                merged.merge(resultKey(r), r, Report::mergeRounds);
+            }
+        }
+        return jmhRows(new ArrayList<>(merged.values()));
+    }
+
+    /** A result's benchmark, mode and parameters: what names the same figure in every round. */
+    static String resultKey(JmhResult r) {
+        StringBuilder k = new StringBuilder();
+        r.col().forEach((c, v) -> {
+            if (c.equals("Benchmark") || c.equals("Mode") || c.startsWith("Param: ")) {
+                k.append(c).append('=').append(v).append('\u0000');
+            }
+        });
+        return k.toString();
+    }
+
+    /**
+     * One figure from two rounds: every iteration of both; where a round has no per-iteration
+     * figures (an old CSV), the first round's mean stands alone.
+     */
+    static JmhResult mergeRounds(JmhResult a, JmhResult b) {
+        if (a.raw() == null || b.raw() == null) {
+            return a;
+        }
+        double[] xs = new double[a.raw().length + b.raw().length];
+        System.arraycopy(a.raw(), 0, xs, 0, a.raw().length);
+        System.arraycopy(b.raw(), 0, xs, a.raw().length, b.raw().length);
+        Map<String, String> col = new LinkedHashMap<>(a.col());
+        col.put("Samples", String.valueOf(xs.length));
+        col.put("Score", String.valueOf(Arrays.stream(xs).average().orElse(Double.NaN)));
+        col.put("Score Error (99.9%)", "NaN"); // the median's interval replaces it (Row.withSamples)
+        return new JmhResult(col, xs);
     }
 
     static List<JmhResult> jmhCsv(List<String> lines) {
@@ -374,12 +449,26 @@ public final class Report {
     }
 
     static List<Row> readGo(Path f) throws IOException {
-        List<Row> rows = new ArrayList<>();
-        for (String line : Files.readAllLines(f)) {
-            if (line.isBlank() || line.startsWith("workload,")) {
-                continue;
+        return readGo(List.of(f));
+    }
+
+    /**
+     * Reads the Go twin's CSVs, one per round: the same workload, twin and GOMAXPROCS in several
+     * rounds are one figure, whose repetitions are those of every round.
+     */
+    static List<Row> readGo(List<Path> rounds) throws IOException {
+        Map<String, List<String>> merged = new LinkedHashMap<>();
+        for (Path f : rounds) {
+            for (String line : Files.readAllLines(f)) {
+                if (line.isBlank() || line.startsWith("workload,")) {
+                    continue;
+                }
+                List<String> c = new ArrayList<>(csv(line));
+                merged.merge(c.get(0) + "\u0000" + c.get(1) + "\u0000" + c.get(2), c, Report::mergeGoRounds);
             }
-            List<String> c = csv(line);
+        }
+        List<Row> rows = new ArrayList<>();
+        for (List<String> c : merged.values()) {
             String impl = c.get(1);
             int procs = Integer.parseInt(c.get(2));
             String workload = c.get(0).equals("fanout-serial") ? "fanout" : c.get(0);
@@ -402,6 +491,20 @@ public final class Report {
                     .withSamples(raw));
         }
         return rows;
+    }
+
+    /**
+     * One Go figure from two rounds' CSV lines: every repetition of both (the eighth column); a
+     * line without repetitions (an old CSV) leaves the first round's mean alone.
+     */
+    static List<String> mergeGoRounds(List<String> a, List<String> b) {
+        if (a.size() <= 7 || b.size() <= 7 || a.get(7).isBlank() || b.get(7).isBlank()) {
+            return a;
+        }
+        List<String> c = new ArrayList<>(a);
+        c.set(6, String.valueOf(Integer.parseInt(a.get(6)) + Integer.parseInt(b.get(6))));
+        c.set(7, a.get(7) + ";" + b.get(7));
+        return c;
     }
 
     /**

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -148,6 +149,53 @@ class ReportTest {
         String md = Report.markdown(rows, new LinkedHashMap<>(), "x.svg");
         assertTrue(md.contains("Figures read from files without per-iteration figures (n marked *)"), md);
         assertTrue(md.contains("| go P=1 | 382 ± 59.3 † | 15* |"), md);
+    }
+
+    static String pingPongJson(String procs, String gortForks) {
+        return "[ { \"benchmark\" : \"dev.gort.bench.PingPong.gort\", \"mode\" : \"avgt\", \"params\" : { \"procs\" : \""
+                + procs + "\" }, \"primaryMetric\" : { \"score\" : 1, \"scoreError\" : 1, \"scoreUnit\" : \"ns/op\","
+                + " \"rawData\" : " + gortForks + " } } ]";
+    }
+
+    /**
+     * BENCH_ROUNDS: the rounds of one pass are one figure, whose iterations are every round's; a
+     * slow stretch of the host that holds three forks of one benchmark when they run one after the
+     * other holds one fork of each when they run in rounds, and the median stays with the others.
+     */
+    @Test
+    void theRoundsOfOnePassAreOneFigureOverEveryRoundsIterations(@TempDir Path dir) throws IOException {
+        Files.writeString(dir.resolve("jmh-p1.r1.json"), pingPongJson("1", "[ [ 100.0, 101.0, 102.0 ] ]"));
+        Files.writeString(dir.resolve("jmh-p1.r2.json"), pingPongJson("1", "[ [ 140.0, 141.0, 142.0 ] ]"));
+        Files.writeString(dir.resolve("jmh-p1.r10.json"), pingPongJson("1", "[ [ 103.0, 104.0, 105.0 ] ]"));
+        Files.writeString(dir.resolve("jmh-p2.r1.json"), pingPongJson("2", "[ [ 200.0, 201.0, 202.0 ] ]"));
+        Files.writeString(
+                dir.resolve("go.r1.csv"),
+                "workload,impl,gomaxprocs,score,error,unit,samples,raw\n"
+                        + "pingpong,go,1,230,1,ns/op,3,229;230;231\n");
+        Files.writeString(
+                dir.resolve("go.r2.csv"),
+                "workload,impl,gomaxprocs,score,error,unit,samples,raw\n"
+                        + "pingpong,go,1,300,1,ns/op,3,299;300;301\n"
+                        + "sieve,go,1,300,1,ms/op,3,299;300;301\n");
+        Path out = dir.resolve("out/latest");
+        Report.main(new String[] {dir.toString(), out.toString()});
+        String md = Files.readString(dir.resolve("out/latest.md"));
+        // gort P=1: 100..105 and 140..142, nine iterations: median 104, interval [x(2), x(8)] = [101, 141]
+        assertTrue(md.contains("| pingpong | ns/op | 104 ± 37.0 † | 201 ± 1.00 | 265 ± 36.0 † |"), md);
+        assertTrue(md.contains("| sieve | ms/op | – | – | 300 ± 1.00 |"), md);
+
+        List<Report.Row> rows = Report.readJmh(List.of(dir.resolve("jmh-p1.r1.json"), dir.resolve("jmh-p1.r10.json")));
+        Report.Row gort = Report.find(rows, "pingpong", "gort P=1");
+        assertEquals(6, gort.samples());
+        assertEquals(102.5, gort.score());
+        assertEquals(
+                List.of("jmh-p1.r1.json", "jmh-p1.r2.json", "jmh-p1.r10.json"),
+                Stream.of("jmh-p1.r10.json", "jmh-p1.r2.json", "jmh-p1.r1.json")
+                        .map(Path::of)
+                        .sorted(java.util.Comparator.comparing(Report::roundOrder))
+                        .map(Path::toString)
+                        .toList(),
+                "round 10 after round 9");
     }
 
     static Report.Row fanout(String impl, int procs, double ms) {
