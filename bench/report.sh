@@ -69,13 +69,15 @@ if [ -z "${BENCH_PROCS:-}" ] && [ "$cores" -ne 1 ] && [ "$cores" -ne 2 ]; then p
 include="${BENCH_INCLUDE:-dev.gort.bench.}"
 parked="${BENCH_PARKED:-1000000}"
 # A budget: the JMH options of the passes that run once, the rounds, and one round's JMH options and
-# Go repetitions (the long budget's 5 forks and 15 repetitions, a fifth per round).
+# Go repetitions (the long budget's 5 forks and 15 repetitions, a fifth per round). The Go twin's
+# untimed repetitions per process: JMH's warm-up iterations, and at least 2, since the repetition
+# after a Go process's second runtime.GC() runs 25-45 % slower (bench/README.md, "Rounds").
 if [ "$budget" = long ]; then
   default_jmh="-f 5 -wi 3 -w 1s -i 5 -r 1s"; default_rounds=5
-  default_round_jmh="-f 1 -wi 3 -w 1s -i 5 -r 1s"; default_reps=3; default_gomin=1s
+  default_round_jmh="-f 1 -wi 3 -w 1s -i 5 -r 1s"; default_reps=3; default_gomin=1s; gowarm=3
 else
   default_jmh="-f 1 -wi 1 -w 500ms -i 3 -r 500ms"; default_rounds=1
-  default_round_jmh="$default_jmh"; default_reps=3; default_gomin=500ms
+  default_round_jmh="$default_jmh"; default_reps=3; default_gomin=500ms; gowarm=2
 fi
 rounds="${BENCH_ROUNDS:-$default_rounds}"
 case "$rounds" in ''|*[!0-9]*|0) echo "gort bench: BENCH_ROUNDS must be a positive integer, not '$rounds' (nothing was run)" >&2; exit 2 ;; esac
@@ -116,7 +118,7 @@ start=$(date +%s)
   echo "rounds: $rounds (the per-P JMH passes, then the Go twin, $rounds time(s) in turn)"
   echo "JMH options (per-P passes, each round): ${round_jmh[*]}"
   echo "JMH options (passes run once): ${jmh[*]}"
-  echo "Go twin repetitions (each round): $goreps, each at least $gomin"
+  echo "Go twin repetitions (each round): $goreps, each at least $gomin, after $gowarm untimed ones in each process"
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$raw/machine.txt"
 cat "$raw/machine.txt"
@@ -177,7 +179,7 @@ for ((r = 1; r <= rounds; r++)); do
   # The Go twin (skips itself when no Go toolchain is installed).
   echo "== Go twin${mark:+, round $r}" | tee -a "$log"
   gt0=$(date +%s); gc0="$(cpu_ticks)"
-  "$here/go/run.sh" "$raw/go$mark.csv" -procs "$(echo $procs | tr ' ' ',')" -reps "$goreps" -mintime "$gomin" -parked "$parked" "${goonly[@]}" 2>> "$log" || echo "   (Go twin failed; see $log)"
+  "$here/go/run.sh" "$raw/go$mark.csv" -procs "$(echo $procs | tr ' ' ',')" -reps "$goreps" -warmups "$gowarm" -mintime "$gomin" -parked "$parked" "${goonly[@]}" 2>> "$log" || echo "   (Go twin failed; see $log)"
   [ -s "$raw/go$mark.csv" ] && phase_cpu "Go twin$mark" "$gc0" "$gt0"
 done
 
