@@ -55,6 +55,12 @@ jar="$here/target/benchmarks.jar"
 
 results="$here/results"
 raw="$results/raw"
+# One run at a time: a second would write the same raw/ files, and both runs' figures would be
+# measured on a shared machine (the lock file, bench/results/.bench.lock, is not committed).
+if command -v flock >/dev/null 2>&1; then
+  exec 9> "$results/.bench.lock"
+  flock -n 9 || { echo "gort bench: another ./gort bench is running (bench/results/.bench.lock is held); nothing was run" >&2; exit 1; }
+fi
 # the commit measured (bench/results itself, rewritten below, does not make it dirty)
 commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
 git -C "$root" diff --quiet HEAD -- . ':(exclude)bench/results' 2>/dev/null || commit="$commit (dirty)"
@@ -70,8 +76,8 @@ include="${BENCH_INCLUDE:-dev.gort.bench.}"
 parked="${BENCH_PARKED:-1000000}"
 # A budget: the JMH options of the passes that run once, the rounds, and one round's JMH options and
 # Go repetitions (the long budget's 5 forks and 15 repetitions, a fifth per round). The Go twin's
-# untimed repetitions per process: JMH's warm-up iterations, and at least 2, since the repetition
-# after a Go process's second runtime.GC() runs 25-45 % slower (bench/README.md, "Rounds").
+# untimed repetitions per process: JMH's warm-up iterations, and at least 2, since one early
+# repetition in a Go process runs 25-45 % slower than the rest (bench/README.md, "Rounds").
 if [ "$budget" = long ]; then
   default_jmh="-f 5 -wi 3 -w 1s -i 5 -r 1s"; default_rounds=5
   default_round_jmh="-f 1 -wi 3 -w 1s -i 5 -r 1s"; default_reps=3; default_gomin=1s; gowarm=3

@@ -42,7 +42,7 @@ import (
 var (
 	procsFlag = flag.String("procs", "", "comma-separated GOMAXPROCS values (default: 1,2 and NumCPU)")
 	reps      = flag.Int("reps", 5, "timed repetitions per workload")
-	warmups   = flag.Int("warmups", 3, "untimed repetitions before the timed ones in each process, each after a runtime.GC() as a timed one is (JMH's warm-up iterations; the repetition after a process's second runtime.GC() runs 25-45 % slower: bench/README.md)")
+	warmups   = flag.Int("warmups", 3, "untimed repetitions before the timed ones in each process, each after a runtime.GC() as a timed one is (JMH's warm-up iterations; one early repetition in a process runs 25-45 % slower than the rest: bench/README.md)")
 	only      = flag.String("only", "", "comma-separated workload names to run (default: all)")
 	implName  = flag.String("impl", "go", "implementation label in the output (e.g. go-nopreempt)")
 	parkedN   = flag.Int("parked", 1000000, "goroutines parked at once for the parked workload")

@@ -459,11 +459,20 @@ public final class Report {
     static List<Row> readGo(List<Path> rounds) throws IOException {
         Map<String, List<String>> merged = new LinkedHashMap<>();
         for (Path f : rounds) {
-            for (String line : Files.readAllLines(f)) {
+            List<String> lines = Files.readAllLines(f);
+            for (int i = 0; i < lines.size(); i++) {
+                String line = lines.get(i);
                 if (line.isBlank() || line.startsWith("workload,")) {
                     continue;
                 }
                 List<String> c = new ArrayList<>(csv(line));
+                if (c.size() < 7 || !c.get(2).matches("[0-9]+") || !c.get(6).matches("[0-9]+")) {
+                    // A damaged line (a twin killed mid-write): the others still make the report.
+                    System.err.println("Report: " + f.getFileName() + " line " + (i + 1)
+                            + " is not a Go twin row (workload,impl,gomaxprocs,score,error,unit,samples[,raw]),"
+                            + " left out: " + line);
+                    continue;
+                }
                 merged.merge(c.get(0) + "\u0000" + c.get(1) + "\u0000" + c.get(2), c, Report::mergeGoRounds);
             }
         }
