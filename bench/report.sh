@@ -64,10 +64,6 @@ fi
 # the commit measured (bench/results itself, rewritten below, does not make it dirty)
 commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
 git -C "$root" diff --quiet HEAD -- . ':(exclude)bench/results' 2>/dev/null || commit="$commit (dirty)"
-rm -rf "$raw"
-mkdir -p "$raw"
-log="$raw/run.log"
-: > "$log"
 
 cores="$(nproc)"
 procs="${BENCH_PROCS:-1 2}"
@@ -93,6 +89,11 @@ goreps="${BENCH_GO_REPS:-$default_reps}"
 gomin="${BENCH_GO_MINTIME:-$default_gomin}"
 jmh+=(-to 2min -foe false)
 round_jmh+=(-to 2min -foe false)
+# Every setting checked: only now the last run's raw files make way for this one's.
+rm -rf "$raw"
+mkdir -p "$raw"
+log="$raw/run.log"
+: > "$log"
 # -XX:+UseTransparentHugePages: the heap in 2 MB pages, so that first touches of fresh heap (dear on
 # a virtual machine) do not land in some iterations and not others (bench/README.md, "Huge pages").
 base_jvm="-XX:+UseG1GC -XX:+UseTransparentHugePages --add-exports java.base/jdk.internal.vm=ALL-UNNAMED -Duser.language=en"
