@@ -98,9 +98,8 @@ public final class Report {
                         && (n.endsWith(".json")
                                 || n.endsWith(".csv")
                                         && !Files.exists(f.resolveSibling(n.replaceAll("\\.csv$", ".json"))))) {
-                    passes.computeIfAbsent(n.replaceAll(ROUND, ""), k -> new ArrayList<>())
-                            .add(f);
-                } else if (n.replaceAll(ROUND, "").equals("go.csv")) {
+                    passes.computeIfAbsent(passName(n), k -> new ArrayList<>()).add(f);
+                } else if (passName(n).equals("go.csv")) {
                     goFiles.add(f);
                 }
             }
@@ -197,26 +196,29 @@ public final class Report {
      */
     record JmhResult(Map<String, String> col, double[] raw) {}
 
-    /** Reads {@code f}, JMH's {@code -rf json} or {@code -rf csv} output, into rows. */
     /**
      * A round's mark in a raw file's name ({@code jmh-p1.r2.json}, {@code go.r2.csv}): with
      * {@code BENCH_ROUNDS} above 1, {@code bench/report.sh} runs the per-P passes and the Go twin that
      * many times in turn, and each round writes files of its own.
      */
-    static final String ROUND = "\\.r[0-9]+(?=\\.(json|csv)$)";
+    static final Pattern ROUND = Pattern.compile("\\.r[0-9]+(?=\\.(json|csv)$)");
 
-    static final Pattern ROUND_PATTERN = Pattern.compile(ROUND);
+    /** A raw file's name without its round's mark: the pass (or the Go twin) it belongs to. */
+    static String passName(String fileName) {
+        return ROUND.matcher(fileName).replaceAll("");
+    }
 
     /** Sorts a pass's rounds by number (r10 after r9); files without one keep their name's order. */
     static String roundOrder(Path f) {
         String n = f.getFileName().toString();
-        Matcher m = ROUND_PATTERN.matcher(n);
+        Matcher m = ROUND.matcher(n);
         return m.find()
-                ? n.replaceAll(ROUND, "")
+                ? passName(n)
                         + String.format(" %06d", Integer.parseInt(m.group().substring(2)))
                 : n;
     }
 
+    /** Reads {@code f}, JMH's {@code -rf json} or {@code -rf csv} output, into rows. */
     static List<Row> readJmh(Path f) throws IOException {
         return readJmh(List.of(f));
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -193,7 +194,7 @@ class ReportTest {
                 List.of("jmh-p1.r1.json", "jmh-p1.r2.json", "jmh-p1.r10.json"),
                 Stream.of("jmh-p1.r10.json", "jmh-p1.r2.json", "jmh-p1.r1.json")
                         .map(Path::of)
-                        .sorted(java.util.Comparator.comparing(Report::roundOrder))
+                        .sorted(Comparator.comparing(Report::roundOrder))
                         .map(Path::toString)
                         .toList(),
                 "round 10 after round 9");
