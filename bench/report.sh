@@ -7,7 +7,7 @@
 #   ./gort bench [--short]     the short budget (about 10 minutes on 2 cores): 1 fork, 1 x 500 ms
 #                              warm-up, 3 x 500 ms measurement, 3 Go repetitions of >= 500 ms;
 #                              for quick checks
-#   ./gort bench --long        the precise budget (about 100 minutes on 2 cores for the whole suite):
+#   ./gort bench --long        the precise budget (about 140 minutes on 2 cores for the whole suite):
 #                              5 forks, 3 x 1 s warm-up, 5 x 1 s measurement, 15 Go repetitions
 #                              of >= 1 s (a Go repetition runs its workload until JMH's iteration
 #                              time has passed, as an iteration does), in 5 rounds: the per-P JMH
