@@ -152,7 +152,12 @@ final class Facts {
     }
 
     /** One time slice of a group of goroutines: runs chained through runnext with an inherited slice. */
-    record Slice(long start, long end, int runs, boolean preempted) {
+    /**
+     * One time slice of a group of goroutines: {@code start} is its first run's start, which is the
+     * slice's own start unless {@code inherited}: then that run inherited a slice that a goroutine
+     * outside the group began earlier (its spawner's, through runnext), and sysmon counts from then.
+     */
+    record Slice(long start, long end, int runs, boolean preempted, boolean inherited) {
         long length() {
             return end - start;
         }
@@ -161,7 +166,8 @@ final class Facts {
     /**
      * The time slices used by the goroutines in gs: a slice begins with a run that did not inherit
      * a slice and goes on through every run that did; it ends with the last stop before the next
-     * fresh start (preempted if one of its runs ended in a preemption).
+     * fresh start (preempted if one of its runs ended in a preemption). The group's first run may
+     * inherit a slice begun outside it: that slice is marked {@code inherited}.
      */
     static List<Slice> slices(Trace t, Set<Long> gs) {
         List<Slice> r = new java.util.ArrayList<>();
@@ -169,6 +175,7 @@ final class Facts {
         long end = -1;
         int runs = 0;
         boolean pre = false;
+        boolean inherited = false;
         for (int i = 0; i < t.size(); i++) {
             if (!gs.contains(t.g(i))) {
                 continue;
@@ -177,12 +184,13 @@ final class Facts {
             if (c == Ev.GO_START) {
                 if (t.x(i) == 0 || start < 0) {
                     if (start >= 0) {
-                        r.add(new Slice(start, end, runs, pre));
+                        r.add(new Slice(start, end, runs, pre, inherited));
                     }
                     start = t.ts(i);
                     end = t.ts(i);
                     runs = 0;
                     pre = false;
+                    inherited = t.x(i) != 0;
                 }
                 runs++;
             } else if (c == Ev.GO_STOP && start >= 0) {
@@ -192,7 +200,7 @@ final class Facts {
             }
         }
         if (start >= 0) {
-            r.add(new Slice(start, end, runs, pre));
+            r.add(new Slice(start, end, runs, pre, inherited));
         }
         return r;
     }

@@ -161,15 +161,20 @@ final class PingPong extends Scenario {
                 break;
             }
             out.printf(
-                    "      slice %d: %s, %s back to back through runnext%s%n",
+                    "      slice %d: %s, %s back to back through runnext%s%s%n",
                     shown,
                     Facts.ms(sl.length()),
                     Facts.n(sl.runs(), "run"),
-                    sl.preempted() ? ", ended by a preemption" : "");
+                    sl.preempted() ? ", ended by a preemption" : "",
+                    sl.inherited() ? " (its first run inherited its spawner's slice, begun before the game)" : "");
         }
         out.printf("    bystander started %s after the game began%n", Facts.ms(bystanderWait));
-        Facts.Slice first =
-                slices.stream().filter(Facts.Slice::preempted).findFirst().orElse(null);
+        // The pair's own first slice: a first run that inherited its spawner's slice (Go's runnext
+        // rule) can be preempted early, on the spawner's time, which says nothing of the pair.
+        Facts.Slice first = slices.stream()
+                .filter(sl -> sl.preempted() && !sl.inherited())
+                .findFirst()
+                .orElse(null);
         if (v.gomaxprocs() > 1) {
             out.printf(
                     "  => with %d Ps the bystander was stolen by another P and did not wait for the pair%n",
