@@ -130,6 +130,40 @@ final class Facts {
         return -1;
     }
 
+    /** Timestamp of goroutine g's first stop for reason {@code why} (Ev.S_*), or -1. */
+    static long firstStop(Trace t, long g, int why) {
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == Ev.GO_STOP && t.g(i) == g && t.small(i) == why) {
+                return t.ts(i);
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * When the time slice of goroutine g's first run began, as the scheduler stamped it: that run's
+     * GoStart if it began a fresh slice, else the last fresh GoStart on the same P before it (the
+     * slice it inherited through runnext, which sysmon counts from). -1 if g never ran, or if the
+     * inherited slice began before the trace did. Stamped by the carrier as it starts the slice,
+     * not by the goroutine once it runs again, which a descheduled carrier can delay by
+     * milliseconds.
+     */
+    static long sliceStartOfFirstRun(Trace t, long g) {
+        Map<Integer, Long> fresh = new java.util.HashMap<>();
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) != Ev.GO_START) {
+                continue;
+            }
+            if (t.g(i) == g) {
+                return t.x(i) == 0 ? t.ts(i) : fresh.getOrDefault(t.p(i), -1L);
+            }
+            if (t.x(i) == 0) {
+                fresh.put(t.p(i), t.ts(i));
+            }
+        }
+        return -1;
+    }
+
     /** Timestamp of the last event with {@code code} about a goroutine in gs, or -1. */
     static long last(Trace t, int code, Set<Long> gs) {
         for (int i = t.size() - 1; i >= 0; i--) {

@@ -62,7 +62,7 @@ final class TightLoop extends Scenario {
     }
 
     /** What the workload measured: when the loop started and ended, when each short goroutine started. */
-    record Seen(long loopGoid, long sliceStart, long loopStart, long loopEnd, long[] shortStart) {}
+    record Seen(long loopGoid, long loopStart, long loopEnd, long[] shortStart) {}
 
     /** The workload, as main runs it. */
     static Seen play(long loopNanos) {
@@ -70,8 +70,7 @@ final class TightLoop extends Scenario {
         // whenever schedtick % 61 == 0: the preempted loop (it goes to the global queue) would get
         // its second slice at once. A real program has scheduled other goroutines by then; one
         // Gosched (main goes to the global queue and comes back: a fresh slice) does the same here.
-        Go.gosched();
-        long sliceStart = Time.nanotime(); // main's fresh slice, which the loop will inherit through runnext
+        Go.gosched(); // main's fresh slice, which the loop will inherit through runnext
         WaitGroup wg = new WaitGroup();
         long[] shortStart = new long[SHORTS];
         long[] loop = new long[3];
@@ -100,7 +99,7 @@ final class TightLoop extends Scenario {
             }
         });
         wg.await();
-        return new Seen(loop[0], sliceStart, loop[1], loop[2], shortStart);
+        return new Seen(loop[0], loop[1], loop[2], shortStart);
     }
 
     @Override
@@ -136,9 +135,24 @@ final class TightLoop extends Scenario {
         out.printf(
                 "    loop: %s of spinning, preempted %s%n",
                 Facts.ms(seen.loopEnd() - seen.loopStart()), Facts.n(preempted, "time"));
-        out.printf(
-                "    the loop took over main's time slice through runnext: the slice began %s before the loop%n",
-                Facts.ms(Math.max(0, seen.loopStart() - seen.sliceStart())));
+        // The slice as the scheduler stamped it (main's fresh start, which the loop inherited, and
+        // the loop's first preemption): sysmon counts the slice from when the P's schedtick moved,
+        // not from when main read the clock after its Gosched, which a descheduled carrier can
+        // delay by milliseconds on a loaded machine (with two busy loops on the 2-CPU machine,
+        // main's read came 7.9 ms after the slice began; ShowcaseIT once saw a 7.3 ms "slice").
+        long sliceAt = Facts.sliceStartOfFirstRun(t, seen.loopGoid());
+        long loopAt = Facts.first(t, Ev.GO_START, seen.loopGoid());
+        long stopAt = Facts.firstStop(t, seen.loopGoid(), Ev.S_PREEMPT);
+        if (sliceAt >= 0 && loopAt >= sliceAt) {
+            out.printf(
+                    "    the loop took over main's time slice through runnext: the slice began %s before the loop%n",
+                    Facts.ms(loopAt - sliceAt));
+        }
+        if (sliceAt >= 0 && stopAt >= sliceAt) {
+            out.printf(
+                    "    the slice ran %s before sysmon's request stopped the loop the first time%n",
+                    Facts.ms(stopAt - sliceAt));
+        }
         out.printf(
                 "    sysmon: %s%s%n",
                 Facts.preemptions(r.preempt()),
@@ -156,7 +170,9 @@ final class TightLoop extends Scenario {
         } else if (preempted > 0) {
             out.printf(
                     "  => sysmon preempted the loop after %s: the short goroutines waited one time slice, not the whole loop%n",
-                    Facts.ms(maxLat));
+                    sliceAt >= 0 && stopAt >= sliceAt
+                            ? Facts.ms(stopAt - sliceAt) + " of its slice"
+                            : Facts.ms(maxLat));
         } else if (v.preempt().equals("none")) {
             out.printf(
                     "  => no yield points: sysmon asked %s in vain and the short goroutines waited for the whole loop (%s)%n",
