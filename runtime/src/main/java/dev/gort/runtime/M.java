@@ -47,7 +47,8 @@ public sealed class M extends CacheLinePad permits M.Padded {
         /**
          * The preemption request word for whatever G runs on this carrier: its bit layout and
          * transitions are {@link Preempt}'s class comment. Changed only by {@link Preempt} (CAS,
-         * any thread); read volatile/acquire there, opaque by observers.
+         * any thread; the carrier's exit sets EXITED by getAndBitwiseOr); read volatile/acquire
+         * there, opaque by observers.
          */
         @SuppressWarnings("unused")
         volatile long preemptState;

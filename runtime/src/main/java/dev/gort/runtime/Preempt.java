@@ -21,13 +21,13 @@ import org.HdrHistogram.Histogram;
  * <h2>Implementation notes</h2>
  * <pre>
  * The request is one word per carrier (M.MThread.preemptState, a volatile long, changed only
- * by CAS here). Bit layout:
+ * by CAS here, and by the getAndBitwiseOr that sets EXITED). Bit layout:
  *
- *   63                          32 31               6    5       4       3        2       1      0
- *  +------------------------------+------------------+-------+-------+-------+--------+------+-----+
- *  |  tick: the P's schedtick the  |     (unused)     |P.NOTE.|(unusd)| P.REQ | NOTICE | OWED | REQ |
- *  |  pending REQ is for           |                  |       |       |       |        |      |     |
- *  +------------------------------+------------------+-------+-------+-------+--------+------+-----+
+ *   63                          32 31          7     6       5       4       3        2       1      0
+ *  +------------------------------+-------------+-------+-------+-------+-------+--------+------+-----+
+ *  |  tick: the P's schedtick the  |   (unused)  |EXITED |P.NOTE.|(unusd)| P.REQ | NOTICE | OWED | REQ |
+ *  |  pending REQ is for           |             |       |       |       |       |        |      |     |
+ *  +------------------------------+-------------+-------+-------+-------+-------+--------+------+-----+
  *
  *  REQ    a preemption request for the running slice that no poll has answered yet. The poll's
  *         fast path sees it through Poll's JVM-wide count of carriers with REQ or NOTICE set
@@ -44,6 +44,11 @@ import org.HdrHistogram.Histogram;
  *         (commons-lang3's FastDateFormatTest.testParseSync: a goroutine in awaitTermination, ten
  *         executor threads in instrumented code). sysmon moves them back when the carrier runs
  *         again; every carrier-side operation reads a parked bit as the bit itself.
+ *  EXITED the carrier thread has ended (carrierExit): nothing is raised on it any more. A raiser
+ *         reads the M's curg before its CAS, and the carrier can run its G to the end and leave
+ *         in between (the shutdown's preemptall racing main's carrier on a loaded machine): the
+ *         REQ would be counted requested and never answered, and Poll's count would stay armed,
+ *         every poll of the JVM on its slow path, for the rest of the JVM's life.
  *  tick   a request belongs to the slice, not to one G: a runnext chain that inherits the slice
  *         inherits the request. A REQ whose tick is not the P's schedtick is stale.
  *
@@ -68,7 +73,8 @@ import org.HdrHistogram.Histogram;
  *   no REQ, OWED or P mark  C syscall exit honours it / refuses          -                    requested + outcome
  *   OWED, no REQ            C last monitor/lock released, clinit exit    REQ|OWED (same tick) requested (+ trace), rearmed
  *   REQ                     C execute starts a new slice                 0                    unhonoured
- *   REQ                     C the carrier thread ends                    0                    unhonoured
+ *   any                     C the carrier thread ends                    EXITED               unhonoured if REQ
+ *   EXITED                  S preemptone, retakeBlocked, rearm           unchanged            nothing
  *   any                     C execute inherits the slice (runnext)       OWED cleared         nothing
  *   any                     S retakeBlocked took the P                   |= NOTICE            nothing (not a request)
  *   NOTICE                  C poll: the G exits its syscall              NOTICE cleared       nothing
@@ -199,6 +205,8 @@ public final class Preempt {
     static final long PARKED = ARMED << PARK_SHIFT;
     /** REQ or NOTICE, armed or parked. */
     private static final long ANY = ARMED | PARKED;
+    /** The carrier thread has ended: nothing is raised on it any more (the class comment). */
+    static final long EXITED = 1L << 6;
 
     /** The word with parked bits read as the bits themselves (the carrier-side view). */
     private static long unparked(long w) {
@@ -250,6 +258,9 @@ public final class Preempt {
         M.MThread mt = mp.thread;
         for (; ; ) {
             long w = (long) STATE.getVolatile(mt);
+            if ((w & EXITED) != 0) {
+                return false; // the carrier left after the caller read its G: nobody would answer
+            }
             if (rearm) {
                 if ((w & OWED) == 0 || (unparked(w) & REQ) != 0) {
                     return false; // nothing owed, or already armed
@@ -401,8 +412,12 @@ public final class Preempt {
         }
     }
 
-    /** The carrier thread ends: a pending request is never answered (keeps Poll's count exact). */
+    /**
+     * The carrier thread ends: a pending request is never answered, and none is raised from now on
+     * (EXITED), which keeps Poll's count exact and every request answered or counted.
+     */
     void carrierExit(M.MThread mt) {
+        STATE.getAndBitwiseOr(mt, EXITED); // first: a raise after this refuses, so the take is the last
         if ((take(mt) & REQ) != 0) {
             unhonoured.incrementAndGet();
         }
@@ -416,7 +431,7 @@ public final class Preempt {
         M.MThread mt = mp.thread;
         for (; ; ) {
             long w = (long) STATE.getVolatile(mt);
-            if ((unparked(w) & NOTICE) != 0) {
+            if ((unparked(w) & NOTICE) != 0 || (w & EXITED) != 0) {
                 return;
             }
             long nw = w | NOTICE;
