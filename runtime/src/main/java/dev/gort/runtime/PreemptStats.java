@@ -88,6 +88,14 @@ public record PreemptStats(
         }
     }
 
+    /**
+     * Refused requests, every reason. With {@code honoured + refused() + stale + unhonoured} it
+     * accounts for every request once no carrier has one pending (Preempt's class comment).
+     */
+    public long refused() {
+        return refusedMonitor + refusedPinned + refusedRuntimeLock + refusedLock + refusedJdkLock + refusedClinit;
+    }
+
     @Override
     public String toString() {
         return "preempt[" + strategy.id() + "] requested=" + requested + " honoured=" + honoured

@@ -247,7 +247,7 @@ final class Facts {
         StringBuilder sb = new StringBuilder(n(p.requested(), "preemption request"));
         sb.append("; ").append(p.honoured()).append(" honoured at a yield point, ");
         sb.append(p.unhonoured()).append(" never reached one");
-        long refused = refused(p);
+        long refused = p.refused();
         if (refused > 0) {
             sb.append(", ").append(refused).append(" refused (Java monitor ").append(p.refusedMonitor());
             sb.append(", j.u.c lock ").append(p.refusedLock()).append(", JDK lock frame ");
@@ -261,16 +261,6 @@ final class Facts {
         return sb.toString();
     }
 
-    /** Refused requests, every reason. */
-    static long refused(dev.gort.runtime.PreemptStats p) {
-        return p.refusedMonitor()
-                + p.refusedPinned()
-                + p.refusedRuntimeLock()
-                + p.refusedLock()
-                + p.refusedJdkLock()
-                + p.refusedClinit();
-    }
-
     /**
      * Whether sysmon's figures add up: requests = honoured + never reached + refused + stale (the
      * whole runtime's, read once its carriers ended), and whether the trace's PreemptRequest events
@@ -279,7 +269,7 @@ final class Facts {
      * just after its stop: sysmon runs meanwhile). Says which does not.
      */
     static String preemptBalance(dev.gort.runtime.PreemptStats p, Trace t, long tracedMin, long tracedMax) {
-        long refused = refused(p);
+        long refused = p.refused();
         long parts = p.honoured() + p.unhonoured() + refused + p.stale();
         int traced = t == null ? -1 : count(t, Ev.PREEMPT_REQ, null);
         StringBuilder sb = new StringBuilder();
