@@ -119,6 +119,11 @@ public final class Preempt {
     // ---- the one set of counters: any thread, atomic add (see the transition table) ----
     /** REQ raised: {@link #raise} only (preemptone's new requests, re-arms, requests found at a syscall exit). */
     final AtomicLong requested = new AtomicLong();
+    /**
+     * Requests past their PreemptRequest event (written if the tracer was on): bumped right after
+     * it, as {@link #requested} is bumped before it; see {@link #requestsTraced()}.
+     */
+    final AtomicLong requestedTraced = new AtomicLong();
 
     final AtomicLong honoured = new AtomicLong();
     final AtomicLong refusedMonitor = new AtomicLong();
@@ -290,6 +295,7 @@ public final class Preempt {
                 }
                 Scheduler s = sched;
                 if (s.trace.on) s.trace.preemptRequest(pp, gp);
+                requestedTraced.incrementAndGet();
                 return true;
             }
         }
@@ -671,6 +677,7 @@ public final class Preempt {
             // The request is the P's mark (or one owed since a refusal): raised and answered here.
             requested.incrementAndGet();
             if (sched.trace.on) sched.trace.preemptRequest(mp.p, gp);
+            requestedTraced.incrementAndGet();
         }
         int why = refusal(mp, gp, true); // a syscall can sit inside a JDK lock frame, as a poll can
         if (why != R_NONE) {
@@ -758,6 +765,18 @@ public final class Preempt {
     /** Requests raised so far (the MXBean / metrics figure; the snapshot has the rest). */
     public long requests() {
         return requested.get();
+    }
+
+    /**
+     * Requests whose PreemptRequest event is behind them (written, if the tracer was on): a
+     * request is counted in {@link #requests()} before its event and here after it, and the raiser
+     * may be descheduled between the two. So a trace recorded between {@code start} and {@code
+     * stop} holds at least {@code requestsTraced()} read just before stop minus {@code requests()}
+     * read just after start, and at most {@code requests()} read just after stop minus {@code
+     * requestsTraced()} read just before start.
+     */
+    public long requestsTraced() {
+        return requestedTraced.get();
     }
 
     /** Refusals so far, every reason (pinned included). */

@@ -34,7 +34,7 @@ class PreemptBalanceTest {
         AtomicReference<Trace> trace = new AtomicReference<>();
         AtomicLongArray requested = new AtomicLongArray(4);
         s.run(() -> {
-            requested.set(0, s.preempt.snapshot().requested());
+            requested.set(0, s.preempt.requestsTraced()); // see requestsTraced()
             s.trace.start();
             requested.set(1, s.preempt.snapshot().requested());
             // 1. A stretch without polls (uninstrumented code): sysmon asks at each of its ticks
@@ -56,7 +56,7 @@ class PreemptBalanceTest {
             }
             Poll.monitorExit();
             pollUntilPreempted(s);
-            requested.set(2, s.preempt.snapshot().requested());
+            requested.set(2, s.preempt.requestsTraced());
             trace.set(s.trace.stop());
             requested.set(3, s.preempt.snapshot().requested());
             if (x == 42) {
@@ -77,7 +77,7 @@ class PreemptBalanceTest {
         long refused = p.refused();
         assertTrue(p.refusedMonitor() >= 2 && p.honoured() >= 2, p.toString());
         assertEquals(p.requested(), p.honoured() + refused + p.stale() + p.unhonoured(), "requests = outcomes: " + p);
-        // Requests raised while the trace recorded: between the counts read next to start and stop.
+        // Requests raised while the trace recorded: within the bounds of Preempt.requestsTraced().
         int traced = trace.get().count(Ev.PREEMPT_REQ);
         assertTrue(
                 traced >= requested.get(2) - requested.get(1) && traced <= requested.get(3) - requested.get(0),

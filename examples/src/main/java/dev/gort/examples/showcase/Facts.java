@@ -264,9 +264,9 @@ final class Facts {
     /**
      * Whether sysmon's figures add up: requests = honoured + never reached + refused + stale (the
      * whole runtime's, read once its carriers ended), and whether the trace's PreemptRequest events
-     * are the requests raised while it recorded (between {@code tracedMin}, the count read just
-     * after its start and just before its stop, and {@code tracedMax}, just before its start and
-     * just after its stop: sysmon runs meanwhile). Says which does not.
+     * are the requests raised while it recorded (between {@code tracedMin} and {@code tracedMax},
+     * read around its start and stop as {@code Preempt.requestsTraced()} says: sysmon runs
+     * meanwhile, and may stop between a request's count and its event). Says which does not.
      */
     static String preemptBalance(dev.gort.runtime.PreemptStats p, Trace t, long tracedMin, long tracedMax) {
         long refused = p.refused();

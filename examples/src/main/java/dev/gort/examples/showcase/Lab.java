@@ -60,7 +60,7 @@ final class Lab {
             Go.run(cfg, () -> {
                 Scheduler s = Scheduler.current();
                 box[3] = s;
-                counters[7] = s.preempt.requests();
+                counters[7] = s.preempt.requestsTraced(); // the bounds: Preempt.requestsTraced()
                 s.trace.start(new Tracer.Options().workload(workload));
                 counters[8] = s.preempt.requests();
                 long t0 = System.nanoTime();
@@ -78,7 +78,7 @@ final class Lab {
                 counters[4] = s.preempt.requests() - pr0;
                 counters[5] = s.stats.preemptions.get() - p0;
                 box[0] = v;
-                counters[9] = s.preempt.requests();
+                counters[9] = s.preempt.requestsTraced();
                 box[1] = s.trace.stop();
                 counters[10] = s.preempt.requests();
             });
