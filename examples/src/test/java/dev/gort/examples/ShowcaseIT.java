@@ -252,8 +252,9 @@ class ShowcaseIT {
         assertEquals(3, lat.size(), be);
         // the loop inherited main's slice through runnext (the trace's stamps: main's fresh start,
         // the loop's first run and its first preemption), and was stopped after one whole 10 ms slice
-        assertTrue(msAfter(be, "the slice began ([0-9.]+) ms before the loop") >= 0, be);
+        double began = msAfter(be, "the slice began ([0-9.]+) ms before the loop");
         double slice = msAfter(be, "the slice ran ([0-9.]+) ms before sysmon's request stopped the loop");
+        assertTrue(began < slice, "the loop was stopped before it started in the slice:\n" + be);
         assertTrue(slice >= 9.5, "the loop was preempted before its slice was used up:\n" + be);
         for (double l : lat) {
             // preempted: the short goroutines ran before the loop ended

@@ -148,10 +148,11 @@ final class TightLoop extends Scenario {
                     "    the loop took over main's time slice through runnext: the slice began %s before the loop%n",
                     Facts.ms(loopAt - sliceAt));
         }
-        if (sliceAt >= 0 && stopAt >= sliceAt) {
+        long sliceRan = sliceAt >= 0 && stopAt >= sliceAt ? stopAt - sliceAt : -1;
+        if (sliceRan >= 0) {
             out.printf(
                     "    the slice ran %s before sysmon's request stopped the loop the first time%n",
-                    Facts.ms(stopAt - sliceAt));
+                    Facts.ms(sliceRan));
         }
         out.printf(
                 "    sysmon: %s%s%n",
@@ -170,9 +171,7 @@ final class TightLoop extends Scenario {
         } else if (preempted > 0) {
             out.printf(
                     "  => sysmon preempted the loop after %s: the short goroutines waited one time slice, not the whole loop%n",
-                    sliceAt >= 0 && stopAt >= sliceAt
-                            ? Facts.ms(stopAt - sliceAt) + " of its slice"
-                            : Facts.ms(maxLat));
+                    sliceRan >= 0 ? Facts.ms(sliceRan) + " of its slice" : Facts.ms(maxLat));
         } else if (v.preempt().equals("none")) {
             out.printf(
                     "  => no yield points: sysmon asked %s in vain and the short goroutines waited for the whole loop (%s)%n",
