@@ -202,15 +202,22 @@ class GoChanSleepTest {
         }
     }
 
-    /** Calls f and empirically verifies that f always/never blocks depending on signal. */
+    /**
+     * Calls f and empirically verifies that f always/never blocks depending on signal.
+     *
+     * <p>Unlike Go's select3.go, which waits 0.1 s either way, an f that must never block gets 10 s:
+     * on a loaded machine f's goroutine can wait longer than 0.1 s for a CPU, and the test would read
+     * "f blocked". The 0.1 s for an f that must always block stays: a late f there can only pass.
+     */
     static void testBlock(String signal, Runnable f) {
         Chan<String> c = Chan.make();
         Go.go(() -> {
             f.run();
             c.send(NEVER); // f didn't block
         });
+        long wait = signal.equals(NEVER) ? 10_000 * MS : 100 * MS;
         Go.go(() -> {
-            Time.sleep(100 * MS); // 0.1s seems plenty long
+            Time.sleep(wait); // 0.1s seems plenty long (10 s where f must not block)
             c.send(ALWAYS); // f blocked always
         });
         if (!c.recv().equals(signal)) {

@@ -529,14 +529,22 @@ class GoTimeTest {
     @Test
     void tickerDropsTicksAndRejectsBadPeriods() {
         TimeTestSupport.run(2, () -> {
-            Ticker tk = Time.newTicker(100 * MILLISECOND);
-            Time.sleep(550 * MILLISECOND); // 5 ticks due by now; the next one is due at 600 ms
-            assertNotNull(tk.c().tryRecv(), "one tick is kept for a slow receiver");
-            assertNull(tk.c().tryRecv(), "the other missed ticks are dropped, not queued");
-            assertNotNull(tk.c().recv(), "and ticking goes on");
-            tk.reset(Time.HOUR);
-            assertNull(tk.c().tryRecv(), "no stale tick after Reset");
-            tk.stop();
+            // In a bubble: its fake clock moves only while every goroutine in it is blocked, so no
+            // tick comes due between the two receives, however late a loaded machine wakes main
+            // (with the real clock, a wake-up 45 ms late left a few ms for the 600 ms tick to land).
+            Synctest.test(() -> {
+                Instant t0 = Time.now();
+                Ticker tk = Time.newTicker(100 * MILLISECOND);
+                Time.sleep(550 * MILLISECOND); // 5 ticks due by now; the next one is due at 600 ms
+                Chan.Received<Instant> kept = tk.c().tryRecv();
+                assertNotNull(kept, "one tick is kept for a slow receiver");
+                assertEquals(t0.plusMillis(100), kept.value(), "the first tick is the one kept");
+                assertNull(tk.c().tryRecv(), "the other missed ticks are dropped, not queued");
+                assertEquals(t0.plusMillis(600), tk.c().recv(), "and ticking goes on, at the next period");
+                tk.reset(Time.HOUR);
+                assertNull(tk.c().tryRecv(), "no stale tick after Reset");
+                tk.stop();
+            });
             assertTrue(Time.tick(0).isNil());
             assertEquals(
                     "non-positive interval for NewTicker",

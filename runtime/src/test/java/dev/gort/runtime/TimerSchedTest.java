@@ -72,8 +72,11 @@ class TimerSchedTest {
         run(s, () -> {
             // an hour: its timer must not fire during the test, however loaded the machine
             G sleeper = Scheduler.current().newproc(() -> Timer.timeSleep(3_600_000 * MS));
-            Timer.timeSleep(10 * MS); // the sleeper ran first (runnext), now it sleeps
-            assertEquals(G._Gwaiting, sleeper.readgstatus());
+            // until the sleeper has run and parked (not a sleep of main's: a carrier stalled past
+            // main's timer would run main first and find the sleeper still runnable)
+            while (sleeper.readgstatus() != G._Gwaiting) {
+                Scheduler.gosched();
+            }
             assertEquals(WaitReason.SLEEP, sleeper.waitReason());
         });
     }
@@ -86,7 +89,9 @@ class TimerSchedTest {
             run(s, () -> {
                 Scheduler rt = Scheduler.current();
                 G later = rt.newproc(() -> Timer.timeSleep(3_600_000 * MS)); // a later timer somewhere
-                Timer.timeSleep(5 * MS);
+                while (later.readgstatus() != G._Gwaiting) { // until it has parked with its timer
+                    Scheduler.gosched();
+                }
                 long t0 = Scheduler.nanotime();
                 Timer.timeSleep(30 * MS);
                 long slept = Scheduler.nanotime() - t0;

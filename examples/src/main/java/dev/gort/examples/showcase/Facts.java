@@ -164,6 +164,33 @@ final class Facts {
         return -1;
     }
 
+    /**
+     * How long after its time slice began goroutine g's first run came, when that run followed a
+     * preemption: the slice is the one the last preemption before that run ended (its P's last fresh
+     * GoStart before the preempted stop, which runs through runnext inherit). -1 if g never ran, no
+     * preemption came before its first run, or that slice began before the trace did. Both ends are
+     * the scheduler's stamps, so a carrier descheduled before g reads a clock does not move it.
+     */
+    static long afterPreemptedSlice(Trace t, long g) {
+        int stop = -1;
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == Ev.GO_STOP && t.small(i) == Ev.S_PREEMPT) {
+                stop = i;
+            } else if (t.code(i) == Ev.GO_START && t.g(i) == g) {
+                if (stop < 0) {
+                    return -1;
+                }
+                for (int k = stop - 1; k >= 0; k--) {
+                    if (t.code(k) == Ev.GO_START && t.x(k) == 0 && t.p(k) == t.p(stop)) {
+                        return t.ts(i) - t.ts(k);
+                    }
+                }
+                return -1;
+            }
+        }
+        return -1;
+    }
+
     /** Timestamp of the last event with {@code code} about a goroutine in gs, or -1. */
     static long last(Trace t, int code, Set<Long> gs) {
         for (int i = t.size() - 1; i >= 0; i--) {

@@ -70,6 +70,9 @@ final class PingPong extends Scenario {
         long[] ids = new long[3];
         long[] at = new long[3];
         int[] hops = new int[1];
+        // A fresh slice for main, which ping inherits through runnext: one sysmon counts from a
+        // moment ago, and that the trace holds (main's first slice began before the trace did).
+        Go.gosched();
         // Spawn order pong, bystander, ping: ping lands in runnext and serves first;
         // pong waits ahead of the bystander in the local queue, takes the ball from the
         // blocked ping and from then on the pair wakes each other through runnext.
@@ -169,6 +172,14 @@ final class PingPong extends Scenario {
                     sl.inherited() ? " (its first run inherited its spawner's slice, begun before the game)" : "");
         }
         out.printf("    bystander started %s after the game began%n", Facts.ms(bystanderWait));
+        long afterSlice = Facts.afterPreemptedSlice(t, seen.bystander());
+        if (v.gomaxprocs() == 1 && afterSlice >= 0) {
+            // sysmon's rule, in the scheduler's stamps: the bystander ran once a slice that had
+            // lasted 10 ms was preempted (the game's clock reads can lag the slice's start).
+            out.printf(
+                    "    bystander started %s after the time slice that was preempted for it began%n",
+                    Facts.ms(afterSlice));
+        }
         // The pair's own first slice: a first run that inherited its spawner's slice (Go's runnext
         // rule) can be preempted early, on the spawner's time, which says nothing of the pair.
         Facts.Slice first = slices.stream()

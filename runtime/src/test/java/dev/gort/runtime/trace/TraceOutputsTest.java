@@ -405,19 +405,19 @@ class TraceOutputsTest {
         java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
         java.util.List<String> bad = new java.util.concurrent.CopyOnWriteArrayList<>();
-        int[] snaps = new int[1];
+        java.util.concurrent.atomic.AtomicInteger snaps = new java.util.concurrent.atomic.AtomicInteger();
         Thread reader = new Thread(() -> {
             try {
                 running.await();
             } catch (InterruptedException e) {
                 return;
             }
-            while (!done.get() && snaps[0] < 50) {
+            while (!done.get() && snaps.get() < 50) {
                 Trace t = s.trace.snapshot();
                 if (t == null) {
                     break;
                 }
-                snaps[0]++;
+                snaps.incrementAndGet();
                 TraceValidator.Result r = TraceValidator.validate(t);
                 if (!r.ok()) {
                     bad.add(r.toString());
@@ -427,15 +427,20 @@ class TraceOutputsTest {
         reader.start();
         s.run(() -> {
             running.countDown();
-            Workloads.pingPongBody(200_000);
+            // the writer recycles until the reader has taken its snapshots under it (a reader
+            // thread the OS left waiting through a fixed amount of work would take none)
+            int rounds = 0;
+            do {
+                Workloads.pingPongBody(20_000);
+            } while (++rounds < 10 || (snaps.get() < 10 && reader.isAlive()));
             done.set(true);
         });
         reader.join();
         s.trace.stop();
-        assertTrue(snaps[0] > 0, "no snapshot taken");
+        assertTrue(snaps.get() >= 10, "only " + snaps.get() + " snapshots taken");
         assertTrue(
                 bad.isEmpty(),
-                bad.size() + " of " + snaps[0] + " snapshots invalid: " + (bad.isEmpty() ? "" : bad.get(0)));
+                bad.size() + " of " + snaps.get() + " snapshots invalid: " + (bad.isEmpty() ? "" : bad.get(0)));
     }
 
     /**
