@@ -70,8 +70,8 @@ final class PingPong extends Scenario {
         long[] ids = new long[3];
         long[] at = new long[3];
         int[] hops = new int[1];
-        // A fresh slice for main, which ping inherits through runnext: one sysmon counts from a
-        // moment ago, and that the trace holds (main's first slice began before the trace did).
+        // Main yields first, so that the slice ping inherits from it through runnext began a moment
+        // ago and its start is in the trace (main's first slice began before the trace did).
         Go.gosched();
         // Spawn order pong, bystander, ping: ping lands in runnext and serves first;
         // pong waits ahead of the bystander in the local queue, takes the ball from the
