@@ -36,7 +36,7 @@ class PreemptBalanceTest {
         s.run(() -> {
             requested.set(0, s.preempt.requestsTraced()); // see requestsTraced()
             s.trace.start();
-            requested.set(1, s.preempt.snapshot().requested());
+            requested.set(1, s.preempt.requests());
             // 1. A stretch without polls (uninstrumented code): sysmon asks at each of its ticks
             // while the request is pending, but that is one request, answered by the next poll.
             long x = 1;
@@ -58,7 +58,7 @@ class PreemptBalanceTest {
             pollUntilPreempted(s);
             requested.set(2, s.preempt.requestsTraced());
             trace.set(s.trace.stop());
-            requested.set(3, s.preempt.snapshot().requested());
+            requested.set(3, s.preempt.requests());
             if (x == 42) {
                 System.out.println(x);
             }

@@ -149,16 +149,22 @@ final class Facts {
      * milliseconds.
      */
     static long sliceStartOfFirstRun(Trace t, long g) {
-        Map<Integer, Long> fresh = new java.util.HashMap<>();
         for (int i = 0; i < t.size(); i++) {
-            if (t.code(i) != Ev.GO_START) {
-                continue;
+            if (t.code(i) == Ev.GO_START && t.g(i) == g) {
+                return t.x(i) == 0 ? t.ts(i) : freshStartBefore(t, t.p(i), i);
             }
-            if (t.g(i) == g) {
-                return t.x(i) == 0 ? t.ts(i) : fresh.getOrDefault(t.p(i), -1L);
-            }
-            if (t.x(i) == 0) {
-                fresh.put(t.p(i), t.ts(i));
+        }
+        return -1;
+    }
+
+    /**
+     * The last GoStart on P p before event {@code before} that began a fresh slice (not inherited
+     * through runnext): the start of the slice running on p then. -1 if it began before the trace.
+     */
+    private static long freshStartBefore(Trace t, int p, int before) {
+        for (int k = before - 1; k >= 0; k--) {
+            if (t.code(k) == Ev.GO_START && t.x(k) == 0 && t.p(k) == p) {
+                return t.ts(k);
             }
         }
         return -1;
@@ -177,15 +183,8 @@ final class Facts {
             if (t.code(i) == Ev.GO_STOP && t.small(i) == Ev.S_PREEMPT) {
                 stop = i;
             } else if (t.code(i) == Ev.GO_START && t.g(i) == g) {
-                if (stop < 0) {
-                    return -1;
-                }
-                for (int k = stop - 1; k >= 0; k--) {
-                    if (t.code(k) == Ev.GO_START && t.x(k) == 0 && t.p(k) == t.p(stop)) {
-                        return t.ts(i) - t.ts(k);
-                    }
-                }
-                return -1;
+                long began = stop < 0 ? -1 : freshStartBefore(t, t.p(stop), stop);
+                return began < 0 ? -1 : t.ts(i) - began;
             }
         }
         return -1;
