@@ -212,8 +212,10 @@ class AgentLocksTest {
     /**
      * JDK code that holds a lock while it calls back into instrumented code, which no injected
      * counter sees: {@code ConcurrentHashMap.computeIfAbsent}'s bin lock around the mapping
-     * function, {@code Collections.synchronizedMap}, {@code Hashtable}, and
-     * {@code StringBuffer.append(Object)} around {@code toString()}.
+     * function, {@code Collections.synchronizedMap}, {@code Hashtable},
+     * {@code StringBuffer.append(Object)} and {@code PrintStream} / {@code PrintWriter}'s
+     * {@code printf} around {@code toString()}, and a {@code BufferedReader} around the user
+     * reader it wraps.
      */
     @ParameterizedTest
     @ValueSource(
@@ -221,7 +223,10 @@ class AgentLocksTest {
                 "ConcurrentHashMap.computeIfAbsent",
                 "synchronizedMap.computeIfAbsent",
                 "Hashtable.computeIfAbsent",
-                "StringBuffer.append(Object)"
+                "StringBuffer.append(Object)",
+                "PrintStream.printf",
+                "PrintWriter.printf",
+                "BufferedReader.readLine"
             })
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void noPreemptionWhileAJdkFrameHoldsALock(String holder) throws Exception {

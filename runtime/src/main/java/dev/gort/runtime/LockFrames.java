@@ -36,7 +36,12 @@ import jdk.internal.vm.Continuation;
  *       their lock), but the linked ones' {@code forEach} and {@code removeIf} family, which run
  *       the callback on a batch copied under the lock, unlocked ({@link #UNLOCKED});
  *       {@code ClassLoader.loadClass} (its class-loading lock around a user
- *       {@code findClass}); {@code Throwable.printStackTrace};
+ *       {@code findClass}); {@code Throwable.printStackTrace}; every method of {@code PrintStream}
+ *       and {@code PrintWriter} (their lock around {@code format}'s {@code toString} calls and
+ *       around the stream they wrap), of {@code BufferedReader} and {@code BufferedWriter} and of the
+ *       charset encoder and decoder behind {@code InputStreamReader} / {@code OutputStreamWriter}
+ *       (their lock around the wrapped stream or reader, which may be user code; the buffered
+ *       byte streams' are synchronized methods);
  *   <li>not a lock, but thread identity: {@code ObjectOutputStream.writeSerialData} and
  *       {@code ObjectInputStream.readSerialData}, inside which a class's own {@code writeObject} /
  *       {@code readObject} runs: its {@code defaultWriteObject}/{@code defaultReadObject} must run
@@ -114,7 +119,19 @@ final class LockFrames {
             "java.util.concurrent.ArrayBlockingQueue",
             "java.util.concurrent.LinkedBlockingQueue",
             "java.util.concurrent.LinkedBlockingDeque",
-            "java.util.concurrent.DelayQueue");
+            "java.util.concurrent.DelayQueue",
+            // java.io's wrappers whose lock is a synchronized block (their synchronized methods
+            // count already): held around every call of the stream they wrap, which may be user
+            // code, and in PrintStream / PrintWriter around format's toString calls as well: a
+            // goroutine preempted in a printf argument's toString let the next goroutine on its
+            // carrier into the same PrintStream (lines interleaved), or resumed on another carrier
+            // that then waited for a lock its first carrier still held (a hang, GOMAXPROCS=2)
+            "java.io.PrintStream",
+            "java.io.PrintWriter",
+            "java.io.BufferedWriter",
+            "java.io.BufferedReader",
+            "sun.nio.cs.StreamEncoder",
+            "sun.nio.cs.StreamDecoder");
 
     /**
      * In {@link #CLASSES}' classes, the methods that run their callback with the lock released: the

@@ -2,6 +2,14 @@ package dev.gort.agent.work;
 
 import dev.gort.runtime.M;
 import dev.gort.runtime.Scheduler;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Hashtable;
@@ -131,6 +139,43 @@ public final class Locks {
                         return observed(cpuNanos, ticks, violations);
                     }
                 });
+            case "PrintStream.printf" ->
+                new PrintStream(OutputStream.nullOutputStream())
+                        .printf(
+                                "%s%n",
+                                new Object() {
+                                    @Override
+                                    public String toString() {
+                                        return observed(cpuNanos, ticks, violations);
+                                    }
+                                });
+            case "PrintWriter.printf" ->
+                new PrintWriter(Writer.nullWriter())
+                        .printf(
+                                "%s%n",
+                                new Object() {
+                                    @Override
+                                    public String toString() {
+                                        return observed(cpuNanos, ticks, violations);
+                                    }
+                                });
+            case "BufferedReader.readLine" -> {
+                try {
+                    new BufferedReader(new Reader() {
+                                @Override
+                                public int read(char[] cbuf, int off, int len) {
+                                    observed(cpuNanos, ticks, violations);
+                                    return -1;
+                                }
+
+                                @Override
+                                public void close() {}
+                            })
+                            .readLine(); // the wrapped reader's read, under the reader's lock
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
             default -> throw new IllegalArgumentException(holder);
         }
     }
