@@ -188,6 +188,23 @@ public sealed class M extends CacheLinePad permits M.Padded {
     /** Blocked in a note, or parked in place with its pinned G: written by this M, read racily by scheddetail (volatile). */
     volatile boolean blocked;
     /**
+     * The carrier's kernel thread id ({@link KernelThreads#currentTid}; 0 until it starts, or where
+     * unknown). Written once by this M's carrier, first in {@link #mstart}; read by sysmon
+     * ({@link Retake}), volatile.
+     */
+    volatile int tid;
+    /**
+     * Sysmon's watch of this carrier after it retook its P from a kernel sleep ({@link
+     * Retake#stillBlocked}): when it last read the carrier's CPU time (0: retaken from a JVM block,
+     * or never), that CPU time, and its verdict (no CPU used since the read before: blocked
+     * still). Sysmon only, plain.
+     */
+    long sysmonAsleepLook;
+
+    long sysmonAsleepCpu;
+
+    boolean sysmonAsleepStill;
+    /**
      * The P's syscalltick at syscall entry, plain. Written by this M (entersyscall,
      * entersyscallblock) and by sysmon's retakeBlocked (for a carrier it found blocked: the same
      * release/acquire of the G's status as {@link #oldp} orders it); read by this M in
@@ -387,6 +404,7 @@ public sealed class M extends CacheLinePad permits M.Padded {
 
     /** Go: proc.go mstart/mstart1, then schedule() forever (in batches: {@link #SCHEDULE_ROUNDS}). */
     private void mstart() {
+        tid = KernelThreads.currentTid();
         try {
             P np = nextp;
             if (np != null) {

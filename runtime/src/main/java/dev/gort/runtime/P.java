@@ -215,6 +215,13 @@ public sealed class P extends CacheLinePad permits P.Padded {
     long sysmonBlockedChecked;
 
     boolean sysmonBlockedInRuntime;
+    /**
+     * When retakeBlocked last looked at this P's RUNNABLE carrier past its time slice (0: not since
+     * it was last seen running or blocked in the JVM), and the carrier's CPU time then.
+     */
+    long sysmonSleepChecked;
+
+    long sysmonSleepCpu;
 
     /** Immutable: this P's timer heap (its own monitor guards it). Go: p.timers. */
     final TimerHeap timers = new TimerHeap(this);

@@ -617,7 +617,8 @@ public final class Preempt {
             // pending REQ stays for the exit to answer. But not inside a class initialiser: the G
             // cannot leave its carrier there, so with no idle P it would wait for one, while the
             // Ms holding every P may be waiting for this very class (a wait that looks RUNNABLE:
-            // sysmon never retakes them). It runs on without a P, as in a syscall, until a poll
+            // sysmon retakes their Ps only after their time slice, and only on Linux: Retake). It
+            // runs on without a P, as in a syscall, until a poll
             // after the initialiser (clinitExit re-arms it), its next gort call or its end.
             if (gp.clinitDepth() != 0 || LockFrames.scan() == LockFrames.CLINIT) {
                 gp.rare().syscallExitDeferred = true;

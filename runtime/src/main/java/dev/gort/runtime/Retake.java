@@ -12,7 +12,19 @@ package dev.gort.runtime;
  * its carrier while its P still looks {@code _Prunning}. sysmon notices that the carrier's
  * {@link Thread#getState()} is BLOCKED, WAITING or TIMED_WAITING (a volatile read, a few ns) with the
  * same G on it and the P's schedtick unchanged, at two sysmon ticks in a row, and then retakes the P
- * as if the G had entered a syscall at the start of its block:
+ * as if the G had entered a syscall at the start of its block.
+ *
+ * <p>Some waits leave the thread RUNNABLE: waiting for a class initialiser that another goroutine
+ * runs (a goroutine that parks inside an initialiser parks in place, and the goroutines that touch
+ * the class meanwhile wait in the JVM; with their carriers holding every P, nobody ran the timer or
+ * the goroutine that would wake the initialiser: a hang), a blocking socket, pipe or file read in
+ * native code, a JNI call that waits. On Linux sysmon asks the kernel about a RUNNABLE carrier whose G
+ * has outlived its 10 ms time slice (the preemption it was sent has not been honoured), once per ms at
+ * most: if the carrier has used no CPU since the last look ({@link KernelThreads#cpuTime}, about 2 µs
+ * here), sysmon asks the kernel whether it sleeps ({@link KernelThreads#sleeping}, a read of
+ * {@code /proc}, about 15 µs here, at most {@link #KERNEL_ASKS_PER_MS} per ms in all). Asleep
+ * ({@code S} or {@code D}, not waiting for a CPU) at two such looks in a row, it is blocked as above,
+ * and the same steps follow:
  * <ol>
  *   <li>CAS the G {@code _Grunning -> _Gscanrunning}. From now on the G's own carrier cannot change
  *       its status (every transition waits for the scan bit, {@code casgstatus}), and runtime code
@@ -26,7 +38,10 @@ package dev.gort.runtime;
  *       meanwhile its state is RUNNABLE again and we let go ({@code _Grunning}).
  *       Why this is enough: a carrier that returns from a JVM block writes its RUNNABLE state and
  *       then passes a full fence before it runs Java code again, and its next status read comes
- *       after that; so either we see RUNNABLE and let go, or it sees our scan bit and waits.
+ *       after that; so either we see RUNNABLE and let go, or it sees our scan bit and waits. For a
+ *       carrier seen asleep in the kernel, the re-check asks the kernel again: asleep after our
+ *       CAS, it has run no instruction since, and whatever it runs after its wake-up (a context
+ *       switch, itself a full barrier) sees the scan bit.
  *   <li>Do what {@code entersyscall} would have done (m.p = nil, m.oldp = nil, p.m = nil), put the
  *       P {@code _Pidle} (nobody else writes a running P's status), bump its syscalltick, publish
  *       the G as {@code _Gsyscall} (release), raise the carrier's preemption flag (its next poll
@@ -44,9 +59,10 @@ package dev.gort.runtime;
  * is the runtime's, short by construction, and the P stays, as Go's M keeps its P while it waits
  * for a runtime lock. {@code m.locks != 0} (held by runtime code that uses the P) also vetoes.
  *
- * <p><b>Not detected</b>: blocking that leaves the thread RUNNABLE: socket and file I/O in native
- * code (java.io / NIO blocking reads and writes, {@code FileChannel}), JNI calls, busy-waiting, and a
- * GC pause. Wrap such calls in {@code Syscall.block}.
+ * <p><b>Not detected</b>: busy-waiting (the kernel sees it run), a GC pause (sysmon stops too),
+ * and, where the kernel cannot be asked (not Linux, no {@code /proc}), every wait that leaves the
+ * thread RUNNABLE. A blocking call wrapped in {@code Syscall.block} needs no detection, and its P is
+ * retaken after one sysmon tick when there is other work rather than after the time slice.
  *
  * <p>Go: proc.go retake
  */
@@ -67,10 +83,40 @@ final class Retake {
                 || gp.m != mp
                 || mp.locks != 0
                 || gp.yieldReason != G.YIELD_NONE
-                || gp.readgstatus() != G._Grunning
-                || !carrierBlocked(mp)) {
+                || gp.readgstatus() != G._Grunning) {
             pp.sysmonBlockedG = null;
             return false;
+        }
+        Thread.State st = mp.thread.getState();
+        if (!blockedState(st)) {
+            // RUNNABLE may still be a wait (the class comment's second kind). Only once the G has
+            // outlived its time slice, and once per ms at most: has the carrier used CPU since the
+            // last look (a cheap read)? If not, ask the kernel whether it sleeps (a dear one).
+            if (st != Thread.State.RUNNABLE || mp.tid == 0 || now - pp.sysmonSchedwhen < SYSCALL_RETAKE_NS) {
+                pp.sysmonBlockedG = null;
+                pp.sysmonSleepChecked = 0;
+                return false;
+            }
+            if (pp.sysmonSleepChecked != 0 && now - pp.sysmonSleepChecked < STACK_RECHECK_NS) {
+                return false; // not looked at this time: a sighting stands as it was
+            }
+            long cpu = KernelThreads.cpuTime(mp.thread);
+            boolean first = pp.sysmonSleepChecked == 0;
+            pp.sysmonSleepChecked = now;
+            long before = pp.sysmonSleepCpu;
+            pp.sysmonSleepCpu = cpu;
+            if (first || cpu < 0 || cpu != before) {
+                pp.sysmonBlockedG = null; // it ran since the last look (or this is the first)
+                return false;
+            }
+            if (!s.sysmon.mayAskKernel(now)) {
+                pp.sysmonSleepChecked = 0; // look again at the next tick, from a new CPU reading
+                return false;
+            }
+            if (!KernelThreads.sleeping(mp.tid)) {
+                pp.sysmonBlockedG = null; // waiting for a CPU, not for an event
+                return false;
+            }
         }
         int tick = pp.schedtickOpaque();
         if (pp.sysmonBlockedG != gp || pp.sysmonBlockedTick != tick) {
@@ -105,25 +151,28 @@ final class Retake {
         // repetitions beside a CPU hog before, none in 1,812 after). Go: proc.go retake.
         s.idle.incidlelocked(-1);
         try {
-            return takeBlockedP(s, pp, mp, gp, tick);
+            return takeBlockedP(s, pp, mp, gp, tick, now);
         } finally {
             s.idle.incidlelocked(1);
         }
     }
 
     /** retakeBlocked from the scan-bit CAS on, with one more M counted as running. */
-    private static boolean takeBlockedP(Scheduler s, P pp, M mp, G gp, int tick) {
+    private static boolean takeBlockedP(Scheduler s, P pp, M mp, G gp, int tick, long now) {
         if (!gp.tryCasgstatus(G._Grunning, G._Gscanrunning)) {
             return false;
         }
-        // The scan bit is ours: the carrier cannot change the G's status now. Re-check everything.
+        // The scan bit is ours: the carrier cannot change the G's status now. Re-check everything
+        // (the kernel asked afresh if the JVM says RUNNABLE).
+        Thread.State st = mp.thread.getState();
+        boolean asleep = !blockedState(st) && st == Thread.State.RUNNABLE && KernelThreads.sleeping(mp.tid);
         if (mp.curg != gp
                 || pp.mOpaque() != mp
                 || mp.p != pp
                 || pp.status() != P._Prunning
                 || mp.locks != 0
                 || pp.schedtickOpaque() != tick
-                || !carrierBlocked(mp)
+                || !(blockedState(st) || asleep)
                 // After the thread state (see G.YIELD_NONE): has the G yielded to its M, whose code
                 // now runs (and may block, e.g. on a trace flush) before it changes the G's status
                 // itself? Then the P is the M's, as in Go (only a G's own M changes a running G's
@@ -148,6 +197,10 @@ final class Retake {
         pp.setStatus(P._Pidle);
         pp.incSyscalltickOpaque();
         pp.sysmonBlockedG = null;
+        // How checkRetaken watches it: by CPU time if the kernel had it asleep, else by JVM state.
+        mp.sysmonAsleepLook = asleep ? now : 0;
+        mp.sysmonAsleepCpu = asleep ? KernelThreads.cpuTime(mp.thread) : 0;
+        mp.sysmonAsleepStill = asleep;
         gp.syscallByRetake = true; // published by the release store below
         gp.setgstatusRelease(G._Gsyscall);
         Preempt.notice(mp); // its next poll (if instrumented) notices: Preempt.poll
@@ -245,9 +298,52 @@ final class Retake {
         });
     }
 
-    /** The carrier is parked or blocked in the JVM (cheap: a volatile read of the thread status). */
+    /**
+     * The carrier is parked or blocked in the JVM (a volatile read of the thread status, a few ns),
+     * or RUNNABLE but asleep in the kernel (a read of {@code /proc}, about 15 µs here: see
+     * {@link KernelThreads#sleeping}).
+     */
     static boolean carrierBlocked(M mp) {
         Thread.State st = mp.thread.getState();
+        return blockedState(st) || (st == Thread.State.RUNNABLE && KernelThreads.sleeping(mp.tid));
+    }
+
+    /** The most carriers' kernel states sysmon reads per ms ({@code Sysmon.mayAskKernel}). */
+    static final int KERNEL_ASKS_PER_MS = 4;
+
+    /** The most retaken carriers' CPU times sysmon reads per ms ({@code Sysmon.mayReadCpu}). */
+    static final int CPU_READS_PER_MS = 32;
+
+    /**
+     * For sysmon's watch of a retaken carrier ({@code Sysmon.checkRetaken}, every tick): is it
+     * still blocked? The JVM's thread state says so for a carrier retaken from a JVM block; for one
+     * retaken asleep in the kernel (RUNNABLE to the JVM), it is blocked while it uses no CPU: its
+     * CPU time is read once per ms at most ({@link KernelThreads#cpuTime}, about 2 µs here; at most
+     * {@link #CPU_READS_PER_MS} such reads per ms in all), and between two reads the last read's
+     * verdict stands (a carrier that woke meanwhile runs on without a P, as in a syscall, until the
+     * next read arms its polls again, or until its next gort call).
+     */
+    static boolean stillBlocked(Sysmon sm, M mp, long now) {
+        Thread.State st = mp.thread.getState();
+        if (blockedState(st)) {
+            return true;
+        }
+        if (st != Thread.State.RUNNABLE || mp.sysmonAsleepLook == 0) {
+            return false; // running; or retaken from a JVM block, and the JVM says it has left it
+        }
+        if (now - mp.sysmonAsleepLook < STACK_RECHECK_NS || !sm.mayReadCpu(now)) {
+            return mp.sysmonAsleepStill; // the last read's verdict
+        }
+        long cpu = KernelThreads.cpuTime(mp.thread);
+        mp.sysmonAsleepLook = now;
+        // No CPU used since the last read: blocked still. Else it ran: arm its polls (a later read
+        // that sees no CPU used parks them again).
+        mp.sysmonAsleepStill = cpu >= 0 && cpu == mp.sysmonAsleepCpu;
+        mp.sysmonAsleepCpu = cpu;
+        return mp.sysmonAsleepStill;
+    }
+
+    private static boolean blockedState(Thread.State st) {
         return st == Thread.State.BLOCKED || st == Thread.State.WAITING || st == Thread.State.TIMED_WAITING;
     }
 }

@@ -291,7 +291,7 @@ public final class Sysmon {
                 } else {
                     idle++;
                 }
-                checkRetaken();
+                checkRetaken(now);
                 long period = schedtraceNanos;
                 LongConsumer tr = schedtrace;
                 if (period > 0 && tr != null && lasttrace + period <= now) {
@@ -314,6 +314,53 @@ public final class Sysmon {
      */
     private final java.util.ArrayList<M> retaken = new java.util.ArrayList<>();
 
+    /**
+     * The ms window of {@link #mayAskKernel} and {@link #mayReadCpu}, and the reads of each kind
+     * made in it. Sysmon only, plain.
+     */
+    private long kernelAskWindow;
+
+    private int kernelAsks;
+
+    private int cpuReads;
+
+    /**
+     * May sysmon read one more carrier's kernel state ({@link KernelThreads#sleeping}, about 15 µs
+     * here) now? At most {@link Retake#KERNEL_ASKS_PER_MS} per ms, whatever the number of Ps whose
+     * carriers look blocked. Counts the read it allows. Sysmon only.
+     */
+    boolean mayAskKernel(long now) {
+        newKernelWindow(now);
+        if (kernelAsks >= Retake.KERNEL_ASKS_PER_MS) {
+            return false;
+        }
+        kernelAsks++;
+        return true;
+    }
+
+    /**
+     * May sysmon read one more retaken carrier's CPU time ({@link KernelThreads#cpuTime}, about 2
+     * µs here) now? At most {@link Retake#CPU_READS_PER_MS} per ms: with hundreds of carriers
+     * retaken asleep (goroutines blocked in unwrapped socket reads) each is read every few ms
+     * instead of every ms. Counts the read it allows. Sysmon only.
+     */
+    boolean mayReadCpu(long now) {
+        newKernelWindow(now);
+        if (cpuReads >= Retake.CPU_READS_PER_MS) {
+            return false;
+        }
+        cpuReads++;
+        return true;
+    }
+
+    private void newKernelWindow(long now) {
+        if (now - kernelAskWindow >= Retake.STACK_RECHECK_NS) {
+            kernelAskWindow = now;
+            kernelAsks = 0;
+            cpuReads = 0;
+        }
+    }
+
     /** retakeBlocked took {@code mp}'s P (its carrier is blocked): park its word and watch it. sysmon. */
     void watchRetaken(M mp) {
         Preempt.park(mp.thread);
@@ -327,12 +374,12 @@ public final class Sysmon {
      * parked too); one that runs again is re-armed; one whose G has left the "syscall" (a gort
      * call, its end) is re-armed and dropped (a stale NOTICE is cleared by its next poll). sysmon.
      */
-    private void checkRetaken() {
+    private void checkRetaken(long now) {
         for (int i = retaken.size() - 1; i >= 0; i--) {
             M mp = retaken.get(i);
             G gp = mp.curg;
             boolean inRetake = gp != null && gp.syscallByRetake && gp.readgstatusNoScan() == G._Gsyscall;
-            if (inRetake && Retake.carrierBlocked(mp)) {
+            if (inRetake && Retake.stillBlocked(this, mp, now)) {
                 Preempt.park(mp.thread);
             } else {
                 Preempt.unpark(mp.thread);

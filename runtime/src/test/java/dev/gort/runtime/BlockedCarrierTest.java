@@ -2,7 +2,13 @@ package dev.gort.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Pipe;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -136,6 +142,101 @@ class BlockedCarrierTest {
                 },
                 () -> assertTrue(q.offer(42)));
         assertProbeFirst(t);
+    }
+
+    /**
+     * A blocking pipe read in native code leaves the carrier RUNNABLE; on Linux sysmon asks the
+     * kernel, which has it asleep, once G1 has outlived its time slice, and retakes the P: G2, the
+     * only one that writes to the pipe, runs.
+     */
+    @Test
+    void aNativeReadThatLooksRunnableDoesNotStallThePOnLinux() throws Exception {
+        assumeTrue(KernelThreads.currentTid() != 0, "the kernel cannot be asked here (no /proc)");
+        Pipe pipe = Pipe.open(); // blocking: the read waits in read(2), the JVM says RUNNABLE
+        try {
+            long[] t = race(
+                    () -> {
+                        try {
+                            ByteBuffer b = ByteBuffer.allocate(1);
+                            assertEquals(1, pipe.source().read(b)); // fed by G2 only
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    },
+                    () -> {
+                        try {
+                            assertEquals(1, pipe.sink().write(ByteBuffer.wrap(new byte[] {42})));
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    });
+            assertProbeFirst(t);
+        } finally {
+            pipe.source().close();
+            pipe.sink().close();
+        }
+    }
+
+    /** Its initialiser parks (a sleep) where the goroutine cannot yield: in place. */
+    static final class SleepyInitAtOneP {
+        static final String VALUE;
+
+        static {
+            Timer.timeSleep(TimeUnit.MILLISECONDS.toNanos(10));
+            VALUE = "loaded";
+        }
+    }
+
+    /** The same for the GOMAXPROCS=2 test (a class is initialised once per JVM). */
+    static final class SleepyInitAtTwoPs {
+        static final String VALUE;
+
+        static {
+            Timer.timeSleep(TimeUnit.MILLISECONDS.toNanos(10));
+            VALUE = "loaded";
+        }
+    }
+
+    /**
+     * The first goroutine to touch a class runs its initialiser, which sleeps: the goroutine
+     * parks in place (a yield inside an initialiser is refused) and hands its P off. The others
+     * touch the class meanwhile and wait for the initialiser in the JVM, a wait it reports as
+     * RUNNABLE, each holding a P; with every P held that way nobody ran the sleep's timer, and the
+     * program hung. On Linux sysmon sees those carriers asleep in the kernel after their time
+     * slice and retakes their Ps.
+     */
+    @Test
+    void goroutinesWaitingForAnInitialiserThatSleepsDoNotHoldTheOnlyP() {
+        assumeTrue(KernelThreads.currentTid() != 0, "the kernel cannot be asked here (no /proc)");
+        assertEquals(List.of("loaded", "loaded"), touchAll(1, 2, () -> SleepyInitAtOneP.VALUE));
+    }
+
+    @Test
+    void goroutinesWaitingForAnInitialiserThatSleepsDoNotHoldEveryP() {
+        assumeTrue(KernelThreads.currentTid() != 0, "the kernel cannot be asked here (no /proc)");
+        assertEquals(List.of("loaded", "loaded", "loaded"), touchAll(2, 3, () -> SleepyInitAtTwoPs.VALUE));
+    }
+
+    /** n goroutines on procs Ps each read value once; what they read, in goroutine order. */
+    private static List<String> touchAll(int procs, int n, java.util.function.Supplier<String> value) {
+        Scheduler s = new Scheduler(TestSupport.config(procs));
+        String[] got = new String[n];
+        s.run(() -> {
+            GoSema done = new GoSema(0);
+            for (int i = 0; i < n; i++) {
+                int ii = i;
+                s.newproc(() -> {
+                    got[ii] = value.get();
+                    done.release();
+                });
+            }
+            for (int i = 0; i < n; i++) {
+                done.acquire();
+            }
+        });
+        SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
+        assertTrue(st.blockedRetakes() >= 1, "sysmon retook a P from a carrier waiting for the class: " + st);
+        return List.of(got);
     }
 
     /**
