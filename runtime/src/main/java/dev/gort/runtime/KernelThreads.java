@@ -54,7 +54,14 @@ final class KernelThreads {
      */
     static long cpuTime(Thread t) {
         java.lang.management.ThreadMXBean mx = Mx.MX;
-        return mx == null ? -1 : mx.getThreadCpuTime(t.threadId());
+        if (mx == null) {
+            return -1;
+        }
+        try {
+            return mx.getThreadCpuTime(t.threadId());
+        } catch (RuntimeException e) {
+            return -1;
+        }
     }
 
     /**
@@ -62,8 +69,8 @@ final class KernelThreads {
      * or {@code D}, uninterruptible: it waits for something, it is not waiting for a CPU). False if it
      * is running or runnable, or cannot be read ({@code tid} 0, no {@code /proc}, the thread gone).
      * Reads {@code /proc/self/task/<tid>/stat} (about 15 µs here): sysmon calls it only for a carrier
-     * whose goroutine has outlived its time slice or whose P it retook that way, a few times per ms
-     * at most ({@link Retake}).
+     * whose goroutine has outlived its time slice and that has used no CPU since its last look, a
+     * few times per ms at most ({@link Retake}).
      */
     static boolean sleeping(int tid) {
         if (tid == 0) {

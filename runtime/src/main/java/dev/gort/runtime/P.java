@@ -215,9 +215,12 @@ public sealed class P extends CacheLinePad permits P.Padded {
     long sysmonBlockedChecked;
 
     boolean sysmonBlockedInRuntime;
+    /** The sighting above was of a carrier RUNNABLE but asleep in the kernel (else: blocked in the JVM). */
+    boolean sysmonBlockedViaKernel;
     /**
-     * When retakeBlocked last looked at this P's RUNNABLE carrier past its time slice (0: not since
-     * it was last seen running or blocked in the JVM), and the carrier's CPU time then.
+     * When retakeBlocked last looked at the CPU time of this P's RUNNABLE carrier past its time
+     * slice (0: no look in progress; reset when the carrier is seen in a time slice, or not
+     * RUNNABLE and not blocked), and that CPU time.
      */
     long sysmonSleepChecked;
 

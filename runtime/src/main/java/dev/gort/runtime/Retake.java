@@ -39,9 +39,12 @@ package dev.gort.runtime;
  *       Why this is enough: a carrier that returns from a JVM block writes its RUNNABLE state and
  *       then passes a full fence before it runs Java code again, and its next status read comes
  *       after that; so either we see RUNNABLE and let go, or it sees our scan bit and waits. For a
- *       carrier seen asleep in the kernel, the re-check asks the kernel again: asleep after our
- *       CAS, it has run no instruction since, and whatever it runs after its wake-up (a context
- *       switch, itself a full barrier) sees the scan bit.
+ *       carrier seen asleep in the kernel, the re-check reads its CPU time again: unchanged since
+ *       the look before the last one, it has run no instruction since before the stack sample and
+ *       the checks, and whatever it runs after its wake-up (a context switch, itself a full
+ *       barrier, outside the Java memory model) sees the scan bit. A JVM-blocked sighting never
+ *       turns into a kernel one after the CAS, nor the other way: a carrier seen blocked in the
+ *       JVM and RUNNABLE after the CAS is let go, whatever the kernel says.
  *   <li>Do what {@code entersyscall} would have done (m.p = nil, m.oldp = nil, p.m = nil), put the
  *       P {@code _Pidle} (nobody else writes a running P's status), bump its syscalltick, publish
  *       the G as {@code _Gsyscall} (release), raise the carrier's preemption flag (its next poll
@@ -60,8 +63,10 @@ package dev.gort.runtime;
  * for a runtime lock. {@code m.locks != 0} (held by runtime code that uses the P) also vetoes.
  *
  * <p><b>Not detected</b>: busy-waiting (the kernel sees it run), a GC pause (sysmon stops too),
- * and, where the kernel cannot be asked (not Linux, no {@code /proc}), every wait that leaves the
- * thread RUNNABLE. A blocking call wrapped in {@code Syscall.block} needs no detection, and its P is
+ * a RUNNABLE wait shorter than the time slice plus two looks (and the 10 ms grace above when other
+ * Ps are idle), and, where the kernel or the thread's CPU time cannot be read (not Linux, no
+ * {@code /proc/thread-self}, {@code java.management} absent or thread CPU time disabled), every
+ * wait that leaves the thread RUNNABLE. A blocking call wrapped in {@code Syscall.block} needs no detection, and its P is
  * retaken after one sysmon tick when there is other work rather than after the time slice.
  *
  * <p>Go: proc.go retake
@@ -88,17 +93,24 @@ final class Retake {
             return false;
         }
         Thread.State st = mp.thread.getState();
-        if (!blockedState(st)) {
+        boolean viaKernel = !blockedState(st);
+        if (viaKernel) {
+            if (!pp.sysmonBlockedViaKernel) {
+                pp.sysmonBlockedG = null; // a JVM block's sighting ends at the first RUNNABLE look
+            }
             // RUNNABLE may still be a wait (the class comment's second kind). Only once the G has
             // outlived its time slice, and once per ms at most: has the carrier used CPU since the
             // last look (a cheap read)? If not, ask the kernel whether it sleeps (a dear one).
-            if (st != Thread.State.RUNNABLE || mp.tid == 0 || now - pp.sysmonSchedwhen < SYSCALL_RETAKE_NS) {
+            if (st != Thread.State.RUNNABLE || mp.tid == 0 || now - pp.sysmonSchedwhen < Preempt.forcePreemptNS) {
                 pp.sysmonBlockedG = null;
                 pp.sysmonSleepChecked = 0;
                 return false;
             }
-            if (pp.sysmonSleepChecked != 0 && now - pp.sysmonSleepChecked < STACK_RECHECK_NS) {
+            if (pp.sysmonSleepChecked != 0 && now - pp.sysmonSleepChecked < KERNEL_LOOK_NS) {
                 return false; // not looked at this time: a sighting stands as it was
+            }
+            if (!s.sysmon.mayReadCpu(now)) {
+                return false; // this ms's reads are spent: look at the next tick, nothing reset
             }
             long cpu = KernelThreads.cpuTime(mp.thread);
             boolean first = pp.sysmonSleepChecked == 0;
@@ -110,13 +122,16 @@ final class Retake {
                 return false;
             }
             if (!s.sysmon.mayAskKernel(now)) {
-                pp.sysmonSleepChecked = 0; // look again at the next tick, from a new CPU reading
+                // Ask at the next tick; the sighting and the CPU reading stand (cpu == before).
+                pp.sysmonSleepChecked = now - KERNEL_LOOK_NS;
                 return false;
             }
             if (!KernelThreads.sleeping(mp.tid)) {
                 pp.sysmonBlockedG = null; // waiting for a CPU, not for an event
                 return false;
             }
+        } else if (pp.sysmonBlockedViaKernel) {
+            pp.sysmonBlockedG = null; // a sighting counts for the way it was made only
         }
         int tick = pp.schedtickOpaque();
         if (pp.sysmonBlockedG != gp || pp.sysmonBlockedTick != tick) {
@@ -125,6 +140,7 @@ final class Retake {
             pp.sysmonBlockedTick = tick;
             pp.sysmonBlockedWhen = now;
             pp.sysmonBlockedChecked = 0;
+            pp.sysmonBlockedViaKernel = viaKernel;
             return false;
         }
         // As for a syscall, leave it if there is nothing else to do and capacity exists elsewhere,
@@ -151,28 +167,47 @@ final class Retake {
         // repetitions beside a CPU hog before, none in 1,812 after). Go: proc.go retake.
         s.idle.incidlelocked(-1);
         try {
-            return takeBlockedP(s, pp, mp, gp, tick, now);
+            return takeBlockedP(s, pp, mp, gp, tick, now, viaKernel);
         } finally {
             s.idle.incidlelocked(1);
         }
     }
 
-    /** retakeBlocked from the scan-bit CAS on, with one more M counted as running. */
-    private static boolean takeBlockedP(Scheduler s, P pp, M mp, G gp, int tick, long now) {
+    /**
+     * retakeBlocked from the scan-bit CAS on, with one more M counted as running. {@code viaKernel}:
+     * the carrier was seen RUNNABLE but asleep in the kernel, with {@code pp.sysmonSleepCpu} its CPU
+     * time at this tick's look, unchanged since the look before (the stack sample was taken between
+     * them or after).
+     */
+    private static boolean takeBlockedP(Scheduler s, P pp, M mp, G gp, int tick, long now, boolean viaKernel) {
         if (!gp.tryCasgstatus(G._Grunning, G._Gscanrunning)) {
             return false;
         }
-        // The scan bit is ours: the carrier cannot change the G's status now. Re-check everything
-        // (the kernel asked afresh if the JVM says RUNNABLE).
-        Thread.State st = mp.thread.getState();
-        boolean asleep = !blockedState(st) && st == Thread.State.RUNNABLE && KernelThreads.sleeping(mp.tid);
+        // The scan bit is ours: the carrier cannot change the G's status now. Re-check everything.
+        // Still blocked? A JVM block: the thread state says so. A kernel sleep: no CPU used since
+        // the look before this tick's, so not one instruction ran since before the stack sample
+        // and the checks below; whatever it runs after its wake-up (a context switch, a full
+        // barrier) comes after our CAS and sees the scan bit.
+        boolean still;
+        if (viaKernel) {
+            long cpu;
+            try {
+                cpu = KernelThreads.cpuTime(mp.thread);
+            } catch (Throwable t) {
+                gp.setgstatusRelease(G._Grunning);
+                throw t;
+            }
+            still = cpu >= 0 && cpu == pp.sysmonSleepCpu;
+        } else {
+            still = blockedState(mp.thread.getState());
+        }
         if (mp.curg != gp
                 || pp.mOpaque() != mp
                 || mp.p != pp
                 || pp.status() != P._Prunning
                 || mp.locks != 0
                 || pp.schedtickOpaque() != tick
-                || !(blockedState(st) || asleep)
+                || !still
                 // After the thread state (see G.YIELD_NONE): has the G yielded to its M, whose code
                 // now runs (and may block, e.g. on a trace flush) before it changes the G's status
                 // itself? Then the P is the M's, as in Go (only a G's own M changes a running G's
@@ -198,9 +233,9 @@ final class Retake {
         pp.incSyscalltickOpaque();
         pp.sysmonBlockedG = null;
         // How checkRetaken watches it: by CPU time if the kernel had it asleep, else by JVM state.
-        mp.sysmonAsleepLook = asleep ? now : 0;
-        mp.sysmonAsleepCpu = asleep ? KernelThreads.cpuTime(mp.thread) : 0;
-        mp.sysmonAsleepStill = asleep;
+        mp.sysmonAsleepLook = viaKernel ? now : 0;
+        mp.sysmonAsleepCpu = viaKernel ? pp.sysmonSleepCpu : 0;
+        mp.sysmonAsleepStill = viaKernel;
         gp.syscallByRetake = true; // published by the release store below
         gp.setgstatusRelease(G._Gsyscall);
         Preempt.notice(mp); // its next poll (if instrumented) notices: Preempt.poll
@@ -298,15 +333,13 @@ final class Retake {
         });
     }
 
-    /**
-     * The carrier is parked or blocked in the JVM (a volatile read of the thread status, a few ns),
-     * or RUNNABLE but asleep in the kernel (a read of {@code /proc}, about 15 µs here: see
-     * {@link KernelThreads#sleeping}).
-     */
+    /** The carrier is parked or blocked in the JVM (cheap: a volatile read of the thread status). */
     static boolean carrierBlocked(M mp) {
-        Thread.State st = mp.thread.getState();
-        return blockedState(st) || (st == Thread.State.RUNNABLE && KernelThreads.sleeping(mp.tid));
+        return blockedState(mp.thread.getState());
     }
+
+    /** The least time between two looks at one carrier's CPU time or kernel state. */
+    static final long KERNEL_LOOK_NS = 1_000_000L;
 
     /** The most carriers' kernel states sysmon reads per ms ({@code Sysmon.mayAskKernel}). */
     static final int KERNEL_ASKS_PER_MS = 4;
@@ -328,10 +361,20 @@ final class Retake {
         if (blockedState(st)) {
             return true;
         }
-        if (st != Thread.State.RUNNABLE || mp.sysmonAsleepLook == 0) {
-            return false; // running; or retaken from a JVM block, and the JVM says it has left it
+        if (st != Thread.State.RUNNABLE) {
+            return false;
         }
-        if (now - mp.sysmonAsleepLook < STACK_RECHECK_NS || !sm.mayReadCpu(now)) {
+        if (mp.sysmonAsleepLook == 0) {
+            // Retaken from a JVM block, which it has left: running now, or asleep in native code
+            // (a socket read). Arm its polls, and watch its CPU time from here on.
+            if (mp.tid != 0 && sm.mayReadCpu(now)) {
+                mp.sysmonAsleepCpu = KernelThreads.cpuTime(mp.thread);
+                mp.sysmonAsleepLook = now;
+                mp.sysmonAsleepStill = false;
+            }
+            return false;
+        }
+        if (now - mp.sysmonAsleepLook < KERNEL_LOOK_NS || !sm.mayReadCpu(now)) {
             return mp.sysmonAsleepStill; // the last read's verdict
         }
         long cpu = KernelThreads.cpuTime(mp.thread);

@@ -1030,7 +1030,7 @@ public final class Scheduler {
      * <p>Go: debug.go SetDefaultGOMAXPROCS
      */
     public void setDefaultGOMAXPROCS() {
-        M mp = M.current();
+        M mp = Syscalls.currentLeavingRetake();
         if (mp == null || mp.sched != this || mp.p == null) {
             throw new IllegalStateException(
                     "gort: SetDefaultGOMAXPROCS must be called from a goroutine of this runtime");

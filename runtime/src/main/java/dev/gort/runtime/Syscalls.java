@@ -281,6 +281,20 @@ public final class Syscalls {
     }
 
     /**
+     * The calling carrier's M, after its goroutine left the "syscall" that sysmon made of a block
+     * it has since returned from ({@link Retake}: no gort call since), as its next gort call would:
+     * for runtime calls that need the P. Null outside a goroutine.
+     */
+    static M currentLeavingRetake() {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp != null && gp.syscallByRetake && gp.readgstatusNoScan() == G._Gsyscall && exitsyscall(gp)) {
+            mp = M.current(); // it moved
+        }
+        return mp;
+    }
+
+    /**
      * {@link #exitsyscall()} for the goroutine {@link #entersyscall()} returned (null: nothing to
      * do). Saves looking the carrier up again: a G's M is {@code gp.m} while it runs.
      */

@@ -208,11 +208,15 @@ public final class Sysmon {
             long now = System.nanoTime();
             s.coarseNanotime = now;
             // gort: nor while it watches a retaken carrier that is blocked (watchRetaken): when that
-            // carrier runs again, sysmon must re-arm its notice.
-            if (schedtraceNanos <= 0 && retaken.isEmpty() && (sc.gcwaiting || s.idle.npidle.get() == s.gomaxprocs)) {
+            // carrier runs again, sysmon must re-arm its notice. Nor while the world is being
+            // stopped and some P still runs: its carrier may be blocked in user code, and only
+            // sysmon's retake stops such a P (a GOMAXPROCS change waited up to a minute for it).
+            if (schedtraceNanos <= 0
+                    && retaken.isEmpty()
+                    && ((sc.gcwaiting && !anyPRunning()) || s.idle.npidle.get() == s.gomaxprocs)) {
                 long sleep = 0;
                 synchronized (sc.lock) {
-                    if (sc.gcwaiting || s.idle.npidle.get() == s.gomaxprocs) {
+                    if ((sc.gcwaiting && !anyPRunning()) || s.idle.npidle.get() == s.gomaxprocs) {
                         long next = timeSleepUntil();
                         long tnow = Scheduler.nanotime(); // timers' clock (not System.nanoTime's origin)
                         if (next > tnow) {
@@ -324,6 +328,9 @@ public final class Sysmon {
 
     private int cpuReads;
 
+    /** {@link #mayReadCpu} said no since checkRetaken last cleared it. Sysmon only, plain. */
+    private boolean cpuReadDenied;
+
     /**
      * May sysmon read one more carrier's kernel state ({@link KernelThreads#sleeping}, about 15 µs
      * here) now? At most {@link Retake#KERNEL_ASKS_PER_MS} per ms, whatever the number of Ps whose
@@ -339,14 +346,16 @@ public final class Sysmon {
     }
 
     /**
-     * May sysmon read one more retaken carrier's CPU time ({@link KernelThreads#cpuTime}, about 2
-     * µs here) now? At most {@link Retake#CPU_READS_PER_MS} per ms: with hundreds of carriers
-     * retaken asleep (goroutines blocked in unwrapped socket reads) each is read every few ms
-     * instead of every ms. Counts the read it allows. Sysmon only.
+     * May sysmon read one more carrier's CPU time ({@link KernelThreads#cpuTime}, about 2 µs here)
+     * now? At most {@link Retake#CPU_READS_PER_MS} per ms, for retakeBlocked's looks and
+     * checkRetaken's watch together: with hundreds of carriers retaken asleep (goroutines blocked
+     * in unwrapped socket reads) each is read every few ms instead of every ms. Counts the read it
+     * allows. Sysmon only.
      */
     boolean mayReadCpu(long now) {
         newKernelWindow(now);
         if (cpuReads >= Retake.CPU_READS_PER_MS) {
+            cpuReadDenied = true;
             return false;
         }
         cpuReads++;
@@ -354,11 +363,21 @@ public final class Sysmon {
     }
 
     private void newKernelWindow(long now) {
-        if (now - kernelAskWindow >= Retake.STACK_RECHECK_NS) {
+        if (now - kernelAskWindow >= Retake.KERNEL_LOOK_NS) {
             kernelAskWindow = now;
             kernelAsks = 0;
             cpuReads = 0;
         }
+    }
+
+    /** Some P is {@code _Prunning} (a racy look: the caller decides only whether to deep-sleep). */
+    private boolean anyPRunning() {
+        for (P pp : s.allp) {
+            if (pp != null && pp.status() == P._Prunning) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** retakeBlocked took {@code mp}'s P (its carrier is blocked): park its word and watch it. sysmon. */
@@ -375,10 +394,12 @@ public final class Sysmon {
      * call, its end) is re-armed and dropped (a stale NOTICE is cleared by its next poll). sysmon.
      */
     private void checkRetaken(long now) {
+        M firstDenied = null;
         for (int i = retaken.size() - 1; i >= 0; i--) {
             M mp = retaken.get(i);
             G gp = mp.curg;
             boolean inRetake = gp != null && gp.syscallByRetake && gp.readgstatusNoScan() == G._Gsyscall;
+            cpuReadDenied = false;
             if (inRetake && Retake.stillBlocked(this, mp, now)) {
                 Preempt.park(mp.thread);
             } else {
@@ -386,6 +407,18 @@ public final class Sysmon {
                 if (!inRetake) {
                     retaken.remove(i);
                 }
+            }
+            if (cpuReadDenied && firstDenied == null) {
+                firstDenied = mp;
+            }
+        }
+        if (firstDenied != null) {
+            // This ms's CPU reads ran out during the walk, which starts at the end: rotate the
+            // carriers it walked past to the front, so that the first one it could not read is
+            // walked first next time (no carrier goes unread for ever).
+            int idx = retaken.indexOf(firstDenied);
+            if (idx >= 0) {
+                java.util.Collections.rotate(retaken, retaken.size() - 1 - idx);
             }
         }
     }

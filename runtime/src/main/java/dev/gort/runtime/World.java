@@ -79,7 +79,7 @@ final class World {
         if (n <= 0) {
             return ret;
         }
-        M mp = M.current();
+        M mp = Syscalls.currentLeavingRetake();
         if (mp == null || mp.sched != s || mp.p == null) {
             throw new IllegalStateException("gort: GOMAXPROCS(n) must be called from a goroutine of this runtime");
         }

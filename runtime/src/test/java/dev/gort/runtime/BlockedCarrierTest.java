@@ -246,6 +246,42 @@ class BlockedCarrierTest {
     }
 
     /**
+     * A GOMAXPROCS change stops the world, which waits for every P, and a P whose carrier is
+     * blocked in user code stops only when sysmon retakes it. Sysmon used to deep-sleep whenever
+     * the world was being stopped (Go's rule: Go preempts everything), up to a minute, and the
+     * change waited that long; the class's 30 s timeout fails that. Now it keeps watching while a
+     * P still runs.
+     */
+    @Test
+    void aGomaxprocsChangeWaitsForABlockedCarrierOnlyUntilSysmonRetakesIt() {
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<M> blocked = new AtomicReference<>();
+        AtomicLong procsBefore = new AtomicLong();
+        s.run(() -> {
+            GoSema done = new GoSema(0);
+            s.newproc(() -> {
+                blocked.set(M.current());
+                try {
+                    assertTrue(release.await(60, TimeUnit.SECONDS)); // WAITING, opened after the change
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                done.release();
+            });
+            // Wait for the condition: G1's carrier blocked in the JVM, holding its P.
+            while (blocked.get() == null || !Retake.carrierBlocked(blocked.get())) {
+                Scheduler.gosched();
+            }
+            procsBefore.set(s.gomaxprocs(3));
+            release.countDown();
+            done.acquire();
+        });
+        assertEquals(2, procsBefore.get());
+        assertEquals(3, s.gomaxprocs);
+    }
+
+    /**
      * The carrier blocked twice in a row: the G noticed the first retake at its gort call (a
      * gosched), got a P back, blocked again and was retaken again; the G never ran on two Ms.
      */
