@@ -154,7 +154,11 @@ public final class Go {
         return sched().gomaxprocs();
     }
 
-    /** {@code runtime.Goexit()}: ends the calling goroutine (deferred finally blocks run). */
+    /**
+     * {@code runtime.Goexit()}: ends the calling goroutine (deferred finally blocks run). It unwinds
+     * the goroutine with an {@link Error}, which {@code catch (Exception)} lets pass as Go's
+     * {@code recover} does; a {@code catch (Throwable)} or {@code catch (Error)} must rethrow it.
+     */
     public static void goexit() {
         Runtimes.goexit();
     }

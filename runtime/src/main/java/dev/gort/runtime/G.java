@@ -869,8 +869,13 @@ public final class G extends Continuation {
         }
     }
 
-    /** Thrown by {@code Goexit} to unwind a goroutine; never escapes the goroutine. */
-    static final class Goexit extends RuntimeException {
+    /**
+     * Thrown by {@code Goexit} to unwind a goroutine; never escapes the goroutine. An {@link Error}
+     * (as {@code ThreadDeath} was), so that the handlers programs write for failures ({@code catch
+     * (Exception)}) let it pass, as Go's recover does; only a {@code catch (Throwable)} or
+     * {@code catch (Error)} that does not rethrow stops it.
+     */
+    static final class Goexit extends Error {
         static final Goexit INSTANCE = new Goexit();
 
         private Goexit() {

@@ -93,6 +93,39 @@ class PanicGoexitTest {
         assertEquals(1, numAfter.get());
     }
 
+    /**
+     * Go's recover cannot stop a Goexit. Java code cannot be kept from catching what is thrown, but
+     * the handlers programs write for failures ({@code catch (Exception)}, {@code catch
+     * (RuntimeException)}) must not: Goexit is an {@link Error}, as {@code ThreadDeath} was.
+     */
+    @Test
+    void goexitPassesHandlersForExceptions() {
+        List<String> events = new CopyOnWriteArrayList<>();
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        s.run(() -> {
+            GoSema done = new GoSema(0);
+            Scheduler.current().newproc(() -> {
+                try {
+                    try {
+                        Scheduler.goexit();
+                    } catch (RuntimeException e) {
+                        events.add("caught as a RuntimeException");
+                    }
+                    try {
+                        Scheduler.goexit();
+                    } catch (Exception e) {
+                        events.add("caught as an Exception");
+                    }
+                    events.add("ran on");
+                } finally {
+                    done.release();
+                }
+            });
+            done.acquire();
+        });
+        assertEquals(List.of(), events);
+    }
+
     @Test
     void goexitOutsideAGoroutineIsRefused() {
         assertThrows(IllegalStateException.class, Scheduler::goexit);
