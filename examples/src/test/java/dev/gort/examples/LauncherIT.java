@@ -45,6 +45,13 @@ class LauncherIT {
         assertTrue(Files.size(trace) > 0, "no trace: -Dgort.trace did not reach the JVM");
     }
 
+    /** The launcher's default collector (G1) gives way to the user's: two would stop the JVM. */
+    @Test
+    void aCollectorChosenOnTheCommandLineReplacesTheDefault() throws Exception {
+        String out = gort("example", "PrimeSieve", "5", "-XX:+UseSerialGC");
+        assertTrue(out.contains("(5 primes"), out);
+    }
+
     @Test
     void envPrintsTheSettingGivenOnTheCommandLine() throws Exception {
         String out = gort("env", "-Dgort.preempt.stride=0", "-Dgort.gomaxprocs=3");
