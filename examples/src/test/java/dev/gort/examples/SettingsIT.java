@@ -130,6 +130,12 @@ class SettingsIT {
         BAD.put("-Dgort.netpoll=kqueue", "malformed -Dgort.netpoll=kqueue: want one of epoll, selector");
         BAD.put("-Dgort.jfr=maybe", "malformed -Dgort.jfr=maybe: want true or false");
         BAD.put(
+                "-Dgort.debug.http=abc",
+                "malformed -Dgort.debug.http=abc: want [127.0.0.1:|localhost:]<port>, the port from 0 to 65535");
+        BAD.put(
+                "-Dgort.debug.http=99999",
+                "malformed -Dgort.debug.http=99999: want [127.0.0.1:|localhost:]<port>, the port from 0 to 65535");
+        BAD.put(
                 "-Dgort.traceback=loud",
                 "malformed -Dgort.traceback=loud: want none, single, all, system, crash or a level >= 0");
     }

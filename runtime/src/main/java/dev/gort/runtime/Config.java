@@ -377,7 +377,7 @@ public record Config(
                     intSetting("gort.trace.level", null, 2, 1, 2),
                     traceWorkloadSetting(),
                     boolSetting("gort.jmx", null, false),
-                    setting("gort.debug.http", null),
+                    debugHttpSetting(),
                     GoDebug.fromEnvironment(),
                     "throw".equals(fatalSetting()),
                     seedSetting(),
@@ -962,6 +962,28 @@ public record Config(
     }
 
     /** A long setting in [min, max]; absent: dflt; anything else is {@link #malformed}. */
+    /**
+     * {@code -Dgort.debug.http}: {@code [host:]port}, the port from 0 (a free one) to 65535, or null.
+     * A port that is not one is {@link #malformed}; the host is checked when the server starts
+     * (anything but the loopback is refused there, and the program runs without the server).
+     */
+    static String debugHttpSetting() {
+        String v = setting("gort.debug.http", null);
+        if (v == null) {
+            return null;
+        }
+        String want = "[127.0.0.1:|localhost:]<port>, the port from 0 to 65535";
+        try {
+            int port = Integer.parseInt(v.trim().substring(v.trim().lastIndexOf(':') + 1));
+            if (port < 0 || port > 65535) {
+                throw malformed("gort.debug.http", null, want);
+            }
+        } catch (NumberFormatException e) {
+            throw malformed("gort.debug.http", null, want);
+        }
+        return v;
+    }
+
     /** {@code -Dgort.seed} / {@code GORT_SEED}: any 64-bit integer; 0 (the default) means unseeded. */
     static long seedSetting() {
         String v = setting("gort.seed", "GORT_SEED");
