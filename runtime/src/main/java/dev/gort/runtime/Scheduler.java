@@ -247,6 +247,12 @@ public final class Scheduler {
     private volatile Throwable exitCause;
 
     private volatile String fatalMessage;
+    /**
+     * The thread that reports a fatal error (onFatal, before it ends the program; it goes on to
+     * write the trace and halt the JVM), which {@link #shutdown} must not interrupt. Written by
+     * onFatal, volatile.
+     */
+    private volatile Thread fatalReporter;
 
     /**
      * sysmon's reading of System.nanoTime(), refreshed every sysmon round (20 us to 10 ms apart);
@@ -444,12 +450,13 @@ public final class Scheduler {
         }
         for (M mp : ms) {
             mp.park.notewakeup();
-            if (mp.curg != null && mp.thread != Thread.currentThread()) {
+            if (mp.curg != null && mp.thread != Thread.currentThread() && mp.thread != fatalReporter) {
                 // A goroutine still on its carrier may be blocked in a Java call (Go would just
                 // exit). Carriers are as non-daemon as the caller of run (M.Origin), so such a
                 // carrier would keep the JVM alive: interrupt it, so that an interruptible call
                 // (sleep, wait, BlockingQueue.take, Lock.lockInterruptibly, NIO) ends and the
                 // carrier leaves at its next scheduling point. A late panic is dropped (gdestroy).
+                // Not the carrier reporting a fatal error: it writes -Dgort.trace's file and halts.
                 mp.thread.interrupt();
             }
         }
@@ -487,6 +494,7 @@ public final class Scheduler {
      * level and the wait-for graph, and ends the program.
      */
     void onFatal(String msg) {
+        fatalReporter = Thread.currentThread(); // before finish: the shutdown must not interrupt it
         fatalMessage = msg;
         if (schedtrace.periodMs > 0 || schedtrace.detailed)
             System.err.print(SchedTrace.format(this, schedtrace.elapsedMs(System.nanoTime()), true));

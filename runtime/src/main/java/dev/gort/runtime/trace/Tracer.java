@@ -285,18 +285,39 @@ public final class Tracer {
         if (sched == null) {
             return;
         }
+        // The shutdown interrupts carriers that still run a goroutine, and a halting thread may be
+        // one: an interrupt must neither end its wait for another thread's write in progress (it
+        // would halt the JVM under that write: no file, no message) nor fail its own write (NIO's
+        // interruptible channels). Set aside until the end.
+        boolean interrupted = Thread.interrupted();
         try {
             if (halting) {
-                if (!exitLock.tryLock(HALT_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)) {
-                    return;
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(HALT_WAIT_SECONDS);
+                boolean locked = false;
+                while (!locked) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return;
+                    }
+                    try {
+                        locked = exitLock.tryLock(left, java.util.concurrent.TimeUnit.NANOSECONDS);
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
                 }
             } else {
                 exitLock.lock();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return;
+            exitLocked(halting);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
+    }
+
+    /** {@link #exit} under {@link #exitLock}, which it releases. */
+    private void exitLocked(boolean halting) {
         try {
             if (exited) {
                 return;

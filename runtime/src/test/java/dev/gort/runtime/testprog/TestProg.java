@@ -1,6 +1,7 @@
 package dev.gort.runtime.testprog;
 
 import dev.gort.runtime.Config;
+import dev.gort.runtime.Fatal;
 import dev.gort.runtime.G;
 import dev.gort.runtime.GoSema;
 import dev.gort.runtime.Scheduler;
@@ -23,6 +24,7 @@ public final class TestProg {
             case "Exit" -> () -> System.out.println("main done");
             case "TracedPanic" -> TestProg::tracedPanic;
             case "TracedDeadlock" -> TestProg::tracedDeadlock;
+            case "TracedFatalInterrupted" -> TestProg::tracedFatalInterrupted;
             case "Observers" -> TestProg::observers;
             default -> {
                 System.out.println("unknown function: " + name);
@@ -99,6 +101,16 @@ public final class TestProg {
     static void tracedDeadlock() {
         tracedWork();
         blockForever();
+    }
+
+    /**
+     * -Dgort.trace: traced work, then a fatal error raised in main, on a carrier whose interrupt
+     * is already set, as the shutdown that the error starts sets it (racing with the report).
+     */
+    static void tracedFatalInterrupted() {
+        tracedWork();
+        Thread.currentThread().interrupt(); // the carrier's: main is not a virtual thread
+        throw Fatal.fatal(Scheduler.current(), "test: fatal error in a goroutine");
     }
 
     /**

@@ -84,6 +84,21 @@ class TraceOnCrashTest {
         assertEquals("dead", TraceValidator.loc(res.goroutines.get(panicked)), () -> res.goroutines.toString());
     }
 
+    /**
+     * A fatal error raised by a goroutine, whose carrier the shutdown interrupts (here: already
+     * interrupted when it raises it). The carrier used to give up its wait for the exit lock at
+     * once and halt the JVM, often while the main thread was writing the file: no file, no
+     * message, in 3 to 5 runs of 8.
+     */
+    @Test
+    void aFatalErrorOnAnInterruptedCarrierStillWritesTheTrace() throws Exception {
+        Path file = Files.createTempDirectory("gort-crash").resolve("fatal-g.html");
+        ChildJvm.Result r = runTraced("TracedFatalInterrupted", file);
+        assertTrue(r.output().startsWith("fatal error: test: fatal error in a goroutine\n"), r.output());
+        assertEquals(2, r.status(), r.output());
+        checkTrace(file, r);
+    }
+
     /** A fatal error (all goroutines are asleep): status 2, and the trace with main parked forever. */
     @Test
     void fatalErrorWritesAValidTrace() throws Exception {
