@@ -31,7 +31,8 @@ import java.util.Map;
  *   <li>{@code /debug/sched?detail=1}: one schedtrace;
  *   <li>{@code /debug/metrics}: every runtime/metrics value, one {@code name value} per line;
  *   <li>{@code /debug/trace?seconds=5&format=html|json}: traces for that long (at most 60 s) and
- *       returns the HTML timeline or the Perfetto JSON.
+ *       returns the HTML timeline or the Perfetto JSON;
+ *   <li>{@code /debug/} and {@code /debug/pprof/}: an index of the above.
  * </ul>
  * Bound to 127.0.0.1 only. Start with {@link #start} (port 0 picks one).
  */
@@ -55,6 +56,7 @@ public final class DebugServer implements AutoCloseable {
         hs.createContext("/debug/sched", d::sched);
         hs.createContext("/debug/metrics", d::metrics);
         hs.createContext("/debug/trace", d::trace);
+        hs.createContext("/debug/", d::index);
         hs.start();
         return d;
     }
@@ -176,10 +178,47 @@ public final class DebugServer implements AutoCloseable {
         Metrics m = new Metrics(s);
         StringBuilder sb = new StringBuilder();
         for (Metrics.Description d : Metrics.all()) {
-            sb.append(d.name()).append(' ').append(m.value(d.name())).append('\n');
+            Metrics.Sample sample = new Metrics.Sample(d.name());
+            m.read(sample);
+            // as its kind prints it: an integer as one, a histogram as its number of samples
+            // (histogram(N samples)), never a count under a name that says seconds
+            sb.append(d.name()).append(' ').append(sample.value).append('\n');
         }
         reply(ex, 200, "text/plain; charset=utf-8", sb.toString());
     }
+
+    /**
+     * {@code /debug/} and {@code /debug/pprof/}: an index of the endpoints, as net/http/pprof serves
+     * one at {@code /debug/pprof/}; any other path under {@code /debug/} that no endpoint has: 404.
+     */
+    private void index(HttpExchange ex) throws IOException {
+        String path = ex.getRequestURI().getPath();
+        if (!path.equals("/debug/") && !path.equals("/debug/pprof") && !path.equals("/debug/pprof/")) {
+            reply(ex, 404, "text/plain; charset=utf-8", "404 page not found\n");
+            return;
+        }
+        StringBuilder sb = new StringBuilder("<!DOCTYPE html><html><head><title>gort /debug/</title></head><body>\n");
+        sb.append("<p>gort debug endpoints (").append(s.numGoroutine()).append(" goroutines):</p><ul>\n");
+        for (String[] e : INDEX) {
+            sb.append("<li><a href=\"").append(e[0]).append("\">").append(e[0]).append("</a>: ");
+            sb.append(e[1]).append("</li>\n");
+        }
+        sb.append("</ul></body></html>\n");
+        reply(ex, 200, "text/html; charset=utf-8", sb.toString());
+    }
+
+    /** The index's entries: path (with a useful query), what it serves. */
+    private static final String[][] INDEX = {
+        {"/debug/pprof/goroutine?debug=1", "goroutine profile (debug=0: profile.proto for go tool pprof, 2: full dump)"
+        },
+        {"/debug/pprof/threadcreate?debug=1", "one record per M"},
+        {"/debug/pprof/goroutineleak?debug=1", "goroutines leaked: blocked on what nothing can reach"},
+        {"/debug/pprof/block?debug=1", "blocking profile (Go.setBlockProfileRate)"},
+        {"/debug/pprof/mutex?debug=1", "mutex contention profile (Go.setMutexProfileFraction)"},
+        {"/debug/sched?detail=1", "one schedtrace"},
+        {"/debug/metrics", "runtime/metrics, one name and value per line"},
+        {"/debug/trace?seconds=1&format=html", "an execution trace of that long, as the HTML timeline (or format=json)"}
+    };
 
     private void trace(HttpExchange ex) throws IOException {
         Map<String, String> q = query(ex.getRequestURI());

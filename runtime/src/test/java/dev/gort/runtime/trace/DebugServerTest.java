@@ -34,7 +34,7 @@ class DebugServerTest {
                     started.acquire();
                 }
                 // the HTTP calls block this carrier; the parked goroutines stay parked meanwhile
-                String[] r = new String[9];
+                String[] r = new String[12];
                 try {
                     r[0] = get(http, base + "/debug/pprof/goroutine?debug=2");
                     r[1] = get(http, base + "/debug/pprof/goroutine?debug=1");
@@ -46,6 +46,13 @@ class DebugServerTest {
                     Scheduler.current().blockprof.setMutexProfileFraction(3);
                     r[7] = get(http, base + "/debug/pprof/block?debug=1");
                     r[8] = get(http, base + "/debug/pprof/mutex?debug=1");
+                    r[9] = get(http, base + "/debug/");
+                    r[10] = get(http, base + "/debug/pprof/");
+                    HttpResponse<String> miss = http.send(
+                            HttpRequest.newBuilder(URI.create(base + "/debug/nothing-here"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    r[11] = miss.statusCode() + " " + miss.body();
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }
@@ -73,7 +80,14 @@ class DebugServerTest {
         assertTrue(
                 r[2].startsWith("SCHED ") && r[2].contains(" gcwaiting=false ") && r[2].contains("\n  P1: status="),
                 r[2]);
-        assertTrue(r[3].contains("/sched/goroutines:goroutines 4.0\n"), r[3]);
+        assertTrue(r[3].contains("/sched/goroutines:goroutines 4\n"), r[3]); // an integer prints as one
+        assertTrue(r[3].matches("(?s).*\n/sched/latencies:seconds histogram\\(\\d+ samples\\)\n.*"), r[3]);
+        // the index that net/http/pprof serves at /debug/pprof/, and no index for other paths
+        for (String index : new String[] {r[9], r[10]}) {
+            assertTrue(index.contains("<a href=\"/debug/pprof/goroutine?debug=1\">"), index);
+            assertTrue(index.contains("<a href=\"/debug/metrics\">") && index.contains("4 goroutines"), index);
+        }
+        assertEquals("404 404 page not found\n", r[11]);
         assertTrue(r[4].startsWith("{\"displayTimeUnit\":\"ns\""), r[4].substring(0, Math.min(200, r[4].length())));
     }
 
