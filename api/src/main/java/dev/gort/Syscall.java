@@ -29,8 +29,8 @@ import dev.gort.runtime.Syscalls;
  *       a P (what they wake goes to the global queue).
  *   <li>Outside a goroutine the call simply runs.
  *   <li>Blocking calls nobody wraps are detected by sysmon when the carrier's thread state shows
- *       it blocked (sleep, park, wait, monitor); native I/O stays RUNNABLE and is not detected:
- *       wrap it.
+ *       it blocked (sleep, park, wait, monitor); native I/O stays RUNNABLE, which sysmon notices
+ *       only after the goroutine's time slice and only on Linux (it asks the kernel): wrap it.
  * </ul>
  */
 public final class Syscall {

@@ -508,7 +508,7 @@ class AgentLocksTest {
     /**
      * Defect 3: a class initialiser blocks its carrier until sysmon has retaken the only P and
      * another goroutine, on the P's new M, waits for the same class (a wait the JVM reports as
-     * RUNNABLE, so that M is never retaken); then it runs a CPU loop whose polls find the G in
+     * RUNNABLE, so that M is retaken only after its time slice, on Linux); then it runs a CPU loop whose polls find the G in
      * sysmon's syscall state. Exiting that syscall would wait for a P forever: the poll must leave
      * the G running without one until the initialiser is done. Bounded by the test's timeout.
      */

@@ -98,7 +98,8 @@ public final class G extends Continuation {
     // thread, program order, plain. YIELD_NONE therefore also means "the G is on its carrier,
     // running its own code"; anything else, "the G has left (or never reached) it and its M's
     // code runs" (Go's g0). Sysmon reads it too (Retake.retakeBlocked, after its scan-bit CAS and
-    // the carrier's volatile thread state; the unmount's volatile store publishes the G's write):
+    // the carrier's volatile thread state, or its CPU time unchanged since a look at which the
+    // kernel had it asleep; the unmount's volatile store publishes the G's write):
     // it never retakes the P of an M whose G is not YIELD_NONE. A byte, as is trackingSeq: with
     // both narrowed from int a G was 152 bytes instead of 160 (JOL; 160 since the two
     // ThreadLocal map references).

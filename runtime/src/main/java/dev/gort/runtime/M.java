@@ -181,8 +181,10 @@ public sealed class M extends CacheLinePad permits M.Padded {
      * Critical runtime sections (no preemption, no retake of the P): {@code ++/--} by this M only,
      * plain. Read on purpose by sysmon's retakeBlocked from another thread, plain: only after it saw
      * the carrier blocked (Thread.getState, a volatile read of the state the carrier's thread wrote
-     * after its last change of locks), and again after its scan-bit CAS (a full fence); a stale
-     * value can only cost or defer one retake. Go: m.locks.
+     * after its last change of locks; or, for a carrier RUNNABLE but asleep in the kernel, CPU time
+     * unchanged between two looks: its last stores came before the context switch that put it to
+     * sleep, outside the Java memory model), and again after its scan-bit CAS (a full fence); a
+     * stale value can only cost or defer one retake. Go: m.locks.
      */
     int locks;
     /** Blocked in a note, or parked in place with its pinned G: written by this M, read racily by scheddetail (volatile). */

@@ -19,7 +19,7 @@ package dev.gort.runtime;
  * the class meanwhile wait in the JVM; with their carriers holding every P, nobody ran the timer or
  * the goroutine that would wake the initialiser: a hang), a blocking socket, pipe or file read in
  * native code, a JNI call that waits. On Linux sysmon asks the kernel about a RUNNABLE carrier whose G
- * has outlived its 10 ms time slice (the preemption it was sent has not been honoured), once per ms at
+ * has outlived its 10 ms time slice (it has held its P that long: a preemption, if sent, was not honoured), once per ms at
  * most: if the carrier has used no CPU since the last look ({@link KernelThreads#cpuTime}, about 2 µs
  * here), sysmon asks the kernel whether it sleeps ({@link KernelThreads#sleeping}, a read of
  * {@code /proc}, about 15 µs here, at most {@link #KERNEL_ASKS_PER_MS} per ms in all). Asleep

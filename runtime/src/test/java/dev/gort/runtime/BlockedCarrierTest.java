@@ -152,6 +152,7 @@ class BlockedCarrierTest {
     @Test
     void aNativeReadThatLooksRunnableDoesNotStallThePOnLinux() throws Exception {
         assumeTrue(KernelThreads.currentTid() != 0, "the kernel cannot be asked here (no /proc)");
+        assumeTrue(KernelThreads.cpuTime(Thread.currentThread()) >= 0, "no thread CPU time here");
         Pipe pipe = Pipe.open(); // blocking: the read waits in read(2), the JVM says RUNNABLE
         try {
             long[] t = race(
@@ -208,6 +209,7 @@ class BlockedCarrierTest {
     @Test
     void goroutinesWaitingForAnInitialiserThatSleepsDoNotHoldTheOnlyP() {
         assumeTrue(KernelThreads.currentTid() != 0, "the kernel cannot be asked here (no /proc)");
+        assumeTrue(KernelThreads.cpuTime(Thread.currentThread()) >= 0, "no thread CPU time here");
         Scheduler s = new Scheduler(TestSupport.config(1));
         assertEquals(List.of("loaded", "loaded"), touchAll(s, 2, () -> SleepyInitAtOneP.VALUE));
         // One P: the waiter's carrier held it, and only a retake let the initialiser's timer run.
@@ -222,6 +224,7 @@ class BlockedCarrierTest {
     @Test
     void goroutinesWaitingForAnInitialiserThatSleepsDoNotHoldEveryP() {
         assumeTrue(KernelThreads.currentTid() != 0, "the kernel cannot be asked here (no /proc)");
+        assumeTrue(KernelThreads.cpuTime(Thread.currentThread()) >= 0, "no thread CPU time here");
         Scheduler s = new Scheduler(TestSupport.config(2));
         assertEquals(List.of("loaded", "loaded", "loaded"), touchAll(s, 3, () -> SleepyInitAtTwoPs.VALUE));
     }

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * entered the call; only the syscall that sysmon entered on the G's behalf (Retake.retakeBlocked,
  * a carrier blocked in unwrapped user code) is left at a poll. Leaving the G's own syscall at a
  * poll let it go on into its blocking call holding a P, as a running G that sysmon cannot see
- * blocked (native I/O stays RUNNABLE): with every P lost that way the program hung (the
+ * blocked (native I/O stays RUNNABLE: sysmon sees it only after a time slice, and only on Linux): with every P lost that way the program hung (the
  * showcase's network scenario, the server's reads in Syscall.block, on a loaded machine). Both
  * syscall models ({@code psyscall}: Go 1.25's; else Go 1.26+'s).
  */
