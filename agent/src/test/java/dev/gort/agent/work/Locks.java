@@ -121,6 +121,16 @@ public final class Locks {
         Spinners.spinCpu(cpuNanos, new AtomicLong());
     }
 
+    /** An object whose {@code toString()} runs {@link #observed} (the JDK calls it under its lock). */
+    private static Object observedToString(long cpuNanos, AtomicLong ticks, AtomicInteger violations) {
+        return new Object() {
+            @Override
+            public String toString() {
+                return observed(cpuNanos, ticks, violations);
+            }
+        };
+    }
+
     /** A JDK method that holds a lock while it runs {@link #observed}; by name. */
     public static void insideJdkLock(String holder, long cpuNanos, AtomicLong ticks, AtomicInteger violations) {
         switch (holder) {
@@ -133,32 +143,12 @@ public final class Locks {
             case "Hashtable.computeIfAbsent" ->
                 new Hashtable<String, String>().computeIfAbsent("k", k -> observed(cpuNanos, ticks, violations));
             case "StringBuffer.append(Object)" ->
-                new StringBuffer().append(new Object() {
-                    @Override
-                    public String toString() {
-                        return observed(cpuNanos, ticks, violations);
-                    }
-                });
+                new StringBuffer().append(observedToString(cpuNanos, ticks, violations));
             case "PrintStream.printf" ->
                 new PrintStream(OutputStream.nullOutputStream())
-                        .printf(
-                                "%s%n",
-                                new Object() {
-                                    @Override
-                                    public String toString() {
-                                        return observed(cpuNanos, ticks, violations);
-                                    }
-                                });
+                        .printf("%s%n", observedToString(cpuNanos, ticks, violations));
             case "PrintWriter.printf" ->
-                new PrintWriter(Writer.nullWriter())
-                        .printf(
-                                "%s%n",
-                                new Object() {
-                                    @Override
-                                    public String toString() {
-                                        return observed(cpuNanos, ticks, violations);
-                                    }
-                                });
+                new PrintWriter(Writer.nullWriter()).printf("%s%n", observedToString(cpuNanos, ticks, violations));
             case "BufferedReader.readLine" -> {
                 try {
                     new BufferedReader(new Reader() {
