@@ -972,16 +972,24 @@ public record Config(
         if (v == null) {
             return null;
         }
-        String want = "[127.0.0.1:|localhost:]<port>, the port from 0 to 65535";
-        try {
-            int port = Integer.parseInt(v.trim().substring(v.trim().lastIndexOf(':') + 1));
-            if (port < 0 || port > 65535) {
-                throw malformed("gort.debug.http", null, want);
-            }
-        } catch (NumberFormatException e) {
-            throw malformed("gort.debug.http", null, want);
+        if (debugHttpPort(v) < 0) {
+            throw malformed("gort.debug.http", null, "[127.0.0.1:|localhost:]<port>, the port from 0 to 65535");
         }
         return v;
+    }
+
+    /**
+     * The port of a {@code -Dgort.debug.http} value ({@code [host:]port}; the host is not looked
+     * at), or -1 if that is not a port from 0 to 65535.
+     */
+    public static int debugHttpPort(String spec) {
+        String v = spec.trim();
+        try {
+            int port = Integer.parseInt(v.substring(v.lastIndexOf(':') + 1));
+            return port < 0 || port > 65535 ? -1 : port;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /** {@code -Dgort.seed} / {@code GORT_SEED}: any 64-bit integer; 0 (the default) means unseeded. */

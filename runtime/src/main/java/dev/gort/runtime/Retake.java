@@ -94,10 +94,12 @@ final class Retake {
         }
         Thread.State st = mp.thread.getState();
         boolean viaKernel = !blockedState(st);
+        if (pp.sysmonBlockedViaKernel != viaKernel) {
+            // A sighting counts for the way it was made only: a JVM block's ends at the first
+            // RUNNABLE look, a kernel sleep's at a JVM block.
+            pp.sysmonBlockedG = null;
+        }
         if (viaKernel) {
-            if (!pp.sysmonBlockedViaKernel) {
-                pp.sysmonBlockedG = null; // a JVM block's sighting ends at the first RUNNABLE look
-            }
             // RUNNABLE may still be a wait (the class comment's second kind). Only once the G has
             // outlived its time slice, and once per ms at most: has the carrier used CPU since the
             // last look (a cheap read)? If not, ask the kernel whether it sleeps (a dear one).
@@ -130,8 +132,6 @@ final class Retake {
                 pp.sysmonBlockedG = null; // waiting for a CPU, not for an event
                 return false;
             }
-        } else if (pp.sysmonBlockedViaKernel) {
-            pp.sysmonBlockedG = null; // a sighting counts for the way it was made only
         }
         int tick = pp.schedtickOpaque();
         if (pp.sysmonBlockedG != gp || pp.sysmonBlockedTick != tick) {
@@ -199,7 +199,7 @@ final class Retake {
             }
             still = cpu >= 0 && cpu == pp.sysmonSleepCpu;
         } else {
-            still = blockedState(mp.thread.getState());
+            still = carrierBlocked(mp);
         }
         if (mp.curg != gp
                 || pp.mOpaque() != mp

@@ -77,16 +77,10 @@ public final class DebugServer implements AutoCloseable {
                 throw new IllegalArgumentException(
                         "the debug server listens on the loopback interface only, not " + host);
             }
-            v = v.substring(colon + 1);
         }
-        int port;
-        try {
-            port = Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("not a port: " + v);
-        }
-        if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("port out of range: " + port);
+        int port = dev.gort.runtime.Config.debugHttpPort(v);
+        if (port < 0) {
+            throw new IllegalArgumentException("not a port from 0 to 65535: " + v.substring(colon + 1));
         }
         return port;
     }
