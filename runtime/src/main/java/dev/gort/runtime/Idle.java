@@ -49,6 +49,12 @@ final class Idle {
         long nmfreed;
         /** System Ms not counted by checkdead (sysmon). Go: sched.nmsys. */
         int nmsys;
+        /**
+         * The id of sysmon's M, -1 until sysmon starts. Not an {@link M} of {@link #allm} (sysmon is a
+         * plain thread), but Go's sysmon runs on an M of allm with no P, so scheddetail's M lines and
+         * the threadcreate profile list it from this id. Go: newm(sysmon, nil, -1).
+         */
+        long sysmonM = -1;
         /** Thread limit. Go: sched.maxmcount. */
         int maxmcount = 10_000;
         /** Every M ever started and not exited, newest first (Go's allm order). Go: allm. */
@@ -655,6 +661,7 @@ final class Idle {
         synchronized (sched.lock) {
             long id = checkmcountAndReserve();
             synced.nmsys++;
+            synced.sysmonM = id;
             if (s.trace.on) s.trace.mCreate(id, true);
             return id;
         }

@@ -166,7 +166,10 @@ public final class SchedTrace {
             if (detailed) {
                 phase("ms");
                 List<M> allm = s.idle.synced.allm;
-                int nm = allm.size();
+                // sysmon's M has no M object: it is listed in id order among allm's (newest first),
+                // with no P, no G and nothing held, as Go lists sysmon's M.
+                long sysmonM = s.idle.synced.sysmonM;
+                int nm = allm.size() + (sysmonM >= 0 ? 1 : 0);
                 mId = new long[nm];
                 mP = new int[nm];
                 mCurg = new long[nm];
@@ -174,8 +177,17 @@ public final class SchedTrace {
                 mSpinning = new boolean[nm];
                 mBlocked = new boolean[nm];
                 mLockedg = new long[nm];
-                for (int i = 0; i < nm; i++) {
-                    M mp = allm.get(i);
+                for (int i = 0, j = 0; i < nm; i++) {
+                    M mp = j < allm.size() ? allm.get(j) : null;
+                    if (sysmonM >= 0 && (mp == null || mp.id < sysmonM)) {
+                        mId[i] = sysmonM;
+                        mP[i] = -1;
+                        mCurg[i] = -1;
+                        mLockedg[i] = -1;
+                        sysmonM = -1;
+                        continue;
+                    }
+                    j++;
                     P pp = mp.p;
                     G curg = mp.curg;
                     G lockedg = mp.lockedg;

@@ -1126,6 +1126,13 @@ public final class Scheduler {
         }
     }
 
+    /** How many Ms Go's allm would hold: this runtime's carriers and sysmon's M once it has started. */
+    public int allmWithSysmon() {
+        synchronized (sched.lock) {
+            return idle.synced.allm.size() + (idle.synced.sysmonM >= 0 ? 1 : 0);
+        }
+    }
+
     /**
      * After {@link #run} returned: waits (at most {@code timeoutNanos}) until every carrier of this
      * runtime has ended, so that figures read next (preemption outcomes, syscall counts) are final:

@@ -151,6 +151,8 @@ class SchedTraceTest {
         int ps = 0;
         int ms = 0;
         int gs = 0;
+        long lastM = Long.MAX_VALUE;
+        boolean sawSysmon = false;
         boolean sawMain = false;
         boolean sawParked = false;
         for (String l : lines.subList(1, lines.size())) {
@@ -164,6 +166,13 @@ class SchedTraceTest {
             } else if (mm.matches()) {
                 assertEquals(0, gs, "M lines before G lines");
                 assertEquals("", mm.group(6), "empty preemptoff prints as 'preemptoff= locks='");
+                long id = Long.parseLong(mm.group(1));
+                assertTrue(id < lastM, "M lines newest first, as Go walks allm: " + out.get());
+                lastM = id;
+                if (id == s.idle.synced.sysmonM) {
+                    sawSysmon = true;
+                    assertTrue(l.startsWith("  M" + id + ": p=nil curg=nil "), l);
+                }
                 ms++;
             } else if (gm.matches()) {
                 long goid = Long.parseLong(gm.group(1));
@@ -182,12 +191,11 @@ class SchedTraceTest {
             }
         }
         assertEquals(2, ps);
-        // The M lines are the allm snapshot taken under sched.lock with the header; a spinning M may be
-        // started after format returned, so compare with the header's own count, not with allm() read later.
-        // threads= is mcount(), which also counts sysmon's system M (not in allm).
+        // The M lines are the allm snapshot taken under sched.lock with the header, so they match the
+        // header's threads= (mcount: no M has exited here), sysmon's M included as Go's allm holds it.
         int threads = Integer.parseInt(h.group(4));
-        assertTrue(ms >= 1 && ms <= threads && ms <= s.allm().size(), "M lines " + ms + " vs threads=" + threads);
-        assertTrue(sawMain && sawParked, out.get());
+        assertEquals(threads, ms, out.get());
+        assertTrue(sawSysmon && sawMain && sawParked, out.get());
     }
 
     @Test

@@ -85,13 +85,13 @@ public final class Pprof {
     }
 
     /**
-     * The threadcreate profile: one record per M of {@code allm} (sysmon's included, as Go's allm).
-     * gort does not record the stacks that created its Ms, so every record's stack is empty, which
-     * Go prints as {@code #\t0x0}. Go: pprof.go writeThreadCreate.
+     * The threadcreate profile: one record per M of {@code allm} and one for sysmon's M (Go's allm
+     * holds sysmon's). gort does not record the stacks that created its Ms, so every record's stack
+     * is empty, which Go prints as {@code #\t0x0}. Go: pprof.go writeThreadCreate.
      */
     public static void writeThreadCreate(Scheduler s, OutputStream w, int debug) throws IOException {
         List<StackTraceElement[]> stacks = new ArrayList<>();
-        for (int i = 0, n = s.allm().size(); i < n; i++) {
+        for (int i = 0, n = s.allmWithSysmon(); i < n; i++) {
             stacks.add(new StackTraceElement[0]);
         }
         writeCountProfile(w, debug, "threadcreate", stacks);

@@ -119,6 +119,8 @@ class PprofTest {
         assertTrue(d2.startsWith("goroutine 1 [running]:\n"), d2);
         String tc = new String(r[4], StandardCharsets.UTF_8);
         assertTrue(Pattern.matches("threadcreate profile: total (\\d+)\n\\1 @\n#\t0x0\n\n", tc), tc);
+        // one M at GOMAXPROCS=1 (none exited, none spinning) and sysmon's, as Go's allm
+        assertTrue(tc.startsWith("threadcreate profile: total 2\n"), tc);
     }
 
     /** A go binary: $GORT_GO, Debian's golang-1.19-go, or go on the PATH; null if none. */
