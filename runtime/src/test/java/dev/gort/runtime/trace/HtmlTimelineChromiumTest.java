@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The HTML timeline of a real run, loaded in headless Chromium (Debian's {@code chromium} package;
@@ -33,6 +34,10 @@ import org.junit.jupiter.api.Test;
  * <p>Skips (with the reason) when no Chromium is installed.
  */
 class HtmlTimelineChromiumTest {
+    /** Chromium's profile directories (2 MB each), deleted by JUnit after each test. */
+    @TempDir
+    Path tmp;
+
     static final Path OUT = Path.of("target", "gort-timeline");
     static Path chromium;
 
@@ -102,7 +107,7 @@ class HtmlTimelineChromiumTest {
         assertTrue(when >= 0, "no G ran on P1..P3");
         TraceValidator.Result state = TraceValidator.stateAt(t, when);
 
-        Path profile = Files.createTempDirectory("gort-chromium");
+        Path profile = Files.createTempDirectory(tmp, "chromium");
         List<String> cmd = chromiumCmd(profile);
         cmd.add("--dump-dom");
         cmd.add(html.toAbsolutePath().toUri() + "#t=" + when);
@@ -135,7 +140,7 @@ class HtmlTimelineChromiumTest {
         // a zoomed view: the middle tenth of the run holds exactly the runs that overlap it
         long v0 = t.ts(0) + (t.endTs() - t.ts(0)) * 45 / 100;
         long v1 = t.ts(0) + (t.endTs() - t.ts(0)) * 55 / 100;
-        List<String> zcmd = chromiumCmd(Files.createTempDirectory("gort-chromium"));
+        List<String> zcmd = chromiumCmd(Files.createTempDirectory(tmp, "chromium"));
         zcmd.add("--dump-dom");
         long sel = runs.get(runs.size() / 2)[3]; // a goroutine to search for
         long selRuns = runs.stream().filter(x -> x[3] == sel).count();
@@ -205,7 +210,7 @@ class HtmlTimelineChromiumTest {
         // and a screenshot, kept as a test artefact
         Path png = OUT.resolve("fan-out.png");
         Files.deleteIfExists(png);
-        List<String> shot = chromiumCmd(Files.createTempDirectory("gort-chromium"));
+        List<String> shot = chromiumCmd(Files.createTempDirectory(tmp, "chromium"));
         shot.add("--window-size=1300,1000");
         shot.add("--screenshot=" + png.toAbsolutePath());
         shot.add(html.toAbsolutePath().toUri() + "#t=" + when);
@@ -305,7 +310,7 @@ class HtmlTimelineChromiumTest {
             idx++;
         }
         assertTrue(idx + 1 < t.size(), "no two events share a timestamp");
-        List<String> cmd = chromiumCmd(Files.createTempDirectory("gort-chromium"));
+        List<String> cmd = chromiumCmd(Files.createTempDirectory(tmp, "chromium"));
         cmd.add("--dump-dom");
         cmd.add(html.toAbsolutePath().toUri() + "#e=" + idx);
         String dom = run(cmd, OUT.resolve("chromium-big.log"));

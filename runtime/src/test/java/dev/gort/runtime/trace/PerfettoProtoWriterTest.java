@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Perfetto protobuf trace, read back without a schema (protobuf-java's UnknownFieldSet) and
@@ -31,6 +32,10 @@ import org.junit.jupiter.api.Test;
  * the trace's runs, and the file is several times smaller per event than the JSON.
  */
 class PerfettoProtoWriterTest {
+    /** Deleted by JUnit after each test (a temporary directory per run would pile up in /tmp). */
+    @TempDir
+    Path tmp;
+
     record Track(long uuid, String name, long pid, long tid, boolean counter) {}
 
     static final class Read {
@@ -202,7 +207,7 @@ class PerfettoProtoWriterTest {
         ChromeTraceWriter.write(t, sw);
         long json = sw.toString().getBytes(StandardCharsets.UTF_8).length;
         long proto = bo.size();
-        Path dir = Files.createTempDirectory("gort-pftrace");
+        Path dir = tmp;
         Path gz = dir.resolve("t.pftrace.gz");
         TraceFiles.write(t, gz);
         Path jgz = dir.resolve("t.json.gz");

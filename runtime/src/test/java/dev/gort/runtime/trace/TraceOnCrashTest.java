@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code -Dgort.trace=<file>} is written on the way out of a panic and of a fatal error (the JVM
@@ -20,6 +21,10 @@ import org.junit.jupiter.api.Test;
  * HTML timeline, and this test reads the events back out of the page and validates them.
  */
 class TraceOnCrashTest {
+    /** Deleted by JUnit after each test (a temporary directory per run would pile up in /tmp). */
+    @TempDir
+    Path tmp;
+
     private static final Pattern EVENT =
             Pattern.compile("\\[(-?\\d+),(\\d+),(\\d+),(-?\\d+),(-?\\d+),(\\d+),(-?\\d+),(-?\\d+)\\]");
 
@@ -67,7 +72,7 @@ class TraceOnCrashTest {
     /** A panic in a goroutine: Go's panic text, status 2, and the trace up to the panicking G's exit. */
     @Test
     void panicWritesAValidTrace() throws Exception {
-        Path file = Files.createTempDirectory("gort-crash").resolve("panic.html");
+        Path file = tmp.resolve("panic.html");
         ChildJvm.Result r = runTraced("TracedPanic", file);
         assertTrue(r.output().startsWith("panic: java.lang.IllegalStateException: child exploded\n"), r.output());
         assertEquals(2, r.status(), r.output());
@@ -92,7 +97,7 @@ class TraceOnCrashTest {
      */
     @Test
     void aFatalErrorOnAnInterruptedCarrierStillWritesTheTrace() throws Exception {
-        Path file = Files.createTempDirectory("gort-crash").resolve("fatal-g.html");
+        Path file = tmp.resolve("fatal-g.html");
         ChildJvm.Result r = runTraced("TracedFatalInterrupted", file);
         assertTrue(r.output().startsWith("fatal error: test: fatal error in a goroutine\n"), r.output());
         assertEquals(2, r.status(), r.output());
@@ -102,7 +107,7 @@ class TraceOnCrashTest {
     /** A fatal error (all goroutines are asleep): status 2, and the trace with main parked forever. */
     @Test
     void fatalErrorWritesAValidTrace() throws Exception {
-        Path file = Files.createTempDirectory("gort-crash").resolve("fatal.html");
+        Path file = tmp.resolve("fatal.html");
         ChildJvm.Result r = runTraced("TracedDeadlock", file);
         assertTrue(r.output().startsWith("fatal error: all goroutines are asleep - deadlock!\n"), r.output());
         assertEquals(2, r.status(), r.output());

@@ -14,9 +14,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** -Dgort.trace=<file>, the Chrome/Perfetto JSON layout, the flight-recorder window, tracing off. */
 class TraceOutputsTest {
+    /** Deleted by JUnit after each test (a temporary directory per run would pile up in /tmp). */
+    @TempDir
+    Path tmp;
+
     @Test
     void offByDefaultAndNothingRecorded() {
         Scheduler s = new Scheduler(Workloads.config(2, true));
@@ -28,7 +33,7 @@ class TraceOutputsTest {
 
     @Test
     void systemPropertyWritesTheFileAtExit() throws Exception {
-        Path dir = Files.createTempDirectory("gort-trace");
+        Path dir = tmp;
         Path file = dir.resolve("run.json.gz");
         System.setProperty("gort.trace", file.toString());
         Scheduler s;
