@@ -215,6 +215,7 @@ public final class Trace {
     /** {@link #decode(Tracer.Session, Scheduler)}; {@code cutNow} false keeps every event (rebuilt traces). */
     static Trace decode(Tracer.Session s, Scheduler sched, boolean cutNow) {
         List<Run> runs = new ArrayList<>();
+        boolean windowCut;
         for (int attempt = 1; ; attempt++) {
             runs.clear();
             long end = s.now();
@@ -249,6 +250,22 @@ public final class Trace {
             if (cutNow && cut > end - s.t0 && attempt < OVERRUN_ATTEMPTS) {
                 continue; // that empty trace is consistent but useless: read again, with a new end
             }
+            // The window asked for (Options.window): events older than it before the end cut go too,
+            // cut at one time across the buffers, as above.
+            windowCut = false;
+            if (cutNow && s.windowNanos > 0) {
+                double units = s.windowNanos / s.nanosPerUnit();
+                long elapsed = end - s.t0;
+                if (units < elapsed) {
+                    long wcut = elapsed - (long) units;
+                    for (Run r : runs) {
+                        windowCut |= r.len() > 0 && r.d()[0] - s.t0 < wcut;
+                    }
+                    if (windowCut) {
+                        cut = Math.max(cut, wcut);
+                    }
+                }
+            }
             if (cut != Long.MIN_VALUE) {
                 List<Run> trimmed = new ArrayList<>();
                 for (Run r : runs) {
@@ -269,7 +286,7 @@ public final class Trace {
             total += r.len;
         }
         String config = sched == null ? "" : sched.config().toString();
-        boolean lost = false;
+        boolean lost = windowCut;
         for (Run r : runs) {
             lost |= r.windowStart() != Long.MIN_VALUE;
         }

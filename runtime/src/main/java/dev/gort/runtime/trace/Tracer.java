@@ -148,7 +148,10 @@ public final class Tracer {
             return this;
         }
 
-        /** Flight-recorder mode: keep roughly the last {@code ms} milliseconds of every buffer (0: everything). */
+        /**
+         * Flight-recorder mode: the trace holds the last {@code ms} milliseconds before it is read (0:
+         * everything), or less where an M wrote more than its {@code ms/10} chunks of 1.5 MB hold.
+         */
         public Options window(long ms) {
             this.windowMs = ms;
             return this;
@@ -170,11 +173,14 @@ public final class Tracer {
     public synchronized void start(Options o) {
         TraceClock.init(); // here, not in the first hook: see init
         // 8-16 bytes per event (TraceBuf's compact forms), 98000-196000 events per 1.5 MB chunk (10-20 ms of a busy
-        // M's ping-pong, whose records are all one long): a window of W ms keeps W/10 chunks per M, a rough bound
-        // that is enough for "the last few hundred ms" (Go's flight recorder is also approximate).
+        // M's ping-pong, whose records are all one long): a window of W ms keeps W/10 chunks per M, a memory bound
+        // (Go's FlightRecorderConfig.MaxBytes) that holds at least W ms of all but the busiest Ms; the decoder
+        // then keeps exactly the last W ms of what the chunks hold (Go's MinAge is a lower bound: it may keep more).
         int maxChunks = o.windowMs <= 0 ? 0 : (int) Math.max(2, o.windowMs / 10);
         Session s = new Session(this, maxChunks, true, o.workload, true);
         s.level = o.level;
+        s.windowNanos =
+                o.windowMs <= 0 ? 0 : o.windowMs > Long.MAX_VALUE / 1_000_000 ? Long.MAX_VALUE : o.windowMs * 1_000_000;
         session = s;
         s.recordInitialState(sched);
         on = true;
@@ -459,6 +465,11 @@ public final class Tracer {
         long initialThreads;
         /** Options.level; written before the session is published. */
         int level = 2;
+        /**
+         * Options.window in ns (0: no window): the decoder keeps the events of the last this-many ns
+         * before its end cut. Written before the session is published.
+         */
+        long windowNanos;
 
         /**
          * A session whose stamps are {@code System.nanoTime()} ns: hand-built buffers in tests, and

@@ -232,6 +232,33 @@ class TraceOutputsTest {
         assertEquals(2, exits, "the window lost the run's last events");
     }
 
+    /**
+     * A window is a time window, not only a memory bound: a quiet run of ~300 ms whose events fit in
+     * the chunks many times over keeps only the last 50 ms (all 300 before: the chunks never filled).
+     */
+    @Test
+    void flightRecorderWindowKeepsOnlyTheLastMillisecondsOfAQuietRun() {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        s.trace.start(new Tracer.Options().window(50));
+        s.run(() -> {
+            long start = System.nanoTime();
+            long next = start;
+            for (long now = start; now - start < 300_000_000L; now = System.nanoTime()) {
+                if (now - next >= 0) {
+                    Scheduler.gosched(); // an event or two a millisecond
+                    next += 1_000_000L;
+                }
+            }
+        });
+        Trace t = s.trace.stop();
+        assertTrue(t.size() > 0);
+        assertFalse(t.complete, "the run's start was cut");
+        long span = t.endTs() - t.ts(0);
+        assertTrue(span <= 50_000_000L, "kept " + span / 1_000_000.0 + " ms of a 50 ms window");
+        TraceValidator.Result res = TraceValidator.validate(t);
+        assertTrue(res.ok(), res::toString);
+    }
+
     static final Pattern FIELD =
             Pattern.compile("\"(ph|name|cat|pid|tid|ts|dur|id|bp)\":(\"(?:[^\"\\\\]|\\\\.)*\"|-?[0-9.]+)");
 
