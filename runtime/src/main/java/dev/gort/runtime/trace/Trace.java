@@ -250,14 +250,20 @@ public final class Trace {
             if (cutNow && cut > end - s.t0 && attempt < OVERRUN_ATTEMPTS) {
                 continue; // that empty trace is consistent but useless: read again, with a new end
             }
-            // The window asked for (Options.window): events older than it before the end cut go too,
-            // cut at one time across the buffers, as above.
+            // The window asked for (Options.window): the events of its length up to the last one kept
+            // (not up to the end cut, which a runtime's exit precedes by as long as the carriers take to
+            // leave), cut at one time across the buffers, as above.
             windowCut = false;
             if (cutNow && s.windowNanos > 0) {
+                long last = Long.MIN_VALUE;
+                for (Run r : runs) {
+                    if (r.len() > 0) {
+                        last = Math.max(last, r.d()[(r.len() - 1) * TraceBuf.REC] - s.t0);
+                    }
+                }
                 double units = s.windowNanos / s.nanosPerUnit();
-                long elapsed = end - s.t0;
-                if (units < elapsed) {
-                    long wcut = elapsed - (long) units;
+                if (last != Long.MIN_VALUE && units < last) {
+                    long wcut = last - (long) units;
                     for (Run r : runs) {
                         windowCut |= r.len() > 0 && r.d()[0] - s.t0 < wcut;
                     }

@@ -149,7 +149,7 @@ public final class Tracer {
         }
 
         /**
-         * Flight-recorder mode: the trace holds the last {@code ms} milliseconds before it is read (0:
+         * Flight-recorder mode: the trace holds the last {@code ms} milliseconds up to its last event (0:
          * everything), or less where an M wrote more than its {@code ms/10} chunks of 1.5 MB hold.
          */
         public Options window(long ms) {
