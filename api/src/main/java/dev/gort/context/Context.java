@@ -78,7 +78,7 @@ public interface Context {
      * withDeadline(parent, now + timeout), timed on the monotonic clock. Go: context.WithTimeout.
      */
     static CancelContext withTimeout(Context parent, Duration timeout) {
-        return Contexts.withDeadline(parent, dev.gort.Time.now().plus(timeout), Contexts.nanos(timeout));
+        return Contexts.withDeadline(parent, Contexts.deadlineAfter(timeout), Contexts.nanos(timeout));
     }
 
     /** A copy of parent in which key maps to val. Go: context.WithValue. */

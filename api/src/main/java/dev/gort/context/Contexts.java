@@ -85,9 +85,7 @@ final class Contexts {
         }
         TimerCtx c = new TimerCtx(parent, d);
         c.propagateCancel(parent, c);
-        long dur = timeoutNanos >= 0
-                ? timeoutNanos
-                : Duration.between(Time.now(), d).toNanos();
+        long dur = timeoutNanos >= 0 ? timeoutNanos : untilNanos(d);
         if (dur <= 0) {
             c.cancel(true, Context.DEADLINE_EXCEEDED, null); // deadline has already passed
             return c;
@@ -101,6 +99,29 @@ final class Contexts {
             c.mu.unlock();
         }
         return c;
+    }
+
+    /**
+     * Nanoseconds from now until {@code d}, saturating at Long's range as Go's Time.Sub saturates
+     * at Duration's: a deadline centuries away is a live context, not an overflow. Go: time.Until.
+     */
+    static long untilNanos(Instant d) {
+        Duration left = Duration.between(Time.now(), d);
+        try {
+            return left.toNanos();
+        } catch (ArithmeticException e) {
+            return left.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+    }
+
+    /** {@code now + timeout}, Instant.MAX (or MIN) where that lies past Instant's range. */
+    static Instant deadlineAfter(Duration timeout) {
+        Instant now = Time.now();
+        try {
+            return now.plus(timeout);
+        } catch (java.time.DateTimeException | ArithmeticException e) {
+            return timeout.isNegative() ? Instant.MIN : Instant.MAX;
+        }
     }
 
     /** A Duration as non-negative nanoseconds, saturating. */

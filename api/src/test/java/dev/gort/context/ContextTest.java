@@ -12,6 +12,7 @@ import dev.gort.Select;
 import dev.gort.Time;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -117,6 +118,33 @@ class ContextTest {
             check(later.deadline().equals(soon.deadline()), "child keeps the earlier parent deadline");
             later.done().recv();
             check(later.err() == Context.DEADLINE_EXCEEDED, "propagated from parent: %s", later.err());
+        });
+    }
+
+    /**
+     * Deadlines past Long's nanoseconds saturate, as Go's Time.Sub does at Duration's range: a far
+     * future is a live context, a far past an expired one; neither overflows (ArithmeticException
+     * before, from year 2400 or Instant.MAX on, and DateTimeException for a huge timeout).
+     */
+    @Test
+    void deadlinesCenturiesAwaySaturate() {
+        GortTesting.run(1, () -> {
+            for (Instant far : List.of(Instant.MAX, Instant.parse("9999-12-31T00:00:00Z"))) {
+                CancelContext c = Context.withDeadline(Context.background(), far);
+                check(c.err() == null, "live until %s", far);
+                check(c.deadline().equals(Optional.of(far)), "deadline %s", c.deadline());
+                c.cancel();
+                check(c.err() == Context.CANCELED, "cancelled: %s", c.err());
+            }
+            for (Instant past : List.of(Instant.MIN, Instant.parse("1600-01-01T00:00:00Z"))) {
+                CancelContext c = Context.withDeadline(Context.background(), past);
+                check(c.err() == Context.DEADLINE_EXCEEDED, "expired at %s: %s", past, c.err());
+            }
+            CancelContext huge = Context.withTimeout(Context.background(), Duration.ofSeconds(Long.MAX_VALUE / 2));
+            check(huge.err() == null && huge.deadline().equals(Optional.of(Instant.MAX)), "%s", huge.deadline());
+            huge.cancel();
+            CancelContext negative = Context.withTimeout(Context.background(), Duration.ofSeconds(Long.MIN_VALUE / 2));
+            check(negative.err() == Context.DEADLINE_EXCEEDED, "%s", negative.err());
         });
     }
 
