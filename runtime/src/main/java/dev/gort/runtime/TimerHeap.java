@@ -83,13 +83,29 @@ final class TimerHeap {
     }
 
     /**
-     * A bubble's root, before it reads the next timer: removes every stopped timer and applies
-     * every pending modification, so that {@link #wakeTime()} is the when of a live timer (a
-     * stopped timer must not move the fake clock). gort: Go reads wakeTime as it is.
+     * A bubble's root, before it reads the next timer: makes {@link #wakeTime()} the when of a live
+     * timer (a stopped timer must not move the fake clock). A timer moved earlier may lie anywhere in
+     * the heap ({@code minWhenModified} says so): then every modification is applied; otherwise only
+     * the head's stopped or moved timers are taken out or put in place until a live one leads, so a
+     * step of the fake clock does not cost a scan of every pending timer (it did: 189 µs a step with
+     * 100,000 timers pending). gort: Go reads wakeTime as it is.
      */
     synchronized long cleanWakeTime(long now) {
-        if (n > 0) {
+        if (n > 0 && minWhenModified != 0) {
             adjust(now, true);
+        }
+        while (n > 0) {
+            Timer t = timers[0];
+            if ((t.astate() & (Timer.timerModified | Timer.timerZombie)) == 0) {
+                break;
+            }
+            synchronized (t) {
+                boolean moved = t.updateHeap(this);
+                t.publish();
+                if (!moved) {
+                    break;
+                }
+            }
         }
         publishLen();
         return wakeTime();
