@@ -165,6 +165,46 @@ class SeededScheduleTest {
     }
 
     /**
+     * A replay whose recording has steps the run did not take (a line appended, a recording of a
+     * longer run) diverged too: at the main goroutine's return, the first unused step is reported
+     * (it replayed as "ok" before, 433 of 434 steps checked).
+     */
+    @Test
+    void aReplayWithStepsLeftOverDivergesAtTheEndOfTheRun() {
+        Run recorded = run(7, Decisions.record(), SeededScheduleTest::pingPong);
+        List<String> longer = new ArrayList<>(recorded.steps());
+        longer.add("run P0 G1");
+        GortFatalError e = assertThrows(
+                GortFatalError.class, () -> run(7, Decisions.replay(longer), SeededScheduleTest::pingPong));
+        assertTrue(
+                e.getMessage()
+                        .contains("schedule replay diverged at step " + longer.size()
+                                + ": recorded 'run P0 G1', got '<end of run>'"),
+                e.getMessage());
+    }
+
+    /**
+     * A line that is not a step (a draw that is no number, a select draw outside 0..n-1, anything
+     * else) is refused when the replay is made, naming the line; it surfaced as the program's
+     * NumberFormatException or as an ArrayIndexOutOfBoundsException inside select before.
+     */
+    @Test
+    void aMalformedRecordingIsRefusedNamingItsLine() {
+        for (String bad : List.of(
+                "select-order M0 n=2 -> zz",
+                "select-order M0 n=2 -> 7",
+                "select-order M0 n=2 -> -1",
+                "steal-order M0 -> 99999999999",
+                "run P0 G",
+                "")) {
+            List<String> lines = List.of("run P0 G1", bad);
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> Decisions.replay(lines), bad);
+            assertTrue(e.getMessage().contains("line 2 is not a step: '" + bad + "'"), e.getMessage());
+        }
+    }
+
+    /**
      * The explorer: which player wins the first round of the ping-pong race over 40 seeds; both
      * win under some seeds, and any seed of the report reproduces its outcome.
      */

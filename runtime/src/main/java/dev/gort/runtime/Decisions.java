@@ -36,6 +36,11 @@ public final class Decisions {
     private final List<String> steps;
     /** Replay only: the next step to check, under the monitor. */
     private int next;
+    /**
+     * The main goroutine has returned (under the monitor): the run is over, as a Go process is gone
+     * then, so what the carriers do while the runtime shuts down is neither recorded nor checked.
+     */
+    private boolean ended;
     /** The runtime that reports a divergence; set by the Scheduler before it starts. */
     volatile Scheduler sched;
 
@@ -49,9 +54,52 @@ public final class Decisions {
         return new Decisions(false, new ArrayList<>());
     }
 
-    /** A trace that forces and checks the run it is given to against {@code recorded}. */
+    /**
+     * A trace that forces and checks the run it is given to against {@code recorded}. Every line
+     * must be a step as {@link #record()} writes them ({@code run P0 G7}, {@code steal-order M0 ->
+     * 1234}, {@code select-order M0 n=3 -> 2}, with the draw below n): anything else is an
+     * IllegalArgumentException naming the line, before the run starts.
+     */
     public static Decisions replay(List<String> recorded) {
+        for (int i = 0; i < recorded.size(); i++) {
+            String line = recorded.get(i);
+            if (line == null || !wellFormed(line)) {
+                throw new IllegalArgumentException(
+                        "gort: decision trace line " + (i + 1) + " is not a step: '" + line
+                                + "' (want 'run P<n> G<n>', 'steal-order M<n> -> <int>' or 'select-order M<n> n=<n> -> <0..n-1>')");
+            }
+        }
         return new Decisions(true, List.copyOf(recorded));
+    }
+
+    private static final java.util.regex.Pattern RUN = java.util.regex.Pattern.compile("run P\\d+ G\\d+");
+    private static final java.util.regex.Pattern STEAL =
+            java.util.regex.Pattern.compile("steal-order M\\d+ -> (-?\\d+)");
+    private static final java.util.regex.Pattern SELECT =
+            java.util.regex.Pattern.compile("select-order M\\d+ n=(\\d+) -> (\\d+)");
+
+    private static boolean wellFormed(String line) {
+        if (RUN.matcher(line).matches()) {
+            return true;
+        }
+        java.util.regex.Matcher m = STEAL.matcher(line);
+        if (m.matches()) {
+            return fitsInt(m.group(1));
+        }
+        m = SELECT.matcher(line);
+        if (m.matches() && fitsInt(m.group(1)) && fitsInt(m.group(2))) {
+            return Integer.parseInt(m.group(2)) < Integer.parseInt(m.group(1));
+        }
+        return false;
+    }
+
+    private static boolean fitsInt(String digits) {
+        try {
+            Integer.parseInt(digits);
+            return true;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     /** {@link #replay(List)} of a file written by {@link #save}. */
@@ -82,7 +130,24 @@ public final class Decisions {
         step("run P" + pp.id + " G" + gp.goid);
     }
 
+    /**
+     * The main goroutine returned: the run is over. A replay must have used its whole recording
+     * (a recording with steps left over is not this run's); later steps are ignored either way.
+     */
+    synchronized void endOfRun() {
+        if (ended) {
+            return;
+        }
+        ended = true;
+        if (replaying && next < steps.size()) {
+            throw diverged(steps.get(next), "<end of run>");
+        }
+    }
+
     private synchronized void step(String s) {
+        if (ended) {
+            return;
+        }
         if (!replaying) {
             steps.add(s);
             return;
@@ -96,6 +161,9 @@ public final class Decisions {
 
     /** A draw: records it, or returns the recorded value after checking that the draw matches. */
     private synchronized int draw(String what, int v) {
+        if (ended) {
+            return v;
+        }
         if (!replaying) {
             steps.add(what + " -> " + v);
             return v;

@@ -684,6 +684,10 @@ public final class Scheduler {
             return;
         }
         if (gp == mainG && !gp.goexited()) {
+            Decisions d = decisions;
+            if (d != null) {
+                d.endOfRun(); // a replay with steps left over diverged: a fatal error, not a clean exit
+            }
             finish(null);
         }
     }
