@@ -111,8 +111,13 @@ public final class Timer {
     private volatile int astate;
 
     /**
-     * Channel timers, one-shot: sends in progress. Incremented under the monitor, decremented under
-     * sendLock, read with both held; VarHandle atomics.
+     * Channel timers, one-shot: sends in progress for the current {@link #seq} (claimed by
+     * prepareRun, not yet under sendLock). Incremented under the monitor; decremented under sendLock
+     * by a firing whose seq is still current; zeroed with both held when stop or modify moves seq
+     * (every send then in progress is stale and will not send); read with both held; VarHandle
+     * atomics. gort: Go counts stale firings too, so a Stop or Reset while a stale firing waits for
+     * sendLock reports a timer that was stopped, or whose value was received, as pending; Go's window
+     * is nanoseconds, a carrier woken late from the sendLock monitor's wait held it for a millisecond.
      */
     @SuppressWarnings("unused")
     private volatile int isSending;
@@ -260,6 +265,7 @@ public final class Timer {
                 if (oldPeriod == 0 && (int) IS_SENDING.getVolatile(this) > 0) {
                     r |= PENDING;
                 }
+                IS_SENDING.setVolatile(this, 0); // those sends are stale now
             }
             publish();
             return r;
@@ -303,6 +309,7 @@ public final class Timer {
                 if (period == 0 && (int) IS_SENDING.getVolatile(this) > 0) {
                     pending = true;
                 }
+                IS_SENDING.setVolatile(this, 0); // those sends are stale now
             }
             publish();
             return pending;
@@ -419,7 +426,8 @@ public final class Timer {
             }
             updateHeap(ts);
         }
-        if (isChan && period == 0) {
+        out.sending = isChan && period == 0;
+        if (out.sending) {
             // Tell Stop/Reset that we are sending a value.
             if (isSendingAdd(1) < 0) {
                 throw Fatal.fatal(sched, "too many concurrent timer firings");
@@ -439,8 +447,9 @@ public final class Timer {
                     M.current(), M.current() == null ? null : M.current().p, fr.arg instanceof G g ? g : null);
         if (t.isChan) {
             synchronized (t.sendLock) {
-                if (t.period == 0) {
-                    // Committed to possibly sending a value based on seq.
+                if (fr.sending && t.seq == fr.seq) {
+                    // Committed to possibly sending a value based on seq (a stale firing's count
+                    // was zeroed when seq moved).
                     if (t.isSendingAdd(-1) < 0) {
                         throw Fatal.fatal(t.sched, "mismatched isSending updates");
                     }
@@ -462,6 +471,8 @@ public final class Timer {
         Object arg;
         long seq;
         long delay;
+        /** A one-shot channel timer's firing, counted in isSending. */
+        boolean sending;
 
         void clear() {
             t = null;
