@@ -231,6 +231,7 @@ public final class Netpoll implements Describable {
         if (netpollinited()) {
             return;
         }
+        boolean created = false;
         synchronized (initLock) {
             if (!netpollinited() && !sched.exiting) {
                 if (Config.NETPOLL_EPOLL.equals(sched.config.settings().netpoll())) {
@@ -238,10 +239,18 @@ public final class Netpoll implements Describable {
                 } else {
                     selector = Selector.open();
                 }
+                created = true;
             }
         }
         if (!netpollinited()) {
             throw new IOException("use of closed network connection"); // the runtime is ending
+        }
+        if (created) {
+            // An M whose idle poll began before the poller existed sleeps on the note until its
+            // next timer (netpollSelector's pre-init branch), and while it does (lastpoll = 0)
+            // neither sysmon nor another M polls: wake it to block in the poller instead. Go has
+            // no such sleep: its first timer creates the poller.
+            sched.netpollNote.notewakeup();
         }
     }
 
