@@ -23,6 +23,15 @@ import java.util.Objects;
  * <p>Go: net/net.go Conn, net/tcpsock.go TCPConn, internal/poll/fd_unix.go (*FD).Read, Write
  */
 public final class Conn implements AutoCloseable {
+    /**
+     * The most one read or write system call moves. Go's maxRW is 1 GiB; gort's is smaller because
+     * the JDK copies a heap buffer's whole remainder into a temporary direct buffer on every call
+     * (and keeps that buffer cached on the carrier): one write of 256 MiB copied far more than the
+     * socket took each time (80-231 MiB/s, other goroutines' timers late by up to 879 ms), in
+     * 256 KiB calls it runs at 1.2-2.1 GiB/s. Go: internal/poll/fd_unix.go maxRW.
+     */
+    static final int MAX_RW = 256 * 1024;
+
     private final NetFD fd;
     private final SocketChannel ch;
     // Reused wrappers of the last array passed to read / write (under the read / write lock).
@@ -58,12 +67,12 @@ public final class Conn implements AutoCloseable {
         Objects.checkFromIndexSize(off, len, b.length);
         fd.readLock("read");
         try {
-            fd.prepare(Netpoll.MODE_READ, "read");
             if (len == 0) {
-                return 0;
+                return 0; // before prepare, as Go's: a zero-byte read never fails on a deadline
             }
+            fd.prepare(Netpoll.MODE_READ, "read");
             ByteBuffer bb = rArr == b ? rBuf : (rBuf = ByteBuffer.wrap(rArr = b));
-            bb.limit(off + len).position(off);
+            bb.limit(off + Math.min(len, MAX_RW)).position(off);
             for (; ; ) {
                 int n;
                 try {
@@ -107,17 +116,22 @@ public final class Conn implements AutoCloseable {
                 return;
             }
             ByteBuffer bb = wArr == b ? wBuf : (wBuf = ByteBuffer.wrap(wArr = b));
-            bb.limit(off + len).position(off);
+            int end = off + len;
+            bb.limit(end).position(off);
             for (; ; ) {
+                int n;
+                bb.limit(end - bb.position() > MAX_RW ? bb.position() + MAX_RW : end);
                 try {
-                    Sys.write(ch, bb);
+                    n = Sys.write(ch, bb);
                 } catch (IOException x) {
                     throw fd.error("write", x);
                 }
-                if (!bb.hasRemaining()) {
+                if (bb.position() == end) {
                     return;
                 }
-                fd.await(Netpoll.MODE_WRITE, "write");
+                if (n == 0) {
+                    fd.await(Netpoll.MODE_WRITE, "write"); // EAGAIN: the socket's buffer is full
+                }
             }
         } finally {
             fd.writeUnlock();

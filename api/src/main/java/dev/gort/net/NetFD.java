@@ -123,26 +123,59 @@ final class NetFD {
 
     /** An exception of the channel, worded as Go's (ECONNRESET: {@code read: connection reset by peer}). */
     OpError error(String op, IOException x) {
-        if (x instanceof ClosedChannelException || pd.closing()) {
+        return error(op, addrFor(op), null, x);
+    }
+
+    /**
+     * {@link #error(String, IOException)} naming {@code addr} as the remote address and {@code sys}
+     * as the system call (null: the op's), as a PacketConn's writeTo names its destination and
+     * {@code sendto}.
+     */
+    OpError error(String op, Addr addr, String sys, IOException x) {
+        if (closed.get() || pd.closing()) {
             return error(op, Netpoll.pollErrClosing);
         }
-        return new OpError(op, net, sourceFor(op), addrFor(op), syscallText(op, x), x);
+        if (x instanceof ClosedChannelException) {
+            // Open, yet the JDK calls the channel closed: this direction was shut down (closeWrite).
+            // A write there is Go's EPIPE, not net.ErrClosed (which says "we closed it ourselves").
+            if (op.equals("write")) {
+                return new OpError(op, net, sourceFor(op), addr, (sys != null ? sys : op) + ": broken pipe", x);
+            }
+            return error(op, Netpoll.pollErrClosing);
+        }
+        return new OpError(op, net, sourceFor(op), addr, syscallText(sys != null ? sys : op, x), x);
     }
 
     /** Go's os.SyscallError text for a JDK socket exception. */
     static String syscallText(String op, IOException x) {
         String m = x.getMessage() == null ? x.getClass().getSimpleName() : x.getMessage();
         String l = m.toLowerCase(Locale.ROOT);
+        // The JDK's exception class names a family (BindException: EADDRINUSE, EADDRNOTAVAIL and
+        // EACCES; ConnectException: ECONNREFUSED and ETIMEDOUT): the message says which.
         String sys = switch (op) {
             case "dial" -> "connect";
             case "listen" -> "bind";
             default -> op;
         };
-        if (x instanceof ConnectException || l.contains("connection refused")) {
+        if (x instanceof ConnectException) {
+            sys = "connect";
+        } else if (x instanceof BindException && (op.equals("dial") || op.equals("listen"))) {
+            sys = "bind";
+        }
+        if (l.contains("connection refused")) {
             return "connect: connection refused";
         }
-        if (x instanceof BindException || l.contains("address already in use")) {
+        if (l.contains("address already in use")) {
             return "bind: address already in use";
+        }
+        if (l.contains("connection timed out")) {
+            return sys + ": connection timed out";
+        }
+        if (l.contains("permission denied")) {
+            return sys + ": permission denied";
+        }
+        if (l.contains("message too long")) {
+            return sys + ": message too long";
         }
         if (l.contains("connection reset")) {
             return sys + ": connection reset by peer";

@@ -44,7 +44,7 @@ public final class PacketConn implements AutoCloseable {
                 try {
                     from = Sys.call(() -> ch.receive(bb));
                 } catch (IOException x) {
-                    throw fd.error("read", x);
+                    throw fd.error("read", null, "recvfrom", x);
                 }
                 if (from != null) {
                     return new Packet(bb.position() - off, Addr.of(fd.net, from));
@@ -63,7 +63,9 @@ public final class PacketConn implements AutoCloseable {
 
     public void writeTo(byte[] b, int off, int len, Addr addr) throws IOException {
         Objects.checkFromIndexSize(off, len, b.length);
-        Objects.requireNonNull(addr, "addr");
+        if (addr == null) {
+            throw new OpError("write", fd.net, fd.laddr, null, "missing address", null); // Go: errMissingAddress
+        }
         fd.writeLock("write");
         try {
             fd.prepare(Netpoll.MODE_WRITE, "write");
@@ -73,7 +75,7 @@ public final class PacketConn implements AutoCloseable {
                 try {
                     n = Sys.call(() -> ch.send(bb, addr.toInetSocketAddress()));
                 } catch (IOException x) {
-                    throw fd.error("write", x);
+                    throw fd.error("write", addr, "sendto", x);
                 }
                 if (n > 0 || len == 0) {
                     return;

@@ -620,6 +620,90 @@ class NetTest {
         assertThrows(IllegalStateException.class, () -> Net.listen("tcp", "127.0.0.1:0"));
     }
 
+    /**
+     * Go's errors where the JDK's exception classes say less: a write after closeWrite is EPIPE
+     * ({@code write: broken pipe}, not net.ErrClosed: it said "use of closed network connection"),
+     * a BindException or ConnectException is worded by its message (every BindException said
+     * "address already in use"), a datagram's errors name sendto and its destination, a nil
+     * destination is "missing address" (a NullPointerException before), and a zero-byte read
+     * returns 0 even past its deadline (it timed out).
+     */
+    @Test
+    void shutDownDirectionsAndSystemErrorsAreWordedAsGos() {
+        check(
+                NetFD.syscallText("listen", new java.net.BindException("Cannot assign requested address"))
+                        .equals("bind: cannot assign requested address"),
+                "EADDRNOTAVAIL");
+        check(
+                NetFD.syscallText("sendto", new java.net.BindException("Permission denied"))
+                        .equals("sendto: permission denied"),
+                "EACCES");
+        check(
+                NetFD.syscallText("dial", new java.net.ConnectException("Connection timed out"))
+                        .equals("connect: connection timed out"),
+                "ETIMEDOUT");
+        check(
+                NetFD.syscallText("sendto", new IOException("Message too long")).equals("sendto: message too long"),
+                "EMSGSIZE");
+        run(1, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            Chan<Conn> srv = Chan.make(1);
+            go(() -> srv.send(ln.accept()));
+            Conn c = Net.dial("tcp", ln.addr().toString());
+            Conn s = srv.recv();
+            c.closeWrite();
+            OpError e = assertThrows(OpError.class, () -> c.write(bytes("x")));
+            check(
+                    e.getMessage()
+                            .equals("write tcp " + c.localAddr() + "->" + c.remoteAddr() + ": write: broken pipe"),
+                    "%s",
+                    e);
+            check(!e.closed(), "not net.ErrClosed: %s", e);
+            c.setReadDeadline(Instant.now().minusSeconds(1));
+            check(c.read(new byte[4], 0, 0) == 0, "a zero-byte read returns 0 before its deadline is checked");
+            s.close();
+            c.close();
+            ln.close();
+            PacketConn u = Net.listenPacket("udp", "127.0.0.1:0");
+            e = assertThrows(OpError.class, () -> u.writeTo(bytes("x"), null));
+            check(e.getMessage().equals("write udp " + u.localAddr() + ": missing address"), "%s", e);
+            u.close();
+        });
+    }
+
+    /**
+     * A write larger than one system call's share ({@link Conn#MAX_RW}) arrives whole and in order,
+     * read by a peer that takes it in small pieces.
+     */
+    @ParameterizedTest(name = "GOMAXPROCS={0}")
+    @ValueSource(ints = {1, 2})
+    void aWriteOfManyMaxRwSlicesArrivesWhole(int procs) {
+        run(procs, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            byte[] big = new byte[3 * Conn.MAX_RW + 7];
+            for (int i = 0; i < big.length; i++) {
+                big[i] = (byte) (i * 31 + (i >>> 11));
+            }
+            Chan<String> got = Chan.make(1);
+            go(() -> {
+                try (Conn a = ln.accept()) {
+                    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+                    byte[] buf = new byte[1000];
+                    for (int n; (n = a.read(buf)) >= 0; ) {
+                        out.write(buf, 0, n);
+                    }
+                    got.send(java.util.Arrays.equals(out.toByteArray(), big) ? "whole" : "differs: " + out.size());
+                }
+            });
+            try (Conn c = Net.dial("tcp", ln.addr().toString())) {
+                c.write(big);
+                c.closeWrite();
+                check(got.recv().equals("whole"), "the peer's copy");
+            }
+            ln.close();
+        });
+    }
+
     @Test
     void dumpShowsIoWaitAndTheConnectionsAddresses() {
         run(1, () -> {
