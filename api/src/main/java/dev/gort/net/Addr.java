@@ -33,18 +33,58 @@ public record Addr(String network, InetAddress ip, int port) {
     @Override
     public String toString() {
         String host = ip == null ? "" : ip.getHostAddress();
-        if (ip instanceof Inet6Address) {
+        if (ip instanceof Inet6Address v6) {
             int pct = host.indexOf('%');
-            if (pct >= 0 && ((Inet6Address) ip).getScopeId() == 0 && ((Inet6Address) ip).getScopedInterface() == null) {
-                host = host.substring(0, pct);
+            String zone = "";
+            if (pct >= 0) {
+                if (v6.getScopeId() != 0 || v6.getScopedInterface() != null) {
+                    zone = host.substring(pct);
+                }
             }
-            if (host.equals("0:0:0:0:0:0:0:1")) {
-                host = "::1";
-            } else if (host.equals("0:0:0:0:0:0:0:0")) {
-                host = "::";
-            }
-            return "[" + host + "]:" + port;
+            return "[" + format6(v6.getAddress()) + zone + "]:" + port;
         }
         return host + ":" + port;
+    }
+
+    /**
+     * An IPv6 address as Go's netip.Addr.String writes it (RFC 5952): lower-case hex groups
+     * without leading zeros, the longest run of two or more zero groups (the first of equal ones)
+     * as {@code ::}. The JDK writes every group ({@code 2001:db8:0:0:0:0:0:1}).
+     */
+    static String format6(byte[] a) {
+        int[] g = new int[8];
+        for (int i = 0; i < 8; i++) {
+            g[i] = ((a[2 * i] & 0xff) << 8) | (a[2 * i + 1] & 0xff);
+        }
+        int bestStart = -1;
+        int bestLen = 1;
+        for (int i = 0; i < 8; ) {
+            if (g[i] != 0) {
+                i++;
+                continue;
+            }
+            int j = i;
+            while (j < 8 && g[j] == 0) {
+                j++;
+            }
+            if (j - i > bestLen) {
+                bestStart = i;
+                bestLen = j - i;
+            }
+            i = j;
+        }
+        StringBuilder sb = new StringBuilder(39);
+        for (int i = 0; i < 8; i++) {
+            if (i == bestStart) {
+                sb.append("::");
+                i += bestLen - 1;
+                continue;
+            }
+            if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
+                sb.append(':');
+            }
+            sb.append(Integer.toHexString(g[i]));
+        }
+        return sb.toString();
     }
 }

@@ -24,9 +24,12 @@ import java.time.Duration;
  * Conn c = Net.dial("tcp", ln.addr().toString());
  * }</pre>
  *
- * <p>Networks: {@code tcp}, {@code tcp4}, {@code tcp6}, {@code udp}, {@code udp4}, {@code udp6}.
- * Addresses are Go's {@code host:port} ({@code [::1]:80}; an empty host listens on every address
- * and dials the local system). Host names are resolved by the JDK's blocking resolver inside
+ * <p>Networks: {@code tcp}, {@code tcp4}, {@code tcp6} for {@link #listen} and {@link #dial};
+ * {@code udp}, {@code udp4}, {@code udp6} for {@link #listenPacket} (no connected UDP: {@code
+ * dial("udp", ...)} is {@code dial udp: unknown network udp}). Addresses are Go's {@code
+ * host:port} ({@code [::1]:80}; an empty host listens on every address and dials the local
+ * system; an empty address listens on a free port; the port may be a service name, {@code
+ * http}, from {@code /etc/services} or Go's own table). Host names are resolved by the JDK's blocking resolver inside
  * {@link Syscall#block} (the P is handed off if it blocks long, as for Go's cgo resolver); IP
  * literals need no lookup. Every call must come from a goroutine.
  *
@@ -249,10 +252,17 @@ public final class Net {
 
     private static InetSocketAddress resolve(String op, String net, String address, boolean listen) throws IOException {
         String[] hp;
-        try {
-            hp = splitHostPort(address);
-        } catch (AddrError e) {
-            throw new OpError(op, net, null, null, e.getMessage(), e);
+        if (address == null || address.isEmpty()) {
+            if (op.equals("dial")) {
+                throw new OpError(op, net, null, null, "missing address", null); // Go: errMissingAddress
+            }
+            hp = new String[] {"", ""}; // Go: an empty address is every address, port 0
+        } else {
+            try {
+                hp = splitHostPort(address);
+            } catch (AddrError e) {
+                throw new OpError(op, net, null, null, e.getMessage(), e);
+            }
         }
         String host = hp[0];
         int port = port(op, net, hp[1]);
@@ -288,7 +298,7 @@ public final class Net {
                 throw new OpError(op, net, null, null, "address " + host + ": no suitable address found", null);
             }
         } else if ((want4 && !(ip instanceof Inet4Address)) || (want6 && !(ip instanceof Inet6Address))) {
-            throw new OpError(op, net, null, null, "address " + address + ": no suitable address found", null);
+            throw new OpError(op, net, null, null, "address " + host + ": no suitable address found", null);
         }
         return new InetSocketAddress(ip, port);
     }
@@ -306,22 +316,31 @@ public final class Net {
         }
     }
 
-    /** Go: net's port parsing: {@code lookup tcp/http2: unknown port}, {@code address 70000: invalid port}. */
+    /**
+     * Go: net/port.go parsePort and net.LookupPort: a sign, digits ({@code address 70000: invalid
+     * port}, {@code address -1: invalid port}), or else a service name ({@code http}: 80), else
+     * {@code lookup tcp/http2: unknown port}.
+     */
     private static int port(String op, String net, String port) throws OpError {
         if (port.isEmpty()) {
             return 0; // Go: an empty port is port 0
         }
-        int p = 0;
-        for (int i = 0; i < port.length(); i++) {
-            char c = port.charAt(i);
-            if (c < '0' || c > '9') {
+        String digits = port.charAt(0) == '+' || port.charAt(0) == '-' ? port.substring(1) : port;
+        boolean numeric = !digits.isEmpty() && digits.chars().allMatch(c -> c >= '0' && c <= '9');
+        if (!numeric) {
+            Integer named = Services.lookup(base(net), port);
+            if (named == null) {
                 throw new OpError(op, net, null, null, "lookup " + base(net) + "/" + port + ": unknown port", null);
             }
-            p = p * 10 + (c - '0');
-            if (p > 65535) {
-                throw new OpError(op, net, null, null, "address " + port + ": invalid port", null);
-            }
+            return named;
         }
-        return p;
+        long p = 0;
+        for (int i = 0; i < digits.length() && p <= 65535; i++) {
+            p = p * 10 + (digits.charAt(i) - '0');
+        }
+        if (port.charAt(0) == '-' && p != 0 || p > 65535) {
+            throw new OpError(op, net, null, null, "address " + port + ": invalid port", null);
+        }
+        return (int) p;
     }
 }

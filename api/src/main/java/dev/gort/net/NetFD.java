@@ -114,11 +114,12 @@ final class NetFD {
     }
 
     private Addr sourceFor(String op) {
-        return op.equals("accept") || op.equals("dial") ? null : laddr;
+        return op.equals("accept") || op.equals("dial") || op.equals("set") ? null : laddr;
     }
 
+    /** The OpError's Addr: the listener's or the connection's own for accept and the deadline setters (Go's). */
     private Addr addrFor(String op) {
-        return op.equals("accept") ? laddr : raddr;
+        return op.equals("accept") || op.equals("set") ? laddr : raddr;
     }
 
     /** An exception of the channel, worded as Go's (ECONNRESET: {@code read: connection reset by peer}). */

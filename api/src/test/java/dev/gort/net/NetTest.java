@@ -704,6 +704,61 @@ class NetTest {
         });
     }
 
+    /**
+     * Addresses as Go's net parses and prints them: an empty address (dial: missing address;
+     * listen: a free port), signed and service-name ports, the host in "no suitable address", IPv6
+     * in RFC 5952's short form (the JDK prints every group), and a deadline set on a closed conn
+     * naming only its local address. Each differed before.
+     */
+    @Test
+    void addressesParseAndPrintAsGos() {
+        check(
+                Addr.format6(java.net.InetAddress.ofLiteral("2001:db8::1").getAddress())
+                        .equals("2001:db8::1"),
+                "short");
+        check(
+                Addr.format6(java.net.InetAddress.ofLiteral("2001:db8:0:1:0:0:0:1")
+                                .getAddress())
+                        .equals("2001:db8:0:1::1"),
+                "longest run");
+        check(
+                Addr.format6(java.net.InetAddress.ofLiteral("1:0:0:2:0:0:3:4").getAddress())
+                        .equals("1::2:0:0:3:4"),
+                "first of equal runs");
+        check(
+                Addr.format6(java.net.InetAddress.ofLiteral("1:0:2:3:4:5:6:7").getAddress())
+                        .equals("1:0:2:3:4:5:6:7"),
+                "one zero group stays");
+        check(Addr.format6(new byte[16]).equals("::"), "unspecified");
+        check(
+                new Addr("tcp", java.net.InetAddress.ofLiteral("fe80::a:B"), 80)
+                        .toString()
+                        .equals("[fe80::a:b]:80"),
+                "lower case");
+        run(1, () -> {
+            OpError e = assertThrows(OpError.class, () -> Net.dial("tcp", ""));
+            check(e.getMessage().equals("dial tcp: missing address"), "%s", e);
+            e = assertThrows(OpError.class, () -> Net.dial("tcp", "127.0.0.1:-1"));
+            check(e.getMessage().equals("dial tcp: address -1: invalid port"), "%s", e);
+            e = assertThrows(OpError.class, () -> Net.dial("tcp6", "127.0.0.1:80"));
+            check(e.getMessage().equals("dial tcp6: address 127.0.0.1: no suitable address found"), "%s", e);
+            e = assertThrows(OpError.class, () -> Net.dial("tcp", "127.0.0.1:no-such-service-here"));
+            check(e.getMessage().equals("dial tcp: lookup tcp/no-such-service-here: unknown port"), "%s", e);
+            check(Net.resolveAddr("tcp", "127.0.0.1:http").port() == 80, "http");
+            check(Net.resolveAddr("tcp", "127.0.0.1:HTTPS").port() == 443, "https, any case");
+            check(Net.resolveAddr("tcp", "127.0.0.1:+8080").port() == 8080, "a plus sign");
+            Listener ln = Net.listen("tcp", "");
+            check(ln.addr().port() != 0, "an empty address listens on a free port: %s", ln.addr());
+            Conn c = Net.dial("tcp", "127.0.0.1:" + ln.addr().port());
+            Conn a = ln.accept();
+            c.close();
+            e = assertThrows(OpError.class, () -> c.setReadDeadline(Instant.now()));
+            check(e.getMessage().equals("set tcp " + c.localAddr() + ": use of closed network connection"), "%s", e);
+            a.close();
+            ln.close();
+        });
+    }
+
     @Test
     void dumpShowsIoWaitAndTheConnectionsAddresses() {
         run(1, () -> {
