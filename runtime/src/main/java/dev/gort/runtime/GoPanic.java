@@ -21,7 +21,7 @@ public final class GoPanic extends RuntimeException {
     /**
      * Go's crash text at the GOTRACEBACK level: {@code panic: ...}, then (unless {@code none})
      * {@code goroutine N [running]:}, the stack without runtime frames (unless {@code system}), the
-     * creator, and {@code exit status 2}.
+     * creator, and {@code exit status 2} (what `go run` prints as the process ends).
      *
      * <p>Go: panic.go printpanics, dopanic_m
      */
@@ -34,6 +34,11 @@ public final class GoPanic extends RuntimeException {
      * goroutines' dump, Go's tracebackothers) follows the panicking one after a blank line.
      */
     String goFormat(String others) {
+        return goFormat(others, true);
+    }
+
+    /** {@link #goFormat(String)}; {@code exits}: the JVM ends with status 2 (else no "exit status 2" line). */
+    String goFormat(String others, boolean exits) {
         int level = Traceback.level();
         StringBuilder sb = new StringBuilder();
         Throwable c = getCause();
@@ -51,7 +56,9 @@ public final class GoPanic extends RuntimeException {
                 sb.append('\n').append(Traceback.jvmThreads());
             }
         }
-        sb.append("exit status 2\n");
+        if (exits) {
+            sb.append("exit status 2\n"); // what `go run` prints as the process ends
+        }
         return sb.toString();
     }
 }

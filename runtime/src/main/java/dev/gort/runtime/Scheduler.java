@@ -673,7 +673,7 @@ public final class Scheduler {
             Throwable t = rare.panic;
             rare.panic = null;
             GoPanic p = new GoPanic(gp, t);
-            System.err.print(p.goFormat(Traceback.all() ? Traceback.dumpAll(this) : null));
+            System.err.print(p.goFormat(Traceback.all() ? Traceback.dumpAll(this) : null, config.panicExits()));
             System.err.flush();
             finish(p);
             if (config.panicExits()) {

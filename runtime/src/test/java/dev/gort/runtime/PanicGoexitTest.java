@@ -1,6 +1,7 @@
 package dev.gort.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -53,6 +54,30 @@ class PanicGoexitTest {
                 }));
         assertEquals(1, p.goid());
         assertEquals("main boom", p.getCause().getMessage());
+    }
+
+    /**
+     * A runtime whose panic does not end the JVM ({@code withPanicExits(false)}: tests, Synctest's
+     * rethrow) prints Go's panic text without {@code exit status 2}: the process does not exit.
+     */
+    @Test
+    void aPanicThatDoesNotEndTheJvmPrintsNoExitStatus() {
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        try {
+            System.setErr(new java.io.PrintStream(buf, true, java.nio.charset.StandardCharsets.UTF_8));
+            assertThrows(
+                    GoPanic.class,
+                    () -> s.run(() -> {
+                        throw new Boom("quiet boom");
+                    }));
+        } finally {
+            System.setErr(err);
+        }
+        String text = buf.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(text.contains("panic: " + Boom.class.getName() + ": quiet boom\n"), text);
+        assertFalse(text.contains("exit status 2"), text);
     }
 
     /**
