@@ -2,6 +2,7 @@ package dev.gort.agent;
 
 import dev.gort.runtime.Fatal;
 import dev.gort.runtime.GortFatalError;
+import dev.gort.runtime.JitDirectives;
 import dev.gort.runtime.PreemptStrategy;
 import java.lang.instrument.Instrumentation;
 import java.util.Map;
@@ -74,6 +75,7 @@ public final class GortAgent {
             System.setProperty("gort.preempt", args.trim()); // the runtime reports the same strategy
         }
         exportContinuations(inst);
+        addJitDirective(inst);
         if (strategy.family() == PreemptStrategy.NONE) {
             return;
         }
@@ -92,6 +94,34 @@ public final class GortAgent {
         Module runtime = Fatal.class.getModule();
         if (!base.isOpen("java.lang", runtime)) {
             inst.redefineModule(base, Set.of(), Map.of(), Map.of("java.lang", Set.of(runtime)), Set.of(), Map.of());
+        }
+    }
+
+    /**
+     * Opens {@code com.sun.management.internal} of {@code jdk.management} to the runtime's module and
+     * adds the runtime's compiler directive ({@link JitDirectives}: the JDK's methods that read the
+     * current thread stay out of compiled user code) before any user code is compiled. Without it a
+     * goroutine's {@code ReentrantLock} can record a carrier the goroutine has left as its owner;
+     * where it cannot be added, one line on stderr says why.
+     */
+    private static void addJitDirective(Instrumentation inst) {
+        Module runtime = Fatal.class.getModule();
+        ModuleLayer.boot().findModule("jdk.management").ifPresent(m -> {
+            if (!m.isOpen("com.sun.management.internal", runtime)) {
+                inst.redefineModule(
+                        m,
+                        Set.of(),
+                        Map.of(),
+                        Map.of("com.sun.management.internal", Set.of(runtime)),
+                        Set.of(),
+                        Map.of());
+            }
+        });
+        String why = JitDirectives.install();
+        if (why != null) {
+            System.err.println("gort: warning: could not add the compiler directive that keeps JDK code reading"
+                    + " Thread.currentThread() out of compiled goroutine code (" + why + "): a ReentrantLock or other"
+                    + " JDK code that names its thread may see a carrier its goroutine has left");
         }
     }
 

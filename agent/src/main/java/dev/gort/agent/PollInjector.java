@@ -60,9 +60,10 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *       {@code java.util.concurrent.locks.Lock} (a call that throws reaches no hook);
  *   <li>every strategy but {@code none}: each call site of {@code ThreadLocal.get()},
  *       {@code set(Object)} and {@code remove()} (owner {@code ThreadLocal} or
- *       {@code InheritableThreadLocal}) becomes {@code Poll.threadLocalGet/Set/Remove(tl, ...)}, the
- *       same call through a handle the JIT cannot inline, so that compiled code never reuses a
- *       carrier thread read before a yield ({@link #threadLocalCall});
+ *       {@code InheritableThreadLocal}) becomes {@code Poll.threadLocalGet/Set/Remove(tl, ...)}, and
+ *       each of {@code Thread.currentThread()} {@code Poll.currentThread()}: the same call through a
+ *       handle the JIT cannot inline, so that compiled code never reuses a carrier thread read
+ *       before a yield ({@link #threadLocalCall});
  *   <li>every strategy but {@code none}: around each call site, outside constructors and class
  *       initialisers, of a JDK collection method that runs a callback ({@link #CALLBACKS}:
  *       {@code computeIfAbsent}, {@code forEach}, ...; by name and the JDK's descriptor, whatever
@@ -301,6 +302,14 @@ public final class PollInjector {
      * all without a look at its hierarchy, which the agent does not load).
      */
     static MethodInsnNode threadLocalCall(AbstractInsnNode in) {
+        if (in instanceof MethodInsnNode m
+                && m.getOpcode() == Opcodes.INVOKESTATIC
+                && m.owner.equals("java/lang/Thread")
+                && m.name.equals("currentThread")
+                && m.desc.equals("()Ljava/lang/Thread;")) {
+            // Thread.currentThread() itself: the same carrier, read afresh (Poll.currentThread)
+            return new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "currentThread", m.desc, false);
+        }
         if (!(in instanceof MethodInsnNode m)
                 || m.getOpcode() != Opcodes.INVOKEVIRTUAL
                 || !(m.owner.equals(THREAD_LOCAL) || m.owner.equals(INHERITABLE_THREAD_LOCAL))) {

@@ -2,6 +2,7 @@ package dev.gort.agent;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.IntConsumer;
 import org.junit.jupiter.api.Test;
@@ -148,5 +150,55 @@ class GoroutineThreadLocalsAgentTest {
         assertEquals(0, wrong.get(), "wrong read hold counts, or a writer beside a reader");
         assertEquals(0, rw.getReadLockCount(), "read holds left behind");
         assertTrue(moves.get() > 0, "no goroutine changed carriers between its read holds: nothing was tested");
+    }
+
+    /**
+     * A {@code ReentrantLock} taken and released in an instrumented loop, in goroutines moved
+     * between carriers by a preemption storm: the lock's owner is the carrier each round runs on.
+     * Compiled with the lock's code inlined, the loop read the carrier once and kept it across the
+     * polls' yields: an unlock threw {@code IllegalMonitorStateException}, the lock stayed held, the
+     * goroutines hung (3 of 3 runs of a helper's program at GOMAXPROCS=2). {@link JitDirectives} keeps
+     * that code out of the loop's compiled code.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aReentrantLockInAnInstrumentedLoopKeepsItsOwnerAcrossCarriers() throws Exception {
+        assertNull(dev.gort.runtime.JitDirectives.install(), "the directive (the forks open jdk.management)");
+        Method rounds = AgentPreemptionTest.method(
+                PreemptStrategy.BACKEDGE, "Locks", "counterRounds", ReentrantLock.class, long[].class, int.class);
+        ReentrantLock lock = new ReentrantLock();
+        long[] counter = {0};
+        int n = 300_000;
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        PreemptStats ps = underPreemption(8, i -> AgentPreemptionTest.call(rounds, null, lock, counter, n), failure);
+        System.out.println("ReentrantLock rounds, GOMAXPROCS=2: " + ps);
+        assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+        assertEquals(8L * n, counter[0]);
+        assertFalse(lock.isLocked(), "the lock was left held");
+        assertTrue(ps.honoured() >= 10, "too few preemptions to mean anything: " + ps);
+    }
+
+    /**
+     * A ThreadLocal's {@code initialValue} preempted midway: {@code ThreadLocal.get} stores the value
+     * into the map of the thread it began on, so the goroutine keeps its carrier until the get returns
+     * ({@code Poll.threadLocalGet}). It resumed elsewhere and wrote into its first carrier's map, by
+     * then another goroutine's: values seen by the wrong goroutine, initial values made twice.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aThreadLocalsInitialValuePreemptedMidwayLandsInItsOwnGoroutine() throws Exception {
+        Class<?> c = Class.forName(
+                "dev.gort.agent.work.Locals",
+                true,
+                new InstrumentingLoader(List.of("dev.gort.agent.work.Locals"), PreemptStrategy.BACKEDGE));
+        Method same = c.getMethod("sameInitialValue");
+        AtomicInteger sameCount = new AtomicInteger();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        PreemptStats ps =
+                underPreemption(40, i -> sameCount.addAndGet((int) AgentPreemptionTest.call(same, null)), failure);
+        System.out.println("ThreadLocal initial values, GOMAXPROCS=2: " + ps);
+        assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+        assertEquals(40, sameCount.get(), "goroutines whose three gets agreed");
+        assertEquals(40, ((AtomicInteger) c.getField("INITIALS").get(null)).get(), "initial values made");
     }
 }

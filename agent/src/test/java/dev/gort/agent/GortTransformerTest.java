@@ -3,6 +3,7 @@ package dev.gort.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gort.runtime.InstrumentationStats;
@@ -107,6 +108,25 @@ class GortTransformerTest {
         Class<?> c = instrumented("dev.gort.agent.work.Locals");
         Object got = c.getMethod("roundTrips", int.class).invoke(null, 5);
         assertEquals(dev.gort.agent.work.Locals.roundTrips(5), got);
+    }
+
+    /**
+     * Thread.currentThread() call sites become Poll.currentThread(): the same thread, read in a callee
+     * the JIT cannot inline (library code names a lock's owner or a waiter's thread with it).
+     */
+    @Test
+    void currentThreadCallSitesGoThroughPoll() throws Exception {
+        byte[] orig = bytes("dev.gort.agent.work.Locals");
+        PollInjector.Result r = new PollInjector(PreemptStrategy.BACKEDGE, true, 0).instrument(orig);
+        MethodNode mn = method(r.bytes(), "current");
+        assertTrue(calls(mn).contains("currentThread"), calls(mn).toString());
+        for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
+            if (in instanceof MethodInsnNode m) {
+                assertEquals(PollInjector.POLL, m.owner, "a Thread.currentThread() left in place");
+            }
+        }
+        Class<?> c = instrumented("dev.gort.agent.work.Locals");
+        assertSame(Thread.currentThread(), c.getMethod("current").invoke(null));
     }
 
     @Test

@@ -387,7 +387,7 @@ public final class Poll {
 
     /** Deliberately not final (see above). Written once in the static initializer. */
     @SuppressWarnings("FieldMayBeFinal")
-    private static java.lang.invoke.MethodHandle TL_GET, TL_SET, TL_REMOVE;
+    private static java.lang.invoke.MethodHandle TL_GET, TL_SET, TL_REMOVE, CURRENT_THREAD;
 
     static {
         try {
@@ -396,15 +396,51 @@ public final class Poll {
             TL_SET = l.findVirtual(
                     ThreadLocal.class, "set", java.lang.invoke.MethodType.methodType(void.class, Object.class));
             TL_REMOVE = l.findVirtual(ThreadLocal.class, "remove", java.lang.invoke.MethodType.methodType(void.class));
+            CURRENT_THREAD =
+                    l.findStatic(Thread.class, "currentThread", java.lang.invoke.MethodType.methodType(Thread.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    /** {@code tl.get()} at an instrumented call site (see above). */
+    /**
+     * {@code tl.get()} at an instrumented call site (see above). The goroutine holds its carrier for
+     * the call, as inside a monitor (preemption refused, a park parks in place): a first get runs
+     * {@code initialValue()} (user code, which polls) and then stores the value into the map of the
+     * thread that get began on ({@code ThreadLocal.setInitialValue(t)}). A goroutine preempted there
+     * resumed on another carrier and wrote into its first carrier's map: by then another
+     * goroutine's, maybe running (a goroutine saw a value another made, {@code initialValue} ran 10
+     * times for 8 goroutines, and Guava's EventBus failed in {@code ThreadLocalMap.replaceStaleEntry}).
+     */
     public static Object threadLocalGet(ThreadLocal<?> tl) {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp != null) {
+            gp.monitorDepth++;
+        }
         try {
             return (Object) TL_GET.invokeExact(tl);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        } finally {
+            if (gp != null && gp.monitorDepth > 0) {
+                release(mp, gp); // the same carrier: it could not leave it
+            }
+        }
+    }
+
+    /**
+     * {@code Thread.currentThread()} at an instrumented call site: the carrier, as before, but read
+     * in a callee the JIT cannot inline (the handle in a non-final field, as for the ThreadLocals
+     * above), so that compiled code never reuses a carrier it read before a yield. Library code names
+     * the thread that owns a lock or is to be woken this way (Guava's and Caffeine's own locks, a
+     * waiter node).
+     */
+    public static Thread currentThread() {
+        try {
+            return (Thread) CURRENT_THREAD.invokeExact();
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {

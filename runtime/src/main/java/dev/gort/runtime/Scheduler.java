@@ -405,6 +405,7 @@ public final class Scheduler {
             throw new IllegalStateException("gort: runtime already started");
         }
         origin = M.Origin.of(Thread.currentThread()); // before any M exists
+        JitDirectives.install(); // once per JVM; where jdk.management is not open to gort, without it
         // The runtime is whole now: JFR, the dump signal, -Dgort.jmx, -Dgort.debug.http, and
         // -Dgort.trace=<file> tracing from here.
         trace.onStart();

@@ -292,4 +292,20 @@ public final class Locks {
             Scheduler.gosched();
         }
     }
+
+    /**
+     * {@code n} rounds of {@code lock(); counter[0]++; unlock()}, the loop polling between rounds:
+     * once compiled, {@code ReentrantLock}'s code inlined here read the carrier once and kept it
+     * across the polls' yields (see JitDirectives).
+     */
+    public static void counterRounds(ReentrantLock lock, long[] counter, int n) {
+        for (int i = 0; i < n; i++) {
+            lock.lock();
+            try {
+                counter[0]++;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
 }
