@@ -326,6 +326,9 @@ public final class Net {
             return 0; // Go: an empty port is port 0
         }
         String digits = port.charAt(0) == '+' || port.charAt(0) == '-' ? port.substring(1) : port;
+        if (digits.isEmpty()) {
+            return 0; // Go's parsePort: a sign and no digits is port 0
+        }
         boolean numeric = !digits.isEmpty() && digits.chars().allMatch(c -> c >= '0' && c <= '9');
         if (!numeric) {
             Integer named = Services.lookup(base(net), port);

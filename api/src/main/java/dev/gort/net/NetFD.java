@@ -134,7 +134,7 @@ final class NetFD {
      */
     OpError error(String op, Addr addr, String sys, IOException x) {
         if (closed.get() || pd.closing()) {
-            return error(op, Netpoll.pollErrClosing);
+            return new OpError(op, net, sourceFor(op), addr, OpError.CLOSED, null);
         }
         if (x instanceof ClosedChannelException) {
             // Open, yet the JDK calls the channel closed: this direction was shut down (closeWrite).
@@ -142,7 +142,7 @@ final class NetFD {
             if (op.equals("write")) {
                 return new OpError(op, net, sourceFor(op), addr, (sys != null ? sys : op) + ": broken pipe", x);
             }
-            return error(op, Netpoll.pollErrClosing);
+            return new OpError(op, net, sourceFor(op), addr, OpError.CLOSED, null);
         }
         return new OpError(op, net, sourceFor(op), addr, syscallText(sys != null ? sys : op, x), x);
     }

@@ -747,6 +747,7 @@ class NetTest {
             check(Net.resolveAddr("tcp", "127.0.0.1:http").port() == 80, "http");
             check(Net.resolveAddr("tcp", "127.0.0.1:HTTPS").port() == 443, "https, any case");
             check(Net.resolveAddr("tcp", "127.0.0.1:+8080").port() == 8080, "a plus sign");
+            check(Net.resolveAddr("tcp", "127.0.0.1:+").port() == 0, "a sign alone is port 0");
             Listener ln = Net.listen("tcp", "");
             check(ln.addr().port() != 0, "an empty address listens on a free port: %s", ln.addr());
             Conn c = Net.dial("tcp", "127.0.0.1:" + ln.addr().port());

@@ -11,7 +11,7 @@ import java.util.List;
 
 /**
  * A HotSpot compiler directive that keeps the JDK's methods which read the current thread out of
- * compiled code outside the JDK.
+ * compiled code.
  *
  * <p>Why: C2 compiles {@code Thread.currentThread()} as a load from immutable memory (the JDK
  * assumes a continuation never changes the current thread), so a compiled method may read it once
@@ -23,9 +23,8 @@ import java.util.List;
  * {@code LocalCache}, Logback's {@code AsyncAppender}). A method kept out of the caller's
  * compiled code is called, and reads the thread afresh each time. The methods are those of the
  * JDK image that call {@code Thread.currentThread()} or {@code Thread.interrupted()}
- * ({@code current-thread-readers.txt}, a test checks it against the running JDK); the JDK's own
- * compiled methods and gort's runtime keep their inlining (neither keeps the thread across a
- * yield: runtime/HACKING.md, "Never call Thread.currentThread() from goroutine code").
+ * ({@code current-thread-readers.txt}, a test checks it against the running JDK), out of every
+ * compiled method: the JDK's inline user code too ({@code Continuation.enter} a goroutine's body).
  * {@code -XX:DisableIntrinsic=_currentThread} would do it too, for every compiled method, but no
  * agent can set a flag; a directive's {@code DisableIntrinsic} is not honoured for this intrinsic
  * (tried on JDK 25), its {@code inline} list is.
@@ -36,7 +35,7 @@ import java.util.List;
  * once). What was compiled before stays as it was compiled.
  *
  * <p>Cost: a call where those methods were inlined ({@code ReentrantLock.lock}'s first CAS, a
- * {@code ThreadLocal.get}), in compiled code outside the JDK and the runtime only.
+ * {@code ThreadLocal.get}), in every compiled method.
  */
 public final class JitDirectives {
     private JitDirectives() {}
@@ -70,9 +69,9 @@ public final class JitDirectives {
             exec.setAccessible(true);
             Path file = Files.createTempFile("gort-jit", ".json");
             try {
-                Files.writeString(file, directive(readers()));
-                String r = String.valueOf(exec.invoke(dcmd, "Compiler.directives_add " + file));
-                return r.contains("2 compiler directives added") ? "" : "Compiler.directives_add said: " + r.strip();
+                Files.writeString(file, directive(carriedCompileCommands(), readers()));
+                String r = String.valueOf(exec.invoke(dcmd, "Compiler.directives_add \"" + file + "\""));
+                return r.contains("1 compiler directives added") ? "" : "Compiler.directives_add said: " + r.strip();
             } finally {
                 Files.deleteIfExists(file);
             }
@@ -99,21 +98,98 @@ public final class JitDirectives {
     }
 
     /**
-     * The directives' JSON: first the JDK's and gort's own methods as roots, unchanged (an option
-     * set to its default makes a directive apply, and the first that applies wins), then every other
-     * root with the readers out of its inlining.
+     * The directive's JSON: every compiled method (the JDK's too: a JDK method such as
+     * {@code Continuation.enter} or {@code ArrayList.forEach} inlines user code, a goroutine's body
+     * among them) keeps the readers out of its inlining. A directive's {@code inline} list replaces
+     * the {@code -XX:CompileCommand} inline and dontinline rules for the methods it matches (JMH's
+     * {@code @CompilerControl} among them), so those come first, carried over: the first pattern that
+     * matches decides.
      */
-    static String directive(List<String> readers) {
-        StringBuilder sb = new StringBuilder(64 * readers.size());
-        sb.append("[ { match: [\"java/*.*\", \"javax/*.*\", \"jdk/*.*\", \"sun/*.*\", \"com/sun/*.*\",")
-                .append(" \"dev/gort/runtime/*.*\"], BackgroundCompilation: true },\n")
-                .append("  { match: \"*.*\", inline: [");
-        for (int i = 0; i < readers.size(); i++) {
-            sb.append(i == 0 ? "" : ",")
-                    .append("\n    \"-")
-                    .append(readers.get(i))
-                    .append('"');
+    static String directive(List<String> carried, List<String> readers) {
+        StringBuilder sb = new StringBuilder(64 * (carried.size() + readers.size()));
+        sb.append("[ { match: \"*.*\", inline: [");
+        String sep = "";
+        for (String c : carried) {
+            sb.append(sep).append("\n    \"").append(c).append('"');
+            sep = ",";
+        }
+        for (String r : readers) {
+            sb.append(sep).append("\n    \"-").append(r).append('"');
+            sep = ",";
         }
         return sb.append(" ] } ]\n").toString();
+    }
+
+    /**
+     * The inline and dontinline rules of this JVM's {@code -XX:CompileCommand} and
+     * {@code -XX:CompileCommandFile} options (its command line, {@code JAVA_TOOL_OPTIONS},
+     * {@code JDK_JAVA_OPTIONS}, {@code _JAVA_OPTIONS}) as directive patterns: {@code +class.method}
+     * or {@code -class.method}.
+     */
+    static List<String> carriedCompileCommands() {
+        List<String> args = new ArrayList<>();
+        ProcessHandle.current().info().arguments().ifPresent(a -> args.addAll(List.of(a)));
+        for (String env : new String[] {"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"}) {
+            String v = System.getenv(env);
+            if (v != null && !v.isBlank()) {
+                args.addAll(List.of(v.trim().split("\\s+")));
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (String a : args) {
+            if (a.startsWith("-XX:CompileCommand=")) {
+                carry(a.substring("-XX:CompileCommand=".length()), out);
+            } else if (a.startsWith("-XX:CompileCommandFile=")) {
+                try {
+                    for (String line : Files.readAllLines(Path.of(a.substring("-XX:CompileCommandFile=".length())))) {
+                        carry(line, out);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // unreadable: HotSpot has said so at startup
+                }
+            }
+        }
+        return out;
+    }
+
+    /** One CompileCommand ({@code dontinline,pkg/Cls.m}, {@code inline pkg.Cls::m}, ...) into {@code out}. */
+    static void carry(String command, List<String> out) {
+        String c = command.strip();
+        int cut = 0;
+        while (cut < c.length() && c.charAt(cut) != ',' && !Character.isWhitespace(c.charAt(cut))) {
+            cut++;
+        }
+        String cmd = c.substring(0, cut);
+        if (!cmd.equals("inline") && !cmd.equals("dontinline") || cut >= c.length()) {
+            return;
+        }
+        String rest = c.substring(cut + 1).strip();
+        int comma = rest.indexOf(',');
+        if (comma >= 0) {
+            rest = rest.substring(0, comma).strip();
+        }
+        String cls;
+        String method;
+        int colons = rest.indexOf("::");
+        String[] words = rest.split("\\s+");
+        if (colons >= 0) {
+            cls = rest.substring(0, colons);
+            method = rest.substring(colons + 2).split("[\\s(]")[0];
+        } else if (words.length >= 2 && !words[1].startsWith("(")) {
+            cls = words[0];
+            method = words[1].split("\\(")[0];
+        } else {
+            String w = words[0].split("\\(")[0];
+            int dot = w.lastIndexOf('.');
+            if (dot < 0) {
+                return;
+            }
+            cls = w.substring(0, dot);
+            method = w.substring(dot + 1);
+        }
+        if (cls.isEmpty() || method.isEmpty()) {
+            return;
+        }
+        out.add((cmd.equals("inline") ? "+" : "-") + cls.replace('.', '/') + "." + method);
     }
 }

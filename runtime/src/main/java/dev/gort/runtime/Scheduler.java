@@ -686,7 +686,7 @@ public final class Scheduler {
         }
         if (gp == mainG && !gp.goexited()) {
             Decisions d = decisions;
-            if (d != null) {
+            if (d != null && done.getCount() != 0) {
                 d.endOfRun(); // a replay with steps left over diverged: a fatal error, not a clean exit
             }
             finish(null);
