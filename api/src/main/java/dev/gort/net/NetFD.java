@@ -147,6 +147,16 @@ final class NetFD {
         return new OpError(op, net, sourceFor(op), addr, syscallText(sys != null ? sys : op, x), x);
     }
 
+    /** {what the JDK's message contains, Go's errno text}: the errors whose text Go's syscall names. */
+    private static final String[][] ERRNO_TEXTS = {
+        {"connection timed out", "connection timed out"},
+        {"permission denied", "permission denied"},
+        {"message too long", "message too long"},
+        {"connection reset", "connection reset by peer"},
+        {"broken pipe", "broken pipe"},
+        {"cannot assign requested address", "cannot assign requested address"},
+    };
+
     /** Go's os.SyscallError text for a JDK socket exception. */
     static String syscallText(String op, IOException x) {
         String m = x.getMessage() == null ? x.getClass().getSimpleName() : x.getMessage();
@@ -169,23 +179,10 @@ final class NetFD {
         if (l.contains("address already in use")) {
             return "bind: address already in use";
         }
-        if (l.contains("connection timed out")) {
-            return sys + ": connection timed out";
-        }
-        if (l.contains("permission denied")) {
-            return sys + ": permission denied";
-        }
-        if (l.contains("message too long")) {
-            return sys + ": message too long";
-        }
-        if (l.contains("connection reset")) {
-            return sys + ": connection reset by peer";
-        }
-        if (l.contains("broken pipe")) {
-            return sys + ": broken pipe";
-        }
-        if (l.contains("cannot assign requested address")) {
-            return sys + ": cannot assign requested address";
+        for (String[] e : ERRNO_TEXTS) {
+            if (l.contains(e[0])) {
+                return sys + ": " + e[1];
+            }
         }
         if (l.contains("network is unreachable") || l.contains("no route to host")) {
             return sys + ": " + l;

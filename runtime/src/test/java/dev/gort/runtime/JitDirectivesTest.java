@@ -59,4 +59,28 @@ class JitDirectivesTest {
         assertTrue(JitDirectives.readers().size() > 100);
         assertNull(JitDirectives.install());
     }
+
+    /**
+     * A goroutine body that takes a {@code ReentrantLock}, yields and takes it again, run by 200,000
+     * goroutines at GOMAXPROCS=2 in a child JVM with C2: the body is inlined into
+     * {@code Continuation.enter}, a JDK method. Without the directive an unlock panicked with
+     * {@code IllegalMonitorStateException} (2 of 2 runs here), and also with a directive that left
+     * the JDK's compiled methods alone (the review's finding); with it, the count is exact.
+     */
+    @Test
+    void aLockTakenOnBothSidesOfAYieldInAGoroutineBodyKeepsItsOwner() throws Exception {
+        ChildJvm.Result r = ChildJvm.run(
+                LockAcrossYieldProg.class.getName(),
+                "200000",
+                null,
+                java.util.Map.of(),
+                List.of(
+                        "-XX:TieredStopAtLevel=4",
+                        "--add-opens",
+                        "java.base/java.lang=ALL-UNNAMED",
+                        "--add-opens",
+                        "jdk.management/com.sun.management.internal=ALL-UNNAMED"));
+        assertEquals(0, r.status(), r.output());
+        assertTrue(r.output().contains("ok 400000"), r.output());
+    }
 }
