@@ -106,12 +106,7 @@ final class Contexts {
      * at Duration's: a deadline centuries away is a live context, not an overflow. Go: time.Until.
      */
     static long untilNanos(Instant d) {
-        Duration left = Duration.between(Time.now(), d);
-        try {
-            return left.toNanos();
-        } catch (ArithmeticException e) {
-            return left.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-        }
+        return saturated(Time.until(d));
     }
 
     /** {@code now + timeout}, Instant.MAX (or MIN) where that lies past Instant's range. */
@@ -126,10 +121,15 @@ final class Contexts {
 
     /** A Duration as non-negative nanoseconds, saturating. */
     static long nanos(Duration d) {
+        return Math.max(0, saturated(d));
+    }
+
+    /** A Duration as nanoseconds, saturating at Long's range instead of throwing. */
+    private static long saturated(Duration d) {
         try {
-            return Math.max(0, d.toNanos());
+            return d.toNanos();
         } catch (ArithmeticException e) {
-            return d.isNegative() ? 0 : Long.MAX_VALUE;
+            return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
         }
     }
 
