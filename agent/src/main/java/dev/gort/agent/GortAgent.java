@@ -118,7 +118,7 @@ public final class GortAgent {
             }
         });
         String why = JitDirectives.install();
-        if (why != null) {
+        if (why != null && !why.equals(JitDirectives.SWITCHED_OFF)) {
             System.err.println("gort: warning: could not add the compiler directive that keeps JDK code reading"
                     + " Thread.currentThread() out of compiled goroutine code (" + why + "): a ReentrantLock or other"
                     + " JDK code that names its thread may see a carrier its goroutine has left");

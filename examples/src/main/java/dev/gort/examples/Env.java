@@ -50,6 +50,7 @@ final class Env {
         row(rows, "gort.seed", c.settings().seed());
         row(rows, "gort.threadlocals", c.settings().threadLocals()); // the effective mode
         row(rows, "gort.netpoll", c.settings().netpoll()); // the effective poller
+        row(rows, "gort.jitdirective", Config.jitDirectiveSetting());
         row(rows, "gort.jmx", dev.gort.runtime.metrics.SchedulerMXBeanImpl.auto());
         row(rows, "gort.jfr", dev.gort.runtime.trace.JfrEvents.gortJfr());
         row(rows, "gort.traceback", dev.gort.runtime.Traceback.setting());

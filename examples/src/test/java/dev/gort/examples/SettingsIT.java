@@ -98,6 +98,7 @@ class SettingsIT {
         // the jar's manifest enables native access and exports sun.nio.ch: epoll is possible, and the default
         GOOD.put("-Dgort.netpoll=selector", "gort.netpoll=selector");
         GOOD.put("-Dgort.netpoll=EPOLL", "gort.netpoll=epoll");
+        GOOD.put("-Dgort.jitdirective=off", "gort.jitdirective=false"); // its effect: JitDirectivesTest (runtime)
         GOOD.put("-Dgort.godebug=schedtrace=7,scheddetail=1", "GODEBUG.schedtrace=7");
         GOOD.put("-Dgort.debug=sigtrap=1", "GODEBUG.sigtrap=1");
         GOOD.put("-Dgort.jmx=true", "gort.jmx=true"); // its effect: ObserversStartupTest (runtime)
@@ -128,6 +129,7 @@ class SettingsIT {
         // goroutine without java.lang open: GoroutineThreadLocalsStartupTest (runtime), no agent there
         BAD.put("-Dgort.threadlocals=fiber", "malformed -Dgort.threadlocals=fiber: want one of goroutine, carrier");
         BAD.put("-Dgort.netpoll=kqueue", "malformed -Dgort.netpoll=kqueue: want one of epoll, selector");
+        BAD.put("-Dgort.jitdirective=maybe", "malformed -Dgort.jitdirective=maybe: want true or false");
         BAD.put("-Dgort.jfr=maybe", "malformed -Dgort.jfr=maybe: want true or false");
         BAD.put(
                 "-Dgort.debug.http=abc",

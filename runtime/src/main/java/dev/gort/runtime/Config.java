@@ -192,6 +192,7 @@ public record Config(
         if ("tsc".equals(traceClockChoice())) {
             dev.gort.runtime.trace.TraceClock.init();
         }
+        jitDirectiveSetting(); // JVM-wide (JitDirectives): a malformed one fails here too
         MaxProcs mp = maxprocsSetting(CpuSource.SYSTEM, st.godebug());
         int explicit = explicitGomaxprocs();
         return new Config(
@@ -1035,6 +1036,16 @@ public record Config(
             case "0", "false", "off", "no" -> false;
             default -> throw malformed(prop, env, "true or false");
         };
+    }
+
+    /**
+     * {@code -Dgort.jitdirective=false} / {@code GORT_JITDIRECTIVE=0}: do not add the compiler
+     * directive that keeps the JDK's current-thread readers out of compiled code
+     * ({@link JitDirectives}; a switch for measuring what it costs, or for a JVM where it misbehaves).
+     * JVM-wide, read by the agent's premain, the first runtime's start and ./gort env. Default on.
+     */
+    public static boolean jitDirectiveSetting() {
+        return boolSetting("gort.jitdirective", "GORT_JITDIRECTIVE", true);
     }
 
     /** {@code -Dgort.creators=off|stack}: how "created by" frames are found (read by the runtime and ./gort env). */

@@ -35,22 +35,26 @@ import java.util.List;
  * once). What was compiled before stays as it was compiled.
  *
  * <p>Cost: a call where those methods were inlined ({@code ReentrantLock.lock}'s first CAS, a
- * {@code ThreadLocal.get}), in every compiled method.
+ * {@code ThreadLocal.get}), in every compiled method. {@code -Dgort.jitdirective=false}
+ * ({@link Config#jitDirectiveSetting()}) leaves it out.
  */
 public final class JitDirectives {
     private JitDirectives() {}
+
+    /** What {@link #install()} reports when {@code -Dgort.jitdirective=false} left the directive out. */
+    public static final String SWITCHED_OFF = "-Dgort.jitdirective=false";
 
     /** Under the class monitor: null until the first attempt, then what it reported. */
     private static String outcome;
 
     /**
      * Adds the directive unless an earlier call did (or failed): returns {@code null} if it is in
-     * place, else why not (the diagnostic command is not reachable: {@code jdk.management} absent or
-     * not open to gort).
+     * place, else why not: {@link #SWITCHED_OFF}, or the diagnostic command is not reachable
+     * ({@code jdk.management} absent or not open to gort).
      */
     public static synchronized String install() {
         if (outcome == null) {
-            outcome = install0();
+            outcome = Config.jitDirectiveSetting() ? install0() : SWITCHED_OFF;
         }
         return outcome.isEmpty() ? null : outcome;
     }

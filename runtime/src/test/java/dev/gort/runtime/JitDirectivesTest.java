@@ -82,5 +82,35 @@ class JitDirectivesTest {
                         "jdk.management/com.sun.management.internal=ALL-UNNAMED"));
         assertEquals(0, r.status(), r.output());
         assertTrue(r.output().contains("ok 400000"), r.output());
+        assertTrue(r.output().contains("directive: installed"), r.output());
+    }
+
+    /** {@code -Dgort.jitdirective=false} leaves the directive out, with the access to add it. */
+    @Test
+    void theSwitchLeavesTheDirectiveOut() throws Exception {
+        ChildJvm.Result r = ChildJvm.run(
+                LockAcrossYieldProg.class.getName(),
+                "1000",
+                null,
+                java.util.Map.of(),
+                List.of(
+                        "-Dgort.jitdirective=false",
+                        "--add-opens",
+                        "jdk.management/com.sun.management.internal=ALL-UNNAMED"));
+        assertEquals(0, r.status(), r.output());
+        assertTrue(r.output().contains("directive: " + JitDirectives.SWITCHED_OFF), r.output());
+    }
+
+    /** A malformed switch is a fatal error at start that names it, as every setting's is. */
+    @Test
+    void aMalformedSwitchIsFatal() throws Exception {
+        ChildJvm.Result r = ChildJvm.run(
+                LockAcrossYieldProg.class.getName(),
+                "1000",
+                null,
+                java.util.Map.of(),
+                List.of("-Dgort.jitdirective=maybe"));
+        assertEquals(2, r.status(), r.output());
+        assertTrue(r.output().contains("gort.jitdirective"), r.output());
     }
 }

@@ -7,7 +7,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * goroutine body that takes a {@code ReentrantLock}, yields, and takes it again. The body is the
  * continuation's target, so C2 inlines it into {@code Continuation.enter} (a JDK method); with the
  * lock's code inlined too, the thread read for the first {@code lock()} may serve the second, on
- * another carrier. Prints {@code ok <count>} or what failed; exit status 2 on a goroutine's panic.
+ * another carrier. Prints {@code ok <count>} or what failed, then {@code directive: installed} or why
+ * not ({@link JitDirectives#install()}); exit status 2 on a goroutine's panic.
  */
 public final class LockAcrossYieldProg {
     private LockAcrossYieldProg() {}
@@ -41,5 +42,7 @@ public final class LockAcrossYieldProg {
             }
         });
         System.out.println(counter == 2L * n && !lock.isLocked() ? "ok " + counter : "wrong " + counter);
+        String why = JitDirectives.install();
+        System.out.println("directive: " + (why == null ? "installed" : why));
     }
 }
