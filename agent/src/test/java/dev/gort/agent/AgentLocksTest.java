@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gort.runtime.GoSema;
+import dev.gort.runtime.M;
 import dev.gort.runtime.PreemptStats;
 import dev.gort.runtime.PreemptStrategy;
 import dev.gort.runtime.Scheduler;
@@ -136,6 +137,22 @@ class AgentLocksTest {
      */
     private static PreemptStats observed(String what, Runnable section, AtomicLong ticks, AtomicInteger violations)
             throws Exception {
+        return observed(what, section, ticks, new AtomicReference<>(), violations);
+    }
+
+    /**
+     * On GOMAXPROCS=1, a goroutine runs {@code section} twice while another ticks and yields: a
+     * tick on the carrier that {@code inSection} names (a section holding a carrier-owned lock
+     * publishes its carrier there: Locks.observed) is a violation, as another goroutine there
+     * could enter the same lock. A section preempted in place lets the ticker run on another one.
+     */
+    private static PreemptStats observed(
+            String what,
+            Runnable section,
+            AtomicLong ticks,
+            AtomicReference<Thread> inSection,
+            AtomicInteger violations)
+            throws Exception {
         Scheduler s = AgentPreemptionTest.newScheduler(1);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         AtomicInteger stop = new AtomicInteger();
@@ -145,6 +162,10 @@ class AgentLocksTest {
             rt.newproc(() -> {
                 rt.newproc(() -> {
                     while (stop.get() == 0) {
+                        Thread c = inSection.get();
+                        if (c != null && c == M.current().thread()) {
+                            violations.incrementAndGet();
+                        }
                         ticks.incrementAndGet();
                         Scheduler.gosched();
                     }
@@ -174,11 +195,13 @@ class AgentLocksTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void reentrantReadWriteLockReadLockIsNeverPreempted() throws Exception {
-        Method m = method("Locks", "observedSpin", Lock.class, long.class, AtomicLong.class, AtomicInteger.class);
+        Method m = method("Locks", "observedSpin", Lock.class, long.class, AtomicReference.class, AtomicInteger.class);
         Lock read = new ReentrantReadWriteLock().readLock();
         AtomicLong ticks = new AtomicLong();
+        AtomicReference<Thread> inSection = new AtomicReference<>();
         AtomicInteger violations = new AtomicInteger();
-        PreemptStats ps = observed("readLock", () -> call(m, read, HOLD, ticks, violations), ticks, violations);
+        PreemptStats ps =
+                observed("readLock", () -> call(m, read, HOLD, inSection, violations), ticks, inSection, violations);
         assertTrue(ps.refusedLock() >= 1, ps.toString());
     }
 
@@ -230,10 +253,13 @@ class AgentLocksTest {
             })
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void noPreemptionWhileAJdkFrameHoldsALock(String holder) throws Exception {
-        Method m = method("Locks", "insideJdkLock", String.class, long.class, AtomicLong.class, AtomicInteger.class);
+        Method m =
+                method("Locks", "insideJdkLock", String.class, long.class, AtomicReference.class, AtomicInteger.class);
         AtomicLong ticks = new AtomicLong();
+        AtomicReference<Thread> inSection = new AtomicReference<>();
         AtomicInteger violations = new AtomicInteger();
-        PreemptStats ps = observed(holder, () -> call(m, holder, HOLD, ticks, violations), ticks, violations);
+        PreemptStats ps =
+                observed(holder, () -> call(m, holder, HOLD, inSection, violations), ticks, inSection, violations);
         assertTrue(ps.refusedJdkLock() >= 1, ps.toString());
     }
 

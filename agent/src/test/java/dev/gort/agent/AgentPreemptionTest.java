@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gort.runtime.Config;
 import dev.gort.runtime.GoSema;
+import dev.gort.runtime.M;
 import dev.gort.runtime.P;
 import dev.gort.runtime.PreemptStats;
 import dev.gort.runtime.PreemptStrategy;
@@ -17,6 +18,7 @@ import java.lang.reflect.Method;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -189,7 +191,11 @@ class AgentPreemptionTest {
         assertTrue(ps.honoured() + ps.budgetYields() >= 2 * n - 1, ps.toString());
     }
 
-    /** A loop inside synchronized is not preempted; the request is re-armed at the exit and honoured. */
+    /**
+     * A loop inside synchronized is not preempted: no other goroutine runs on its carrier while it
+     * holds the monitor (a 40 ms loop is preempted in place after 20 ms: the short goroutine may
+     * then run on another carrier); the request is re-armed at the exit and honoured.
+     */
     @Test
     void noPreemptionInsideAMonitorAndTheRequestIsRearmedAtExit() throws Exception {
         Method spin =
@@ -197,6 +203,8 @@ class AgentPreemptionTest {
         Scheduler s = newScheduler(1);
         AtomicLong shortStart = new AtomicLong();
         AtomicLong unlockedAt = new AtomicLong();
+        AtomicReference<Thread> shortCarrier = new AtomicReference<>();
+        AtomicReference<Thread> spinCarrier = new AtomicReference<>();
         // Warm the reflective call up first: its first use (method-handle spinning, class loading)
         // can outlast a slice on a loaded machine, and the request would then be honoured at the
         // method's entry, before the monitor.
@@ -208,8 +216,10 @@ class AgentPreemptionTest {
                 Scheduler.gosched();
                 rt.newproc(() -> {
                     shortStart.set(System.nanoTime());
+                    shortCarrier.set(M.current().thread());
                     done.release();
                 });
+                spinCarrier.set(M.current().thread()); // no poll before the monitor: the carrier that takes it
                 call(spin, null, new Object(), 40 * MS, unlockedAt);
                 done.release();
             });
@@ -218,7 +228,10 @@ class AgentPreemptionTest {
         });
         PreemptStats ps = s.preempt.snapshot();
         System.out.println("monitor: " + ps);
-        assertTrue(shortStart.get() >= unlockedAt.get(), "preempted inside synchronized");
+        assertTrue(
+                shortStart.get() >= unlockedAt.get() || shortCarrier.get() != spinCarrier.get(),
+                "preempted inside synchronized: " + ps);
+        assertTrue(shortStart.get() >= unlockedAt.get() || ps.honouredInPlace() >= 1, ps.toString());
         assertTrue(ps.refusedMonitor() >= 1, ps.toString());
         // Honoured after the exit: by the request re-armed there (rearmed), or, when sysmon raised
         // a new one between the last poll inside the monitor and the exit (the carrier descheduled

@@ -1,5 +1,6 @@
 package dev.gort.runtime;
 
+import dev.gort.runtime.trace.Ev;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.EnumMap;
@@ -67,6 +68,7 @@ import org.HdrHistogram.Histogram;
  *   REQ, other tick         S preemptone for a newer slice               REQ|OWED, new tick   stale, requested
  *   REQ                     C poll, tick != P's schedtick (or no G)      OWED as before       stale
  *   REQ                     C poll, refusal() says why not               OWED kept            refused (by reason)
+ *   REQ, slice 20 ms old    C poll, refused for a lock or monitor        0 (new slice)        honoured (in place)
  *   REQ                     C poll, yields (Poll.slow)                   OWED, G leaves       honoured
  *   REQ                     C poll, the continuation is pinned           OWED kept            refused (pinned)
  *   REQ                     C syscall exit honours it / refuses          -                    honoured / refused
@@ -126,6 +128,9 @@ public final class Preempt {
     final AtomicLong requestedTraced = new AtomicLong();
 
     final AtomicLong honoured = new AtomicLong();
+    /** Of {@link #honoured}: preemptions in place ({@link #preemptInPlace}). */
+    final AtomicLong honouredInPlace = new AtomicLong();
+
     final AtomicLong refusedMonitor = new AtomicLong();
     final AtomicLong refusedRuntimeLock = new AtomicLong();
     final AtomicLong refusedLock = new AtomicLong();
@@ -651,6 +656,15 @@ public final class Preempt {
         setOwed(mt); // a G inheriting the slice inherits its request (rearm re-raises it)
         int why = refusal(mp, gp, true);
         if (why != R_NONE) {
+            if (why != R_CLINIT
+                    && why != R_RUNTIME_LOCK
+                    && sliceWhen != 0
+                    && System.nanoTime() - sliceWhen >= IN_PLACE_AFTER_NS) {
+                // A lock or monitor held for a whole slice past the request: stop here, on
+                // this carrier (the lock stays with the thread that owns it).
+                preemptInPlace(mp, gp, requestedAt, sliceWhen, site);
+                return;
+            }
             // OWED stays: releasing the last monitor/lock or leaving the initialiser re-arms
             // (Poll); for a JDK frame's lock nothing tells us when it ends: sysmon asks again.
             refused(why);
@@ -686,6 +700,45 @@ public final class Preempt {
             return false;
         }
         return yieldFor(gp, requestedAt, sliceWhen, "exitsyscall");
+    }
+
+    /**
+     * How long past its start a slice whose G refuses preemption for a lock or monitor it holds
+     * may run before the G is preempted in place ({@link #preemptInPlace}): two slices, i.e. one
+     * whole slice of refusals after sysmon's first request.
+     */
+    static final long IN_PLACE_AFTER_NS = 2 * forcePreemptNS;
+
+    /**
+     * Preempts a G that must stay on its carrier (it holds a Java monitor or a carrier-owned
+     * {@code Lock}, and has refused sysmon's requests for a whole slice) without a yield: the G
+     * becomes runnable with its continuation still mounted, its P is handed off (Go:
+     * entersyscallblock's handoffp), and the carrier sleeps until the G is scheduled again: an idle
+     * P at once, else the global queue's tail, locked to this carrier for the moment, whose M
+     * hands over its P ({@link Syscalls#waitForP}). The lock stays with the thread that owns it.
+     * Go preempts a lock holder like any G (its locks do not belong to a thread); gort can yield
+     * only where no lock names the carrier, and without this a holder that spins for a G waiting
+     * in a run queue behind it spins for ever (Caffeine's bounded buffer under
+     * {@code -Dgort.preempt=budget}, GOMAXPROCS=1). Costs a thread hand-off, at most once per
+     * {@link #IN_PLACE_AFTER_NS} of a G's refusals. Not inside a class initialiser (the Ms holding
+     * every P may be waiting for that class: see {@link #poll}) nor a runtime lock.
+     *
+     * <p>Go: proc.go gopreempt_m, for a G that cannot leave its thread (exitsyscall0 + stoplockedm)
+     */
+    private void preemptInPlace(M mp, G gp, long requestedAt, long sliceWhen, String site) {
+        long yieldAt = System.nanoTime();
+        Scheduler s = sched;
+        P pp = mp.p;
+        if (s.trace.on) {
+            s.trace.preemptYield(mp, pp, gp, requestedAt != 0 ? yieldAt - requestedAt : 0);
+            s.trace.goStop(mp, pp, gp, Ev.S_PREEMPT);
+        }
+        gp.casgstatus(G._Grunning, G._Grunnable);
+        s.stats.preemptions.incrementAndGet();
+        honouredInPlace.incrementAndGet();
+        recordYield(requestedAt, sliceWhen, yieldAt, site != null ? site : !recordSites ? null : Poll.site());
+        s.idle.handoffp(mp.releasep());
+        Syscalls.waitForP(mp, gp, false); // a new slice: OWED cleared
     }
 
     /** Yields for a taken request and counts the outcome: honoured, or refused because pinned. */
@@ -847,6 +900,7 @@ public final class Preempt {
                 strategy,
                 requested.get(),
                 honoured.get(),
+                honouredInPlace.get(),
                 refusedMonitor.get(),
                 pinnedTotal,
                 refusedRuntimeLock.get(),

@@ -10,6 +10,9 @@ import org.HdrHistogram.Histogram;
  * @param strategy            the strategy named on the command line
  * @param requested           requests raised on a carrier by sysmon / stop-the-world (preemptone)
  * @param honoured            requests that ended in a yield (the G went to the global queue tail)
+ * @param honouredInPlace     of those, preemptions in place: the G held a lock or monitor (refused
+ *                            sysmon's requests for a whole slice) and stayed mounted on its carrier,
+ *                            which slept until the G was scheduled again
  * @param refusedMonitor      the G held a Java monitor (instrumented monitor depth &gt; 0); retried
  *                            when the monitor is released ({@code rearmed}) or at sysmon's next tick
  * @param refusedPinned       the continuation refused to yield ({@code onPinned}); by reason in
@@ -47,6 +50,7 @@ public record PreemptStats(
         PreemptStrategy strategy,
         long requested,
         long honoured,
+        long honouredInPlace,
         long refusedMonitor,
         long refusedPinned,
         long refusedRuntimeLock,
@@ -99,6 +103,7 @@ public record PreemptStats(
     @Override
     public String toString() {
         return "preempt[" + strategy.id() + "] requested=" + requested + " honoured=" + honoured
+                + " (in place " + honouredInPlace + ")"
                 + " refused{monitor=" + refusedMonitor + " pinned=" + refusedPinned + pinnedByReason
                 + " runtimeLock=" + refusedRuntimeLock + " lock=" + refusedLock + " jdkLock=" + refusedJdkLock
                 + " clinit=" + refusedClinit + "} syscallExitsDeferred=" + syscallExitsDeferred + " stale=" + stale

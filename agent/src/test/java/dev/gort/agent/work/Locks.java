@@ -87,22 +87,30 @@ public final class Locks {
     }
 
     /**
-     * Holds {@code lock} for {@code cpuNanos} of CPU; counts in {@code violations} the sections
-     * during which {@code ticks} moved (another goroutine ran: on one P, only by a preemption).
+     * Holds {@code lock} for {@code cpuNanos} of CPU inside {@link #observed}: see there.
      */
-    public static void observedSpin(Lock lock, long cpuNanos, AtomicLong ticks, AtomicInteger violations) {
+    public static void observedSpin(
+            Lock lock, long cpuNanos, AtomicReference<Thread> section, AtomicInteger violations) {
         lock.lock();
         try {
-            observed(cpuNanos, ticks, violations);
+            observed(cpuNanos, section, violations);
         } finally {
             lock.unlock();
         }
     }
 
-    private static String observed(long cpuNanos, AtomicLong ticks, AtomicInteger violations) {
-        long before = ticks.get();
+    /**
+     * A section that holds a carrier-owned lock for {@code cpuNanos} of CPU: publishes its carrier
+     * in {@code section} while it runs (another goroutine that runs on that carrier meanwhile, as
+     * after a yield, counts a violation: it could enter the same lock), and counts one itself if
+     * it ends on another carrier. A preemption in place lets others run on other carriers.
+     */
+    private static String observed(long cpuNanos, AtomicReference<Thread> section, AtomicInteger violations) {
+        Thread carrier = M.current().thread(); // out of line: never a carrier C2 kept across a yield
+        section.set(carrier);
         hold(cpuNanos);
-        if (ticks.get() != before) {
+        section.set(null);
+        if (M.current().thread() != carrier) {
             violations.incrementAndGet();
         }
         return "v";
@@ -122,39 +130,40 @@ public final class Locks {
     }
 
     /** An object whose {@code toString()} runs {@link #observed} (the JDK calls it under its lock). */
-    private static Object observedToString(long cpuNanos, AtomicLong ticks, AtomicInteger violations) {
+    private static Object observedToString(long cpuNanos, AtomicReference<Thread> section, AtomicInteger violations) {
         return new Object() {
             @Override
             public String toString() {
-                return observed(cpuNanos, ticks, violations);
+                return observed(cpuNanos, section, violations);
             }
         };
     }
 
     /** A JDK method that holds a lock while it runs {@link #observed}; by name. */
-    public static void insideJdkLock(String holder, long cpuNanos, AtomicLong ticks, AtomicInteger violations) {
+    public static void insideJdkLock(
+            String holder, long cpuNanos, AtomicReference<Thread> section, AtomicInteger violations) {
         switch (holder) {
             case "ConcurrentHashMap.computeIfAbsent" ->
                 new ConcurrentHashMap<String, String>()
-                        .computeIfAbsent("k", k -> observed(cpuNanos, ticks, violations));
+                        .computeIfAbsent("k", k -> observed(cpuNanos, section, violations));
             case "synchronizedMap.computeIfAbsent" ->
                 Collections.synchronizedMap(new HashMap<String, String>())
-                        .computeIfAbsent("k", k -> observed(cpuNanos, ticks, violations));
+                        .computeIfAbsent("k", k -> observed(cpuNanos, section, violations));
             case "Hashtable.computeIfAbsent" ->
-                new Hashtable<String, String>().computeIfAbsent("k", k -> observed(cpuNanos, ticks, violations));
+                new Hashtable<String, String>().computeIfAbsent("k", k -> observed(cpuNanos, section, violations));
             case "StringBuffer.append(Object)" ->
-                new StringBuffer().append(observedToString(cpuNanos, ticks, violations));
+                new StringBuffer().append(observedToString(cpuNanos, section, violations));
             case "PrintStream.printf" ->
                 new PrintStream(OutputStream.nullOutputStream())
-                        .printf("%s%n", observedToString(cpuNanos, ticks, violations));
+                        .printf("%s%n", observedToString(cpuNanos, section, violations));
             case "PrintWriter.printf" ->
-                new PrintWriter(Writer.nullWriter()).printf("%s%n", observedToString(cpuNanos, ticks, violations));
+                new PrintWriter(Writer.nullWriter()).printf("%s%n", observedToString(cpuNanos, section, violations));
             case "BufferedReader.readLine" -> {
                 try {
                     new BufferedReader(new Reader() {
                                 @Override
                                 public int read(char[] cbuf, int off, int len) {
-                                    observed(cpuNanos, ticks, violations);
+                                    observed(cpuNanos, section, violations);
                                     return -1;
                                 }
 

@@ -16,6 +16,7 @@ class FactsTest {
                 PreemptStrategy.values()[0],
                 requested,
                 honoured,
+                0,
                 refused,
                 0,
                 0,
