@@ -68,7 +68,7 @@ class AgentLocksTest {
      * sections never overlap (a preempted holder would let the next goroutine on the same carrier
      * re-enter the carrier-owned lock), nothing throws (a holder resumed on another carrier would
      * get IllegalMonitorStateException from unlock), and the refused requests are honoured after
-     * the unlock.
+     * the unlock or, for a holder that refused a whole slice, in place.
      */
     private static PreemptStats contend(Method m, Lock lock) throws Exception {
         Scheduler s = AgentPreemptionTest.newScheduler(1);
@@ -94,7 +94,9 @@ class AgentLocksTest {
         assertNull(failure.get(), () -> "a critical section failed: " + failure.get());
         assertEquals(0, overlaps.get(), "critical sections overlapped: " + ps);
         assertTrue(ps.refusedLock() >= 1, "no request arrived inside a lock: " + ps);
-        assertTrue(ps.rearmed() >= 1, ps.toString());
+        // A refused request is not lost: re-armed at the unlock, or the holder, refusing for a
+        // whole slice, was preempted in place (its lock stays with its carrier: no overlap above).
+        assertTrue(ps.rearmed() >= 1 || ps.honouredInPlace() >= 1, ps.toString());
         return ps;
     }
 
