@@ -208,7 +208,7 @@ public class Mutex implements Locker, WaitTarget {
 
     private void unlockSlow(int nw) {
         if (((nw + MUTEX_LOCKED) & MUTEX_LOCKED) == 0) {
-            throw Fatal.fatal(Scheduler.current(), "sync: unlock of unlocked mutex");
+            throw Fatal.userFatal(Scheduler.current(), "sync: unlock of unlocked mutex");
         }
         if ((nw & MUTEX_STARVING) == 0) {
             int old = nw;

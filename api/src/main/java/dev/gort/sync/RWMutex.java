@@ -100,7 +100,7 @@ public class RWMutex implements Locker, WaitTarget {
 
     private void rUnlockSlow(int r) {
         if (r + 1 == 0 || r + 1 == -RWMUTEX_MAX_READERS) {
-            throw Fatal.fatal(Scheduler.current(), "sync: RUnlock of unlocked RWMutex");
+            throw Fatal.userFatal(Scheduler.current(), "sync: RUnlock of unlocked RWMutex");
         }
         // A writer is pending.
         if ((int) READER_WAIT.getAndAdd(this, -1) - 1 == 0) {
@@ -148,7 +148,7 @@ public class RWMutex implements Locker, WaitTarget {
         // Announce to readers there is no active writer.
         int r = (int) READER_COUNT.getAndAdd(this, RWMUTEX_MAX_READERS) + RWMUTEX_MAX_READERS;
         if (r >= RWMUTEX_MAX_READERS) {
-            throw Fatal.fatal(Scheduler.current(), "sync: Unlock of unlocked RWMutex");
+            throw Fatal.userFatal(Scheduler.current(), "sync: Unlock of unlocked RWMutex");
         }
         // Unblock blocked readers, if any.
         for (int i = 0; i < r; i++) {

@@ -144,19 +144,32 @@ public class WaitGroup implements WaitTarget {
     }
 
     /**
-     * Runs f in a new goroutine, counted by this group.
+     * Runs f in a new goroutine, counted by this group. f must not panic: if it does, the group is
+     * not told ({@code done} is not called), so that {@link #await} cannot return and let main end
+     * the program before the panic has ended it; f ending by {@code Go.goexit()} counts as done.
+     * Outside a goroutine it throws as {@code Go.go} does and leaves the counter as it was.
      *
-     * <p>Go 1.25: (*WaitGroup).Go
+     * <p>Go 1.25: (*WaitGroup).Go (Go 1.26's: a panic is re-raised without Done)
      */
     public void go(Runnable f) {
+        java.util.Objects.requireNonNull(f, "f");
         add(1);
-        Go.go(() -> {
-            try {
-                f.run();
-            } finally {
+        try {
+            Go.go(() -> {
+                try {
+                    f.run();
+                } catch (Throwable t) {
+                    if (dev.gort.runtime.Scheduler.isGoexit(t)) {
+                        done(); // f completed abruptly using Goexit: done, as Go's
+                    }
+                    throw t; // a panic: no done (see above); it ends the program
+                }
                 done();
-            }
-        });
+            });
+        } catch (RuntimeException | Error e) {
+            done(); // no goroutine was started (called outside one): undo the add
+            throw e;
+        }
     }
 
     /** The counter (racy). */

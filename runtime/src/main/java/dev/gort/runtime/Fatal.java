@@ -31,12 +31,28 @@ public final class Fatal {
 
     /** As {@link #fatal(String)}, printing {@code sched}'s goroutine dump when it is known. */
     public static GortFatalError fatal(Scheduler sched, String msg) {
+        return die(sched, msg, false);
+    }
+
+    /**
+     * Go's {@code fatal}: a fatal error the user's program caused (a deadlock, an unlock of an
+     * unlocked {@code sync} mutex), not a broken invariant of the runtime: the goroutine dump is at
+     * {@code GOTRACEBACK}'s level, without runtime frames, and only the failing goroutine's unless
+     * {@code GOTRACEBACK=all} or more (Go: throwTypeUser). Never returns normally.
+     *
+     * <p>Go: panic.go fatal
+     */
+    public static GortFatalError userFatal(Scheduler sched, String msg) {
+        return die(sched, msg, true);
+    }
+
+    private static GortFatalError die(Scheduler sched, String msg, boolean user) {
         PrintStream err = System.err;
         err.print("fatal error: "); // no "+": see SpinLock.died (fatal errors may come from a deep stack)
         err.println(msg);
         if (sched != null) {
             try {
-                sched.onFatal(msg);
+                sched.onFatal(msg, user);
             } catch (Throwable t) {
                 // The dump failed (a fatal error raised from a nearly exhausted stack): the program
                 // must end all the same, so finish first (if even that overflows, the error

@@ -864,6 +864,7 @@ public final class G extends Continuation {
         } catch (Throwable t) {
             yieldReason = YIELD_GOEXIT;
             rare().panic = t;
+            sched.panicking.incrementAndGet(); // before this G leaves _Grunning (main's end waits: gdestroy)
         }
         if (yieldReason == YIELD_NONE && isDone()) {
             yieldReason = YIELD_GOEXIT; // the function returned

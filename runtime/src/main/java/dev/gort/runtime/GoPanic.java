@@ -21,7 +21,9 @@ public final class GoPanic extends RuntimeException {
     /**
      * Go's crash text at the GOTRACEBACK level: {@code panic: ...}, then (unless {@code none})
      * {@code goroutine N [running]:}, the stack without runtime frames (unless {@code system}), the
-     * creator, and {@code exit status 2} (what `go run` prints as the process ends).
+     * creator. A value of several lines has its later lines indented by a tab (Go 1.23+:
+     * printpanicval's printindented). No {@code exit status 2}: that is the {@code go} command's
+     * line about its child, which a Go program never prints.
      *
      * <p>Go: panic.go printpanics, dopanic_m
      */
@@ -34,15 +36,10 @@ public final class GoPanic extends RuntimeException {
      * goroutines' dump, Go's tracebackothers) follows the panicking one after a blank line.
      */
     String goFormat(String others) {
-        return goFormat(others, true);
-    }
-
-    /** {@link #goFormat(String)}; {@code exits}: the JVM ends with status 2 (else no "exit status 2" line). */
-    String goFormat(String others, boolean exits) {
         int level = Traceback.level();
         StringBuilder sb = new StringBuilder();
         Throwable c = getCause();
-        sb.append("panic: ").append(c).append("\n");
+        sb.append("panic: ").append(String.valueOf(c).replace("\n", "\n\t")).append("\n");
         if (level > 0) {
             sb.append("\ngoroutine ").append(goid).append(" [running]:\n");
             Traceback.frames(sb, Traceback.goFrames(c.getStackTrace(), false), level);
@@ -55,9 +52,6 @@ public final class GoPanic extends RuntimeException {
             if (Traceback.crash()) {
                 sb.append('\n').append(Traceback.jvmThreads());
             }
-        }
-        if (exits) {
-            sb.append("exit status 2\n"); // what `go run` prints as the process ends
         }
         return sb.toString();
     }

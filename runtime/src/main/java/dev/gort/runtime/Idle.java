@@ -591,7 +591,7 @@ final class Idle {
             }
         }
         if (grunning == 0) { // possible if main goroutine calls runtime.Goexit()
-            throw Fatal.fatal(s, "no goroutines (main called runtime.Goexit) - deadlock!");
+            throw Fatal.userFatal(s, "no goroutines (main called runtime.Goexit) - deadlock!");
         }
         // There are no goroutines running, so we can look at the P's.
         for (P pp : s.allp) {
@@ -599,7 +599,7 @@ final class Idle {
                 return;
             }
         }
-        throw Fatal.fatal(s, "all goroutines are asleep - deadlock!");
+        throw Fatal.userFatal(s, "all goroutines are asleep - deadlock!");
     }
 
     /**

@@ -238,6 +238,13 @@ public final class Scheduler {
 
     /** Set once main returns or the program dies; read volatile everywhere. */
     volatile boolean exiting;
+
+    /**
+     * Goroutines whose function ended with an uncaught panic (G.runCont, on their M, while they are
+     * still {@code _Grunning}); never decremented. Main's end waits for it ({@link #awaitPanics}).
+     * Go: panic.go panicking (set by startpanic_m), here counted a little earlier.
+     */
+    final java.util.concurrent.atomic.AtomicInteger panicking = new java.util.concurrent.atomic.AtomicInteger();
     /** Go: mainStarted. */
     volatile boolean mainStarted;
 
@@ -494,16 +501,22 @@ public final class Scheduler {
      * Called by {@link Fatal#fatal(Scheduler, String)}: prints the goroutine dump at GOTRACEBACK's
      * level and the wait-for graph, and ends the program.
      */
-    void onFatal(String msg) {
+    void onFatal(String msg, boolean user) {
         fatalReporter = Thread.currentThread(); // before finish: the shutdown must not interrupt it
         fatalMessage = msg;
         if (schedtrace.periodMs > 0 || schedtrace.detailed)
             System.err.print(SchedTrace.format(this, schedtrace.elapsedMs(System.nanoTime()), true));
-        // Go: a user fatal (the deadlock) dumps at GOTRACEBACK's level, a runtime throw at 2
-        int level = msg.endsWith("- deadlock!") ? Traceback.level() : 2;
+        // Go: a user fatal (Fatal.userFatal) dumps at GOTRACEBACK's level, the failing goroutine
+        // alone unless GOTRACEBACK=all (a deadlock has none: every goroutine); a runtime throw at 2
+        int level = user ? Traceback.level() : 2;
         if (level > 0) {
-            System.err.println();
-            System.err.print(Traceback.dumpAll(this, level));
+            G cur = user && !Traceback.all() ? getg() : null;
+            String dump =
+                    cur != null ? Traceback.dump(cur, System.nanoTime(), level) + "\n" : Traceback.dumpAll(this, level);
+            if (!dump.isEmpty()) { // none left (main called Goexit): Go prints nothing after the line
+                System.err.println();
+                System.err.print(dump);
+            }
         }
         if (Traceback.crash()) {
             System.err.print(Traceback.jvmThreads());
@@ -574,6 +587,11 @@ public final class Scheduler {
      * <p>Go: proc.go newproc, newproc1
      */
     public G newproc(Runnable fn) {
+        if (fn == null) {
+            // Go: a fatal error at the go statement; here the caller's exception, before anything
+            // is created (its goroutine would have died of it later, far from the mistake).
+            throw new NullPointerException("go of nil func value");
+        }
         // A pending preemption request is honoured here, as Go honours it in newproc's prologue
         // (its stack check): without this, goroutines that only respawn each other through runnext
         // share one time slice forever and starve the global queue even though sysmon asks them to
@@ -674,7 +692,7 @@ public final class Scheduler {
             Throwable t = rare.panic;
             rare.panic = null;
             GoPanic p = new GoPanic(gp, t);
-            System.err.print(p.goFormat(Traceback.all() ? Traceback.dumpAll(this) : null, config.panicExits()));
+            System.err.print(p.goFormat(Traceback.all() ? Traceback.dumpAll(this) : null));
             System.err.flush();
             finish(p);
             if (config.panicExits()) {
@@ -685,12 +703,58 @@ public final class Scheduler {
             return;
         }
         if (gp == mainG && !gp.goexited()) {
+            if (awaitPanics()) {
+                return; // that goroutine's report ends the program (gdestroy above: halt or finish)
+            }
             Decisions d = decisions;
             if (d != null && done.getCount() != 0) {
                 d.endOfRun(); // a replay with steps left over diverged: a fatal error, not a clean exit
             }
             finish(null);
         }
+    }
+
+    /**
+     * Main has returned: before the program ends, lets a goroutine that is panicking at the same
+     * moment report its panic (Go: "Make racy client program work: if panicking on another
+     * goroutine at the same time as main returns, let the other goroutine finish printing the panic
+     * trace"). Go counts the goroutines running a panic's deferred calls (runningPanicDefers) and
+     * Goscheds up to 1000 times while any does; a Java panic unwinds through {@code finally} blocks
+     * that gort cannot see (one that closes the channel main waits on wakes main mid-unwind), so
+     * main's end waits, at most {@link #PANIC_WAIT_NS}, while a goroutine other than main runs on
+     * another M, until it parks, yields, ends or is seen panicking ({@link #panicking}). A
+     * goroutine descheduled mid-unwind is not waited for. Returns true if a panic is being
+     * reported: then the program ends with it (Go: gopark(waitReasonPanicWait)), not with main.
+     * On main's M, after main's continuation ended.
+     *
+     * <p>Go: proc.go main (the runningPanicDefers loop and the panicking check before exit(0))
+     */
+    private boolean awaitPanics() {
+        long deadline = System.nanoTime() + PANIC_WAIT_NS;
+        while (panicking.get() == 0 && othersRunning() && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+        }
+        return panicking.get() != 0;
+    }
+
+    /**
+     * {@link #awaitPanics}' bound: 100 ms. A goroutine that keeps running is preempted after its
+     * 10 ms slice (then main's end stops waiting for it), so the bound is met only where no poll
+     * can preempt it; a panic's unwinding takes microseconds, but its carrier may wait for a core.
+     */
+    static final long PANIC_WAIT_NS = 100_000_000L;
+
+    /** Whether a goroutine other than main is running on some P's M now (racy reads: a hint). */
+    private boolean othersRunning() {
+        G main = mainG;
+        for (P pp : allp) {
+            M mp = pp.mOpaque();
+            G g = mp == null ? null : mp.curg;
+            if (g != null && g != main && g.readgstatusNoScan() == G._Grunning) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Prints every goroutine in Go's format to {@code out}, then the wait-for graph. Go: runtime.Stack(buf, true). */
@@ -924,6 +988,11 @@ public final class Scheduler {
             throw new IllegalStateException("gort: Goexit called outside a goroutine");
         }
         throw G.Goexit.INSTANCE;
+    }
+
+    /** Whether {@code t} is the unwinding of {@link #goexit()} (a normal end of a goroutine), not a panic. */
+    public static boolean isGoexit(Throwable t) {
+        return t instanceof G.Goexit;
     }
 
     /** Go: runtime.Gosched: the current G goes to the global queue tail; new slice when it runs. */

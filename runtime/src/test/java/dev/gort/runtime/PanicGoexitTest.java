@@ -44,6 +44,73 @@ class PanicGoexitTest {
         assertTrue(s.exiting());
     }
 
+    /**
+     * A goroutine's {@code finally} wakes main while the goroutine's panic is still unwinding, and
+     * main returns: the panic still ends the program (Go: runtime.main waits for a panic in flight
+     * before exit(0), issues 3934 and 20018). The finally goes on until main's function has ended,
+     * then for 1 ms more; without the wait main's end won, and the panic was dropped in silence
+     * (the tester's program exited 0 in 3 of 12 runs).
+     */
+    @Test
+    void aPanicInFlightWhenMainReturnsStillEndsTheProgram() {
+        Scheduler s = new Scheduler(TestSupport.config(2));
+        GoPanic p = assertThrows(
+                GoPanic.class,
+                () -> s.run(() -> {
+                    Scheduler rt = Scheduler.current();
+                    GoSema woken = new GoSema(0);
+                    rt.newproc(() -> {
+                        try {
+                            throw new Boom("in flight");
+                        } finally {
+                            woken.release();
+                            long deadline = System.nanoTime() + 20_000_000_000L;
+                            G main = s.mainG();
+                            while (main.readgstatus() != G._Gdead && System.nanoTime() < deadline) {
+                                Thread.onSpinWait();
+                            }
+                            long more = System.nanoTime() + 1_000_000L;
+                            while (System.nanoTime() < more) {
+                                Thread.onSpinWait();
+                            }
+                        }
+                    });
+                    woken.acquire(); // then main returns
+                }));
+        assertEquals("in flight", p.getCause().getMessage());
+    }
+
+    /**
+     * A panic value of several lines: its later lines are indented by a tab (Go 1.23+), and the
+     * text ends with the goroutine's trace: no {@code exit status 2}, a line only {@code go run}
+     * prints about its child.
+     */
+    @Test
+    void aMultiLinePanicValueIsIndentedAndNoExitStatusIsPrinted() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        GoPanic p = assertThrows(
+                GoPanic.class,
+                () -> s.run(() -> {
+                    throw new Boom("a problem\nhoge");
+                }));
+        String text = p.goFormat();
+        assertTrue(
+                text.startsWith("panic: " + Boom.class.getName() + ": a problem\n\thoge\n\ngoroutine 1 [running]:\n"),
+                text);
+        assertFalse(text.contains("exit status"), text);
+    }
+
+    /** {@code go} of a null function fails at the call, in the caller (Go: "go of nil func value"). */
+    @Test
+    void goOfANilFunctionFailsAtTheCall() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        GoPanic p = assertThrows(
+                GoPanic.class, () -> s.run(() -> Scheduler.current().newproc(null)));
+        assertInstanceOf(NullPointerException.class, p.getCause());
+        assertEquals("go of nil func value", p.getCause().getMessage());
+        assertEquals(1, p.goid());
+    }
+
     @Test
     void panicInMainSurfacesFromRun() {
         Scheduler s = new Scheduler(TestSupport.config(1));
