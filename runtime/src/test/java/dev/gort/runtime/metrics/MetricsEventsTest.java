@@ -215,12 +215,14 @@ class MetricsEventsTest {
     /**
      * GOMAXPROCS=1: main loops on poll points until a goroutine that can only run on its P sets a
      * flag, which needs sysmon to ask main to stop (a request) and main to yield at a poll (a
-     * preemption). Then, with a monitor counted as held, a request is refused.
+     * preemption). Then, with a monitor counted as held, a request is refused (the goroutine may
+     * run meanwhile only if main, refusing for a whole slice, was preempted in place).
      */
     @Test
     void preemptRequestsPreemptionsAndRefusals() {
         AtomicReference<double[]> got = new AtomicReference<>();
-        new Scheduler(Workloads.config(1, true)).run(() -> {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        s.run(() -> {
             double req0 = v("/gort/sched/preempt-requests:events");
             double pre0 = v("/gort/sched/preemptions:events");
             double ref0 = v("/gort/sched/preempt-refused:events");
@@ -240,7 +242,10 @@ class MetricsEventsTest {
                 while (v("/gort/sched/preempt-refused:events") == ref0 && System.nanoTime() < deadline) {
                     Poll.poll();
                 }
-                assertFalse(ran2.get(), "preempted while holding a monitor");
+                // Only a preemption in place (a slice 20 ms old under load) lets ran2 run here.
+                assertTrue(
+                        !ran2.get() || s.preempt.snapshot().honouredInPlace() > 0,
+                        "preempted while holding a monitor: " + s.preempt.snapshot());
             } finally {
                 Poll.monitorExit();
             }
