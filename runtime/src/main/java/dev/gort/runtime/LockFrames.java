@@ -76,41 +76,43 @@ final class LockFrames {
     static final int CLINIT = 2;
 
     /** JDK methods that hold a lock around a user callback, by declaring class. */
-    static final Map<String, Set<String>> METHODS = Map.of(
-            "java.util.concurrent.ConcurrentHashMap",
-            Set.of("computeIfAbsent", "computeIfPresent", "compute", "merge", "putVal", "replaceNode"),
+    static final Map<String, Set<String>> METHODS = Map.ofEntries(
+            Map.entry(
+                    "java.util.concurrent.ConcurrentHashMap",
+                    Set.of("computeIfAbsent", "computeIfPresent", "compute", "merge", "putVal", "replaceNode")),
+            // a ReentrantLock the JDK takes around a user's callback: the barrier action (a new
+            // user's CyclicBarrier: IllegalMonitorStateException, then a hang, 8 of 13 runs); the
+            // executor's terminated() and onShutdown() hooks; a subscriber's equals
+            Map.entry("java.util.concurrent.CyclicBarrier", Set.of("dowait")),
+            Map.entry("java.util.concurrent.ThreadPoolExecutor", Set.of("tryTerminate", "shutdown")),
+            Map.entry("java.util.concurrent.SubmissionPublisher", Set.of("subscribe")),
             // not synchronized, but each calls a synchronized or lock-holding method around the callback
-            "java.util.Vector",
-            Set.of("removeIf"),
-            "java.util.concurrent.CopyOnWriteArraySet",
-            Set.of("removeIf"),
-            "java.util.concurrent.CopyOnWriteArrayList$COWSubList",
-            Set.of("forEach", "removeIf", "replaceAll", "sort"),
-            "java.util.concurrent.CopyOnWriteArrayList$Reversed",
-            Set.of("removeIf", "replaceAll", "sort"),
-            "java.util.concurrent.CopyOnWriteArrayList",
-            Set.of(
-                    "addIfAbsent",
-                    "addAllAbsent",
-                    "remove",
-                    "removeAll",
-                    "retainAll",
-                    "removeIf",
-                    "bulkRemove",
-                    "replaceAll",
-                    "replaceAllRange",
-                    "sort"),
-            "java.lang.ClassLoader",
-            Set.of("loadClass"),
-            "java.lang.Throwable",
-            Set.of("printStackTrace"),
+            Map.entry("java.util.Vector", Set.of("removeIf")),
+            Map.entry("java.util.concurrent.CopyOnWriteArraySet", Set.of("removeIf")),
+            Map.entry(
+                    "java.util.concurrent.CopyOnWriteArrayList$COWSubList",
+                    Set.of("forEach", "removeIf", "replaceAll", "sort")),
+            Map.entry("java.util.concurrent.CopyOnWriteArrayList$Reversed", Set.of("removeIf", "replaceAll", "sort")),
+            Map.entry(
+                    "java.util.concurrent.CopyOnWriteArrayList",
+                    Set.of(
+                            "addIfAbsent",
+                            "addAllAbsent",
+                            "remove",
+                            "removeAll",
+                            "retainAll",
+                            "removeIf",
+                            "bulkRemove",
+                            "replaceAll",
+                            "replaceAllRange",
+                            "sort")),
+            Map.entry("java.lang.ClassLoader", Set.of("loadClass")),
+            Map.entry("java.lang.Throwable", Set.of("printStackTrace")),
             // not a lock but the same rule: a class's own writeObject/readObject runs inside these,
             // and its defaultWriteObject/defaultReadObject (SerialCallbackContext.check) must run on
             // the thread that called it (issue 12: EventListenerSupportTest.testSerialization)
-            "java.io.ObjectOutputStream",
-            Set.of("writeSerialData"),
-            "java.io.ObjectInputStream",
-            Set.of("readSerialData"));
+            Map.entry("java.io.ObjectOutputStream", Set.of("writeSerialData")),
+            Map.entry("java.io.ObjectInputStream", Set.of("readSerialData")));
 
     /** JDK classes (or class-name prefixes ending in '$') every method of which counts. */
     static final List<String> CLASSES = List.of(
