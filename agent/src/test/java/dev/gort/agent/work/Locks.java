@@ -207,12 +207,17 @@ public final class Locks {
      * A waiter shaped like Guava's {@code AbstractFuture.get}: it names its carrier by
      * {@code Thread.currentThread()} for its waker ({@code waiter}), then parks in a loop until
      * {@code done}, counting each return from a park in {@code rounds}. After each return it burns
-     * 2 ms of CPU through polls: long enough for sysmon to see a retaken carrier run again and arm
-     * its notice (a return that parks again within microseconds may go unseen), so that a poll
-     * inside the loop exits that "syscall". Each park lasts at most 5 s: one that lasted that long
-     * (its wake-up went to another carrier, or was lost) is counted in {@code lost}, and the loop
-     * goes on, so the waiter always ends. Returns the number of carriers it ran on (1: it stayed on
-     * the one its waker unparks).
+     * CPU through polls, 2 ms at least and then until its carrier holds a P again, so that a poll
+     * inside the loop exits the "syscall" sysmon made of a retaken carrier's block. That poll needs
+     * the notice that sysmon arms only when its next look finds the carrier running again, and
+     * nothing bounds when that look comes (on a loaded 2-core machine, 30 to 100 ms after the
+     * retake, while 2 ms of CPU took 20 to 60 ms): a park before it stays in the syscall, and the
+     * test's waker, which sends the real wake-up only after that exit, left such a park to its full
+     * 5 s (1 run in 10, "rounds=3 lost=1"), a wait the test built, not a lost wake-up. Each park
+     * lasts at most 5 s, as does each spin: a park that lasted that long (its wake-up went to
+     * another carrier, or was lost) is counted in {@code lost}, and the loop goes on, so the waiter
+     * always ends. Returns the number of carriers it ran on (1: it stayed on the one its waker
+     * unparks).
      */
     public static int waitLikeAFuture(
             AtomicBoolean done,
@@ -235,7 +240,10 @@ public final class Locks {
             }
             // After the check, as in Guava's loop (read the value, poll at the back-edge, park):
             // a wait for a P in here is followed by a park with no check in between.
-            Spinners.spinCpu(2_000_000L, new AtomicLong());
+            long until = System.nanoTime() + 5_000_000_000L;
+            do {
+                Spinners.spinCpu(2_000_000L, new AtomicLong());
+            } while (M.current().p() == null && System.nanoTime() - until < 0);
         }
         return M.current().thread() == first ? 1 : 2;
     }
