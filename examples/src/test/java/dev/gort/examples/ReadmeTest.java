@@ -105,6 +105,27 @@ class ReadmeTest {
         }
     }
 
+    /**
+     * {@code ./gort help}'s durations of the two benchmark budgets are bench/report.sh's (its help,
+     * {@code ./gort bench --help}, is where they are measured and kept): {@code --long} once said
+     * about 80 minutes in one and 140 in the other.
+     */
+    @Test
+    void launcherHelpGivesTheBenchBudgetsOfReportSh() {
+        String launcher = read("gort");
+        String report = read("bench/report.sh");
+        Matcher help = Pattern.compile("short budget \\(~(\\d+) min\\) or --long \\(~(\\d+) min")
+                .matcher(launcher);
+        assertTrue(help.find(), "no bench budgets in ./gort help");
+        Matcher shortBudget = Pattern.compile("--short\\]\\s+the short budget \\(about (\\d+) minutes")
+                .matcher(report);
+        Matcher longBudget = Pattern.compile("--long\\s+the precise budget \\(about (\\d+) minutes")
+                .matcher(report);
+        assertTrue(shortBudget.find() && longBudget.find(), "no budgets in bench/report.sh's help");
+        assertEquals(shortBudget.group(1), help.group(1), "./gort help's short bench budget");
+        assertEquals(longBudget.group(1), help.group(2), "./gort help's --long bench budget");
+    }
+
     @Test
     void everyExampleIsListedAndEveryListedExampleExists() {
         int at = README.indexOf("| `./gort example ...` |");
