@@ -20,6 +20,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LauncherIT {
     static String gort(String... args) throws Exception {
+        return gortExits(0, args);
+    }
+
+    /** Runs {@code ./gort args}, which must exit with {@code status} and build nothing; returns its output. */
+    static String gortExits(int status, String... args) throws Exception {
         List<String> cmd =
                 new ArrayList<>(List.of("bash", ReadmeTest.ROOT.resolve("gort").toString()));
         cmd.addAll(List.of(args));
@@ -31,8 +36,8 @@ class LauncherIT {
             fail("did not exit: " + cmd);
         }
         String s = new String(out, StandardCharsets.UTF_8);
-        assertEquals(0, p.exitValue(), cmd + ":\n" + s);
-        assertTrue(!s.contains("gort: building"), "the launcher rebuilt the jar inside the build:\n" + s);
+        assertEquals(status, p.exitValue(), cmd + ":\n" + s);
+        assertTrue(!s.contains("gort: building"), "the launcher rebuilt a jar inside the build:\n" + s);
         return s;
     }
 
@@ -57,5 +62,33 @@ class LauncherIT {
         String out = gort("env", "-Dgort.preempt.stride=0", "-Dgort.gomaxprocs=3");
         assertTrue(out.contains("gort.preempt.stride=0\n"), out);
         assertTrue(out.contains("gort.gomaxprocs=3\n"), out);
+    }
+
+    /**
+     * {@code ./gort lab preempt --help} and malformed lab arguments answer at once, before the
+     * launcher builds the benchmarks jar (--help used to build it for a minute, then say "unknown
+     * argument"; --rounds 0 ran the whole lab and failed in its report).
+     */
+    @Test
+    void labHelpAndMalformedArgumentsAnswerBeforeTheBuild(@TempDir Path dir) throws Exception {
+        String help = gortExits(0, "lab", "preempt", "--help");
+        assertTrue(help.startsWith("usage: ./gort lab preempt "), help);
+        assertTrue(help.contains("\n  --rounds N "), help);
+        Path file = Files.writeString(dir.resolve("file"), "x");
+        String[][] bad = {
+            {"--rounds", "lab: --rounds needs a value"},
+            {"--rounds abc", "lab: --rounds wants a whole number >= 1, not 'abc'"},
+            {"--rounds 0", "lab: --rounds wants a whole number >= 1, not '0'"},
+            {"--window -5", "lab: --window wants a whole number >= 1, not '-5'"},
+            {"--out", "lab: --out needs a value"},
+            {"--out " + file, "lab: --out: " + file + " is not a directory"},
+            {"--bogus", "lab: unknown argument '--bogus'"},
+        };
+        for (String[] b : bad) {
+            List<String> args = new ArrayList<>(List.of("lab", "preempt"));
+            args.addAll(List.of(b[0].split(" ")));
+            String out = gortExits(2, args.toArray(String[]::new));
+            assertTrue(out.startsWith(b[1] + "\nusage: ./gort lab preempt "), b[0] + ":\n" + out);
+        }
     }
 }

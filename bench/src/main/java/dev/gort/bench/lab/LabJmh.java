@@ -76,11 +76,17 @@ public final class LabJmh {
                 throw new IllegalArgumentException(
                         "--jmh wants WARMUP,MEASURED,MS[,FORKS] (e.g. 4,3,100 or 5,5,200,3), not " + s);
             }
-            Options o = new Options(
-                    Integer.parseInt(p[0].trim()),
-                    Integer.parseInt(p[1].trim()),
-                    Integer.parseInt(p[2].trim()),
-                    p.length == 4 ? Integer.parseInt(p[3].trim()) : 1);
+            Options o;
+            try {
+                o = new Options(
+                        Integer.parseInt(p[0].trim()),
+                        Integer.parseInt(p[1].trim()),
+                        Integer.parseInt(p[2].trim()),
+                        p.length == 4 ? Integer.parseInt(p[3].trim()) : 1);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(
+                        "--jmh wants WARMUP,MEASURED,MS[,FORKS] (e.g. 4,3,100 or 5,5,200,3), not " + s);
+            }
             if (o.warmupIterations < 0 || o.measurementIterations < 1 || o.iterationMs < 1 || o.forks < 1) {
                 throw new IllegalArgumentException("--jmh: warm-up >= 0, measured >= 1, ms >= 1, forks >= 1: " + s);
             }

@@ -46,7 +46,8 @@ import java.util.Map;
  * the JMH mode JMH's log, {@code jmh.log}.
  *
  * <p>Usage: {@code PreemptLab preempt [--short | --long] [--no-jmh] [--jmh W,M,MS[,F]] [--out DIR]
- * [--rounds N] [--window MS] [--workloads W1,W2,...]}.
+ * [--rounds N] [--window MS] [--workloads W1,W2,...]}; {@code --help} prints {@code usage.txt}, which
+ * says what each option does.
  */
 public final class PreemptLab {
     private PreemptLab() {}
@@ -186,7 +187,34 @@ public final class PreemptLab {
             int methodsChanged,
             double bytesPerMethod) {}
 
-    public static void main(String[] args) throws Exception {
+    /**
+     * The lab's help ({@code ./gort lab preempt --help}): {@code usage.txt} beside this class, which
+     * the launcher prints itself, without building the lab, for {@code --help}.
+     */
+    static String usage() {
+        try (java.io.InputStream in = PreemptLab.class.getResourceAsStream("usage.txt")) {
+            if (in == null) {
+                throw new IllegalStateException("lab: usage.txt is missing from the class path");
+            }
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A parsed command line: the settings, the output directory and the workloads, or {@code help}
+     * (then nothing else is set).
+     */
+    record Args(Settings settings, Path out, List<String> workloads, boolean help) {}
+
+    /**
+     * Parses the lab's arguments (a leading {@code preempt} is the lab's name). Anything the lab
+     * cannot run with is an IllegalArgumentException whose message names the option and what it
+     * wants, before any work: a missing value, a count or window below 1 (it would fail at the
+     * report, after the whole run), an {@code --out} that is a file, an unknown workload or option.
+     */
+    static Args parse(String[] args) {
         Settings s = Settings.full();
         Path out = Path.of("bench/results/lab");
         Integer rounds = null;
@@ -194,39 +222,74 @@ public final class PreemptLab {
         LabJmh.Options jmh = null;
         boolean noJmh = false;
         List<String> workloads = WORKLOADS;
-        String usage = "usage: lab preempt [--short | --long] [--no-jmh] [--jmh WARMUP,MEASURED,MS[,FORKS]] [--out DIR]"
-                + " [--rounds N] [--window MS] [--workloads W1,W2,...]";
-        try {
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "preempt" -> {}
-                    case "--short" -> s = Settings.quick();
-                    case "--long" -> s = Settings.longer();
-                    case "--no-jmh" -> noJmh = true;
-                    case "--jmh" -> jmh = LabJmh.Options.parse(args[++i]);
-                    case "--out" -> out = Path.of(args[++i]);
-                    case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                    case "--window" -> window = Integer.parseInt(args[++i]);
-                    case "--workloads" -> {
-                        workloads = List.of(args[++i].split(","));
-                        for (String w : workloads) {
-                            if (!WORKLOADS.contains(w)) {
-                                throw new IllegalArgumentException(
-                                        "unknown workload " + w + " (want some of " + WORKLOADS + ")");
-                            }
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "preempt" -> {}
+                case "-h", "--help" -> {
+                    return new Args(null, null, null, true);
+                }
+                case "--short" -> s = Settings.quick();
+                case "--long" -> s = Settings.longer();
+                case "--no-jmh" -> noJmh = true;
+                case "--jmh" -> jmh = LabJmh.Options.parse(value(args, ++i, a));
+                case "--out" -> out = Path.of(value(args, ++i, a));
+                case "--rounds" -> rounds = atLeastOne(a, value(args, ++i, a));
+                case "--window" -> window = atLeastOne(a, value(args, ++i, a));
+                case "--workloads" -> {
+                    workloads = List.of(value(args, ++i, a).split(","));
+                    for (String w : workloads) {
+                        if (!WORKLOADS.contains(w)) {
+                            throw new IllegalArgumentException("--workloads: unknown workload '" + w
+                                    + "' (want some of " + String.join(",", WORKLOADS) + ")");
                         }
                     }
-                    default -> throw new IllegalArgumentException("unknown argument " + args[i]);
                 }
+                default -> throw new IllegalArgumentException("unknown argument '" + a + "'");
             }
-        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
-            System.err.println("lab: " + e.getMessage() + "\n" + usage);
-            System.exit(2);
+        }
+        if (Files.exists(out) && !Files.isDirectory(out)) {
+            throw new IllegalArgumentException("--out: " + out + " is not a directory");
         }
         s = s.with(
                 rounds != null ? rounds : s.rounds(),
                 window != null ? window : s.windowMs(),
                 noJmh ? null : jmh != null ? jmh : s.jmh());
+        return new Args(s, out, workloads, false);
+    }
+
+    private static String value(String[] args, int i, String opt) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(opt + " needs a value");
+        }
+        return args[i];
+    }
+
+    /** An option's whole number from 1 to {@code Integer.MAX_VALUE} (digits only, as ./gort checks it). */
+    private static int atLeastOne(String opt, String v) {
+        if (!v.matches("0*[1-9][0-9]{0,9}") || Long.parseLong(v) > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(opt + " wants a whole number >= 1, not '" + v + "'");
+        }
+        return Integer.parseInt(v);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Args a;
+        try {
+            a = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("lab: " + e.getMessage());
+            System.err.println(usage().lines().findFirst().orElse(""));
+            System.exit(2);
+            return;
+        }
+        if (a.help()) {
+            System.out.print(usage());
+            return;
+        }
+        Settings s = a.settings();
+        Path out = a.out();
+        List<String> workloads = a.workloads();
         long t0 = System.nanoTime();
         List<Result> rs = run(s, workloads, System.err);
         if (s.jmh() != null) {

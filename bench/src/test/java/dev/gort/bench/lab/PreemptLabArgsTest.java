@@ -1,0 +1,85 @@
+package dev.gort.bench.lab;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The lab's command line: help, and every argument it cannot run with, answer before any work with
+ * a message that names the option and what it wants (they used to be "unknown argument --help",
+ * "Index 2 out of bounds for length 2", {@code For input string: "abc"}, or, for {@code --rounds 0},
+ * a stack trace from the report after the whole run).
+ */
+class PreemptLabArgsTest {
+    static String error(String... args) {
+        return assertThrows(
+                        IllegalArgumentException.class,
+                        () -> PreemptLab.parse(args),
+                        List.of(args).toString())
+                .getMessage();
+    }
+
+    @Test
+    void helpIsAskedForAndTheUsageSaysWhatEachOptionDoes() {
+        assertTrue(PreemptLab.parse(new String[] {"preempt", "--help"}).help());
+        assertTrue(PreemptLab.parse(new String[] {"preempt", "-h"}).help());
+        String usage = PreemptLab.usage();
+        assertTrue(usage.startsWith("usage: ./gort lab preempt "), usage);
+        for (String opt : List.of(
+                "--short",
+                "--long",
+                "--no-jmh",
+                "--jmh",
+                "--out",
+                "--rounds",
+                "--window",
+                "--workloads",
+                "-h, --help")) {
+            assertTrue(usage.contains("\n  " + opt), "the usage does not describe " + opt + ":\n" + usage);
+        }
+        for (String w : PreemptLab.WORKLOADS) {
+            assertTrue(usage.contains(w), "the usage does not list workload " + w);
+        }
+    }
+
+    @Test
+    void optionsWithoutTheirValueSaySo() {
+        for (String opt : List.of("--rounds", "--window", "--out", "--jmh", "--workloads")) {
+            assertEquals(opt + " needs a value", error("preempt", opt));
+        }
+    }
+
+    @Test
+    void countsAndWindowsAreWholeNumbersOfAtLeastOne() {
+        for (String opt : List.of("--rounds", "--window")) {
+            for (String bad : List.of("abc", "0", "-3", "1.5", "", "99999999999")) {
+                assertEquals(opt + " wants a whole number >= 1, not '" + bad + "'", error("preempt", opt, bad));
+            }
+        }
+        PreemptLab.Args a = PreemptLab.parse(new String[] {"preempt", "--short", "--rounds", "3", "--window", "7"});
+        assertEquals(3, a.settings().rounds());
+        assertEquals(7, a.settings().windowMs());
+        assertNull(a.settings().jmh());
+    }
+
+    @Test
+    void otherMalformedArgumentsNameTheOption(@TempDir Path dir) throws Exception {
+        assertEquals("unknown argument '--bogus'", error("preempt", "--bogus"));
+        assertTrue(error("preempt", "--workloads", "Spin,Nope").startsWith("--workloads: unknown workload 'Nope'"));
+        assertTrue(error("preempt", "--jmh", "a,b,c").startsWith("--jmh wants WARMUP,MEASURED,MS[,FORKS]"));
+        assertTrue(error("preempt", "--jmh", "3,3").startsWith("--jmh wants WARMUP,MEASURED,MS[,FORKS]"));
+        Path file = Files.writeString(dir.resolve("file"), "x");
+        assertEquals("--out: " + file + " is not a directory", error("preempt", "--out", file.toString()));
+        assertEquals(
+                dir,
+                PreemptLab.parse(new String[] {"preempt", "--out", dir.toString()})
+                        .out());
+    }
+}
