@@ -41,9 +41,12 @@ final class Env {
         row(rows, "gort.preempt.stride", PreemptStrategy.strideFromEnvironment());
         row(rows, "gort.preempt.callers", PreemptStrategy.callerEntriesFromEnvironment());
         row(rows, "gort.preempt.budget", Preempt.budgetFromEnvironment());
+        row(rows, "gort.preempt.sites", c.settings().preemptSites());
         row(rows, "gort.sysmon.maxdelay", Sysmon.maxDelayFromEnvironment());
         row(rows, "gort.trace", trace == null ? "" : trace);
         row(rows, "gort.trace.window", GoDebugProps.traceWindowMs());
+        row(rows, "gort.trace.level", GoDebugProps.traceLevel());
+        row(rows, "gort.trace.workload", GoDebugProps.traceWorkload());
         row(rows, "gort.trace.clock", dev.gort.runtime.trace.TraceClock.name()); // the effective clock
         row(rows, "gort.creators", Config.creatorsSetting());
         row(rows, "gort.fatal", Config.fatalSetting());
@@ -59,6 +62,11 @@ final class Env {
         row(rows, "GODEBUG.schedtrace", d.schedtrace());
         row(rows, "GODEBUG.scheddetail", d.scheddetail());
         row(rows, "GODEBUG.sigtrap", d.get("sigtrap", 0));
+        // as the runtime reads them: a GODEBUG value that is not a number is its default, as Go's
+        row(rows, "GODEBUG.updatemaxprocs", c.maxprocs().update() ? 1 : 0);
+        row(rows, "GODEBUG.containermaxprocs", c.maxprocs().container() ? 1 : 0);
+        row(rows, "GODEBUG.midlecpu", c.settings().midlecpu() ? 1 : 0); // 0 where sched_getcpu is out of reach
+        row(rows, "GODEBUG.psyscall", c.settings().psyscall() ? 1 : 0);
         row(rows, "agent", InstrumentationStats.classesTransformed.get() > 0 ? "active" : "inactive");
         return rows;
     }

@@ -83,9 +83,12 @@ class SettingsIT {
         GOOD.put("-Dgort.preempt.stride=0", "gort.preempt.stride=0"); // "0 = a poll at every back-edge"
         GOOD.put("-Dgort.preempt.callers=false", "gort.preempt.callers=false");
         GOOD.put("-Dgort.preempt.budget=1000", "gort.preempt.budget=1000");
+        GOOD.put("-Dgort.preempt.sites=off", "gort.preempt.sites=false");
         GOOD.put("-Dgort.sysmon.maxdelay=500", "gort.sysmon.maxdelay=500");
         GOOD.put("-Dgort.trace=out.json", "gort.trace=out.json");
         GOOD.put("-Dgort.trace.window=5", "gort.trace.window=5");
+        GOOD.put("-Dgort.trace.level=1", "gort.trace.level=1");
+        GOOD.put("-Dgort.trace.workload=sieve", "gort.trace.workload=sieve");
         // the jar's manifest enables native access: tsc is readable on x86-64 Linux (TraceClockSourceTest)
         GOOD.put("-Dgort.trace.clock=NANOTIME", "gort.trace.clock=nanotime");
         GOOD.put("-Dgort.creators=stack", "gort.creators=stack");
@@ -101,6 +104,10 @@ class SettingsIT {
         GOOD.put("-Dgort.jitdirective=off", "gort.jitdirective=false"); // its effect: JitDirectivesTest (runtime)
         GOOD.put("-Dgort.godebug=schedtrace=7,scheddetail=1", "GODEBUG.schedtrace=7");
         GOOD.put("-Dgort.debug=sigtrap=1", "GODEBUG.sigtrap=1");
+        GOOD.put("-Dgort.godebug=updatemaxprocs=0", "GODEBUG.updatemaxprocs=0");
+        GOOD.put("-Dgort.godebug=containermaxprocs=0", "GODEBUG.containermaxprocs=0");
+        GOOD.put("-Dgort.godebug=midlecpu=0", "GODEBUG.midlecpu=0");
+        GOOD.put("-Dgort.godebug=psyscall=1", "GODEBUG.psyscall=1");
         GOOD.put("-Dgort.jmx=true", "gort.jmx=true"); // its effect: ObserversStartupTest (runtime)
         GOOD.put("-Dgort.debug.http=127.0.0.1:0", "gort.debug.http=127.0.0.1:0"); // ObserversStartupTest too
         GOOD.put("-Dgort.jfr=true", "gort.jfr=true"); // its effect: JfrEventsTest (runtime)
@@ -118,8 +125,10 @@ class SettingsIT {
         BAD.put("-Dgort.preempt.stride=-1", "malformed -Dgort.preempt.stride=-1: want an integer >= 0");
         BAD.put("-Dgort.preempt.callers=nope", "malformed -Dgort.preempt.callers=nope: want true or false");
         BAD.put("-Dgort.preempt.budget=0", "malformed -Dgort.preempt.budget=0: want an integer >= 1");
+        BAD.put("-Dgort.preempt.sites=some", "malformed -Dgort.preempt.sites=some: want true or false");
         BAD.put("-Dgort.sysmon.maxdelay=5", "malformed -Dgort.sysmon.maxdelay=5: want an integer >= 20");
         BAD.put("-Dgort.trace.window=abc", "malformed -Dgort.trace.window=abc: want an integer >= 0");
+        BAD.put("-Dgort.trace.level=3", "malformed -Dgort.trace.level=3: want an integer from 1 to 2");
         BAD.put("-Dgort.trace.clock=sundial", "malformed -Dgort.trace.clock=sundial: want one of tsc, nanotime");
         BAD.put("-Dgort.creators=all", "malformed -Dgort.creators=all: want one of off, stack");
         BAD.put("-Dgort.debug.checks=yes!", "malformed -Dgort.debug.checks=yes!: want true or false");
@@ -230,6 +239,42 @@ class SettingsIT {
             names.add(m.group(1) != null ? m.group(1) : m.group(2));
         }
         return names;
+    }
+
+    /**
+     * {@code ./gort env} prints a row for every setting of the README's table: each {@code -Dgort.x}
+     * (GODEBUG's properties, {@code gort.godebug} and {@code gort.debug}, have a row per key) and each
+     * {@code GODEBUG=key=...}. It once left out updatemaxprocs, containermaxprocs and midlecpu.
+     */
+    @Test
+    void envPrintsEverySettingOfTheReadmeTable() throws Exception {
+        Result r = env();
+        assertEquals(0, r.status, r.out);
+        String rows = "\n" + r.out;
+        List<String> missing = new ArrayList<>();
+        for (String s : readmeTableSettings()) {
+            if (s.startsWith("gort.")
+                    && !s.equals("gort.godebug")
+                    && !s.equals("gort.debug")
+                    && !rows.contains("\n" + s + "=")) {
+                missing.add(s);
+            }
+        }
+        String readme = ReadmeTest.README;
+        int at = readme.indexOf("| setting | property / environment | default |");
+        Matcher m = Pattern.compile("GODEBUG=(?:schedtrace=N,)?([a-z]+)=")
+                .matcher(readme.substring(at, readme.indexOf("\n\n", at)));
+        while (m.find()) {
+            if (!rows.contains("\nGODEBUG." + m.group(1) + "=")) {
+                missing.add("GODEBUG " + m.group(1));
+            }
+        }
+        assertTrue(missing.isEmpty(), "README settings without a row in ./gort env: " + missing + "\n" + r.out);
+        assertEquals("1", r.value("GODEBUG.updatemaxprocs"));
+        assertEquals("1", r.value("GODEBUG.containermaxprocs"));
+        assertEquals("0", r.value("GODEBUG.psyscall"));
+        assertEquals("2", r.value("gort.trace.level"));
+        assertEquals("true", r.value("gort.preempt.sites"));
     }
 
     @Test

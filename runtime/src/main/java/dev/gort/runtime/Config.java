@@ -558,6 +558,14 @@ public record Config(
             return godebug.get("psyscall", 0) != 0;
         }
 
+        /**
+         * Whether startm wakes an idle M that stopped on another CPU than the waker's: unless
+         * {@code GODEBUG=midlecpu=0}, where {@code sched_getcpu} is reachable ({@link Idle#cpuAware}).
+         */
+        public boolean midlecpu() {
+            return Idle.cpuAware(godebug);
+        }
+
         public Settings withGodebug(GoDebug d) {
             return new Settings(
                     preempt,

@@ -121,7 +121,12 @@ final class Idle {
         this.s = s;
         this.sched = s.sched;
         this.synced = sched.synced.idle;
-        this.cpuAware = dbg.get("midlecpu", 1) != 0 && ThreadCpu.available();
+        this.cpuAware = cpuAware(dbg);
+    }
+
+    /** {@link #cpuAware} under these GODEBUG settings (also for ./gort env, {@link Config.Settings#midlecpu()}). */
+    static boolean cpuAware(GoDebug dbg) {
+        return dbg.get("midlecpu", 1) != 0 && ThreadCpu.available();
     }
 
     // ------------------------------------------------------------------------------------------
