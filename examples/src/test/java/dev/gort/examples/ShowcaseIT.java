@@ -46,10 +46,18 @@ class ShowcaseIT {
     }
 
     static Result run(String... args) throws IOException, InterruptedException {
+        return run(java.util.Map.of(), args);
+    }
+
+    /** {@link #run(String...)} with these environment variables added. */
+    static Result run(java.util.Map<String, String> env, String... args) throws IOException, InterruptedException {
         assertTrue(Files.isRegularFile(JAR), JAR + " is missing: the end-to-end tests run after package");
         List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-jar", JAR.toString()));
         cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().remove("GODEBUG");
+        pb.environment().putAll(env);
+        Process p = pb.start();
         byte[] bytes;
         try (var in = p.getInputStream()) {
             bytes = in.readAllBytes();
@@ -231,6 +239,32 @@ class ShowcaseIT {
         assertTrue(
                 r.section("syscalls", "wrapped").contains("syscall exits (which P the goroutine came back on): "),
                 r.out());
+        // the default model is Go 1.26's: no _Psyscall (the explanation once said the P waits there)
+        assertTrue(r.out().contains("its P stays _Prunning with the thread until sysmon takes it"), r.out());
+        assertFalse(r.out().contains("_Psyscall"), r.out());
+    }
+
+    /** Under {@code GODEBUG=psyscall=1} the explanation describes Go 1.25's model, the one that runs. */
+    @Test
+    void syscallsExplainGo125sModelUnderPsyscall() throws Exception {
+        Result r = run(
+                java.util.Map.of("GODEBUG", "psyscall=1"),
+                "showcase",
+                "syscalls",
+                "--syscall",
+                "wrapped",
+                "--syscalls",
+                "2",
+                "--syscall-ms",
+                "5",
+                "--no-html");
+        assertEquals(0, r.status(), r.out());
+        assertTrue(
+                r.out()
+                        .contains("with GODEBUG=psyscall=1, Go 1.25's model,\nthe P leaves its thread and waits in"
+                                + " _Psyscall"),
+                r.out());
+        assertFalse(r.out().contains("_Prunning"), r.out());
     }
 
     @Test

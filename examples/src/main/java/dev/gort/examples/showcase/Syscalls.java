@@ -32,8 +32,21 @@ final class Syscalls extends Scenario {
                 + "for a file read) while others have CPU work. A blocked goroutine keeps its thread (M); sysmon\n"
                 + "sees the P held by a blocked thread for more than a tick while work waits, retakes it and\n"
                 + "hands it to another thread: the thread count climbs past GOMAXPROCS and the CPU work goes on.\n"
-                + "Run twice: with the calls wrapped in Syscall.block (Go's entersyscall: the P waits in _Psyscall),\n"
+                + "Run twice: with the calls wrapped in Syscall.block (Go's entersyscall: "
+                + (psyscall()
+                        ? "with GODEBUG=psyscall=1, Go 1.25's model,\n"
+                                + "the P leaves its thread and waits in _Psyscall until sysmon or the returning call takes it),\n"
+                        : "the goroutine goes to _Gsyscall and,\n"
+                                + "as in Go 1.26, its P stays _Prunning with the thread until sysmon takes it),\n")
                 + "and unwrapped (sysmon sees the carrier thread blocked while it holds its P).";
+    }
+
+    /**
+     * Whether the runs follow Go 1.25's {@code _Psyscall} model ({@code GODEBUG=psyscall=1}, read
+     * as each run's runtime reads it) rather than Go 1.26's, the default.
+     */
+    static boolean psyscall() {
+        return dev.gort.runtime.Config.Settings.fromEnvironment().psyscall();
     }
 
     @Override
