@@ -34,7 +34,8 @@ final class Options {
                             thread count stays near GOMAXPROCS; on blocking sockets wrapped in
                             Syscall.block it climbs to one per connection. Runs both.
 
-            options (a toggle given on the command line runs only that variant):
+            options (a toggle given on the command line runs only that variant; the flags without
+            a value, --scheddetail, --no-html and --events, also take =true or =false):
               --gomaxprocs N     number of Ps (default: fan-out 4, syscalls 2, tight-loop 1, ping-pong 1,
                                  network 2)
               --stealing on|off  work stealing between Ps (default: fan-out runs both; others on)
@@ -90,6 +91,9 @@ final class Options {
     int rounds = 5;
     int schedtrace = -1;
     boolean scheddetail;
+    /** Whether {@code --scheddetail} was given (true or false): then GODEBUG's scheddetail is not read. */
+    boolean scheddetailGiven;
+
     Path out;
     boolean html = true;
     boolean events;
@@ -111,7 +115,7 @@ final class Options {
                 a = a.substring(0, eq);
             }
             switch (a) {
-                case "-h", "--help", "help" -> o.help = true;
+                case "-h", "--help", "help" -> o.help = flag(a, val);
                 case "--gomaxprocs" -> o.gomaxprocs = positive(a, val != null ? val : next(args, ++i, a));
                 case "--stealing" -> o.stealing = onOff(a, val != null ? val : next(args, ++i, a));
                 case "--spinning" -> o.spinning = onOff(a, val != null ? val : next(args, ++i, a));
@@ -147,11 +151,14 @@ final class Options {
                 case "--conns" -> o.conns = positive(a, val != null ? val : next(args, ++i, a));
                 case "--rounds" -> o.rounds = positive(a, val != null ? val : next(args, ++i, a));
                 case "--schedtrace" -> o.schedtrace = positive(a, val != null ? val : next(args, ++i, a));
-                case "--scheddetail" -> o.scheddetail = true;
+                case "--scheddetail" -> {
+                    o.scheddetail = flag(a, val);
+                    o.scheddetailGiven = true;
+                }
                 case "--out" -> o.out = Path.of(val != null ? val : next(args, ++i, a));
-                case "--no-html" -> o.html = false;
-                case "--events" -> o.events = true;
-                case "--child" -> o.child = true;
+                case "--no-html" -> o.html = !flag(a, val);
+                case "--events" -> o.events = flag(a, val);
+                case "--child" -> o.child = flag(a, val);
                 default -> {
                     if (a.startsWith("-")) {
                         throw new IllegalArgumentException("unknown option " + a);
@@ -183,7 +190,7 @@ final class Options {
         if (schedtrace <= 0 && d.schedtrace() > 0) {
             schedtrace = d.schedtrace();
         }
-        if (!scheddetail && d.scheddetail()) {
+        if (!scheddetailGiven && d.scheddetail()) {
             scheddetail = true;
         }
     }
@@ -266,6 +273,21 @@ final class Options {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(opt + " wants a number, not '" + v + "'");
         }
+    }
+
+    /**
+     * A flag's value: given alone ({@code --no-html}) it is on; {@code --no-html=false} (or off, 0,
+     * no) turns it off and {@code =true} (on, 1, yes) on; anything else is a usage error.
+     */
+    private static boolean flag(String opt, String v) {
+        if (v == null) {
+            return true;
+        }
+        return switch (v.trim().toLowerCase(Locale.ROOT)) {
+            case "true", "on", "1", "yes" -> true;
+            case "false", "off", "0", "no" -> false;
+            default -> throw new IllegalArgumentException(opt + " takes no value, or =true or =false, not '" + v + "'");
+        };
     }
 
     private static boolean onOff(String opt, String v) {
