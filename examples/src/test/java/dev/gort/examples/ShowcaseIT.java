@@ -138,6 +138,27 @@ class ShowcaseIT {
         assertEquals(2, run("showcase", "no-such-scenario").status());
     }
 
+    /**
+     * An {@code --out} that is a file is a usage error before anything runs (the scenario used to run
+     * to its end, then fail with FileAlreadyExistsException and a stack trace).
+     */
+    @Test
+    void outThatIsAFileIsRefusedBeforeAnyRun(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("file"), "x");
+        for (String[] args : List.of(
+                new String[] {"showcase", "tight-loop", "--out", file.toString()},
+                new String[] {"showcase", "tight-loop", "--out=" + file.resolve("sub")})) {
+            Result r = run(args);
+            assertEquals(2, r.status(), r.out());
+            assertTrue(r.out().startsWith("showcase: --out: "), r.out());
+            assertFalse(r.out().contains("==="), "a scenario ran:\n" + r.out());
+            assertFalse(r.out().contains("\tat "), r.out());
+        }
+        assertTrue(run("showcase", "tight-loop", "--out", file.toString())
+                .out()
+                .startsWith("showcase: --out: " + file + " is not a directory\n"));
+    }
+
     @Test
     void fanOutIsStolenWithStealingAndStaysOnP0Without(@TempDir Path dir) throws Exception {
         Result r = run("showcase", "fan-out", "--out", dir.toString());

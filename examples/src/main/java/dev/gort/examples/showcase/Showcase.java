@@ -60,6 +60,15 @@ public final class Showcase {
         if (o.out == null) {
             o.out = defaultOut();
         }
+        if (o.html) {
+            // before any run: a file there would fail the first timeline after its run
+            String bad = outProblem(o.out);
+            if (bad != null) {
+                System.err.println("showcase: --out: " + bad);
+                System.err.println("(./gort showcase --help lists the scenarios and options)");
+                return 2;
+            }
+        }
         if (!o.child) {
             banner(out);
         }
@@ -235,6 +244,22 @@ public final class Showcase {
         TraceFiles.write(t, f);
         out.printf("  timeline: %s (%d events)%n", f.toAbsolutePath(), t.size());
         return f;
+    }
+
+    /**
+     * Why the timelines cannot go to {@code dir}, or null when they can: it is a directory, or one
+     * is created there now.
+     */
+    static String outProblem(Path dir) {
+        if (Files.exists(dir) && !Files.isDirectory(dir)) {
+            return dir + " is not a directory";
+        }
+        try {
+            Files.createDirectories(dir);
+            return null;
+        } catch (java.io.IOException | RuntimeException e) {
+            return "cannot create the directory " + dir + " (" + e + ")";
+        }
     }
 
     /** showcase/ beside the jar (examples/target/showcase), or beside the classes directory. */
