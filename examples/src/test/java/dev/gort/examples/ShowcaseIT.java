@@ -49,6 +49,23 @@ class ShowcaseIT {
         return run(java.util.Map.of(), args);
     }
 
+    /** {@link #run(String...)} in a process that may open at most {@code fds} file descriptors (ulimit -n). */
+    static Result runWithFds(int fds, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(
+                "bash", "-c", "ulimit -n " + fds + " && exec \"$0\" \"$@\"", JAVA.toString(), "-jar", JAR.toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        byte[] bytes;
+        try (var in = p.getInputStream()) {
+            bytes = in.readAllBytes();
+        }
+        if (!p.waitFor(5, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            fail("timed out: " + cmd);
+        }
+        return new Result(p.exitValue(), new String(bytes, StandardCharsets.UTF_8));
+    }
+
     /** {@link #run(String...)} with these environment variables added. */
     static Result run(java.util.Map<String, String> env, String... args) throws IOException, InterruptedException {
         assertTrue(Files.isRegularFile(JAR), JAR + " is missing: the end-to-end tests run after package");
@@ -417,6 +434,39 @@ class ShowcaseIT {
             assertTrue(Files.size(dir.resolve(f)) > 10_000, f);
             assertTrue(r.out().contains("  " + dir.resolve(f).toAbsolutePath()), r.out());
         }
+    }
+
+    /**
+     * The network scenario's heading gives the connections asked for (it said 1,000 whatever
+     * --conns was); --conns beyond the file descriptors this process may open is a usage error
+     * before any run; and running out of descriptors during a run (the up-front count cannot see
+     * the run's own: the listener, the poller's) fails that run with a FAILED line and a hint, not
+     * a panic of the whole showcase (java.net.SocketException: Too many open files).
+     */
+    @Test
+    void networkHeadingCountsAndRunningOutOfDescriptorsIsAFailedRun() throws Exception {
+        Result small = run("showcase", "network", "--server", "poller", "--conns", "30", "--rounds", "1", "--no-html");
+        assertEquals(0, small.status(), small.out());
+        assertTrue(small.out().contains("=== 1. Network: 30 connections on a few threads"), small.out());
+
+        Result tooMany = runWithFds(300, "showcase", "network", "--server", "poller", "--conns", "1000", "--no-html");
+        assertEquals(2, tooMany.status(), tooMany.out());
+        assertTrue(tooMany.out().startsWith("showcase: --conns 1000 needs 2000 file descriptors"), tooMany.out());
+        assertTrue(tooMany.out().contains("(ulimit -n: 300, "), tooMany.out());
+        assertFalse(tooMany.out().contains("==="), "a scenario ran:\n" + tooMany.out());
+
+        // the most the up-front count allows: the run's own descriptors come on top
+        int most = intAfter(tooMany.out(), "lower --conns to (\\d+) or less");
+        Result out = runWithFds(
+                300, "showcase", "network", "--server", "poller", "--conns", "" + most, "--rounds", "1", "--no-html");
+        assertEquals(1, out.status(), out.out());
+        assertTrue(out.out().contains("=== 1. Network: " + most + " connections"), out.out());
+        assertTrue(out.out().contains("  FAILED: ran out of file descriptors with "), out.out());
+        assertTrue(
+                out.out().contains("this process may open 300 (ulimit -n); lower --conns or raise the limit"),
+                out.out());
+        assertFalse(out.out().contains("panic:"), out.out());
+        assertFalse(out.out().contains("\tat "), out.out());
     }
 
     @Test

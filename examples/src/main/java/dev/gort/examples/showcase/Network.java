@@ -20,12 +20,14 @@ import java.lang.management.ThreadMXBean;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The network: an echo server with a goroutine per connection serves N loopback connections at
@@ -41,7 +43,80 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Network extends Scenario {
     Network() {
-        super("network", "Network: 1,000 connections on a few threads, parked on the poller");
+        super("network", "Network: connections on a few threads, parked on the poller");
+    }
+
+    @Override
+    String title(Options o) {
+        return String.format(
+                Locale.ROOT,
+                "Network: %,d %s on a few threads, parked on the poller",
+                o.conns,
+                o.conns == 1 ? "connection" : "connections");
+    }
+
+    /**
+     * {@code --conns} against the descriptors this process may still open: each connection takes
+     * two, its client's socket and its server's (the JVM's count and limit, where it gives them).
+     */
+    @Override
+    String problem(Options o) {
+        long[] fds = descriptors();
+        if (fds == null) {
+            return null;
+        }
+        long need = 2L * o.conns;
+        if (need <= fds[0] - fds[1]) {
+            return null;
+        }
+        return String.format(
+                Locale.ROOT,
+                "--conns %d needs %d file descriptors (a client's and a server's socket per connection), and"
+                        + " this process may open %d more (ulimit -n: %d, %d open): lower --conns to %d or less,"
+                        + " or raise the limit (ulimit -n %d)",
+                o.conns,
+                need,
+                Math.max(0, fds[0] - fds[1]),
+                fds[0],
+                fds[1],
+                Math.max(0, (fds[0] - fds[1]) / 2),
+                need + fds[1] + 64);
+    }
+
+    /**
+     * This process's file descriptor limit ({@code ulimit -n}) and how many are open, or null where
+     * the JVM does not say (not a Unix).
+     */
+    static long[] descriptors() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean u) {
+            long max = u.getMaxFileDescriptorCount();
+            long open = u.getOpenFileDescriptorCount();
+            if (max > 0 && open >= 0) {
+                return new long[] {max, open};
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Why the connections could not all be opened (a client's dial or the server's accept failed
+     * with {@code e}): running out of descriptors (EMFILE: java.net's "Too many open files",
+     * dev.gort.net's "too many open files") says so, with the limit. The limit only: counting the
+     * open ones takes a descriptor too.
+     */
+    static String openFailure(Throwable e, int dialed, int conns) {
+        String what = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+        if (!what.contains("too many open files")) {
+            return "the connections could not be opened (" + dialed + " of " + conns + " dialed): " + e;
+        }
+        long max =
+                ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean u
+                        ? u.getMaxFileDescriptorCount()
+                        : -1;
+        return "ran out of file descriptors with " + dialed + " of " + conns + " connections dialed (" + e
+                + "): each connection takes two, its client's socket and its server's"
+                + (max > 0 ? ", and this process may open " + max + " (ulimit -n)" : "")
+                + "; lower --conns or raise the limit with ulimit -n";
     }
 
     @Override
@@ -97,7 +172,9 @@ final class Network extends Scenario {
             long wokenByPoller,
             long polls,
             int served,
-            long setupNanos) {}
+            long setupNanos,
+            /** why the run stopped before its echoes (then the figures are not set), or null */
+            String failure) {}
 
     /** The server side: accepts connections and echoes each one on a goroutine of its own. */
     interface Server extends AutoCloseable {
@@ -109,6 +186,9 @@ final class Network extends Scenario {
         /** Server goroutines that have seen their connection's end. */
         int served();
 
+        /** Why the accept loop stopped before {@link #close()} (out of descriptors), or null. */
+        IOException failure();
+
         @Override
         void close() throws IOException;
     }
@@ -118,6 +198,8 @@ final class Network extends Scenario {
         Listener ln = Net.listen("tcp", "127.0.0.1:0");
         AtomicInteger waiting = new AtomicInteger();
         AtomicInteger served = new AtomicInteger();
+        AtomicBoolean closing = new AtomicBoolean();
+        AtomicReference<IOException> failure = new AtomicReference<>();
         wg.add(1);
         Go.go(() -> {
             try {
@@ -139,8 +221,11 @@ final class Network extends Scenario {
                         }
                     });
                 }
-            } catch (IOException closed) {
-                // the listener was closed: the server stops accepting
+            } catch (IOException e) {
+                // closed: the server stops accepting; else the accept failed (out of descriptors)
+                if (!closing.get()) {
+                    failure.set(e);
+                }
             } finally {
                 wg.done();
             }
@@ -149,6 +234,11 @@ final class Network extends Scenario {
             @Override
             public String addr() {
                 return ln.addr().toString();
+            }
+
+            @Override
+            public IOException failure() {
+                return failure.get();
             }
 
             @Override
@@ -163,6 +253,7 @@ final class Network extends Scenario {
 
             @Override
             public void close() throws IOException {
+                closing.set(true);
                 ln.close();
             }
         };
@@ -173,6 +264,8 @@ final class Network extends Scenario {
         ServerSocket ss = Syscall.block(() -> new ServerSocket(0, backlog, InetAddress.getLoopbackAddress()));
         AtomicInteger waiting = new AtomicInteger();
         AtomicInteger served = new AtomicInteger();
+        AtomicBoolean closing = new AtomicBoolean();
+        AtomicReference<IOException> failure = new AtomicReference<>();
         wg.add(1);
         Go.go(() -> {
             try {
@@ -198,10 +291,11 @@ final class Network extends Scenario {
                         }
                     });
                 }
-            } catch (SocketException closed) {
-                // the server socket was closed: the server stops accepting
             } catch (IOException e) {
-                throw new UncheckedIOException(e);
+                // closed: the server stops accepting; else the accept failed (out of descriptors)
+                if (!closing.get()) {
+                    failure.set(e);
+                }
             } finally {
                 wg.done();
             }
@@ -210,6 +304,11 @@ final class Network extends Scenario {
             @Override
             public String addr() {
                 return "127.0.0.1:" + ss.getLocalPort();
+            }
+
+            @Override
+            public IOException failure() {
+                return failure.get();
             }
 
             @Override
@@ -224,6 +323,7 @@ final class Network extends Scenario {
 
             @Override
             public void close() throws IOException {
+                closing.set(true);
                 Syscall.block(ss::close);
             }
         };
@@ -237,19 +337,36 @@ final class Network extends Scenario {
         try {
             Server srv = poller ? pollerServer(servers) : blockingServer(servers, conns);
             List<Conn> clients = new ArrayList<>(conns);
-            for (int i = 0; i < conns; i++) {
-                clients.add(Net.dial("tcp", srv.addr()));
-            }
-            // Every connection open, every server goroutine waiting for its first message: on the
-            // poller they park ([IO wait]); on blocking sockets each holds its thread in a read.
-            // (A wait for a condition, bounded: the server goroutines get there by themselves.)
-            long deadline = Time.nanotime() + 30 * Time.SECOND;
-            while (srv.waiting() < conns || (poller && np.netpollWaiters() < conns)) {
-                if (Time.nanotime() > deadline) {
-                    throw new IllegalStateException(
-                            "the server goroutines did not all wait: " + srv.waiting() + " of " + conns);
+            String failure = null;
+            try {
+                for (int i = 0; i < conns && srv.failure() == null; i++) {
+                    clients.add(Net.dial("tcp", srv.addr()));
                 }
-                Time.sleep(Time.MILLISECOND);
+                // Every connection open, every server goroutine waiting for its first message: on the
+                // poller they park ([IO wait]); on blocking sockets each holds its thread in a read.
+                // (A wait for a condition, bounded: the server goroutines get there by themselves.)
+                long deadline = Time.nanotime() + 30 * Time.SECOND;
+                while (srv.failure() == null && (srv.waiting() < conns || (poller && np.netpollWaiters() < conns))) {
+                    if (Time.nanotime() > deadline) {
+                        failure = "the server goroutines did not all wait: " + srv.waiting() + " of " + conns;
+                        break;
+                    }
+                    Time.sleep(Time.MILLISECOND);
+                }
+            } catch (IOException e) {
+                failure = openFailure(e, clients.size(), conns);
+            }
+            if (failure == null && srv.failure() != null) {
+                failure = openFailure(srv.failure(), clients.size(), conns);
+            }
+            if (failure != null) {
+                // a failure of this run, not a panic of the whole showcase: close what is open
+                for (Conn c : clients) {
+                    c.close();
+                }
+                srv.close();
+                servers.await();
+                return new Seen(clients.size(), srv.waiting(), 0, 0, 0, 0, 0, 0, 0, srv.served(), 0, failure);
             }
             int parked = np.netpollWaiters();
             long threadsWaiting = s.mcountPublic();
@@ -290,7 +407,8 @@ final class Network extends Scenario {
                     woken,
                     polls,
                     srv.served(),
-                    setup);
+                    setup,
+                    null);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -345,6 +463,9 @@ final class Network extends Scenario {
         int jvmPeak = mx.getPeakThreadCount();
         Trace t = r.trace();
         Seen seen = r.value();
+        if (seen.failure() != null) {
+            throw new Failed(seen.failure());
+        }
         Showcase.printSched(out, r.sched(), o, o.schedtrace > 0 ? o.schedtrace : defaultSchedtrace());
         int maxThreads = (int) Math.max(r.threads(), Showcase.maxField(r.sched(), "threads"));
         out.println("  figures:");

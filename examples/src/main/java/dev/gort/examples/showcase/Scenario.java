@@ -49,8 +49,31 @@ abstract class Scenario {
         this.title = title;
     }
 
+    /** The scenario's heading for these options. */
+    String title(Options o) {
+        return title;
+    }
+
     /** What the scenario shows, a few lines (printed before its runs). */
     abstract String explanation(Options o);
+
+    /**
+     * Why the scenario cannot run with these options, for a usage error before any run (exit 2), or
+     * null when it can.
+     */
+    String problem(Options o) {
+        return null;
+    }
+
+    /**
+     * A run that failed for a reason the user can act on (the machine's limits, not a bug): the
+     * showcase prints {@code FAILED:} and the message, without a stack trace, and goes on.
+     */
+    static final class Failed extends Exception {
+        Failed(String message) {
+            super(message);
+        }
+    }
 
     /** Default GOMAXPROCS. */
     abstract int defaultProcs();

@@ -57,6 +57,13 @@ public final class Showcase {
                     + " trace use ./gort example <Name> -Dgort.trace=FILE");
             return 2;
         }
+        for (Scenario sc : ALL) {
+            String bad = o.scenarios.contains(sc.id) ? sc.problem(o) : null;
+            if (bad != null) {
+                System.err.println("showcase: " + bad);
+                return 2;
+            }
+        }
         if (o.out == null) {
             o.out = defaultOut();
         }
@@ -86,7 +93,7 @@ public final class Showcase {
             }
             if (!o.child) {
                 out.println();
-                out.printf("=== %d. %s ===%n", n, sc.title);
+                out.printf("=== %d. %s ===%n", n, sc.title(o));
                 out.println(sc.explanation(o));
             }
             for (Scenario.Variant v : sc.variants(o)) {
@@ -126,6 +133,9 @@ public final class Showcase {
                             written.add(f);
                         }
                     }
+                } catch (Scenario.Failed e) {
+                    out.printf("  FAILED: %s%n", e.getMessage());
+                    status = 1;
                 } catch (Exception | LinkageError e) {
                     out.printf("  FAILED: %s%n", e);
                     e.printStackTrace();
