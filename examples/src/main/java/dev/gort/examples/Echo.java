@@ -26,12 +26,15 @@ import java.util.List;
 public final class Echo {
     private Echo() {}
 
+    // each client's connection takes two file descriptors, its own and the server's
+    static final Args ARGS = Args.of("Echo").arg("clients", "clients, each on a connection of its own", 100, 1, 5000);
+
     public static void main(String[] args) {
         run(System.out, args);
     }
 
     public static List<String> run(PrintStream out, String... args) {
-        int clients = args.length > 0 ? Integer.parseInt(args[0]) : 100;
+        int clients = ARGS.parse(args)[0];
         List<String> lines = new ArrayList<>();
         Go.run(() -> {
             try {

@@ -30,11 +30,14 @@ import java.util.List;
 public final class HttpServer {
     private HttpServer() {}
 
+    static final Args ARGS = Args.of("HttpServer");
+
     public static void main(String[] args) {
         run(System.out, args);
     }
 
     public static List<String> run(PrintStream out, String... args) {
+        ARGS.parse(args);
         List<String> lines = new ArrayList<>();
         Go.run(() -> {
             try {

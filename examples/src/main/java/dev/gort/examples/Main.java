@@ -62,7 +62,17 @@ public final class Main {
             usage();
             System.exit(2);
         }
-        e.entry().main(rest);
+        try {
+            e.entry().main(rest);
+        } catch (Args.Usage u) {
+            if (u.help()) {
+                System.out.print(u.usage());
+                return;
+            }
+            System.err.println(u.getMessage());
+            System.err.print(u.usage());
+            System.exit(2);
+        }
     }
 
     /** The example called {@code name} (case and dashes ignored), or null. */

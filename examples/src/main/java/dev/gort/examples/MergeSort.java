@@ -30,13 +30,19 @@ public final class MergeSort {
             long sequentialNanos,
             int gomaxprocs) {}
 
+    // n: the ints are held six times over (data, expected, the copies and their buffers)
+    static final Args ARGS = Args.of("MergeSort")
+            .arg("n", "ints to sort", 2_000_000, 1, 20_000_000)
+            .arg("cutoff", "the longest range sorted without splitting it", 8192, 1, Integer.MAX_VALUE);
+
     public static void main(String[] args) {
         run(System.out, args);
     }
 
     public static Result run(PrintStream out, String... args) {
-        int n = args.length > 0 ? Integer.parseInt(args[0]) : 2_000_000;
-        int cutoff = args.length > 1 ? Integer.parseInt(args[1]) : 8192;
+        int[] argv = ARGS.parse(args);
+        int n = argv[0];
+        int cutoff = argv[1];
         int[] data = new SplittableRandom(42).ints(n).toArray();
         int[] expected = data.clone();
         Arrays.sort(expected);

@@ -29,14 +29,21 @@ public final class Pipeline {
     /** What a run did. */
     public record Result(List<Integer> taken, int stagesStarted, int stagesStopped, int goroutinesLeft, String err) {}
 
+    // each square must fit an int: 46340^2 does, 46341^2 does not
+    static final Args ARGS = Args.of("Pipeline")
+            .arg("numbers", "numbers to square", 1000, 1, 46_340)
+            .arg("workers", "squaring goroutines", 4, 1, 10_000)
+            .arg("take", "results to take before cancelling", 10, 1, 46_340);
+
     public static void main(String[] args) {
         run(System.out, args);
     }
 
     public static Result run(PrintStream out, String... args) {
-        int numbers = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
-        int workers = args.length > 1 ? Integer.parseInt(args[1]) : 4;
-        int take = args.length > 2 ? Integer.parseInt(args[2]) : 10;
+        int[] argv = ARGS.parse(args);
+        int numbers = argv[0];
+        int workers = argv[1];
+        int take = argv[2];
         Result[] res = new Result[1];
         Go.run(() -> {
             CancelContext ctx = Context.withCancel(Context.background());

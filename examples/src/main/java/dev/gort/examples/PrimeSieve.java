@@ -21,13 +21,15 @@ import java.util.List;
 public final class PrimeSieve {
     private PrimeSieve() {}
 
+    static final Args ARGS = Args.of("PrimeSieve").arg("n", "how many primes to print", 25, 1, 100_000);
+
     public static void main(String[] args) {
         run(System.out, args);
     }
 
     /** Prints the first n primes (args[0], default 25), one per line, and returns them. */
     public static List<Integer> run(PrintStream out, String... args) {
-        int n = args.length > 0 ? Integer.parseInt(args[0]) : 25;
+        int n = ARGS.parse(args)[0];
         List<Integer> primes = new ArrayList<>();
         Go.run(() -> {
             Chan<Integer> ch = Chan.make(); // ch := make(chan int)

@@ -24,15 +24,22 @@ public final class ProducerConsumer {
     public record Result(
             int produced, int consumed, long sum, long expectedSum, int[] perConsumer, int peakLen, int capacity) {}
 
+    static final Args ARGS = Args.of("ProducerConsumer")
+            .arg("producers", "producer goroutines", 3, 1, 1000)
+            .arg("items", "items each producer sends", 20, 1, 1_000_000)
+            .arg("consumers", "consumer goroutines", 2, 1, 1000)
+            .arg("capacity", "the channel's buffer (0: unbuffered)", 8, 0, 1_000_000);
+
     public static void main(String[] args) {
         run(System.out, args);
     }
 
     public static Result run(PrintStream out, String... args) {
-        int producers = arg(args, 0, 3);
-        int items = arg(args, 1, 20);
-        int consumers = arg(args, 2, 2);
-        int capacity = arg(args, 3, 8);
+        int[] argv = ARGS.parse(args);
+        int producers = argv[0];
+        int items = argv[1];
+        int consumers = argv[2];
+        int capacity = argv[3];
         Result[] res = new Result[1];
         Go.run(() -> {
             Chan<Integer> queue = Chan.make(capacity); // queue := make(chan int, capacity)
@@ -102,9 +109,5 @@ public final class ProducerConsumer {
                 r.sum(), r.expectedSum(), r.sum() == r.expectedSum() ? "nothing lost, nothing duplicated" : "MISMATCH");
         out.printf("largest buffer length seen by a producer: %d (capacity %d)%n", r.peakLen(), r.capacity());
         return r;
-    }
-
-    static int arg(String[] args, int i, int dflt) {
-        return args.length > i ? Integer.parseInt(args[i]) : dflt;
     }
 }

@@ -15,7 +15,7 @@ import java.util.List;
  * again served one per tick.
  *
  * <pre>
- * ./gort example RateLimit [requests] [interval ms]     # default 5 requests, 20 ms
+ * ./gort example RateLimit [requests] [interval]     # default 5 requests, 20 ms
  * </pre>
  *
  * <p>Go: gobyexample.com's "Rate Limiting", written anew
@@ -29,13 +29,18 @@ public final class RateLimit {
     /** Both runs. */
     public record Result(List<Served> steady, List<Served> bursty, long intervalNanos) {}
 
+    static final Args ARGS = Args.of("RateLimit")
+            .arg("requests", "requests to serve", 5, 1, 10_000)
+            .arg("interval", "milliseconds between two requests", 20, 1, 60_000);
+
     public static void main(String[] args) {
         run(System.out, args);
     }
 
     public static Result run(PrintStream out, String... args) {
-        int n = args.length > 0 ? Integer.parseInt(args[0]) : 5;
-        long interval = (args.length > 1 ? Long.parseLong(args[1]) : 20) * Time.MILLISECOND;
+        int[] argv = ARGS.parse(args);
+        int n = argv[0];
+        long interval = argv[1] * Time.MILLISECOND;
         Result[] res = new Result[1];
         Go.run(() -> {
             // Steady: one request per tick.

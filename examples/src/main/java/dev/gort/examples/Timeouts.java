@@ -26,6 +26,8 @@ import java.util.List;
 public final class Timeouts {
     private Timeouts() {}
 
+    static final Args ARGS = Args.of("Timeouts");
+
     public static void main(String[] args) {
         run(System.out, args);
     }
@@ -57,6 +59,7 @@ public final class Timeouts {
 
     /** Prints and returns the lines. */
     public static List<String> run(PrintStream out, String... args) {
+        ARGS.parse(args);
         return run(out, SLEEP, 20, 80, 35);
     }
 

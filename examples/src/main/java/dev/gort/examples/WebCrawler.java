@@ -107,12 +107,14 @@ public final class WebCrawler {
     /** What a crawl found, in the order it was found. */
     public record Result(List<String> lines, Map<String, Integer> fetches) {}
 
+    static final Args ARGS = Args.of("WebCrawler").arg("depth", "links to follow from the first page", 4, 1, 100);
+
     public static void main(String[] args) {
         run(System.out, args);
     }
 
     public static Result run(PrintStream out, String... args) {
-        int depth = args.length > 0 ? Integer.parseInt(args[0]) : 4;
+        int depth = ARGS.parse(args)[0];
         List<String> lines = new ArrayList<>();
         FakeFetcher fetcher = new FakeFetcher(5);
         Go.run(() -> {

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * jobs there are; closing {@code jobs} ends the workers' {@code range} loops.
  *
  * <pre>
- * ./gort example WorkerPool [workers] [jobs] [job ms]     # default 3 workers, 9 jobs of 10 ms
+ * ./gort example WorkerPool [workers] [jobs] [job-ms]     # default 3 workers, 9 jobs of 10 ms
  * </pre>
  *
  * <p>Go: gobyexample.com's "Worker Pools", written anew
@@ -32,14 +32,21 @@ public final class WorkerPool {
             long elapsedNanos,
             long jobNanos) {}
 
+    // each job's result is its square, which must fit an int: 46340^2 does, 46341^2 does not
+    static final Args ARGS = Args.of("WorkerPool")
+            .arg("workers", "worker goroutines", 3, 1, 10_000)
+            .arg("jobs", "jobs to run", 9, 1, 46_340)
+            .arg("job-ms", "milliseconds each job takes", 10, 0, 60_000);
+
     public static void main(String[] args) {
         run(System.out, args);
     }
 
     public static Result run(PrintStream out, String... args) {
-        int workers = args.length > 0 ? Integer.parseInt(args[0]) : 3;
-        int jobs = args.length > 1 ? Integer.parseInt(args[1]) : 9;
-        long jobNanos = (args.length > 2 ? Long.parseLong(args[2]) : 10) * Time.MILLISECOND;
+        int[] argv = ARGS.parse(args);
+        int workers = argv[0];
+        int jobs = argv[1];
+        long jobNanos = argv[2] * Time.MILLISECOND;
         Result[] res = new Result[1];
         Go.run(() -> {
             Chan<Integer> jobq = Chan.make(jobs); // jobs := make(chan int, n)

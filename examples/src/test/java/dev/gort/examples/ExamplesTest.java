@@ -3,6 +3,7 @@ package dev.gort.examples;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -264,5 +265,79 @@ class ExamplesTest {
         for (Main.Example e : Main.EXAMPLES) {
             assertNotNull(Main.find(e.name()));
         }
+    }
+
+    /** Every example's declared command line ({@code ARGS}), read by reflection from its class. */
+    static Args argsOf(Main.Example e) throws ReflectiveOperationException {
+        var f = Class.forName("dev.gort.examples." + e.name()).getDeclaredField("ARGS");
+        f.setAccessible(true);
+        return (Args) f.get(null);
+    }
+
+    /**
+     * Every example checks its arguments before it runs: a usage line of its own, each argument a
+     * whole number in its range (not a number, below or above it is a usage error naming the
+     * argument), no extra arguments, and -h/--help asks for the usage.
+     */
+    @Test
+    void everyExampleChecksItsArgumentsAgainstItsUsage() throws Exception {
+        for (Main.Example e : Main.EXAMPLES) {
+            Args a = argsOf(e);
+            String usage = a.usage();
+            assertTrue(usage.startsWith("usage: ./gort example " + e.name()), usage);
+            assertTrue(assertThrows(Args.Usage.class, () -> a.parse("--help")).help(), e.name());
+            int n = a.usage().split("\n").length - 1; // a line per argument
+            String[] extra = new String[n + 1];
+            Arrays.fill(extra, "1");
+            extra[n] = "extra";
+            Args.Usage u = assertThrows(Args.Usage.class, () -> a.parse(extra), e.name());
+            assertTrue(u.getMessage().contains("'extra'") && !u.help(), u.getMessage());
+            for (int i = 0; i < n; i++) {
+                String name = usage.split("\n")[i + 1].trim().split(" ")[0];
+                for (String bad : List.of("abc", "99999999999", "1.5", "")) {
+                    String[] args = new String[i + 1];
+                    Arrays.fill(args, "1");
+                    args[i] = bad;
+                    Args.Usage b = assertThrows(Args.Usage.class, () -> a.parse(args), e.name() + " " + bad);
+                    assertTrue(
+                            b.getMessage().startsWith(e.name() + ": " + name + " wants a whole number from "),
+                            b.getMessage());
+                    assertTrue(b.getMessage().endsWith(", not '" + bad + "'"), b.getMessage());
+                }
+            }
+        }
+    }
+
+    /**
+     * The arguments the examples used to take and then fail on (a panic, a stack overflow, a
+     * NegativeArraySizeException, "-5 primes", a MISMATCH) are usage errors before any work.
+     */
+    @Test
+    void argumentsThatUsedToFailInsideTheExamplesAreUsageErrors() {
+        PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        List<Runnable> bad = List.of(
+                () -> PrimeSieve.run(out, "-5"),
+                () -> PrimeSieve.run(out, "abc"),
+                () -> PrimeSieve.run(out, "99999999999"),
+                () -> Echo.run(out, "-1"),
+                () -> MergeSort.run(out, "10", "0"),
+                () -> MergeSort.run(out, "-3"),
+                () -> WorkerPool.run(out, "3", "-1"),
+                () -> WorkerPool.run(out, "extra"),
+                () -> ProducerConsumer.run(out, "1", "1", "0"),
+                () -> Pipeline.run(out, "1000", "0"),
+                () -> RateLimit.run(out, "5", "0"),
+                () -> WebCrawler.run(out, "0"),
+                () -> Timeouts.run(out, "1"),
+                () -> HttpServer.run(out, "1"));
+        for (Runnable r : bad) {
+            assertThrows(Args.Usage.class, r::run);
+        }
+        assertEquals(
+                "PrimeSieve: n wants a whole number from 1 to 100000, not '-5'",
+                assertThrows(Args.Usage.class, () -> PrimeSieve.run(out, "-5")).getMessage());
+        assertEquals(
+                "usage: ./gort example PrimeSieve [n]\n  n          how many primes to print: 1 to 100000 (default 25)\n",
+                PrimeSieve.ARGS.usage());
     }
 }

@@ -91,4 +91,24 @@ class LauncherIT {
             assertTrue(out.startsWith(b[1] + "\nusage: ./gort lab preempt "), b[0] + ":\n" + out);
         }
     }
+
+    /**
+     * An example's usage errors are one line naming the argument, then its usage, exit status 2 and
+     * no stack trace (they were NumberFormatExceptions); --help prints the usage, status 0.
+     */
+    @Test
+    void exampleArgumentsAreCheckedWithAUsageLine() throws Exception {
+        String help = gortExits(0, "example", "PrimeSieve", "--help");
+        assertTrue(help.startsWith("usage: ./gort example PrimeSieve [n]\n"), help);
+        String bad = gortExits(2, "example", "PrimeSieve", "abc");
+        assertTrue(
+                bad.startsWith("PrimeSieve: n wants a whole number from 1 to 100000, not 'abc'\n"
+                        + "usage: ./gort example PrimeSieve [n]\n"),
+                bad);
+        assertTrue(!bad.contains("\tat "), bad);
+        String extra = gortExits(2, "example", "WorkerPool", "extra");
+        assertTrue(extra.startsWith("WorkerPool: workers wants a whole number"), extra);
+        String none = gortExits(2, "example", "Timeouts", "5");
+        assertTrue(none.startsWith("Timeouts takes no arguments, not '5'\nusage: ./gort example Timeouts\n"), none);
+    }
 }
