@@ -86,6 +86,7 @@ class SettingsIT {
         GOOD.put("-Dgort.preempt.sites=off", "gort.preempt.sites=false");
         GOOD.put("-Dgort.sysmon.maxdelay=500", "gort.sysmon.maxdelay=500");
         GOOD.put("-Dgort.trace=out.json", "gort.trace=out.json");
+        GOOD.put("-Dgort.trace=OUT.HTML", "gort.trace=OUT.HTML"); // the extension's case is ignored
         GOOD.put("-Dgort.trace.window=5", "gort.trace.window=5");
         GOOD.put("-Dgort.trace.level=1", "gort.trace.level=1");
         GOOD.put("-Dgort.trace.workload=sieve", "gort.trace.workload=sieve");
@@ -127,6 +128,9 @@ class SettingsIT {
         BAD.put("-Dgort.preempt.budget=0", "malformed -Dgort.preempt.budget=0: want an integer >= 1");
         BAD.put("-Dgort.preempt.sites=some", "malformed -Dgort.preempt.sites=some: want true or false");
         BAD.put("-Dgort.sysmon.maxdelay=5", "malformed -Dgort.sysmon.maxdelay=5: want an integer >= 20");
+        BAD.put(
+                "-Dgort.trace=sieve.txt",
+                "malformed -Dgort.trace=sieve.txt: want a file ending in .json, .json.gz, .html, .pftrace or .pftrace.gz");
         BAD.put("-Dgort.trace.window=abc", "malformed -Dgort.trace.window=abc: want an integer >= 0");
         BAD.put("-Dgort.trace.level=3", "malformed -Dgort.trace.level=3: want an integer from 1 to 2");
         BAD.put("-Dgort.trace.clock=sundial", "malformed -Dgort.trace.clock=sundial: want one of tsc, nanotime");

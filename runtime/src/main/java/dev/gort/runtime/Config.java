@@ -709,10 +709,20 @@ public record Config(
         return asked;
     }
 
-    /** {@code -Dgort.trace=<file>}: trace every runtime from its start and write the file at exit. */
+    /**
+     * {@code -Dgort.trace=<file>}: trace every runtime from its start and write the file at exit, in
+     * the format its extension names ({@link dev.gort.runtime.trace.TraceFormat}, case ignored); a
+     * name without one is {@link #malformed}, at start rather than when the file is written.
+     */
     public static String traceFileSetting() {
         String v = System.getProperty("gort.trace");
-        return v == null || v.isBlank() ? null : v.trim();
+        if (v == null || v.isBlank()) {
+            return null;
+        }
+        if (dev.gort.runtime.trace.TraceFormat.of(v) == null) {
+            throw malformed("gort.trace", null, dev.gort.runtime.trace.TraceFormat.WANTED);
+        }
+        return v.trim();
     }
 
     /** {@code -Dgort.trace.workload=<name>}: shown in the trace header. */

@@ -25,8 +25,14 @@ class LayersTest {
     private static final Path MAIN = Path.of("src/main/java/dev/gort/runtime");
 
     /** The recording half of the tracer: what the M loop calls. */
-    private static final List<String> TRACE_CORE =
-            List.of("Tracer.java", "TraceBuf.java", "Ev.java", "Trace.java", "JfrEvents.java", "GoDebugProps.java");
+    private static final List<String> TRACE_CORE = List.of(
+            "Tracer.java",
+            "TraceBuf.java",
+            "Ev.java",
+            "Trace.java",
+            "TraceFormat.java",
+            "JfrEvents.java",
+            "GoDebugProps.java");
 
     private static final Pattern CONSUMER = Pattern.compile(
             "\\b(TraceValidator|ChromeTraceWriter|HtmlTimeline|TraceFiles|DebugServer|StandardObserver)\\b"

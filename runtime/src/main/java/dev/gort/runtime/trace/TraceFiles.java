@@ -11,35 +11,43 @@ import java.nio.file.Path;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * Writes a trace to a file chosen by extension: {@code .json}, {@code .json.gz} (Chrome/Perfetto JSON),
- * {@code .pftrace} or {@code .pftrace.gz} (Perfetto's protobuf format, ~10x smaller), or {@code .html}.
+ * Writes a trace to a file chosen by extension, case ignored ({@link TraceFormat}): {@code .json},
+ * {@code .json.gz} (Chrome/Perfetto JSON), {@code .pftrace} or {@code .pftrace.gz} (Perfetto's
+ * protobuf format, ~10x smaller), or {@code .html}.
  */
 public final class TraceFiles {
     private TraceFiles() {}
 
+    /** Writes {@code t} to {@code file} in its extension's format; another extension is an IllegalArgumentException. */
     public static void write(Trace t, Path file) throws IOException {
         String name = file.getFileName().toString();
+        TraceFormat format = TraceFormat.of(name);
+        if (format == null) {
+            throw new IllegalArgumentException("trace file " + file + ": want " + TraceFormat.WANTED);
+        }
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        if (name.endsWith(".html") || name.endsWith(".htm")) {
-            writeHtml(t, file);
-        } else if (name.endsWith(".pftrace") || name.endsWith(".perfetto-trace")) {
-            try (OutputStream os = new java.io.BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
-                PerfettoProtoWriter.write(t, os);
+        switch (format) {
+            case HTML -> writeHtml(t, file);
+            case PFTRACE -> {
+                try (OutputStream os = new java.io.BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
+                    PerfettoProtoWriter.write(t, os);
+                }
             }
-        } else if (name.endsWith(".pftrace.gz")) {
-            try (OutputStream os = new GZIPOutputStream(Files.newOutputStream(file), 1 << 16)) {
-                PerfettoProtoWriter.write(t, os);
+            case PFTRACE_GZ -> {
+                try (OutputStream os = new GZIPOutputStream(Files.newOutputStream(file), 1 << 16)) {
+                    PerfettoProtoWriter.write(t, os);
+                }
             }
-        } else if (name.endsWith(".gz")) {
-            try (OutputStream os = new GZIPOutputStream(Files.newOutputStream(file));
-                    Writer w = new BufferedWriter(new OutputStreamWriter(os, StandardCharsets.UTF_8), 1 << 16)) {
-                ChromeTraceWriter.write(t, w);
+            case JSON_GZ -> {
+                try (OutputStream os = new GZIPOutputStream(Files.newOutputStream(file));
+                        Writer w = new BufferedWriter(new OutputStreamWriter(os, StandardCharsets.UTF_8), 1 << 16)) {
+                    ChromeTraceWriter.write(t, w);
+                }
             }
-        } else {
-            writeJson(t, file);
+            case JSON -> writeJson(t, file);
         }
     }
 

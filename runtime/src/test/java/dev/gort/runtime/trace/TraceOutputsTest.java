@@ -2,6 +2,8 @@ package dev.gort.runtime.trace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gort.runtime.GoSema;
@@ -195,6 +197,39 @@ class TraceOutputsTest {
         }
         assertTrue(enter > 0);
         assertFalse(TraceValidator.validate(t).ok());
+    }
+
+    /**
+     * The format is the extension's, case ignored (an {@code .HTML} file once got JSON); a name
+     * with no trace extension ({@code sieve.txt}, which once got JSON silently) has no format, and
+     * writing it is refused.
+     */
+    @Test
+    void theFileFormatIsTheExtensionsCaseIgnored() throws Exception {
+        assertEquals(TraceFormat.HTML, TraceFormat.of("run.HTML"));
+        assertEquals(TraceFormat.JSON, TraceFormat.of("/tmp/x/run.Json"));
+        assertEquals(TraceFormat.JSON_GZ, TraceFormat.of("run.JSON.GZ"));
+        assertEquals(TraceFormat.PFTRACE, TraceFormat.of("run.PFTrace"));
+        assertEquals(TraceFormat.PFTRACE_GZ, TraceFormat.of("run.pftrace.gz"));
+        for (String none : new String[] {"sieve.txt", "run.gz", "run", ".json", "run.json/"}) {
+            assertNull(TraceFormat.of(none), none);
+        }
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        s.trace.start(new Tracer.Options());
+        s.run(() -> Workloads.pingPongBody(100));
+        Trace t = s.trace.stop();
+        Path html = tmp.resolve("run.HTML");
+        TraceFiles.write(t, html);
+        assertTrue(Files.readString(html).toLowerCase(java.util.Locale.ROOT).startsWith("<!doctype html>"), "not HTML");
+        Path json = tmp.resolve("run.JSON");
+        TraceFiles.write(t, json);
+        assertTrue(Files.readString(json).contains("\"traceEvents\""), "not JSON");
+        Path txt = tmp.resolve("sieve.txt");
+        assertEquals(
+                "trace file " + txt + ": want " + TraceFormat.WANTED,
+                assertThrows(IllegalArgumentException.class, () -> TraceFiles.write(t, txt))
+                        .getMessage());
+        assertFalse(Files.exists(txt));
     }
 
     /** Flight-recorder mode keeps a bounded window; a windowed trace starts mid-run and still validates. */
