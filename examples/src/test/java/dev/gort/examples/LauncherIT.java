@@ -111,4 +111,17 @@ class LauncherIT {
         String none = gortExits(2, "example", "Timeouts", "5");
         assertTrue(none.startsWith("Timeouts takes no arguments, not '5'\nusage: ./gort example Timeouts\n"), none);
     }
+
+    /**
+     * A {@code .pftrace} (protobuf-java) is written without the JDK's sun.misc.Unsafe deprecation
+     * warnings: the launcher gives its java --sun-misc-unsafe-memory-access=allow, as it gives Maven.
+     */
+    @Test
+    void aProtobufTraceIsWrittenWithoutUnsafeWarnings(@TempDir Path dir) throws Exception {
+        Path trace = dir.resolve("sieve.pftrace");
+        String out = gort("example", "PrimeSieve", "5", "-Dgort.trace=" + trace);
+        assertTrue(out.contains("trace written to"), out);
+        assertTrue(Files.size(trace) > 0, "no trace");
+        assertTrue(!out.contains("sun.misc.Unsafe"), out);
+    }
 }
