@@ -54,16 +54,7 @@ class ShowcaseIT {
         List<String> cmd = new ArrayList<>(List.of(
                 "bash", "-c", "ulimit -n " + fds + " && exec \"$0\" \"$@\"", JAVA.toString(), "-jar", JAR.toString()));
         cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        byte[] bytes;
-        try (var in = p.getInputStream()) {
-            bytes = in.readAllBytes();
-        }
-        if (!p.waitFor(5, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            fail("timed out: " + cmd);
-        }
-        return new Result(p.exitValue(), new String(bytes, StandardCharsets.UTF_8));
+        return exec(new ProcessBuilder(cmd), cmd);
     }
 
     /** {@link #run(String...)} with these environment variables added. */
@@ -71,10 +62,15 @@ class ShowcaseIT {
         assertTrue(Files.isRegularFile(JAR), JAR + " is missing: the end-to-end tests run after package");
         List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-jar", JAR.toString()));
         cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().remove("GODEBUG");
         pb.environment().putAll(env);
-        Process p = pb.start();
+        return exec(pb, cmd);
+    }
+
+    /** Runs {@code pb} (output and errors merged) to its end, at most 5 minutes. */
+    private static Result exec(ProcessBuilder pb, List<String> cmd) throws IOException, InterruptedException {
+        Process p = pb.redirectErrorStream(true).start();
         byte[] bytes;
         try (var in = p.getInputStream()) {
             bytes = in.readAllBytes();

@@ -269,12 +269,37 @@ public final class Traceback {
 
     /** The frames of a Java stack that {@link #showframe} keeps at {@code level}, in Go's layout. */
     static void frames(StringBuilder sb, StackTraceElement[] st, int level) {
+        int count = 0;
         for (StackTraceElement e : st) {
             if (showframe(e.getClassName(), level)) {
-                frame(sb, e);
+                count++;
             }
         }
+        int shown = 0;
+        for (StackTraceElement e : st) {
+            if (!showframe(e.getClassName(), level)) {
+                continue;
+            }
+            if (count > INNER_FRAMES + OUTER_FRAMES && shown >= INNER_FRAMES && shown < count - OUTER_FRAMES) {
+                if (shown == INNER_FRAMES) {
+                    sb.append("...").append(count - INNER_FRAMES - OUTER_FRAMES).append(" frames elided...\n");
+                }
+                shown++;
+                continue;
+            }
+            shown++;
+            frame(sb, e);
+        }
     }
+
+    /**
+     * A deep stack shows its innermost and outermost frames, and says how many it left out between
+     * (a stack overflow's thousand frames). Go: traceback.go tracebackInnerFrames,
+     * tracebackOuterFrames (Go 1.21).
+     */
+    static final int INNER_FRAMES = 50;
+
+    static final int OUTER_FRAMES = 50;
 
     /** Go: traceback.go printcreatedby, at the GOTRACEBACK level; null when Go prints none. */
     static String createdBy(G gp) {

@@ -60,6 +60,13 @@ class JitDirectivesTest {
         assertNull(JitDirectives.install());
     }
 
+    /** {@link LockAcrossYieldProg} with {@code n} goroutines in a child JVM that opens jdk.management to gort. */
+    private static ChildJvm.Result lockAcrossYield(String n, String... jvmOptions) throws Exception {
+        List<String> opts = new ArrayList<>(List.of(jvmOptions));
+        opts.addAll(List.of("--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED"));
+        return ChildJvm.run(LockAcrossYieldProg.class.getName(), n, null, java.util.Map.of(), opts);
+    }
+
     /**
      * A goroutine body that takes a {@code ReentrantLock}, yields and takes it again, run by 200,000
      * goroutines at GOMAXPROCS=2 in a child JVM with C2: the body is inlined into
@@ -69,17 +76,8 @@ class JitDirectivesTest {
      */
     @Test
     void aLockTakenOnBothSidesOfAYieldInAGoroutineBodyKeepsItsOwner() throws Exception {
-        ChildJvm.Result r = ChildJvm.run(
-                LockAcrossYieldProg.class.getName(),
-                "200000",
-                null,
-                java.util.Map.of(),
-                List.of(
-                        "-XX:TieredStopAtLevel=4",
-                        "--add-opens",
-                        "java.base/java.lang=ALL-UNNAMED",
-                        "--add-opens",
-                        "jdk.management/com.sun.management.internal=ALL-UNNAMED"));
+        ChildJvm.Result r =
+                lockAcrossYield("200000", "-XX:TieredStopAtLevel=4", "--add-opens", "java.base/java.lang=ALL-UNNAMED");
         assertEquals(0, r.status(), r.output());
         assertTrue(r.output().contains("ok 400000"), r.output());
         assertTrue(r.output().contains("directive: installed"), r.output());
@@ -88,15 +86,7 @@ class JitDirectivesTest {
     /** {@code -Dgort.jitdirective=false} leaves the directive out, with the access to add it. */
     @Test
     void theSwitchLeavesTheDirectiveOut() throws Exception {
-        ChildJvm.Result r = ChildJvm.run(
-                LockAcrossYieldProg.class.getName(),
-                "1000",
-                null,
-                java.util.Map.of(),
-                List.of(
-                        "-Dgort.jitdirective=false",
-                        "--add-opens",
-                        "jdk.management/com.sun.management.internal=ALL-UNNAMED"));
+        ChildJvm.Result r = lockAcrossYield("1000", "-Dgort.jitdirective=false");
         assertEquals(0, r.status(), r.output());
         assertTrue(r.output().contains("directive: " + JitDirectives.SWITCHED_OFF), r.output());
     }

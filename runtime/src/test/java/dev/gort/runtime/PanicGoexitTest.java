@@ -100,6 +100,28 @@ class PanicGoexitTest {
         assertFalse(text.contains("exit status"), text);
     }
 
+    private static void recurse(int n) {
+        if (n == 0) {
+            throw new Boom("deep");
+        }
+        recurse(n - 1);
+    }
+
+    /**
+     * A deep stack's trace shows its 50 innermost and 50 outermost frames and counts those between
+     * (Go 1.21: "...N frames elided..."); a stack overflow printed about 1,024 frames.
+     */
+    @Test
+    void aDeepStackIsElidedInTheMiddle() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        GoPanic p = assertThrows(GoPanic.class, () -> s.run(() -> recurse(300)));
+        String text = p.goFormat();
+        long frames = text.lines().filter(l -> l.startsWith("\t")).count();
+        assertEquals(Traceback.INNER_FRAMES + Traceback.OUTER_FRAMES, frames, text);
+        assertTrue(text.contains("\n...") && text.contains(" frames elided...\n"), text);
+        assertTrue(text.lines().anyMatch(l -> l.endsWith("PanicGoexitTest.recurse(...)")), text);
+    }
+
     /** {@code go} of a null function fails at the call, in the caller (Go: "go of nil func value"). */
     @Test
     void goOfANilFunctionFailsAtTheCall() {
