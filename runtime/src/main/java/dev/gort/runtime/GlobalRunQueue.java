@@ -112,6 +112,31 @@ final class GlobalRunQueue {
         }
     }
 
+    /**
+     * Takes {@code gp} out of the queue wherever it is, lock held; false if it is not there (gort:
+     * a goroutine waiting in place for a P when the runtime exits: Syscalls.waitForP).
+     */
+    boolean remove(G gp) {
+        assertLockHeld();
+        G prev = null;
+        for (G g = head; g != null; prev = g, g = g.schedlink) {
+            if (g == gp) {
+                if (prev == null) {
+                    head = g.schedlink;
+                } else {
+                    prev.schedlink = g.schedlink;
+                }
+                if (tail == g) {
+                    tail = prev;
+                }
+                g.schedlink = null;
+                setSizeRelease(sizeAcquire() - 1);
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** One G from the head, lock held. Go: globrunqget. */
     G globrunqget() {
         assertLockHeld();

@@ -658,6 +658,9 @@ public final class Preempt {
         if (why != R_NONE) {
             if (why != R_CLINIT
                     && why != R_RUNTIME_LOCK
+                    && gp.clinitDepth() == 0 // a monitor inside an initialiser refuses as R_MONITOR
+                    && mp.locks == 0
+                    && !sched.exiting
                     && sliceWhen != 0
                     && System.nanoTime() - sliceWhen >= IN_PLACE_AFTER_NS) {
                 // A lock or monitor held for a whole slice past the request: stop here, on

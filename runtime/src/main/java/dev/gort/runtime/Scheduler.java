@@ -510,7 +510,9 @@ public final class Scheduler {
         // alone unless GOTRACEBACK=all (a deadlock has none: every goroutine); a runtime throw at 2
         int level = user ? Traceback.level() : 2;
         if (level > 0) {
-            G cur = user && !Traceback.all() ? getg() : null;
+            // a deadlock is everybody's (checkdead may run on a carrier parking in place: its G
+            // is no more the failing one than any other)
+            G cur = user && !Traceback.all() && !msg.endsWith("- deadlock!") ? getg() : null;
             String dump =
                     cur != null ? Traceback.dump(cur, System.nanoTime(), level) + "\n" : Traceback.dumpAll(this, level);
             if (!dump.isEmpty()) { // none left (main called Goexit): Go prints nothing after the line
@@ -723,7 +725,7 @@ public final class Scheduler {
      * that gort cannot see (one that closes the channel main waits on wakes main mid-unwind), so
      * main's end waits, at most {@link #PANIC_WAIT_NS}, while a goroutine other than main runs on
      * another M, until it parks, yields, ends or is seen panicking ({@link #panicking}). A
-     * goroutine descheduled mid-unwind is not waited for. Returns true if a panic is being
+     * goroutine descheduled mid-unwind is not waited for, nor one that takes longer than the bound. Returns true if a panic is being
      * reported: then the program ends with it (Go: gopark(waitReasonPanicWait)), not with main.
      * On main's M, after main's continuation ended.
      *
@@ -738,11 +740,12 @@ public final class Scheduler {
     }
 
     /**
-     * {@link #awaitPanics}' bound: 100 ms. A goroutine that keeps running is preempted after its
-     * 10 ms slice (then main's end stops waiting for it), so the bound is met only where no poll
-     * can preempt it; a panic's unwinding takes microseconds, but its carrier may wait for a core.
+     * {@link #awaitPanics}' bound: 10 ms, a slice. A panic's unwinding takes microseconds (its
+     * carrier may wait for a core); a goroutine merely busy at main's end is waited for too, since
+     * gort cannot tell the two apart: a program that ends with busy goroutines exits up to 10 ms
+     * later than Go's would.
      */
-    static final long PANIC_WAIT_NS = 100_000_000L;
+    static final long PANIC_WAIT_NS = 10_000_000L;
 
     /** Whether a goroutine other than main is running on some P's M now (racy reads: a hint). */
     private boolean othersRunning() {

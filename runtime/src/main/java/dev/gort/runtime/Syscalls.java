@@ -645,7 +645,10 @@ public final class Syscalls {
                 mp.park.notesleep();
                 mp.park.noteclear();
                 np = mp.nextp;
-            } while (np == null); // shutdown also wakes us: with a G mounted there is no way out
+                if (np == null && s.exiting && leaveAtExit(s, mp, gp, temp)) {
+                    throw G.Goexit.INSTANCE; // see leaveAtExit
+                }
+            } while (np == null);
             mp.nextp = null;
             mp.blocked = false;
             restorePermit(mp);
@@ -663,12 +666,39 @@ public final class Syscalls {
             if (s.trace.on)
                 s.trace.goStart(mp, pp, gp, mp.found.from, mp.found.fromVictim, false); // from: startlockedm
         }
-        // execute(gp, false): a new slice.
+        // execute(gp, false): a new slice, without the mark of the slice that ended (schedule's).
+        pp.setPreemptRelease(false);
         gp.casgstatus(G._Grunnable, G._Grunning); // clears waitsince (the runnable stamp)
         pp.incSchedtickOpaque();
         mp.thread.budget = s.preempt.budgetQuantum;
         s.preempt.newSlice(mp.thread, false);
         pp.gsRun++;
+    }
+
+    /**
+     * The runtime is ending (main returned, or a fatal error) while gp waits on its carrier for a
+     * P: no M will schedule it again, and the carrier, as non-daemon as the caller of run, would
+     * sleep for ever holding the locks that kept gp on it (a lock holder preempted in place). If gp
+     * is still in the global queue (no M took it on its way to handing us a P), takes it out, and
+     * makes gp running again so that the caller can end it with {@code Goexit}: its finally blocks
+     * release its locks, the continuation ends, and the carrier leaves at its next scheduling point
+     * (Go's process simply exits; a late panic is dropped, gdestroy). Returns false if an M has it
+     * already (its P is on its way: sleep on).
+     */
+    private static boolean leaveAtExit(Scheduler s, M mp, G gp, boolean temp) {
+        synchronized (s.sched.lock) {
+            if (mp.nextp != null || !s.sched.runq.remove(gp)) {
+                return false;
+            }
+        }
+        mp.blocked = false;
+        restorePermit(mp);
+        if (temp) {
+            gp.rare().lockedInt--;
+            ThreadLock.dounlockOSThread(mp, gp);
+        }
+        gp.casgstatus(G._Grunnable, G._Grunning);
+        return true;
     }
 
     /**

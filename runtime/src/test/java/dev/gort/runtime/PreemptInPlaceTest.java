@@ -118,6 +118,81 @@ class PreemptInPlaceTest {
     }
 
     /**
+     * A monitor held inside a class initialiser refuses as a monitor, but the initialiser forbids a
+     * preemption in place too: the Ms holding every P may be waiting for that class (the review's
+     * finding: 6 in place). 60 ms of polls with main queued behind; nothing is preempted.
+     */
+    @Test
+    void aMonitorHeldInsideAClassInitialiserIsNotPreemptedInPlace() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        s.run(() -> {
+            GoSema started = new GoSema(0);
+            GoSema done = new GoSema(0);
+            Scheduler.current().newproc(() -> {
+                Poll.clinitEnter(); // as the agent counts an instrumented <clinit>
+                Poll.monitorEnter();
+                try {
+                    started.release(); // main is runnable behind us from here on
+                    long end = System.nanoTime() + 60_000_000L;
+                    while (System.nanoTime() < end) {
+                        Poll.poll();
+                    }
+                } finally {
+                    Poll.monitorExit();
+                    Poll.clinitExit();
+                }
+                done.release();
+            });
+            started.acquire();
+            done.acquire();
+        });
+        PreemptStats p = s.preempt.snapshot();
+        assertEquals(0, p.honouredInPlace(), p.toString());
+    }
+
+    /**
+     * Main returns while a holder preempted in place waits on its carrier for a P: no M schedules
+     * it again, so it ends (Goexit: its finally blocks release its locks) and its carrier leaves.
+     * Before, the carrier slept for ever, as non-daemon as the caller of run: a JVM that never
+     * exited (the review's finding).
+     */
+    @Test
+    void aHolderPreemptedInPlaceWhenMainReturnsEndsAndItsCarrierLeaves() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        ReentrantLock lock = new ReentrantLock();
+        AtomicBoolean unlocked = new AtomicBoolean();
+        s.run(() -> {
+            GoSema started = new GoSema(0);
+            Scheduler.current().newproc(() -> {
+                lock.lock();
+                Poll.lockAcquired(lock);
+                try {
+                    started.release();
+                    long end = System.nanoTime() + 20 * SECOND; // main returns long before
+                    while (System.nanoTime() < end) {
+                        Poll.poll();
+                    }
+                } finally {
+                    lock.unlock();
+                    Poll.lockReleased(lock);
+                    unlocked.set(true);
+                }
+            });
+            started.acquire(); // main runs again only once the holder is preempted in place; returns
+        });
+        for (M m : s.allm()) {
+            try {
+                m.thread.join(10_000);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            assertFalse(m.thread.isAlive(), "carrier still alive: " + m.thread + " " + s.preempt.snapshot());
+        }
+        assertTrue(unlocked.get(), "the holder's finally did not run");
+        assertFalse(lock.isLocked(), "the lock is still held");
+    }
+
+    /**
      * After the holder stops in place, main (on the holder's former P) blocks its carrier on the same
      * lock: sysmon hands that blocked carrier's P off, the holder gets it, unlocks, and main goes on.
      */
