@@ -178,15 +178,25 @@ class BlockedCarrierTest {
         }
     }
 
-    /** Its initialiser parks (a sleep) where the goroutine cannot yield: in place. */
+    /**
+     * Its initialiser parks (a sleep) where the goroutine cannot yield: in place. It sleeps again
+     * until a goroutine has come to wait for the class ({@link #oneWaiterComing}), so that it never
+     * ends before the wait the test is about has begun.
+     */
     static final class SleepyInitAtOneP {
         static final String VALUE;
 
         static {
-            Timer.timeSleep(TimeUnit.MILLISECONDS.toNanos(10));
+            oneInitStarted = true;
+            do {
+                Timer.timeSleep(TimeUnit.MILLISECONDS.toNanos(10));
+            } while (!oneWaiterComing);
             VALUE = "loaded";
         }
     }
+
+    /** SleepyInitAtOneP's initialiser has begun; a goroutine is about to wait for it. */
+    private static volatile boolean oneInitStarted, oneWaiterComing;
 
     /** The same for the GOMAXPROCS=2 test (a class is initialised once per JVM). */
     static final class SleepyInitAtTwoPs {
@@ -205,13 +215,41 @@ class BlockedCarrierTest {
      * RUNNABLE, each holding a P; with every P held that way nobody ran the sleep's timer, and the
      * program hung. On Linux sysmon sees those carriers asleep in the kernel after their time
      * slice and retakes their Ps.
+     *
+     * <p>The waiter touches the class only once the initialiser has begun, and the initialiser
+     * ends only once it has seen the waiter come: a single sleep's timer could fire before anybody
+     * waited (on a loaded host the handed-off P's new M came after the deadline, ran the timer
+     * first and, its schedtick still 0, took the initialiser's goroutine from the global queue
+     * before the waiter), and the class was ready before the waiter touched it: no retake.
      */
     @Test
     void goroutinesWaitingForAnInitialiserThatSleepsDoNotHoldTheOnlyP() {
         assumeTrue(KernelThreads.currentTid() != 0, "the kernel cannot be asked here (no /proc)");
         assumeTrue(KernelThreads.cpuTime(Thread.currentThread()) >= 0, "no thread CPU time here");
         Scheduler s = new Scheduler(TestSupport.config(1));
-        assertEquals(List.of("loaded", "loaded"), touchAll(s, 2, () -> SleepyInitAtOneP.VALUE));
+        String[] got = new String[2];
+        s.run(() -> {
+            GoSema done = new GoSema(0);
+            s.newproc(() -> {
+                while (!oneInitStarted) { // wait-for-condition: the other goroutine initialises
+                    Scheduler.gosched();
+                }
+                // No gort call from here to the wait for the class: the only P stays with this
+                // carrier, and the initialiser, which needs it to see the flag, ends only after a
+                // retake.
+                oneWaiterComing = true;
+                got[1] = SleepyInitAtOneP.VALUE;
+                done.release();
+            });
+            s.newproc(
+                    () -> { // runnext: usually the first to run
+                        got[0] = SleepyInitAtOneP.VALUE;
+                        done.release();
+                    });
+            done.acquire();
+            done.acquire();
+        });
+        assertEquals(List.of("loaded", "loaded"), List.of(got));
         // One P: the waiter's carrier held it, and only a retake let the initialiser's timer run.
         SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
         assertTrue(st.blockedRetakes() >= 1, "sysmon retook the P from the carrier waiting for the class: " + st);
