@@ -46,6 +46,20 @@ public final class Fatal {
         return die(sched, msg, true);
     }
 
+    /**
+     * A runtime thread of {@code sched} (an M, sysmon) ended with {@code t}, a bug in gort: its Java
+     * stack first (the fatal error halts), then {@code fatal error: runtime: <who> crashed: t}.
+     * Returns, under {@code -Dgort.fatal=throw}, with the error reported and recorded on the runtime.
+     */
+    static void crashed(Scheduler sched, String who, Throwable t) {
+        t.printStackTrace();
+        try {
+            fatal(sched, "runtime: " + who + " crashed: " + t);
+        } catch (GortFatalError reported) {
+            // -Dgort.fatal=throw: reported and recorded on the runtime
+        }
+    }
+
     private static GortFatalError die(Scheduler sched, String msg, boolean user) {
         PrintStream err = System.err;
         err.print("fatal error: "); // no "+": see SpinLock.died (fatal errors may come from a deep stack)

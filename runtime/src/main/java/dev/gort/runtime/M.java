@@ -420,12 +420,7 @@ public sealed class M extends CacheLinePad permits M.Padded {
         } catch (GortFatalError e) {
             // already reported by Fatal.fatal and recorded on the runtime
         } catch (Throwable t) {
-            t.printStackTrace(); // first: Fatal.fatal halts (a bug in gort: the JVM's stack says where)
-            try {
-                Fatal.fatal(sched, "runtime: M" + id + " crashed: " + t);
-            } catch (GortFatalError reported) {
-                // -Dgort.fatal=throw: reported and recorded on the runtime, as above
-            }
+            Fatal.crashed(sched, "M" + id, t);
         } finally {
             sched.preempt.carrierExit(thread); // keep Poll's JVM-wide armed count exact
             sched.idle.mexit(this);

@@ -656,8 +656,7 @@ public final class Preempt {
         setOwed(mt); // a G inheriting the slice inherits its request (rearm re-raises it)
         int why = refusal(mp, gp, true);
         if (why != R_NONE) {
-            if (why != R_CLINIT
-                    && why != R_RUNTIME_LOCK
+            if (why != R_CLINIT // an uninstrumented initialiser, found on the stack
                     && gp.clinitDepth() == 0 // a monitor inside an initialiser refuses as R_MONITOR
                     && mp.locks == 0
                     && !sched.exiting
@@ -673,8 +672,7 @@ public final class Preempt {
             refused(why);
             return;
         }
-        String s = !recordSites ? null : site != null ? site : Poll.site();
-        yieldFor(gp, requestedAt, sliceWhen, s);
+        yieldFor(gp, requestedAt, sliceWhen, siteOf(site));
     }
 
     /**
@@ -703,6 +701,11 @@ public final class Preempt {
             return false;
         }
         return yieldFor(gp, requestedAt, sliceWhen, "exitsyscall");
+    }
+
+    /** The site to record for a preemption at the poll {@code site} (null: a stack walk finds it). */
+    private String siteOf(String site) {
+        return !recordSites ? null : site != null ? site : Poll.site();
     }
 
     /**
@@ -739,7 +742,7 @@ public final class Preempt {
         gp.casgstatus(G._Grunning, G._Grunnable);
         s.stats.preemptions.incrementAndGet();
         honouredInPlace.incrementAndGet();
-        recordYield(requestedAt, sliceWhen, yieldAt, site != null ? site : !recordSites ? null : Poll.site());
+        recordYield(requestedAt, sliceWhen, yieldAt, siteOf(site));
         s.idle.handoffp(mp.releasep());
         Syscalls.waitForP(mp, gp, false); // a new slice: OWED cleared
     }

@@ -156,12 +156,7 @@ public final class Sysmon {
         } catch (GortFatalError e) {
             // already reported (checkdead); the runtime is ending
         } catch (Throwable t) {
-            t.printStackTrace(); // first: Fatal.fatal halts (a bug in gort: the JVM's stack says where)
-            try {
-                Fatal.fatal(s, "runtime: sysmon crashed: " + t);
-            } catch (GortFatalError reported) {
-                // -Dgort.fatal=throw: reported and recorded on the runtime
-            }
+            Fatal.crashed(s, "sysmon", t);
         }
     }
 
