@@ -188,7 +188,13 @@ public final class Select implements WaitTarget {
         }
     }
 
-    /** {@code case v := <-c: body(v)}. */
+    /**
+     * {@code case v := <-c: body(v)}.
+     *
+     * <p>A method reference to an overloaded method that also has a no-argument form, such as
+     * {@code System.out::println}, matches both this and {@link #recv(Chan, Runnable)}, and javac
+     * reports the call as ambiguous: write the lambda, {@code v -> System.out.println(v)}.
+     */
     public static <T> Case recv(Chan<T> c, Consumer<? super T> body) {
         return new Case(c, 0, null, body);
     }
