@@ -5,14 +5,19 @@ import dev.gort.Go;
 import dev.gort.Select;
 import dev.gort.Time;
 import dev.gort.Timer;
+import dev.gort.runtime.Scheduler;
 import dev.gort.sync.Mutex;
+import dev.gort.sync.Once;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.Set;
 
-/** The context implementations. Go: context/context.go emptyCtx, cancelCtx, valueCtx. */
+/**
+ * The context implementations. Go: context/context.go emptyCtx, cancelCtx, timerCtx, valueCtx,
+ * withoutCancelCtx, afterFuncCtx.
+ */
 final class Contexts {
     private Contexts() {}
 
@@ -73,8 +78,11 @@ final class Contexts {
         return c;
     }
 
-    /** Go: context.WithDeadline / WithDeadlineCause; timeoutNanos is the monotonic wait (or -1: from the wall clock). */
-    static CancelContext withDeadline(Context parent, Instant d, long timeoutNanos) {
+    /**
+     * Go: context.WithDeadline / WithDeadlineCause; timeoutNanos is the monotonic wait (or -1: from
+     * the wall clock); cause is the deadline's cause (null: DEADLINE_EXCEEDED).
+     */
+    static CancelContext withDeadline(Context parent, Instant d, long timeoutNanos, Throwable cause) {
         if (parent == null) {
             throw new IllegalArgumentException("cannot create context from nil parent");
         }
@@ -87,13 +95,13 @@ final class Contexts {
         c.propagateCancel(parent, c);
         long dur = timeoutNanos >= 0 ? timeoutNanos : untilNanos(d);
         if (dur <= 0) {
-            c.cancel(true, Context.DEADLINE_EXCEEDED, null); // deadline has already passed
+            c.cancel(true, Context.DEADLINE_EXCEEDED, cause); // deadline has already passed
             return c;
         }
         c.mu.lock();
         try {
             if (c.err == null) {
-                c.timer = Time.afterFunc(dur, () -> c.cancel(true, Context.DEADLINE_EXCEEDED, null));
+                c.timer = Time.afterFunc(dur, () -> c.cancel(true, Context.DEADLINE_EXCEEDED, cause));
             }
         } finally {
             c.mu.unlock();
@@ -145,16 +153,48 @@ final class Contexts {
 
     static Throwable cause(Context c) {
         if (c.value(CANCEL_CTX_KEY) instanceof CancelCtx cc) {
+            Throwable cause;
             cc.mu.lock();
             try {
-                return cc.cause;
+                cause = cc.cause;
             } finally {
                 cc.mu.unlock();
             }
+            if (cause != null) {
+                return cause;
+            }
+            // Either this context is not canceled, or it is canceled and the cancellation happened
+            // in a custom context implementation rather than a CancelCtx.
         }
-        // There is no cancelCtxKey value, so we know that c is not a descendant of some canceler
-        // created by withCancel: it has no cause to return beyond err.
+        // There is no cancelCtxKey value with a cause, so c is not a descendant of a canceled
+        // context created by withCancel: it has no cause to return beyond err (a custom Context may
+        // still have one).
         return c.err();
+    }
+
+    static Context withoutCancel(Context parent) {
+        if (parent == null) {
+            throw new IllegalArgumentException("cannot create context from nil parent");
+        }
+        return new WithoutCancelCtx(parent);
+    }
+
+    /** Go: context.AfterFunc. */
+    static Context.StopFunc afterFunc(Context ctx, Runnable f) {
+        if (ctx == null) {
+            throw new IllegalArgumentException("cannot create context from nil parent");
+        }
+        java.util.Objects.requireNonNull(f, "f");
+        AfterFuncCtx a = new AfterFuncCtx(ctx, f);
+        a.propagateCancel(ctx, a);
+        return () -> {
+            boolean[] stopped = {false};
+            a.once.run(() -> stopped[0] = true);
+            if (stopped[0]) {
+                a.cancel(true, Context.CANCELED, null);
+            }
+            return stopped[0];
+        };
     }
 
     /**
@@ -175,7 +215,7 @@ final class Contexts {
         return p;
     }
 
-    /** Go: removeChild. */
+    /** Go: removeChild (a parent with an AfterFuncer is {@link CancelCtx#detach}'s). */
     static void removeChild(Context parent, Canceler child) {
         CancelCtx p = parentCancelCtx(parent);
         if (p == null) {
@@ -204,6 +244,13 @@ final class Contexts {
         volatile ContextError err;
         /** Under mu. */
         Throwable cause;
+        /**
+         * The stop function of this context's registration with an {@link Context.AfterFuncer}
+         * parent, or null (then the parent is a CancelCtx's child list, or watched, or never done).
+         * Written once by propagateCancel, under mu, before the context is returned to its creator;
+         * read volatile by detach. Go: stopCtx (Go wraps the parent in it).
+         */
+        volatile Context.StopFunc parentStop;
 
         CancelCtx(Context parent) {
             this.parent = parent;
@@ -297,6 +344,16 @@ final class Contexts {
                 }
                 return;
             }
+            if (parent instanceof Context.AfterFuncer a) {
+                // parent implements an afterFunc method.
+                mu.lock();
+                try {
+                    parentStop = a.afterFunc(() -> child.cancel(false, parent.err(), Context.cause(parent)));
+                } finally {
+                    mu.unlock();
+                }
+                return;
+            }
             // A foreign Context implementation: watch it from a goroutine.
             Go.go(() -> Select.select(
                     Select.recv(pdone, () -> child.cancel(false, parent.err(), Context.cause(parent))),
@@ -341,8 +398,21 @@ final class Contexts {
                 mu.unlock();
             }
             if (removeFromParent) {
-                removeChild(parent, this);
+                detach();
             }
+        }
+
+        /**
+         * Removes this context from its parent: stops its AfterFuncer registration, or leaves the
+         * parent CancelCtx's children. Go: removeChild(c.Context, c), with its stopCtx case.
+         */
+        void detach() {
+            Context.StopFunc s = parentStop;
+            if (s != null) {
+                s.stop();
+                return;
+            }
+            removeChild(parent, this);
         }
 
         @Override
@@ -372,7 +442,7 @@ final class Contexts {
             super.cancel(false, err, cause);
             if (removeFromParent) {
                 // Remove this timerCtx from its parent cancelCtx's children.
-                removeChild(parent, this);
+                detach();
             }
             mu.lock();
             try {
@@ -388,6 +458,75 @@ final class Contexts {
         @Override
         public String toString() {
             return parent + ".WithDeadline(" + deadline + " [" + Duration.between(Time.now(), deadline) + "])";
+        }
+    }
+
+    /**
+     * A CancelCtx that starts f in its own goroutine when canceled, unless stopped first. Go:
+     * afterFuncCtx.
+     */
+    static final class AfterFuncCtx extends CancelCtx {
+        /** Either starts f or stops f from being run: whichever comes first wins. */
+        final Once once = new Once();
+        /** Immutable. */
+        final Runnable f;
+        /** Immutable: the runtime afterFunc was called in, or null (outside every goroutine). */
+        final Scheduler rt = Scheduler.current();
+
+        AfterFuncCtx(Context parent, Runnable f) {
+            super(parent);
+            this.f = f;
+        }
+
+        @Override
+        public void cancel(boolean removeFromParent, ContextError err, Throwable cause) {
+            super.cancel(false, err, cause);
+            if (removeFromParent) {
+                detach();
+            }
+            once.run(() -> {
+                // Go: go a.f(), in the canceling goroutine's runtime (and bubble).
+                Scheduler s = Scheduler.current();
+                if (s == null) {
+                    s = rt;
+                }
+                if (s == null) {
+                    throw new IllegalStateException("gort: not called from a goroutine (use Go.run)");
+                }
+                s.newproc(f);
+            });
+        }
+    }
+
+    /** Go: withoutCancelCtx. */
+    record WithoutCancelCtx(Context parent) implements Context {
+        @Override
+        public Optional<Instant> deadline() {
+            return Optional.empty();
+        }
+
+        @Override
+        public Chan<Void> done() {
+            return Chan.nil();
+        }
+
+        @Override
+        public ContextError err() {
+            return null;
+        }
+
+        @Override
+        public Object value(Object key) {
+            if (key == CANCEL_CTX_KEY) {
+                // This is what makes cause(ctx) null for a withoutCancel ctx.
+                return null;
+            }
+            return parent.value(key);
+        }
+
+        @Override
+        public String toString() {
+            return parent + ".WithoutCancel";
         }
     }
 
