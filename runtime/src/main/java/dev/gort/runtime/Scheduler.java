@@ -1017,6 +1017,39 @@ public final class Scheduler {
     }
 
     /**
+     * Pins the calling goroutine to its P until {@link #procUnpin}: the M's {@code locks} count is
+     * raised, so the goroutine is not preempted (Preempt refuses while locks != 0) and sysmon does
+     * not retake the P (Retake backs off), and the id returned stays this goroutine's P's until the
+     * unpin; no other goroutine runs on that P meanwhile. The caller must not park, yield or call
+     * unknown code while pinned. Returns the P's id, or -1 if the caller has no P it may use
+     * (outside every goroutine, or inside a syscall); every call must be paired with a procUnpin,
+     * -1 or not. For per-P caches in the api (sync.Pool).
+     *
+     * <p>Go: proc.go procPin (sync.runtime_procPin)
+     */
+    public static int procPin() {
+        M mp = M.current();
+        if (mp == null) {
+            return -1;
+        }
+        mp.locks++;
+        P pp = Syscalls.pForRuntime(mp);
+        return pp == null ? -1 : pp.id;
+    }
+
+    /**
+     * Ends a {@link #procPin}: lowers the M's {@code locks} count again.
+     *
+     * <p>Go: proc.go procUnpin (sync.runtime_procUnpin)
+     */
+    public static void procUnpin() {
+        M mp = M.current();
+        if (mp != null) {
+            mp.locks--;
+        }
+    }
+
+    /**
      * Yields the current G to the tail of its P's local run queue (not the global one): the
      * runtime's own yield, used when a G hands a lock directly to a waiter it just readied
      * (semrelease with handoff), so that the waiter, in runnext, runs first. A hint, as
