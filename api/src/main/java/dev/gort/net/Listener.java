@@ -36,7 +36,7 @@ public final class Listener implements AutoCloseable {
                 try {
                     c = Sys.call(ch::accept);
                 } catch (IOException x) {
-                    throw fd.error("accept", x);
+                    throw fd.error("accept", fd.laddr, "accept4", x); // Go names Linux's system call
                 }
                 if (c != null) {
                     return Net.newConn(fd.sched, fd.net, c);
@@ -69,7 +69,12 @@ public final class Listener implements AutoCloseable {
 
     static Listener listen(dev.gort.runtime.Scheduler s, String net, java.net.InetSocketAddress sa, Addr asked)
             throws IOException {
-        ServerSocketChannel ch = Sys.call(ServerSocketChannel::open);
+        ServerSocketChannel ch;
+        try {
+            ch = Sys.call(ServerSocketChannel::open);
+        } catch (IOException x) {
+            throw NetFD.socketError("listen", net, asked, x);
+        }
         try {
             Sys.run(() -> {
                 ch.configureBlocking(false);

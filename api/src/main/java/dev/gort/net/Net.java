@@ -62,7 +62,12 @@ public final class Net {
         String net = network(network, "dial", true);
         InetSocketAddress sa = resolve("dial", net, address, false);
         Addr raddr = Addr.of("tcp", sa);
-        SocketChannel ch = Sys.call(SocketChannel::open);
+        SocketChannel ch;
+        try {
+            ch = Sys.call(SocketChannel::open);
+        } catch (IOException x) {
+            throw NetFD.socketError("dial", "tcp", raddr, x);
+        }
         NetFD fd;
         try {
             Sys.run(() -> {
@@ -122,7 +127,12 @@ public final class Net {
         String net = network(network, "listen", false);
         InetSocketAddress sa = resolve("listen", net, address, true);
         Addr asked = Addr.of("udp", sa);
-        DatagramChannel ch = Sys.call(DatagramChannel::open);
+        DatagramChannel ch;
+        try {
+            ch = Sys.call(DatagramChannel::open);
+        } catch (IOException x) {
+            throw NetFD.socketError("listen", "udp", asked, x);
+        }
         try {
             Sys.run(() -> {
                 ch.configureBlocking(false);

@@ -157,6 +157,17 @@ final class NetFD {
         {"cannot assign requested address", "cannot assign requested address"},
     };
 
+    /**
+     * A socket that could not be made (EMFILE, ENFILE, ENOBUFS): {@code dial tcp 127.0.0.1:80:
+     * socket: too many open files}, an OpError as every other failure of the call, where the JDK's
+     * {@code SocketException} escaped bare.
+     *
+     * <p>Go: net/sock_cloexec.go sysSocket, net/dial.go (*Dialer).DialContext's OpError
+     */
+    static OpError socketError(String op, String net, Addr addr, IOException x) {
+        return new OpError(op, net, null, addr, syscallText("socket", x), x);
+    }
+
     /** Go's os.SyscallError text for a JDK socket exception. */
     static String syscallText(String op, IOException x) {
         String m = x.getMessage() == null ? x.getClass().getSimpleName() : x.getMessage();

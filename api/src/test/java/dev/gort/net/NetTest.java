@@ -672,6 +672,88 @@ class NetTest {
     }
 
     /**
+     * testprog for {@link #runningOutOfDescriptorsIsAnOpErrorWordedAsGos}: a listener (its address
+     * printed) with one connection queued, then every descriptor the process may have taken by {@code /dev/null},
+     * then a dial, a listen, a UDP listen and an accept, each printing its error. Every path is
+     * taken once first, so that nothing has to load a class (which needs a descriptor) later.
+     */
+    public static final class OutOfDescriptorsProg {
+        public static void main(String[] args) {
+            Go.run(unchecked(() -> {
+                Listener ln = Net.listen("tcp", "127.0.0.1:0");
+                System.out.println(ln.addr());
+                Conn c = Net.dial("tcp", ln.addr().toString());
+                ln.accept().close();
+                c.close();
+                Net.listenPacket("udp", "127.0.0.1:0").close();
+                Listener gone = Net.listen("tcp", "127.0.0.1:0");
+                gone.close();
+                print(() -> Net.dial("tcp", gone.addr().toString())); // the error path, once
+                Conn queued = Net.dial("tcp", ln.addr().toString()); // in the backlog, not accepted
+                List<java.io.FileInputStream> held = new ArrayList<>();
+                try {
+                    for (; ; ) {
+                        held.add(new java.io.FileInputStream("/dev/null"));
+                    }
+                } catch (IOException full) {
+                    // EMFILE: no descriptor left
+                }
+                print(() -> Net.dial("tcp", ln.addr().toString()));
+                print(() -> Net.listen("tcp", "127.0.0.1:0"));
+                print(() -> Net.listenPacket("udp", "127.0.0.1:0"));
+                print(ln::accept);
+                for (java.io.FileInputStream f : held) {
+                    f.close();
+                }
+                queued.close();
+                ln.close();
+            }));
+        }
+
+        private static void print(IoBody call) {
+            try {
+                call.run();
+                System.out.println("no error");
+            } catch (Exception e) {
+                System.out.println(e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * A socket call with no descriptor left fails with an OpError in Go's words: {@code dial tcp
+     * 127.0.0.1:P: socket: too many open files} (the JDK's bare {@code SocketException: Too many
+     * open files} escaped dial, listen and listenPacket), and accept names Linux's system call,
+     * {@code accept4}, as Go does. Runs {@link OutOfDescriptorsProg} in a child JVM under {@code
+     * ulimit -n 256}.
+     */
+    @Test
+    @org.junit.jupiter.api.condition.EnabledOnOs(org.junit.jupiter.api.condition.OS.LINUX)
+    void runningOutOfDescriptorsIsAnOpErrorWordedAsGos() throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", "ulimit -n 256 && exec \"$0\" \"$@\""));
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.addAll(List.of(
+                "--add-exports=java.base/jdk.internal.vm=ALL-UNNAMED",
+                "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                System.getProperty("java.class.path"),
+                OutOfDescriptorsProg.class.getName()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        check(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "the child exits");
+        check(p.exitValue() == 0, "exit %d: %s", p.exitValue(), out);
+        List<String> lines = out.lines().toList();
+        check(lines.size() == 6, "six lines: %s", out);
+        String addr = lines.get(0);
+        check(lines.get(1).endsWith(": connect: connection refused"), "%s", out);
+        check(lines.get(2).equals("OpError: dial tcp " + addr + ": socket: too many open files"), "%s", out);
+        check(lines.get(3).equals("OpError: listen tcp 127.0.0.1:0: socket: too many open files"), "%s", out);
+        check(lines.get(4).equals("OpError: listen udp 127.0.0.1:0: socket: too many open files"), "%s", out);
+        check(lines.get(5).equals("OpError: accept tcp " + addr + ": accept4: too many open files"), "%s", out);
+    }
+
+    /**
      * A write larger than one system call's share ({@link Conn#MAX_RW}) arrives whole and in order,
      * read by a peer that takes it in small pieces.
      */
