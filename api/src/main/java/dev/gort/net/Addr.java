@@ -22,11 +22,16 @@ public record Addr(String network, InetAddress ip, int port) {
         return new InetSocketAddress(ip, port);
     }
 
+    /**
+     * The address of a socket of {@code network}: its {@link #network()} is {@code tcp} or
+     * {@code udp} also for {@code tcp4}, {@code udp6} ... (Go's TCPAddr.Network is "tcp" whatever
+     * the network asked).
+     */
     static Addr of(String network, java.net.SocketAddress sa) {
         if (!(sa instanceof InetSocketAddress isa)) {
             return null;
         }
-        return new Addr(network, isa.getAddress(), isa.getPort());
+        return new Addr(network.substring(0, 3), isa.getAddress(), isa.getPort());
     }
 
     /** Go: (*TCPAddr).String, net.JoinHostPort. */

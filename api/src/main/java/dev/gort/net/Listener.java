@@ -71,7 +71,9 @@ public final class Listener implements AutoCloseable {
             throws IOException {
         ServerSocketChannel ch;
         try {
-            ch = Sys.call(ServerSocketChannel::open);
+            ch = Sys.call(() -> Net.ipv4Only(net)
+                    ? ServerSocketChannel.open(java.net.StandardProtocolFamily.INET)
+                    : ServerSocketChannel.open());
         } catch (IOException x) {
             throw NetFD.socketError("listen", net, asked, x);
         }

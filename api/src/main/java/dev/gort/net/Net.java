@@ -8,6 +8,7 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.net.UnknownHostException;
 import java.nio.channels.DatagramChannel;
@@ -26,7 +27,9 @@ import java.time.Duration;
  *
  * <p>Networks: {@code tcp}, {@code tcp4}, {@code tcp6} for {@link #listen} and {@link #dial};
  * {@code udp}, {@code udp4}, {@code udp6} for {@link #listenPacket} (no connected UDP: {@code
- * dial("udp", ...)} is {@code dial udp: unknown network udp}). Addresses are Go's {@code
+ * dial("udp", ...)} is {@code dial udp: unknown network udp}). {@code tcp4} and {@code udp4}
+ * sockets are IPv4 ones; a {@code tcp6} or {@code udp6} socket on the IPv6 wildcard also takes
+ * IPv4 peers, where Go's sets IPV6_V6ONLY (the JDK has no such option). Addresses are Go's {@code
  * host:port} ({@code [::1]:80}; an empty host listens on every address and dials the local
  * system; an empty address listens on a free port; the port may be a service name, {@code
  * http}, from {@code /etc/services} or Go's own table). Host names are resolved by the JDK's blocking resolver inside
@@ -43,7 +46,7 @@ public final class Net {
         Scheduler s = NetFD.sched("Listen");
         String net = network(network, "listen", true);
         InetSocketAddress sa = resolve("listen", net, address, true);
-        return Listener.listen(s, base(net), sa, Addr.of(base(net), sa));
+        return Listener.listen(s, net, sa, Addr.of(net, sa));
     }
 
     /** Go: net.Dial. */
@@ -61,12 +64,12 @@ public final class Net {
         Scheduler s = NetFD.sched("Dial");
         String net = network(network, "dial", true);
         InetSocketAddress sa = resolve("dial", net, address, false);
-        Addr raddr = Addr.of("tcp", sa);
+        Addr raddr = Addr.of(net, sa);
         SocketChannel ch;
         try {
-            ch = Sys.call(SocketChannel::open);
+            ch = Sys.call(() -> ipv4Only(net) ? SocketChannel.open(StandardProtocolFamily.INET) : SocketChannel.open());
         } catch (IOException x) {
-            throw NetFD.socketError("dial", "tcp", raddr, x);
+            throw NetFD.socketError("dial", net, raddr, x);
         }
         NetFD fd;
         try {
@@ -74,10 +77,10 @@ public final class Net {
                 ch.configureBlocking(false);
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             });
-            fd = new NetFD(s, "tcp", ch, null, raddr);
+            fd = new NetFD(s, net, ch, null, raddr);
         } catch (IOException x) {
             Sys.run(ch::close);
-            throw new OpError("dial", "tcp", null, raddr, NetFD.syscallText("dial", x), x);
+            throw new OpError("dial", net, null, raddr, NetFD.syscallText("dial", x), x);
         }
         boolean ok = false;
         try {
@@ -106,7 +109,7 @@ public final class Net {
                 Netpoll.pollSetDeadline(fd.pd, 0, Netpoll.MODE_WRITE);
                 fd.pd.setConnecting(false);
             }
-            fd.laddr = Addr.of("tcp", Sys.call(ch::getLocalAddress));
+            fd.laddr = Addr.of(net, Sys.call(ch::getLocalAddress));
             fd.describe();
             ok = true;
             return new Conn(fd);
@@ -126,22 +129,23 @@ public final class Net {
         Scheduler s = NetFD.sched("ListenPacket");
         String net = network(network, "listen", false);
         InetSocketAddress sa = resolve("listen", net, address, true);
-        Addr asked = Addr.of("udp", sa);
+        Addr asked = Addr.of(net, sa);
         DatagramChannel ch;
         try {
-            ch = Sys.call(DatagramChannel::open);
+            ch = Sys.call(
+                    () -> ipv4Only(net) ? DatagramChannel.open(StandardProtocolFamily.INET) : DatagramChannel.open());
         } catch (IOException x) {
-            throw NetFD.socketError("listen", "udp", asked, x);
+            throw NetFD.socketError("listen", net, asked, x);
         }
         try {
             Sys.run(() -> {
                 ch.configureBlocking(false);
                 ch.bind(sa);
             });
-            return new PacketConn(new NetFD(s, "udp", ch, Addr.of("udp", Sys.call(ch::getLocalAddress)), null));
+            return new PacketConn(new NetFD(s, net, ch, Addr.of(net, Sys.call(ch::getLocalAddress)), null));
         } catch (IOException x) {
             Sys.run(ch::close);
-            throw new OpError("listen", "udp", null, asked, NetFD.syscallText("listen", x), x);
+            throw new OpError("listen", net, null, asked, NetFD.syscallText("listen", x), x);
         }
     }
 
@@ -151,7 +155,7 @@ public final class Net {
      */
     public static Addr resolveAddr(String network, String address) throws IOException {
         String net = network(network, "resolve", network != null && network.startsWith("tcp"));
-        return Addr.of(base(net), resolve("resolve", net, address, false));
+        return Addr.of(net, resolve("resolve", net, address, false));
     }
 
     static Conn newConn(Scheduler s, String net, SocketChannel c) throws IOException {
@@ -182,6 +186,16 @@ public final class Net {
 
     private static String base(String net) {
         return net.substring(0, 3);
+    }
+
+    /**
+     * Whether network's sockets are AF_INET: {@code tcp4} and {@code udp4}. The JDK's default
+     * socket is a dual-stack IPv6 one, on which a {@code tcp4} listener on {@code :80} (the JDK
+     * binds 0.0.0.0 as {@code ::}) took IPv6 connections too and called itself {@code [::]:80}.
+     * Go: net/ipsock_posix.go favoriteAddrFamily
+     */
+    static boolean ipv4Only(String net) {
+        return net.endsWith("4");
     }
 
     /** Go: net/dial.go parseNetwork: {@code dial foo: unknown network foo}. */

@@ -52,7 +52,7 @@ public class OpError extends IOException {
         return op;
     }
 
-    /** The network: {@code tcp}, {@code udp}. */
+    /** The network as the call named it: {@code tcp}, {@code tcp4}, {@code udp6} ... (Go's OpError.Net). */
     public String net() {
         return net;
     }

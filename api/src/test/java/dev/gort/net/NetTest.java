@@ -754,6 +754,69 @@ class NetTest {
     }
 
     /**
+     * {@code tcp4} and {@code udp4} sockets are IPv4 ones, as Go's (AF_INET): a {@code tcp4}
+     * listener on {@code :0} is {@code 0.0.0.0:P} and refuses an IPv6 dial (the JDK's default
+     * socket is dual-stack: it called itself {@code [::]:P} and took the connection). And an
+     * OpError names the network as the call named it ({@code dial tcp4 ...}, {@code read tcp4
+     * ...}, {@code accept tcp4 ...}, {@code read udp6 ...}; all said {@code tcp} or {@code udp}),
+     * while an Addr's network stays {@code tcp} or {@code udp}, as Go's.
+     */
+    @Test
+    void tcp4AndUdp4AreIpv4SocketsAndErrorsNameTheNetworkAsked() {
+        run(1, () -> {
+            Listener ln = Net.listen("tcp4", ":0");
+            int port = ln.addr().port();
+            check(ln.addr().toString().equals("0.0.0.0:" + port), "%s", ln.addr());
+            check(ln.addr().network().equals("tcp"), "%s", ln.addr().network());
+            PacketConn u4 = Net.listenPacket("udp4", ":0");
+            check(u4.localAddr().toString().equals("0.0.0.0:" + u4.localAddr().port()), "%s", u4.localAddr());
+            u4.close();
+            boolean ipv6 = false;
+            try {
+                Net.listen("tcp6", "[::1]:0").close();
+                ipv6 = true;
+            } catch (OpError noIpv6) {
+                // no IPv6 loopback here: the refused IPv6 dial and udp6 cannot be tried
+            }
+            if (ipv6) {
+                OpError e = assertThrows(OpError.class, () -> Net.dial("tcp6", "[::1]:" + port));
+                check(e.getMessage().equals("dial tcp6 [::1]:" + port + ": connect: connection refused"), "%s", e);
+                PacketConn u6 = Net.listenPacket("udp6", "[::1]:0");
+                u6.setReadDeadline(Instant.now().minusSeconds(1));
+                e = assertThrows(OpError.class, () -> u6.readFrom(new byte[1]));
+                check(e.getMessage().equals("read udp6 " + u6.localAddr() + ": i/o timeout"), "%s", e);
+                u6.close();
+            }
+            Listener gone = Net.listen("tcp4", "127.0.0.1:0");
+            gone.close();
+            OpError e = assertThrows(
+                    OpError.class, () -> Net.dial("tcp4", gone.addr().toString()));
+            check(e.getMessage().equals("dial tcp4 " + gone.addr() + ": connect: connection refused"), "%s", e);
+            Conn c = Net.dial("tcp4", "127.0.0.1:" + port);
+            Conn s = ln.accept();
+            check(
+                    c.localAddr().network().equals("tcp")
+                            && s.remoteAddr().network().equals("tcp"),
+                    "Addr: tcp");
+            c.setReadDeadline(Instant.now().minusSeconds(1));
+            e = assertThrows(OpError.class, () -> c.read(new byte[1]));
+            check(
+                    e.getMessage().equals("read tcp4 " + c.localAddr() + "->" + c.remoteAddr() + ": i/o timeout"),
+                    "%s",
+                    e);
+            s.setReadDeadline(Instant.now().minusSeconds(1));
+            e = assertThrows(OpError.class, () -> s.read(new byte[1]));
+            check(e.getMessage().startsWith("read tcp4 127.0.0.1:" + port + "->"), "%s", e);
+            ln.setDeadline(Instant.now().minusSeconds(1));
+            e = assertThrows(OpError.class, ln::accept);
+            check(e.getMessage().equals("accept tcp4 " + ln.addr() + ": i/o timeout"), "%s", e);
+            c.close();
+            s.close();
+            ln.close();
+        });
+    }
+
+    /**
      * A write larger than one system call's share ({@link Conn#MAX_RW}) arrives whole and in order,
      * read by a peer that takes it in small pieces.
      */
