@@ -79,8 +79,13 @@ final class NetFD {
     }
 
     void writeLock(String op) throws IOException {
+        writeLock(op, addrFor(op));
+    }
+
+    /** {@link #writeLock(String)} whose error names {@code addr}, as a datagram's names its destination. */
+    void writeLock(String op, Addr addr) throws IOException {
         if (closed.get()) {
-            throw error(op, Netpoll.pollErrClosing);
+            throw error(op, Netpoll.pollErrClosing, addr);
         }
         wlock.lock();
     }
@@ -91,26 +96,41 @@ final class NetFD {
 
     /** Go: (*pollDesc).prepareRead / prepareWrite. */
     void prepare(int mode, String op) throws IOException {
+        prepare(mode, op, addrFor(op));
+    }
+
+    /** {@link #prepare(int, String)} whose error names {@code addr}. */
+    void prepare(int mode, String op, Addr addr) throws IOException {
         int e = Netpoll.pollReset(pd, mode);
         if (e != Netpoll.pollNoError) {
-            throw error(op, e);
+            throw error(op, e, addr);
         }
     }
 
     /** Go: (*pollDesc).waitRead / waitWrite. */
     void await(int mode, String op) throws IOException {
+        await(mode, op, addrFor(op));
+    }
+
+    /** {@link #await(int, String)} whose error names {@code addr}. */
+    void await(int mode, String op, Addr addr) throws IOException {
         int e = Netpoll.pollWait(pd, mode);
         if (e != Netpoll.pollNoError) {
-            throw error(op, e);
+            throw error(op, e, addr);
         }
     }
 
     /** Go: internal/poll convertErr plus net's OpError. */
     OpError error(String op, int pollErr) {
+        return error(op, pollErr, addrFor(op));
+    }
+
+    /** {@link #error(String, int)} naming {@code addr} as the remote address. */
+    OpError error(String op, int pollErr, Addr addr) {
         if (pollErr == Netpoll.pollErrTimeout) {
-            return new DeadlineExceededException(op, net, sourceFor(op), addrFor(op));
+            return new DeadlineExceededException(op, net, sourceFor(op), addr);
         }
-        return new OpError(op, net, sourceFor(op), addrFor(op), OpError.CLOSED, null);
+        return new OpError(op, net, sourceFor(op), addr, OpError.CLOSED, null);
     }
 
     private Addr sourceFor(String op) {

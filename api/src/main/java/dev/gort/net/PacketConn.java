@@ -56,7 +56,11 @@ public final class PacketConn implements AutoCloseable {
         }
     }
 
-    /** Sends {@code b} as one datagram to {@code addr}. Go: (*UDPConn).WriteTo. */
+    /**
+     * Sends {@code b} as one datagram to {@code addr}. Every error names the destination, as Go's
+     * ({@code write udp 127.0.0.1:5000->127.0.0.1:6000: use of closed network connection}, also
+     * for a closed socket and an expired deadline). Go: (*UDPConn).WriteTo.
+     */
     public void writeTo(byte[] b, Addr addr) throws IOException {
         writeTo(b, 0, b.length, addr);
     }
@@ -66,9 +70,9 @@ public final class PacketConn implements AutoCloseable {
         if (addr == null) {
             throw new OpError("write", fd.net, fd.laddr, null, "missing address", null); // Go: errMissingAddress
         }
-        fd.writeLock("write");
+        fd.writeLock("write", addr);
         try {
-            fd.prepare(Netpoll.MODE_WRITE, "write");
+            fd.prepare(Netpoll.MODE_WRITE, "write", addr);
             ByteBuffer bb = ByteBuffer.wrap(b, off, len);
             for (; ; ) {
                 int n;
@@ -80,7 +84,7 @@ public final class PacketConn implements AutoCloseable {
                 if (n > 0 || len == 0) {
                     return;
                 }
-                fd.await(Netpoll.MODE_WRITE, "write");
+                fd.await(Netpoll.MODE_WRITE, "write", addr);
             }
         } finally {
             fd.writeUnlock();

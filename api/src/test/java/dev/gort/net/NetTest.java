@@ -1003,6 +1003,41 @@ class NetTest {
         });
     }
 
+    /**
+     * A datagram write's errors name its destination, as Go's WriteTo wraps every error with it:
+     * an expired write deadline is {@code write udp A->B: i/o timeout} and a closed socket {@code
+     * write udp A->B: use of closed network connection} (both said {@code write udp A: ...}).
+     */
+    @Test
+    void aDatagramWritesErrorsNameItsDestination() {
+        run(1, () -> {
+            PacketConn a = Net.listenPacket("udp", "127.0.0.1:0");
+            PacketConn b = Net.listenPacket("udp", "127.0.0.1:0");
+            a.setWriteDeadline(Instant.now().minusSeconds(1));
+            OpError e = assertThrows(DeadlineExceededException.class, () -> a.writeTo(bytes("x"), b.localAddr()));
+            check(
+                    e.getMessage().equals("write udp " + a.localAddr() + "->" + b.localAddr() + ": i/o timeout"),
+                    "%s",
+                    e);
+            check(e.addr().equals(b.localAddr()), "addr(): %s", e.addr());
+            a.close();
+            e = assertThrows(OpError.class, () -> a.writeTo(bytes("x"), b.localAddr()));
+            check(
+                    e.getMessage()
+                            .equals("write udp " + a.localAddr() + "->" + b.localAddr()
+                                    + ": use of closed network connection"),
+                    "%s",
+                    e);
+            check(e.closed(), "%s", e);
+            e = assertThrows(OpError.class, () -> a.readFrom(new byte[1]));
+            check(
+                    e.getMessage().equals("read udp " + a.localAddr() + ": use of closed network connection"),
+                    "a read names no peer: %s",
+                    e);
+            b.close();
+        });
+    }
+
     /** Timers still fire on time once the poller exists (the blocking poll is the idle M's sleep). */
     @Test
     void timersStillFireOnceThePollerExists() {
