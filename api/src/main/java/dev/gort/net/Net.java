@@ -49,7 +49,11 @@ public final class Net {
         return Listener.listen(s, net, sa, Addr.of(net, sa));
     }
 
-    /** Go: net.Dial. */
+    /**
+     * Go: net.Dial. The connection's {@link Conn#remoteAddr} is the peer's address, which may
+     * differ from the one dialed ({@code 0.0.0.0:80} or {@code :80} reach {@code 127.0.0.1:80}).
+     * Go: net/sock_posix.go (*netFD).dial's getpeername
+     */
     public static Conn dial(String network, String address) throws IOException {
         return dialTimeout(network, address, null);
     }
@@ -110,6 +114,13 @@ public final class Net {
                 fd.pd.setConnecting(false);
             }
             fd.laddr = Addr.of(net, Sys.call(ch::getLocalAddress));
+            // Go's is the peer's name (getpeername), not the address as dialed: 0.0.0.0:80 reaches
+            // 127.0.0.1:80. The channel's is the address it connected to, where the JDK replaced
+            // a wildcard by loopback as the kernel does; the dialed one if there is none.
+            Addr peer = Addr.of(net, Sys.call(ch::getRemoteAddress));
+            if (peer != null) {
+                fd.raddr = peer;
+            }
             fd.describe();
             ok = true;
             return new Conn(fd);

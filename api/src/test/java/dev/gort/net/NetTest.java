@@ -1004,6 +1004,30 @@ class NetTest {
     }
 
     /**
+     * A dialed connection's remote address is its peer's (Go's getpeername after connect), not the
+     * address as dialed: a dial of a tcp4 listener's {@code 0.0.0.0:P} reaches {@code
+     * 127.0.0.1:P}, and remoteAddr and the errors say so (they said {@code 0.0.0.0:P}).
+     */
+    @Test
+    void aDialedConnsRemoteAddressIsItsPeers() {
+        run(1, () -> {
+            Listener ln = Net.listen("tcp4", ":0");
+            check(ln.addr().toString().startsWith("0.0.0.0:"), "%s", ln.addr());
+            Conn c = Net.dial("tcp", ln.addr().toString());
+            Conn s = ln.accept();
+            String peer = "127.0.0.1:" + ln.addr().port();
+            check(c.remoteAddr().toString().equals(peer), "remoteAddr %s", c.remoteAddr());
+            check(c.remoteAddr().equals(s.localAddr()), "the peer's own localAddr %s", s.localAddr());
+            c.setReadDeadline(Instant.now().minusSeconds(1));
+            OpError e = assertThrows(OpError.class, () -> c.read(new byte[1]));
+            check(e.getMessage().equals("read tcp " + c.localAddr() + "->" + peer + ": i/o timeout"), "%s", e);
+            c.close();
+            s.close();
+            ln.close();
+        });
+    }
+
+    /**
      * A datagram write's errors name its destination, as Go's WriteTo wraps every error with it:
      * an expired write deadline is {@code write udp A->B: i/o timeout} and a closed socket {@code
      * write udp A->B: use of closed network connection} (both said {@code write udp A: ...}).
