@@ -83,7 +83,12 @@ class NetLoadTest {
             for (int i = 0; i < n; i++) {
                 clients.add(Net.dial("tcp", ln.addr().toString()));
             }
-            waitFor(n + " readers parked", () -> waiters() == n);
+            // The poller's waiter count alone can reach n early: the accept goroutine parked for
+            // the last connections counts too, and a readied goroutine leaves the count only after
+            // its poll's list is on the run queues (Go's netpollAdjustWaiters after injectglist),
+            // so main may run on with its last dial still counted. The accept goroutine gone and n
+            // waiters are the n readers parked.
+            waitFor(n + " readers parked", () -> waiters() == n && Go.numGoroutine() == n + 1);
             long threads = Scheduler.current().mcountPublic();
             check(
                     threads <= procs + 3,
