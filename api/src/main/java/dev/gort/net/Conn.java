@@ -178,7 +178,7 @@ public final class Conn implements AutoCloseable {
         try {
             Sys.run(() -> ch.setOption(StandardSocketOptions.SO_LINGER, sec));
         } catch (IOException x) {
-            throw fd.error("set", x);
+            throw fd.setsockoptError(x);
         }
     }
 
@@ -187,7 +187,7 @@ public final class Conn implements AutoCloseable {
         try {
             Sys.run(() -> ch.setOption(StandardSocketOptions.TCP_NODELAY, on));
         } catch (IOException x) {
-            throw fd.error("set", x);
+            throw fd.setsockoptError(x);
         }
     }
 

@@ -167,6 +167,21 @@ final class NetFD {
         return new OpError(op, net, sourceFor(op), addr, syscallText(sys != null ? sys : op, x), x);
     }
 
+    /**
+     * A socket option's error ({@code SetLinger}, {@code SetNoDelay}): {@code set tcp
+     * 127.0.0.1:5000->127.0.0.1:6000: use of closed network connection}. Go names both ends there,
+     * where a deadline setter's error names only the local address ({@code set tcp
+     * 127.0.0.1:5000: ...}).
+     *
+     * <p>Go: net/tcpsock.go (*TCPConn).SetLinger, SetNoDelay
+     */
+    OpError setsockoptError(IOException x) {
+        if (closed.get() || pd.closing() || x instanceof ClosedChannelException) {
+            return new OpError("set", net, laddr, raddr, OpError.CLOSED, null);
+        }
+        return new OpError("set", net, laddr, raddr, syscallText("setsockopt", x), x);
+    }
+
     /** {what the JDK's message contains, Go's errno text}: the errors whose text Go's syscall names. */
     private static final String[][] ERRNO_TEXTS = {
         {"connection timed out", "connection timed out"},

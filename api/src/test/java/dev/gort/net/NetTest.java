@@ -1028,6 +1028,33 @@ class NetTest {
     }
 
     /**
+     * A socket option set on a closed connection fails naming both ends, as Go's SetLinger and
+     * SetNoDelay do ({@code set tcp L->R: use of closed network connection}; it said {@code set tcp
+     * L: ...}), while a deadline setter's error names the local address alone, as Go's.
+     */
+    @Test
+    void socketOptionErrorsNameBothEndsDeadlineErrorsTheLocalOne() {
+        run(1, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            Conn c = Net.dial("tcp", ln.addr().toString());
+            Conn s = ln.accept();
+            c.close();
+            String both = "set tcp " + c.localAddr() + "->" + c.remoteAddr() + ": use of closed network connection";
+            OpError e = assertThrows(OpError.class, () -> c.setLinger(0));
+            check(e.getMessage().equals(both) && e.closed(), "setLinger: %s", e);
+            e = assertThrows(OpError.class, () -> c.setNoDelay(false));
+            check(e.getMessage().equals(both) && e.closed(), "setNoDelay: %s", e);
+            e = assertThrows(OpError.class, () -> c.setWriteDeadline(Instant.now()));
+            check(
+                    e.getMessage().equals("set tcp " + c.localAddr() + ": use of closed network connection"),
+                    "setWriteDeadline: %s",
+                    e);
+            s.close();
+            ln.close();
+        });
+    }
+
+    /**
      * A datagram write's errors name its destination, as Go's WriteTo wraps every error with it:
      * an expired write deadline is {@code write udp A->B: i/o timeout} and a closed socket {@code
      * write udp A->B: use of closed network connection} (both said {@code write udp A: ...}).
