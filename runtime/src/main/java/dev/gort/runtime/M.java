@@ -854,6 +854,7 @@ public sealed class M extends CacheLinePad permits M.Padded {
             P pp = releasep();
             sched.idle.handoffp(pp);
         }
+        sched.preempt.carrierSleeps(thread);
         sched.idle.idlelockedSleep(this);
         // Wait until another thread schedules lockedg again.
         blocked = true;
@@ -1337,6 +1338,7 @@ public sealed class M extends CacheLinePad permits M.Padded {
             throw Fatal.fatal(sched, "stopm spinning");
         }
         if (SchedCounts.ON) SchedCounts.stopm.increment();
+        sched.preempt.carrierSleeps(thread); // a REQ or NOTICE left here would arm every poll while it sleeps
         int cpu = sched.idle.cpuAware ? ThreadCpu.current() : -1;
         synchronized (sched.sched.lock) {
             stoppedOnCpu = cpu;

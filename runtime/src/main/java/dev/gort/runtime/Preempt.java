@@ -75,6 +75,7 @@ import org.HdrHistogram.Histogram;
  *   no REQ, OWED or P mark  C syscall exit honours it / refuses          -                    requested + outcome
  *   OWED, no REQ            C last monitor/lock released, clinit exit    REQ|OWED (same tick) requested (+ trace), rearmed
  *   REQ                     C execute starts a new slice                 0                    unhonoured
+ *   any                     C the carrier sleeps (stopm, in place)       0                    unhonoured if REQ
  *   any                     C the carrier thread ends                    EXITED               unhonoured if REQ
  *   EXITED                  S preemptone, retakeBlocked, rearm           unchanged            nothing
  *   any                     C execute inherits the slice (runnext)       OWED cleared         nothing
@@ -421,6 +422,25 @@ public final class Preempt {
                 return;
             }
         }
+    }
+
+    /**
+     * The carrier goes to sleep: with no G ({@code stopm}: its G left it, the P went to another M
+     * or back to the idle list), or with its G waiting for a P or a wake-up on it ({@code
+     * waitForP}, {@code parkInPlace}, {@code stoplockedm}). No poll runs on a sleeping carrier, and
+     * whatever it runs next starts a new slice ({@link #newSlice}, which clears the word anyway),
+     * so a pending REQ is never honoured (counted unhonoured, as newSlice counts it) and a NOTICE
+     * would be cleared there too. Cleared now rather than at that next slice: an armed word keeps
+     * {@link Poll}'s JVM-wide count up and sends every poll on every other carrier down the slow
+     * path for as long as this carrier sleeps, which for an idle M is until it is woken again
+     * (H2 with 200 goroutines at GOMAXPROCS=1: an M that handed its P to a goroutine waiting in
+     * place, in startlockedm, kept its REQ through its stopm; the count was non-zero for about
+     * half the run and 18-22 million polls per run took the slow path for nothing). Nobody
+     * raises on a carrier without a P, so nothing is armed again until it runs (a raiser that read
+     * the P's M before it went can still land, as at {@link #carrierExit}). The carrier only.
+     */
+    void carrierSleeps(M.MThread mt) {
+        newSlice(mt, false);
     }
 
     /**

@@ -638,6 +638,7 @@ public final class Syscalls {
                 s.trace.syscallExit(mp, null, gp, Ev.X_NO_P);
             }
             // Wait until another thread schedules gp and so m again (Go: stoplockedm).
+            s.preempt.carrierSleeps(mp.thread); // no poll answers a REQ left here: it would arm every poll
             s.idle.idlelockedSleep(mp);
             mp.blocked = true;
             P np;
@@ -736,6 +737,7 @@ public final class Syscalls {
         if (from == G._Grunning) {
             s.idle.handoffp(mp.releasep());
         }
+        s.preempt.carrierSleeps(mp.thread);
         s.idle.idlelockedSleep(mp); // the waker may have readied gp already: then it does not count
         mp.blocked = true;
         while (gp.parkedOn() != null) {
