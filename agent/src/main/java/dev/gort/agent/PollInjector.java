@@ -78,6 +78,11 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *       {@code parkerEnter()} first and {@code parkerExit()} on every exit, as a synchronized
  *       method gets its monitor hooks: its goroutine stays on its carrier while it runs
  *       ({@link #parksCarrier});
+ *   <li>every strategy but {@code none}: {@code blockReturned()} after each call site of
+ *       {@code Object.wait()}, {@code wait(long)} and {@code wait(long, int)} (any owner: they are
+ *       final in {@code Object}): a wait blocks the carrier, sysmon may retake its P meanwhile, and
+ *       the goroutine leaves that "syscall" where the wait returns, as Go's exitsyscall does (the
+ *       monitor and lock hooks do the same after an entry or a {@code lock()});
  *   <li>every strategy but {@code none}: {@code <clinit>} gets {@code clinitEnter()} first and
  *       {@code clinitExit()} on every exit (before its return and in a catch-all handler), and no
  *       poll: a class initialiser pins the continuation and holds the class's init lock.
@@ -286,6 +291,19 @@ public final class PollInjector {
             case "tryLock" -> m.desc.equals("()Z") || m.desc.equals(TRY_TIMED) ? "lockTried" : null;
             default -> null;
         };
+    }
+
+    /**
+     * A call of {@code Object.wait()}, {@code wait(long)} or {@code wait(long, int)}, whatever the
+     * owner javac named (they are final in {@code Object}: no class declares its own). The agent
+     * puts {@code Poll.blockReturned()} after it: a wait blocks the carrier in the JVM, sysmon may
+     * retake its P meanwhile, and the goroutine must leave that "syscall" when the wait returns.
+     */
+    static boolean isObjectWait(AbstractInsnNode in) {
+        return in instanceof MethodInsnNode m
+                && (m.getOpcode() == Opcodes.INVOKEVIRTUAL || m.getOpcode() == Opcodes.INVOKEINTERFACE)
+                && m.name.equals("wait")
+                && (m.desc.equals("()V") || m.desc.equals("(J)V") || m.desc.equals("(JI)V"));
     }
 
     static final String THREAD_LOCAL = "java/lang/ThreadLocal";
@@ -710,6 +728,10 @@ public final class PollInjector {
                     hooks++;
                 } else if (threadLocalCall(in) instanceof MethodInsnNode helper) {
                     insns.set(in, helper);
+                    hooks++;
+                } else if (isObjectWait(in)) {
+                    // After the call: it pushes nothing and pops nothing, like a monitor hook.
+                    insns.insert(in, call("blockReturned"));
                     hooks++;
                 } else if (!clinit && !"<init>".equals(mn.name) && callbackIndex(in) >= 0) {
                     // Not in a constructor: a handler range before its super() call would hold an

@@ -414,6 +414,86 @@ class AgentLocksTest {
     }
 
     /**
+     * A goroutine blocks its carrier in the JVM (in {@code Object.wait}, on a contended monitor, in
+     * {@code Lock.lock}) beside a spinner on the only P; sysmon retakes the P; the test releases
+     * it. Right where the blocking call returns, before any poll, the goroutine must hold a P again
+     * (it left the "syscall" sysmon made of the block, as Go's exitsyscall runs when the call
+     * returns; here it waits on its carrier, holding the monitor or lock, until the spinner's slice
+     * ends). It used to run on without a P until its next poll that took the slow path, and the
+     * notice that sends a poll there is held back until sysmon sees the carrier run again, up to
+     * a sysmon sleep later: H2's row-lock waiters, woken at GOMAXPROCS=1, ran transactions beside
+     * the P's goroutine meanwhile.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"wait", "monitor", "lock"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aRetakenGoroutineHasAPWhereItsBlockingCallReturns(String how) throws Exception {
+        Scheduler s = AgentPreemptionTest.newScheduler(1);
+        Object o = new Object();
+        ReentrantLock lock = new ReentrantLock();
+        AtomicBoolean released = new AtomicBoolean();
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch holding = new CountDownLatch(1);
+        AtomicLong progress = new AtomicLong();
+        boolean[] hadP = new boolean[1];
+        Thread releaser = new Thread(() -> {
+            // Holds what the goroutine will block on (for "monitor" and "lock"), waits until
+            // sysmon has retaken the goroutine's P and the spinner runs on it, then lets it go.
+            Runnable waitAndRelease = () -> {
+                try {
+                    holding.countDown();
+                    blocked.await();
+                    awaitRetakenBesideTheSpinner(s, progress, System.nanoTime() + 20_000 * MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            };
+            switch (how) {
+                case "monitor" -> {
+                    synchronized (o) {
+                        waitAndRelease.run();
+                    }
+                }
+                case "lock" -> {
+                    lock.lock();
+                    try {
+                        waitAndRelease.run();
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+                default -> {
+                    waitAndRelease.run();
+                    synchronized (o) {
+                        released.set(true);
+                        o.notifyAll();
+                    }
+                }
+            }
+        });
+        releaser.setDaemon(true);
+        releaser.start();
+        holding.await();
+        Method m = switch (how) {
+            case "monitor" -> method("Locks", "hadAPAfterMonitorEntry", Object.class, CountDownLatch.class);
+            case "lock" -> method("Locks", "hadAPAfterLock", Lock.class, CountDownLatch.class);
+            default -> method("Locks", "hadAPAfterWait", Object.class, AtomicBoolean.class, CountDownLatch.class);
+        };
+        Object[] args = switch (how) {
+            case "monitor" -> new Object[] {o, blocked};
+            case "lock" -> new Object[] {lock, blocked};
+            default -> new Object[] {o, released, blocked};
+        };
+        Throwable failure = besideASpinner(s, progress, () -> hadP[0] = (boolean) call(m, args));
+        releaser.join();
+        var st = s.syscallStats.snapshot(s);
+        System.out.println("retaken " + how + ": " + st);
+        assertNull(failure, () -> "the goroutine failed: " + failure);
+        assertTrue(st.blockedRetakes() >= 1, () -> "the scenario never happened (no retake): " + st);
+        assertTrue(hadP[0], () -> "it ran on without a P after its " + how + " returned: " + st);
+    }
+
+    /**
      * A goroutine waits like a Guava future's waiter ({@code Locks.waitLikeAFuture}): it names its
      * carrier for its waker, parks, and sysmon retakes the only P for another goroutine. A spurious
      * return from the park (a stale permit on the carrier) takes it round its loop, whose back-edge

@@ -127,14 +127,45 @@ public final class Poll {
         budget(null);
     }
 
-    /** After MONITORENTER and at the entry of a synchronized method. */
+    /**
+     * After MONITORENTER and at the entry of a synchronized method. A contended entry blocks the
+     * carrier in the JVM, so it may come back from a retaken "syscall" ({@link #blockReturned}).
+     */
     public static void monitorEnter() {
         M mp = M.current(); // never a cached carrier: see the class comment
         if (mp != null) {
             G gp = mp.curg;
             if (gp != null) {
                 gp.monitorDepth++;
+                returned(mp, gp);
             }
+        }
+    }
+
+    /**
+     * After a call of {@code Object.wait} returned (the agent puts it after every call site of
+     * {@code wait()}, {@code wait(long)} and {@code wait(long, int)}), and, through the lock and
+     * monitor hooks, after every monitor entry and {@code Lock.lock}: calls that block the
+     * carrier in the JVM. If sysmon retook the P while the carrier was blocked there
+     * ({@link Retake}), the goroutine leaves that "syscall" now ({@link Preempt#leaveRetake}), as
+     * Go's exitsyscall runs when the call returns. It used to run on without a P until its next
+     * poll that took the slow path, and sysmon keeps a blocked retaken carrier's NOTICE out of the
+     * polls' armed count until it sees that carrier run again, up to a sysmon sleep (10 ms) later:
+     * meanwhile the goroutine ran user code beyond GOMAXPROCS (H2 at GOMAXPROCS=1: woken row-lock
+     * waiters ran transactions in parallel with the P's goroutine and blocked each other again).
+     * One volatile load when nothing was retaken.
+     */
+    public static void blockReturned() {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp != null) {
+            returned(mp, gp);
+        }
+    }
+
+    private static void returned(M mp, G gp) {
+        if (gp.syscallByRetake && gp.readgstatusNoScan() == G._Gsyscall) {
+            mp.sched.preempt.leaveRetake(mp, gp);
         }
     }
 
@@ -183,6 +214,7 @@ public final class Poll {
             if (gp != null) {
                 gp.rare().lockDepth++;
                 gp.monitorDepth++;
+                returned(mp, gp); // lock() may have parked the carrier: see blockReturned
             }
         }
     }

@@ -638,27 +638,8 @@ public final class Preempt {
                 return;
             }
             // Raised by Retake.retakeBlocked: sysmon took this carrier's P while it was blocked in
-            // user code. Exit that "syscall" (get a P back, maybe on another M) and carry on; a
-            // pending REQ stays for the exit to answer. But not inside a class initialiser: the G
-            // cannot leave its carrier there, so with no idle P it would wait for one, while the
-            // Ms holding every P may be waiting for this very class (a wait that looks RUNNABLE:
-            // sysmon retakes their Ps only after their time slice, and only on Linux: Retake). It
-            // runs on without a P, as in a syscall, until a poll
-            // after the initialiser (clinitExit re-arms it), its next gort call or its end.
-            if (gp.clinitDepth() != 0 || LockFrames.scan() == LockFrames.CLINIT) {
-                gp.rare().syscallExitDeferred = true;
-                syscallExitsDeferred.incrementAndGet();
-                if ((take(mt) & REQ) != 0) {
-                    refusedClinit.incrementAndGet();
-                }
-                return;
-            }
-            G.Rare rare = gp.rareOrNull();
-            if (rare != null) {
-                rare.syscallExitDeferred = false;
-            }
-            takeNotice(mt);
-            Syscalls.exitsyscall();
+            // user code.
+            leaveRetake(mp, gp);
             return;
         }
         w = take(mt);
@@ -693,6 +674,36 @@ public final class Preempt {
             return;
         }
         yieldFor(gp, requestedAt, sliceWhen, siteOf(site));
+    }
+
+    /**
+     * {@code gp}, on {@code mp}'s carrier, is in the "syscall" that {@link Retake#retakeBlocked}
+     * made of a block of that carrier in user code, and runs again: a poll found it (the NOTICE),
+     * or the agent's hook after a call that blocks in the JVM ({@link Poll#blockReturned}). Exits
+     * that "syscall" (gets a P back, maybe on another M, or waits for one on this carrier while it
+     * holds a Java lock) and carries on; a pending REQ stays for the exit to answer. But not inside
+     * a class initialiser: the G cannot leave its carrier there, so with no idle P it would wait for
+     * one, while the Ms holding every P may be waiting for this very class (a wait that looks
+     * RUNNABLE: sysmon retakes their Ps only after their time slice, and only on Linux: Retake). It
+     * runs on without a P, as in a syscall, until a poll after the initialiser (clinitExit re-arms
+     * it), its next gort call or its end. The carrier.
+     */
+    void leaveRetake(M mp, G gp) {
+        M.MThread mt = mp.thread;
+        if (gp.clinitDepth() != 0 || LockFrames.scan() == LockFrames.CLINIT) {
+            gp.rare().syscallExitDeferred = true;
+            syscallExitsDeferred.incrementAndGet();
+            if ((take(mt) & REQ) != 0) {
+                refusedClinit.incrementAndGet();
+            }
+            return;
+        }
+        G.Rare rare = gp.rareOrNull();
+        if (rare != null) {
+            rare.syscallExitDeferred = false;
+        }
+        takeNotice(mt);
+        Syscalls.exitsyscall();
     }
 
     /**

@@ -204,6 +204,50 @@ public final class Locks {
     }
 
     /**
+     * Waits on {@code o}'s monitor until {@code released} (the test notifies once sysmon has retaken
+     * the P of this blocked carrier) and reports whether the carrier held a P right after the last
+     * {@code wait} returned, with no poll in between: a goroutine leaves the "syscall" sysmon made of
+     * the block where the blocking call returns, as Go's exitsyscall does.
+     */
+    public static boolean hadAPAfterWait(Object o, AtomicBoolean released, CountDownLatch blocked)
+            throws InterruptedException {
+        synchronized (o) {
+            blocked.countDown();
+            boolean p = false;
+            while (!released.get()) {
+                o.wait();
+                p = M.current().p() != null;
+            }
+            return p;
+        }
+    }
+
+    /**
+     * Enters {@code o}'s monitor, which the test holds until sysmon has retaken the P of this
+     * blocked carrier, and reports whether the carrier held a P right after the entry.
+     */
+    public static boolean hadAPAfterMonitorEntry(Object o, CountDownLatch blocked) {
+        blocked.countDown();
+        synchronized (o) {
+            return M.current().p() != null;
+        }
+    }
+
+    /**
+     * Takes {@code lock}, which the test holds until sysmon has retaken the P of this blocked
+     * carrier, and reports whether the carrier held a P right after {@code lock()} returned.
+     */
+    public static boolean hadAPAfterLock(Lock lock, CountDownLatch blocked) {
+        blocked.countDown();
+        lock.lock();
+        try {
+            return M.current().p() != null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * A waiter shaped like Guava's {@code AbstractFuture.get}: it names its carrier by
      * {@code Thread.currentThread()} for its waker ({@code waiter}), then parks in a loop until
      * {@code done}, counting each return from a park in {@code rounds}. After each return it burns
