@@ -17,7 +17,8 @@ import java.util.Objects;
  * <p>End of stream: {@link #read} returns -1 once the peer has closed its side (Go's
  * {@code io.EOF}), as {@link InputStream#read} does; a read of zero bytes returns 0. Errors are
  * {@link OpError}s worded as Go's ({@code read tcp 127.0.0.1:8080->127.0.0.1:51234: i/o timeout});
- * an expired deadline is a {@link DeadlineExceededException}. One goroutine reads and one writes at
+ * an expired deadline is a {@link DeadlineExceededException}. A failed {@link #write} says how many
+ * bytes it sent before it failed ({@link OpError#bytesTransferred()}, Go's {@code n}). One goroutine reads and one writes at
  * a time (others queue, as on Go's fdMutex); a read and a write may run at once.
  *
  * <p>Go: net/net.go Conn, net/tcpsock.go TCPConn, internal/poll/fd_unix.go (*FD).Read, Write
@@ -97,8 +98,12 @@ public final class Conn implements AutoCloseable {
 
     /**
      * Writes all {@code len} bytes of {@code b[off..]}, parking the goroutine while the socket's
-     * buffer is full: it returns only when everything is written, or throws (then some prefix may
-     * have been sent, as with Go's short write and error).
+     * buffer is full: it returns only when everything is written, or throws. Then a prefix may have
+     * been sent, as with Go's short write and error ({@code n, err := c.Write(b)}): the
+     * {@link OpError}'s {@link OpError#bytesTransferred()} is Go's {@code n}, the number of bytes
+     * of {@code b[off..]} the socket took (0 if it failed before the first), so a caller that
+     * retries after, say, a write deadline resumes at {@code off + bytesTransferred()} instead of
+     * sending the prefix twice.
      *
      * @throws IndexOutOfBoundsException for a negative {@code off} or {@code len}, or one past the
      *     array (nothing is written)
@@ -118,20 +123,26 @@ public final class Conn implements AutoCloseable {
             ByteBuffer bb = wArr == b ? wBuf : (wBuf = ByteBuffer.wrap(wArr = b));
             int end = off + len;
             bb.limit(end).position(off);
-            for (; ; ) {
-                int n;
-                bb.limit(end - bb.position() > MAX_RW ? bb.position() + MAX_RW : end);
-                try {
-                    n = Sys.write(ch, bb);
-                } catch (IOException x) {
-                    throw fd.error("write", x);
+            try {
+                for (; ; ) {
+                    int n;
+                    bb.limit(end - bb.position() > MAX_RW ? bb.position() + MAX_RW : end);
+                    try {
+                        n = Sys.write(ch, bb);
+                    } catch (IOException x) {
+                        throw fd.error("write", x);
+                    }
+                    if (bb.position() == end) {
+                        return;
+                    }
+                    if (n == 0) {
+                        fd.await(Netpoll.MODE_WRITE, "write"); // EAGAIN: the socket's buffer is full
+                    }
                 }
-                if (bb.position() == end) {
-                    return;
-                }
-                if (n == 0) {
-                    fd.await(Netpoll.MODE_WRITE, "write"); // EAGAIN: the socket's buffer is full
-                }
+            } catch (OpError e) {
+                // Go's nn: what the socket took before the error (the position only moves by the
+                // bytes a write call accepted).
+                throw e.bytesTransferred(bb.position() - off);
             }
         } finally {
             fd.writeUnlock();

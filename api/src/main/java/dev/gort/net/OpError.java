@@ -6,7 +6,9 @@ import java.io.IOException;
  * A failed network operation, worded as Go's {@code *net.OpError}: {@code read tcp
  * 127.0.0.1:8080->127.0.0.1:51234: use of closed network connection}, {@code dial tcp
  * 127.0.0.1:1: connect: connection refused}, {@code listen tcp 127.0.0.1:8080: bind: address
- * already in use}. The cause carries the underlying error's text ({@link #err()}).
+ * already in use}. The cause carries the underlying error's text ({@link #err()}). A failed
+ * {@code write} also says how many bytes it sent before it failed ({@link #bytesTransferred()}):
+ * Go's {@code n} in {@code n, err := c.Write(b)}.
  *
  * <p>Go: net/net.go OpError
  */
@@ -23,6 +25,12 @@ public class OpError extends IOException {
     private final Addr source;
     private final Addr addr;
     private final String err;
+    /**
+     * Bytes the failed call moved before it failed. Written (plain) only by the goroutine that
+     * made the failing call, before it throws this; read after it caught it, or after whatever
+     * handed the exception on (a channel, a join) published it.
+     */
+    private int bytesTransferred;
 
     OpError(String op, String net, Addr source, Addr addr, String err, Throwable cause) {
         super(format(op, net, source, addr, err), cause);
@@ -70,6 +78,28 @@ public class OpError extends IOException {
     /** The underlying error's text, e.g. {@code i/o timeout}. */
     public String err() {
         return err;
+    }
+
+    /**
+     * The bytes the failed call sent before it failed: Go's {@code n} returned with the error of
+     * {@code n, err := c.Write(b)} (as {@link java.io.InterruptedIOException#bytesTransferred}).
+     * Set by {@link Conn#write} (and its {@link Conn#outputStream} view): after a write deadline
+     * expired, a reset or a close mid-write, exactly the first {@code bytesTransferred()} bytes of
+     * the buffer were handed to the socket, so a retry sends the rest, not the whole buffer. It is
+     * 0 for an error before any byte was sent (a closed connection, a deadline already past), for
+     * every error of a read, accept or dial, and for {@link PacketConn#writeTo}, whose datagram is
+     * sent whole or not at all.
+     *
+     * <p>Go: internal/poll/fd_unix.go (*FD).Write's nn, net/net.go (*conn).Write
+     */
+    public int bytesTransferred() {
+        return bytesTransferred;
+    }
+
+    /** Records the bytes sent before the error (see {@link #bytesTransferred()}); returns this. */
+    OpError bytesTransferred(int n) {
+        this.bytesTransferred = n;
+        return this;
     }
 
     /** Go: (*OpError).Timeout: a deadline expired (then this is a {@link DeadlineExceededException}). */

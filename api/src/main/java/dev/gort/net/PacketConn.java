@@ -59,7 +59,9 @@ public final class PacketConn implements AutoCloseable {
     /**
      * Sends {@code b} as one datagram to {@code addr}. Every error names the destination, as Go's
      * ({@code write udp 127.0.0.1:5000->127.0.0.1:6000: use of closed network connection}, also
-     * for a closed socket and an expired deadline). Go: (*UDPConn).WriteTo.
+     * for a closed socket and an expired deadline). A datagram is sent whole or not at all, so a
+     * failed one sent nothing: its {@link OpError#bytesTransferred()} is 0 (Go's {@code n} is 0
+     * with the error too). Go: (*UDPConn).WriteTo.
      */
     public void writeTo(byte[] b, Addr addr) throws IOException {
         writeTo(b, 0, b.length, addr);

@@ -850,6 +850,71 @@ class NetTest {
     }
 
     /**
+     * A failed write says how much it sent (Go's {@code n, err := c.Write(b)}): a 64 MiB write to a
+     * peer that does not read fills both sockets' buffers (a few MiB on loopback) and parks; a write
+     * deadline set in the past then fails it. Its {@link OpError#bytesTransferred()} must be more
+     * than 0 and less than the buffer, and what the peer then reads up to EOF must be exactly that
+     * many bytes of the buffer's prefix: a retry from there sends nothing twice. The deadline is
+     * set only once the writer is parked on the poller (the only waiter), so the error always comes
+     * mid-write. An error before the first byte (a closed connection, a closed UDP socket, whose
+     * datagram is all or nothing) reports 0. Without the count, it was always 0.
+     */
+    @ParameterizedTest(name = "GOMAXPROCS={0}")
+    @ValueSource(ints = {1, 2})
+    void aFailedWriteReportsTheBytesItSentAndThePeerGetsExactlyThose(int procs) {
+        run(procs, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            Chan<Conn> srv = Chan.make(1);
+            go(() -> srv.send(ln.accept()));
+            Conn c = Net.dial("tcp", ln.addr().toString());
+            Conn s = srv.recv();
+            byte[] big = new byte[64 << 20];
+            for (int i = 0; i < big.length; i++) {
+                big[i] = (byte) (i * 31 + (i >>> 11));
+            }
+            Chan<OpError> failed = Chan.make(1);
+            go(() -> {
+                try {
+                    c.write(big);
+                    failed.send(null);
+                } catch (OpError e) {
+                    failed.send(e);
+                }
+            });
+            waitFor("the writer to park on a full socket buffer", () -> waiters() == 1);
+            c.setWriteDeadline(Instant.now().minusSeconds(1));
+            OpError e = failed.recv();
+            check(e instanceof DeadlineExceededException, "the write timed out: %s", e);
+            int n = e.bytesTransferred();
+            check(n > 0 && n < big.length, "bytesTransferred %d of %d", n, big.length);
+            c.close(); // the peer reads what was sent, then EOF
+            byte[] got = new byte[big.length];
+            int total = 0;
+            for (int k; total < got.length && (k = s.read(got, total, got.length - total)) >= 0; ) {
+                total += k;
+            }
+            check(s.read(new byte[1]) == -1, "EOF after %d bytes", total);
+            check(total == n, "the peer read %d bytes, the write reported %d", total, n);
+            check(java.util.Arrays.equals(got, 0, n, big, 0, n), "the peer's bytes are the buffer's first %d", n);
+
+            OpError closed = assertThrows(OpError.class, () -> c.write(bytes("x")));
+            check(
+                    closed.closed() && closed.bytesTransferred() == 0,
+                    "closed: %s, n %d",
+                    closed,
+                    closed.bytesTransferred());
+            s.close();
+            ln.close();
+
+            PacketConn u = Net.listenPacket("udp", "127.0.0.1:0");
+            Addr to = u.localAddr();
+            u.close();
+            OpError dgram = assertThrows(OpError.class, () -> u.writeTo(bytes("x"), to));
+            check(dgram.bytesTransferred() == 0, "a datagram is all or nothing: n %d", dgram.bytesTransferred());
+        });
+    }
+
+    /**
      * Addresses as Go's net parses and prints them: an empty address (dial: missing address;
      * listen: a free port), signed and service-name ports, the host in "no suitable address", IPv6
      * in RFC 5952's short form (the JDK prints every group), and a deadline set on a closed conn
