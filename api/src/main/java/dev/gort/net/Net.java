@@ -34,7 +34,22 @@ import java.time.Duration;
  * system; an empty address listens on a free port; the port may be a service name, {@code
  * http}, from {@code /etc/services} or Go's own table). Host names are resolved by the JDK's blocking resolver inside
  * {@link Syscall#block} (the P is handed off if it blocks long, as for Go's cgo resolver); IP
- * literals need no lookup. Every call must come from a goroutine.
+ * literals need no lookup.
+ *
+ * <p>Goroutines and plain threads: a call that would wait parks the calling goroutine, so it must
+ * come from a goroutine ({@code Go.run} / {@code Go.go}). From any other thread (a plain Java
+ * thread, a JDK executor's) it throws {@code IllegalStateException} naming the call, e.g. {@code
+ * gort: Conn.read would block outside a goroutine (use Go.run / Go.go)}, the rule of {@link
+ * dev.gort.Chan}'s blocking operations: {@link #dial}, {@link #listen} and {@link #listenPacket}
+ * always (they register the socket with the calling goroutine's runtime); {@link Conn#read}, {@link
+ * Conn#write}, {@link Listener#accept}, {@link PacketConn#readFrom} and {@link PacketConn#writeTo}
+ * only when they would wait, the same as a channel's non-blocking operations: a read that finds
+ * data, a write the socket's buffer takes whole, an accept of a pending connection, and every
+ * {@code close}, {@code closeWrite} and deadline setter work from any thread. (A plain thread
+ * cannot wait on the poller: its waiters are goroutines, which the scheduler, not a thread
+ * parker, resumes; the poll descriptor's wait slots hold goroutines.) A write from a plain thread
+ * that fails so may have sent a prefix, which the {@code IllegalStateException} does not count:
+ * write from a goroutine where a short write matters ({@link OpError#bytesTransferred()}).
  *
  * <p>Go: net/dial.go Dial, DialTimeout, Listen, ListenPacket; net/ipsock.go SplitHostPort
  */
@@ -43,7 +58,7 @@ public final class Net {
 
     /** Go: net.Listen. */
     public static Listener listen(String network, String address) throws IOException {
-        Scheduler s = NetFD.sched("Listen");
+        Scheduler s = NetFD.sched("Net.listen");
         String net = network(network, "listen", true);
         InetSocketAddress sa = resolve("listen", net, address, true);
         return Listener.listen(s, net, sa, Addr.of(net, sa));
@@ -65,7 +80,7 @@ public final class Net {
      * see {@link Conn#setDeadline}).
      */
     public static Conn dialTimeout(String network, String address, Duration timeout) throws IOException {
-        Scheduler s = NetFD.sched("Dial");
+        Scheduler s = NetFD.sched("Net.dial");
         String net = network(network, "dial", true);
         InetSocketAddress sa = resolve("dial", net, address, false);
         Addr raddr = Addr.of(net, sa);
@@ -137,7 +152,7 @@ public final class Net {
 
     /** Go: net.ListenPacket (UDP). */
     public static PacketConn listenPacket(String network, String address) throws IOException {
-        Scheduler s = NetFD.sched("ListenPacket");
+        Scheduler s = NetFD.sched("Net.listenPacket");
         String net = network(network, "listen", false);
         InetSocketAddress sa = resolve("listen", net, address, true);
         Addr asked = Addr.of(net, sa);

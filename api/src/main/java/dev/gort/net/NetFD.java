@@ -48,13 +48,46 @@ final class NetFD {
         describe();
     }
 
-    /** The runtime of the calling goroutine; network calls are goroutine calls. */
+    /**
+     * The runtime of the calling goroutine, for a call that makes a socket ({@code what}: {@code
+     * Net.dial}, {@code Net.listen} ...): the socket is registered with that runtime's poller, so
+     * these calls are goroutine calls, from any other thread an {@link IllegalStateException}.
+     */
     static Scheduler sched(String what) {
         Scheduler s = Scheduler.current();
         if (s == null || Scheduler.currentG() == null) {
-            throw new IllegalStateException("gort: net." + what + " called outside a goroutine");
+            throw new IllegalStateException("gort: " + what + " called outside a goroutine (use Go.run / Go.go)");
         }
         return s;
+    }
+
+    /**
+     * Fails a call that would wait, made outside a goroutine (a plain Java thread, or a carrier
+     * between goroutines): only a goroutine can park on the poller or on the fd's locks. The same
+     * rule as a channel's (a blocking operation outside a goroutine throws, a non-blocking one
+     * works from any thread): a read that finds data, a write the socket's buffer takes whole, a
+     * deadline setter or a close work from any thread. Without it the caller got the runtime's
+     * {@code gort: gopark called outside a goroutine}, which names no call.
+     */
+    void mustPark(String op) {
+        if (Scheduler.currentG() == null) {
+            throw new IllegalStateException(
+                    "gort: " + callName(op) + " would block outside a goroutine (use Go.run / Go.go)");
+        }
+    }
+
+    /** The public call that does op on this socket: {@code Conn.read}, {@code PacketConn.writeTo} ... */
+    private String callName(String op) {
+        if (op.equals("dial")) {
+            return "Net.dial";
+        }
+        if (ch instanceof java.nio.channels.ServerSocketChannel) {
+            return "Listener." + op;
+        }
+        if (ch instanceof java.nio.channels.DatagramChannel) {
+            return op.equals("read") ? "PacketConn.readFrom" : "PacketConn.writeTo";
+        }
+        return "Conn." + op;
     }
 
     void describe() {
@@ -71,7 +104,10 @@ final class NetFD {
         if (closed.get()) {
             throw error(op, Netpoll.pollErrClosing);
         }
-        rlock.lock();
+        if (!rlock.tryLock()) {
+            mustPark(op); // another goroutine holds it: waiting needs a goroutine
+            rlock.lock();
+        }
     }
 
     void readUnlock() {
@@ -87,7 +123,10 @@ final class NetFD {
         if (closed.get()) {
             throw error(op, Netpoll.pollErrClosing, addr);
         }
-        wlock.lock();
+        if (!wlock.tryLock()) {
+            mustPark(op);
+            wlock.lock();
+        }
     }
 
     void writeUnlock() {
@@ -114,6 +153,7 @@ final class NetFD {
 
     /** {@link #await(int, String)} whose error names {@code addr}. */
     void await(int mode, String op, Addr addr) throws IOException {
+        mustPark(op);
         int e = Netpoll.pollWait(pd, mode);
         if (e != Netpoll.pollNoError) {
             throw error(op, e, addr);

@@ -914,6 +914,80 @@ class NetTest {
         });
     }
 
+    /** Runs body on a new plain Java thread (not a goroutine) and returns what it threw, or null. */
+    static Throwable onAPlainThread(IoBody body) throws InterruptedException {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                body.run();
+            } catch (Throwable e) {
+                thrown.set(e);
+            }
+        });
+        t.start();
+        t.join(); // blocks this carrier only until the thread's few non-waiting calls return
+        return thrown.get();
+    }
+
+    /** Checks that body, run on a plain thread, threw an IllegalStateException saying want. */
+    static void illegalOnAPlainThread(String want, IoBody body) throws InterruptedException {
+        Throwable e = onAPlainThread(body);
+        check(
+                e instanceof IllegalStateException && want.equals(e.getMessage()),
+                "expected IllegalStateException: %s, got %s",
+                want,
+                e);
+    }
+
+    /**
+     * A net call that would wait, made from a plain Java thread, throws an IllegalStateException
+     * naming the call and what to do (it said {@code gort: gopark called outside a goroutine}):
+     * a read of an empty connection, a read while a goroutine holds the read lock (parked in its
+     * own read), a write larger than the socket's buffers, an accept with nothing pending, a
+     * readFrom of an empty UDP socket; a dial always. The calls that need not wait work there (a
+     * write that fits, a read of data already received, a close), as a channel's non-blocking
+     * operations do, and the connection is intact afterwards: a goroutine's read still gets the
+     * next bytes.
+     */
+    @Test
+    void aNetCallThatWouldWaitOnAPlainThreadNamesTheCall() {
+        run(1, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            Chan<Conn> srv = Chan.make(1);
+            go(() -> srv.send(ln.accept()));
+            Conn c = Net.dial("tcp", ln.addr().toString());
+            Conn s = srv.recv();
+            String hint = " would block outside a goroutine (use Go.run / Go.go)";
+
+            illegalOnAPlainThread("gort: Conn.read" + hint, () -> c.read(new byte[8]));
+            check(onAPlainThread(() -> s.write(bytes("hello"))) == null, "a write that fits works on a plain thread");
+            check(readN(c, 1).equals("h"), "the goroutine reads the first byte, the rest is received");
+            byte[] rest = new byte[8];
+            check(onAPlainThread(() -> check(c.read(rest) == 4, "4 bytes")) == null, "a read of received data works");
+            check(new String(rest, 0, 4, StandardCharsets.UTF_8).equals("ello"), "and reads them");
+
+            Chan<String> got = Chan.make(1);
+            go(() -> got.send(readN(c, 2)));
+            waitFor("the goroutine's read to park", () -> waiters() == 1);
+            illegalOnAPlainThread("gort: Conn.read" + hint, () -> c.read(new byte[8]));
+            s.write(bytes("ok"));
+            check(got.recv().equals("ok"), "the goroutine's read is undisturbed");
+
+            illegalOnAPlainThread("gort: Conn.write" + hint, () -> c.write(new byte[64 << 20]));
+            illegalOnAPlainThread("gort: Listener.accept" + hint, ln::accept);
+            PacketConn u = Net.listenPacket("udp", "127.0.0.1:0");
+            illegalOnAPlainThread("gort: PacketConn.readFrom" + hint, () -> u.readFrom(new byte[8]));
+            illegalOnAPlainThread(
+                    "gort: Net.dial called outside a goroutine (use Go.run / Go.go)",
+                    () -> Net.dial("tcp", ln.addr().toString()));
+            check(waiters() == 0, "no waiter left by the failed calls");
+            check(onAPlainThread(u::close) == null, "a close works on a plain thread");
+            s.close();
+            c.close();
+            ln.close();
+        });
+    }
+
     /**
      * Addresses as Go's net parses and prints them: an empty address (dial: missing address;
      * listen: a free port), signed and service-name ports, the host in "no suitable address", IPv6
