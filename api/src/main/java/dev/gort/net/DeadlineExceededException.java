@@ -14,6 +14,11 @@ public final class DeadlineExceededException extends OpError {
         super(op, net, source, addr, TIMEOUT, null);
     }
 
+    /** One whose cause is {@code cause}: a dial's context deadline (Go's errTimeout, which is {@code context.DeadlineExceeded}). */
+    DeadlineExceededException(String op, String net, Addr source, Addr addr, Throwable cause) {
+        super(op, net, source, addr, TIMEOUT, cause);
+    }
+
     @Override
     public boolean timeout() {
         return true;

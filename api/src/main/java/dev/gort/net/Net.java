@@ -1,6 +1,9 @@
 package dev.gort.net;
 
+import dev.gort.Chan;
 import dev.gort.Syscall;
+import dev.gort.context.Context;
+import dev.gort.context.ContextError;
 import dev.gort.runtime.Netpoll;
 import dev.gort.runtime.Scheduler;
 import java.io.IOException;
@@ -14,6 +17,9 @@ import java.net.UnknownHostException;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Go's {@code net} package on gort's network poller: sockets whose I/O parks the goroutine, so a
@@ -51,7 +57,8 @@ import java.time.Duration;
  * that fails so may have sent a prefix, which the {@code IllegalStateException} does not count:
  * write from a goroutine where a short write matters ({@link OpError#bytesTransferred()}).
  *
- * <p>Go: net/dial.go Dial, DialTimeout, Listen, ListenPacket; net/ipsock.go SplitHostPort
+ * <p>Go: net/dial.go Dial, DialTimeout, (*Dialer).DialContext, Listen, ListenPacket; net/ipsock.go
+ * SplitHostPort
  */
 public final class Net {
     private Net() {}
@@ -83,7 +90,52 @@ public final class Net {
         Scheduler s = NetFD.sched("Net.dial");
         String net = network(network, "dial", true);
         InetSocketAddress sa = resolve("dial", net, address, false);
+        return dial(s, net, sa, Addr.of(net, sa), timeout, null);
+    }
+
+    /**
+     * Go: (*Dialer).DialContext with a zero Dialer: {@link #dial} that ctx can end. If ctx is done
+     * before the connection is established (canceled from any goroutine or thread, or past its
+     * deadline), the dial fails, its socket closed, with Go's error: an OpError wrapping the
+     * context's ({@link Throwable#getCause()}), worded as Go's mapErr words it: {@code dial tcp
+     * 10.0.0.1:80: operation was canceled} for {@link Context#CANCELED}, a {@link
+     * DeadlineExceededException} {@code dial tcp 10.0.0.1:80: i/o timeout} for {@link
+     * Context#DEADLINE_EXCEEDED}. A ctx already done fails before any socket is made; ctx's
+     * deadline is the connect's deadline, read on {@link dev.gort.Time#now()} and passing in real
+     * time, as {@link #dialTimeout}'s. Once this returns, ctx no longer affects the connection (Go's).
+     * Resolving a host name is not interrupted by ctx (the JDK's resolver cannot be), a difference
+     * from Go's.
+     *
+     * <p>Go: net/dial.go (*Dialer).DialContext, net/fd_unix.go (*netFD).connect, net/net.go mapErr
+     */
+    public static Conn dialContext(Context ctx, String network, String address) throws IOException {
+        Objects.requireNonNull(ctx, "nil context"); // Go panics: "nil context"
+        Scheduler s = NetFD.sched("Net.dialContext");
+        String net = network(network, "dial", true);
+        InetSocketAddress sa = resolve("dial", net, address, false);
         Addr raddr = Addr.of(net, sa);
+        ContextError done = ctx.err();
+        if (done != null) {
+            throw mapErr(net, raddr, done); // Go: dialSerial's check before each attempt
+        }
+        return dial(s, net, sa, raddr, null, ctx);
+    }
+
+    /**
+     * A dial's error for ctx's: Go's mapErr (context.Canceled is errCanceled, {@code operation was
+     * canceled}; context.DeadlineExceeded is errTimeout, {@code i/o timeout}) in DialContext's
+     * OpError. Go: net/net.go mapErr, errCanceled
+     */
+    private static OpError mapErr(String net, Addr raddr, ContextError e) {
+        if (e.timeout()) {
+            return new DeadlineExceededException("dial", net, null, raddr, e);
+        }
+        return new OpError("dial", net, null, raddr, "operation was canceled", e);
+    }
+
+    /** The connect of dialTimeout and dialContext: timeout (null: none) and ctx (null: none) bound it. */
+    private static Conn dial(Scheduler s, String net, InetSocketAddress sa, Addr raddr, Duration timeout, Context ctx)
+            throws IOException {
         SocketChannel ch;
         try {
             ch = Sys.call(() -> ipv4Only(net) ? SocketChannel.open(StandardProtocolFamily.INET) : SocketChannel.open());
@@ -115,18 +167,11 @@ public final class Net {
                     long d = timeout.isNegative() ? -1 : saturatedNanos(timeout);
                     Netpoll.pollSetDeadline(fd.pd, d, Netpoll.MODE_WRITE);
                 }
-                for (; ; ) {
-                    fd.await(Netpoll.MODE_WRITE, "dial");
-                    try {
-                        if (Sys.call(ch::finishConnect)) {
-                            break;
-                        }
-                    } catch (IOException x) {
-                        throw fd.error("dial", x);
-                    }
-                }
+                connect(fd, ch, net, raddr, ctx);
                 Netpoll.pollSetDeadline(fd.pd, 0, Netpoll.MODE_WRITE);
                 fd.pd.setConnecting(false);
+            } else if (ctx != null && ctx.err() != null) {
+                throw mapErr(net, raddr, ctx.err()); // Go: connect's EISCONN case checks ctx too
             }
             fd.laddr = Addr.of(net, Sys.call(ch::getLocalAddress));
             // Go's is the peer's name (getpeername), not the address as dialed: 0.0.0.0:80 reaches
@@ -145,6 +190,62 @@ public final class Net {
                     fd.close("close");
                 } catch (IOException ignored) {
                     // the dial's own error is the one to report
+                }
+            }
+        }
+    }
+
+    /**
+     * Waits until the connect in progress on fd completes. With a ctx: its deadline is the
+     * connect's, and a goroutine started when ctx is done ({@link Context#afterFunc}) sets the
+     * write deadline in the past, which wakes the parked dial (Go's aLongTimeAgo); the dial then
+     * reports ctx's error. If that goroutine fired but the connect won the race, the socket's write
+     * deadline is spoiled, so the dial fails all the same (Go's issue 16523).
+     *
+     * <p>Go: net/fd_unix.go (*netFD).connect
+     */
+    private static void connect(NetFD fd, SocketChannel ch, String net, Addr raddr, Context ctx) throws IOException {
+        Context.StopFunc stop = null;
+        Chan<ContextError> interruptRes = null;
+        if (ctx != null) {
+            Optional<Instant> deadline = ctx.deadline();
+            if (deadline.isPresent()) {
+                fd.setDeadline(deadline.get(), Netpoll.MODE_WRITE);
+            }
+            Chan<ContextError> res = Chan.make(1);
+            interruptRes = res;
+            stop = Context.afterFunc(ctx, () -> {
+                Netpoll.pollSetDeadline(fd.pd, -1, Netpoll.MODE_WRITE); // a deadline long ago
+                res.send(ctx.err());
+            });
+        }
+        boolean connected = false;
+        try {
+            for (; ; ) {
+                try {
+                    fd.await(Netpoll.MODE_WRITE, "dial");
+                } catch (OpError e) {
+                    ContextError done = ctx == null ? null : ctx.err();
+                    if (done != null) {
+                        throw mapErr(net, raddr, done);
+                    }
+                    throw e;
+                }
+                try {
+                    if (Sys.call(ch::finishConnect)) {
+                        break;
+                    }
+                } catch (IOException x) {
+                    throw fd.error("dial", x);
+                }
+            }
+            connected = true;
+        } finally {
+            if (stop != null && !stop.stop()) {
+                // The interrupter ran (or runs): wait for it, so that it touches no closed descriptor.
+                ContextError done = interruptRes.recv();
+                if (connected) {
+                    throw mapErr(net, raddr, done);
                 }
             }
         }

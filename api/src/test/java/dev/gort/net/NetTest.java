@@ -528,6 +528,70 @@ class NetTest {
         });
     }
 
+    /**
+     * Go: dial_test.go TestDialContextCancelRace / TestDialerDeadline's rules, against a listener
+     * whose backlog is full (its SYNs dropped, as in {@link #dialTimeout}): a dialContext parked in
+     * its connect fails once another goroutine cancels ctx, with {@code dial tcp ADDR: operation
+     * was canceled} whose cause is {@link dev.gort.context.Context#CANCELED}; one whose ctx has a
+     * deadline fails with {@code dial tcp ADDR: i/o timeout} (a DeadlineExceededException); one
+     * whose ctx is already done fails at once. The cancel comes only once the dial is parked on the
+     * poller (the only waiter), and no waiter is left after.
+     */
+    @Test
+    void dialContextFailsWhenItsContextIsDoneFirst() {
+        run(1, () -> {
+            java.nio.channels.ServerSocketChannel full = java.nio.channels.ServerSocketChannel.open();
+            full.bind(new java.net.InetSocketAddress("127.0.0.1", 0), 1);
+            String addr = "127.0.0.1:" + ((java.net.InetSocketAddress) full.getLocalAddress()).getPort();
+            List<Conn> ok = new ArrayList<>();
+            boolean timedOut = false;
+            for (int i = 0; i < 16 && !timedOut; i++) {
+                try {
+                    ok.add(Net.dialTimeout("tcp", addr, Duration.ofMillis(200)));
+                } catch (DeadlineExceededException e) {
+                    timedOut = true; // the backlog is full: later SYNs are dropped too
+                }
+            }
+            check(timedOut, "a dial to a full backlog timed out");
+
+            dev.gort.context.CancelContext ctx =
+                    dev.gort.context.Context.withCancel(dev.gort.context.Context.background());
+            Chan<Object> got = Chan.make(1);
+            go(() -> {
+                try {
+                    got.send(Net.dialContext(ctx, "tcp", addr));
+                } catch (IOException e) {
+                    got.send(e);
+                }
+            });
+            waitFor("the dial to park", () -> waiters() == 1);
+            ctx.cancel();
+            Object r = got.recv();
+            check(
+                    r instanceof OpError e
+                            && !e.timeout()
+                            && e.getMessage().equals("dial tcp " + addr + ": operation was canceled")
+                            && e.getCause() == dev.gort.context.Context.CANCELED,
+                    "canceled: %s",
+                    r);
+
+            OpError again = assertThrows(OpError.class, () -> Net.dialContext(ctx, "tcp", addr));
+            check(again.getMessage().equals("dial tcp " + addr + ": operation was canceled"), "done before: %s", again);
+
+            dev.gort.context.CancelContext tctx =
+                    dev.gort.context.Context.withTimeout(dev.gort.context.Context.background(), Duration.ofMillis(100));
+            DeadlineExceededException t =
+                    assertThrows(DeadlineExceededException.class, () -> Net.dialContext(tctx, "tcp", addr));
+            check(t.getMessage().equals("dial tcp " + addr + ": i/o timeout"), "deadline: %s", t);
+            tctx.cancel();
+            check(waiters() == 0, "no waiter left");
+            for (Conn c : ok) {
+                c.close();
+            }
+            full.close();
+        });
+    }
+
     static long openFds() throws IOException {
         try (var s = Files.list(Path.of("/proc/self/fd"))) {
             return s.count();
