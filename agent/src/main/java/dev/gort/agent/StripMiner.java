@@ -1,7 +1,6 @@
 package dev.gort.agent;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -109,19 +108,16 @@ final class StripMiner {
     }
 
     private static List<Loop> find(String owner, Map<String, Integer> fields, MethodNode mn, boolean frames) {
-        InsnList insns = mn.instructions;
-        Map<AbstractInsnNode, Integer> index = new HashMap<>();
-        int k = 0;
-        for (AbstractInsnNode in = insns.getFirst(); in != null; in = in.getNext()) {
-            index.put(in, k++);
-        }
+        // Positions come from InsnList.indexOf: its index cache is built on the first call (only in a
+        // method with a GOTO) and stays valid, since nothing here changes the list.
+        InsnList index = mn.instructions;
         List<Loop> out = new ArrayList<>();
-        for (AbstractInsnNode in = insns.getFirst(); in != null; in = in.getNext()) {
+        for (AbstractInsnNode in = index.getFirst(); in != null; in = in.getNext()) {
             if (in.getOpcode() != Opcodes.GOTO) {
                 continue;
             }
             JumpInsnNode g = (JumpInsnNode) in;
-            if (index.get(g.label) >= index.get(g)) {
+            if (index.indexOf(g.label) >= index.indexOf(g)) {
                 continue; // forward
             }
             Loop l = match(owner, fields, mn, g, index, frames);
@@ -134,12 +130,7 @@ final class StripMiner {
 
     /** The loop closed by back-edge {@code g}, if it has the shape; else null. */
     private static Loop match(
-            String owner,
-            Map<String, Integer> fields,
-            MethodNode mn,
-            JumpInsnNode g,
-            Map<AbstractInsnNode, Integer> index,
-            boolean frames) {
+            String owner, Map<String, Integer> fields, MethodNode mn, JumpInsnNode g, InsnList index, boolean frames) {
         if (!(previousReal(g.getPrevious()) instanceof IincInsnNode step) || step.incr != 1) {
             return null;
         }
@@ -203,9 +194,9 @@ final class StripMiner {
         if (!(q instanceof JumpInsnNode test) || test.getOpcode() != Opcodes.IF_ICMPGE) {
             return null;
         }
-        int from = index.get(test);
-        int to = index.get(g);
-        if (index.get(test.label) <= to) {
+        int from = index.indexOf(test);
+        int to = index.indexOf(g);
+        if (index.indexOf(test.label) <= to) {
             return null; // the exit must lie after the loop
         }
         // BODY = (test, step); the region the rewrite touches = [head, g].
@@ -249,7 +240,7 @@ final class StripMiner {
         }
         // Entered only through the head: no branch or handler from outside [head, g] lands inside BODY.
         for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
-            int i = index.get(in);
+            int i = index.indexOf(in);
             if (i > from && i <= to) {
                 continue;
             }
@@ -270,8 +261,8 @@ final class StripMiner {
         return new Loop(headFrame, iv, limit, test, step, g);
     }
 
-    private static boolean inside(LabelNode l, int from, int to, Map<AbstractInsnNode, Integer> index) {
-        int i = index.get(l);
+    private static boolean inside(LabelNode l, int from, int to, InsnList index) {
+        int i = index.indexOf(l);
         return i > from && i <= to;
     }
 
