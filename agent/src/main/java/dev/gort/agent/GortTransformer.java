@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * code under {@code dev/gort/examples/} is instrumented); the agent's and runtime's dependencies
  * (ASM, also relocated under {@code dev/gort/agent/shaded/}; Agrona; HdrHistogram). More prefixes:
  * {@code -Dgort.agent.exclude=a/b/,c/}; prefixes to force in: {@code -Dgort.agent.include=}.
+ * {@code -Dgort.agent.cache=DIR} keeps what it did on disk for the next start ({@link TransformCache}).
  */
 public final class GortTransformer implements ClassFileTransformer {
     private static final List<String> JDK = List.of("java/", "javax/", "jdk/", "sun/", "com/sun/");
@@ -29,30 +30,36 @@ public final class GortTransformer implements ClassFileTransformer {
     private final List<String> exclude;
     private final List<String> include;
     private final Set<String> reported = ConcurrentHashMap.newKeySet();
+    /**
+     * Instrumented classes of earlier runs ({@link TransformCache}), or null. Final: read by
+     * class-loading threads.
+     */
+    private final TransformCache cache;
 
     public GortTransformer(PreemptStrategy strategy) {
-        this(
-                strategy,
-                Boolean.getBoolean("gort.agent.verify"),
-                prefixes("gort.agent.exclude"),
-                prefixes("gort.agent.include"),
-                PreemptStrategy.strideFromEnvironment(),
-                PreemptStrategy.callerEntriesFromEnvironment());
+        this(Strategies.of(
+                strategy, PreemptStrategy.strideFromEnvironment(), PreemptStrategy.callerEntriesFromEnvironment()));
     }
 
-    /** {@code strategy} (any {@link Strategy}), with the agent's verify/exclude/include settings. */
+    /**
+     * {@code strategy} (any {@link Strategy}), with the agent's verify/exclude/include/cache
+     * settings.
+     */
     public GortTransformer(Strategy strategy) {
         this(
-                strategy,
-                Boolean.getBoolean("gort.agent.verify"),
+                new PollInjector(strategy, Boolean.getBoolean("gort.agent.verify")),
                 prefixes("gort.agent.exclude"),
-                prefixes("gort.agent.include"));
+                prefixes("gort.agent.include"),
+                cacheFromEnvironment(strategy, Boolean.getBoolean("gort.agent.verify")));
     }
 
     public GortTransformer(Strategy strategy, boolean verify, List<String> exclude, List<String> include) {
-        this.injector = new PollInjector(strategy, verify);
-        this.exclude = exclude;
-        this.include = include;
+        this(new PollInjector(strategy, verify), exclude, include, null);
+    }
+
+    /** As {@link #GortTransformer(Strategy, boolean, List, List)}, with a cache in {@code cacheDir}. */
+    GortTransformer(Strategy strategy, boolean verify, String cacheDir) {
+        this(new PollInjector(strategy, verify), List.of(), List.of(), TransformCache.open(cacheDir, strategy, verify));
     }
 
     public GortTransformer(PreemptStrategy strategy, boolean verify, List<String> exclude, List<String> include) {
@@ -66,9 +73,20 @@ public final class GortTransformer implements ClassFileTransformer {
             List<String> include,
             int stride,
             boolean callerEntries) {
-        this.injector = new PollInjector(strategy, verify, stride, callerEntries);
+        this(new PollInjector(strategy, verify, stride, callerEntries), exclude, include, null);
+    }
+
+    private GortTransformer(PollInjector injector, List<String> exclude, List<String> include, TransformCache cache) {
+        this.injector = injector;
         this.exclude = exclude;
         this.include = include;
+        this.cache = cache;
+    }
+
+    /** {@code -Dgort.agent.cache=DIR} / {@code GORT_AGENT_CACHE}: null where it is not set or unusable. */
+    private static TransformCache cacheFromEnvironment(Strategy strategy, boolean verify) {
+        String dir = dev.gort.runtime.Config.setting("gort.agent.cache", "GORT_AGENT_CACHE");
+        return dir == null ? null : TransformCache.open(dir, strategy, verify);
     }
 
     private static List<String> prefixes(String prop) {
@@ -142,7 +160,15 @@ public final class GortTransformer implements ClassFileTransformer {
     public byte[] transform(String className, byte[] bytes) {
         long t0 = System.nanoTime();
         try {
-            PollInjector.Result r = injector.instrument(bytes);
+            PollInjector.Result r = cache == null ? null : cache.get(bytes);
+            if (r != null) {
+                InstrumentationStats.cacheHits.incrementAndGet();
+            } else {
+                r = injector.instrument(bytes);
+                if (cache != null) {
+                    cache.put(bytes, r);
+                }
+            }
             InstrumentationStats.methodsSkipped.addAndGet(r.methodsSkipped());
             if (!r.changed()) {
                 InstrumentationStats.classSkipped("nothing-to-do");

@@ -42,6 +42,8 @@ final class Env {
         row(rows, "gort.preempt.callers", PreemptStrategy.callerEntriesFromEnvironment());
         row(rows, "gort.preempt.budget", Preempt.budgetFromEnvironment());
         row(rows, "gort.preempt.sites", c.settings().preemptSites());
+        String agentCache = Config.setting("gort.agent.cache", "GORT_AGENT_CACHE"); // read by the agent
+        row(rows, "gort.agent.cache", agentCache == null ? "" : agentCache);
         row(rows, "gort.sysmon.maxdelay", Sysmon.maxDelayFromEnvironment());
         row(rows, "gort.trace", trace == null ? "" : trace);
         row(rows, "gort.trace.window", GoDebugProps.traceWindowMs());

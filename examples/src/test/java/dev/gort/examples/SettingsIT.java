@@ -84,6 +84,8 @@ class SettingsIT {
         GOOD.put("-Dgort.preempt.callers=false", "gort.preempt.callers=false");
         GOOD.put("-Dgort.preempt.budget=1000", "gort.preempt.budget=1000");
         GOOD.put("-Dgort.preempt.sites=off", "gort.preempt.sites=false");
+        // its effect: TransformCacheTest (agent); the jar's agent writes its entries there
+        GOOD.put("-Dgort.agent.cache=target/settings-agent-cache", "gort.agent.cache=target/settings-agent-cache");
         GOOD.put("-Dgort.sysmon.maxdelay=500", "gort.sysmon.maxdelay=500");
         GOOD.put("-Dgort.trace=out.json", "gort.trace=out.json");
         GOOD.put("-Dgort.trace=OUT.HTML", "gort.trace=OUT.HTML"); // the extension's case is ignored

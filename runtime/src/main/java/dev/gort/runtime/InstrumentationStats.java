@@ -27,7 +27,12 @@ public final class InstrumentationStats {
     public static final AtomicLong monitorHooks = new AtomicLong();
     /** Methods left alone: {@code <clinit>} (runs pinned), native/abstract, JSR/RET. */
     public static final AtomicLong methodsSkipped = new AtomicLong();
-    /** Nanoseconds spent transforming. */
+    /**
+     * Classes whose instrumented form came from the agent's on-disk cache ({@code -Dgort.agent.cache})
+     * instead of being rewritten; they are counted in the other counters as well.
+     */
+    public static final AtomicLong cacheHits = new AtomicLong();
+    /** Nanoseconds spent transforming (reading the cache included). */
     public static final AtomicLong transformNanos = new AtomicLong();
 
     private static final ConcurrentHashMap<String, LongAdder> skipped = new ConcurrentHashMap<>();
@@ -49,6 +54,7 @@ public final class InstrumentationStats {
         return "instrumentation: classes=" + classesTransformed.get() + " methods=" + methodsTransformed.get()
                 + " backedgePolls=" + backedgePolls.get() + " entryPolls=" + entryPolls.get() + " monitorHooks="
                 + monitorHooks.get() + " methodsSkipped=" + methodsSkipped.get() + " classesSkipped="
-                + classesSkipped() + " transformMs=" + transformNanos.get() / 1_000_000;
+                + classesSkipped() + " cacheHits=" + cacheHits.get() + " transformMs="
+                + transformNanos.get() / 1_000_000;
     }
 }
