@@ -1,6 +1,8 @@
 package dev.gort.net;
 
 import dev.gort.Chan;
+import dev.gort.Go;
+import dev.gort.Select;
 import dev.gort.Syscall;
 import dev.gort.context.Context;
 import dev.gort.context.ContextError;
@@ -47,7 +49,7 @@ import java.util.Optional;
  * thread, a JDK executor's) it throws {@code IllegalStateException} naming the call, e.g. {@code
  * gort: Conn.read would block outside a goroutine (use Go.run / Go.go)}, the rule of {@link
  * dev.gort.Chan}'s blocking operations: {@link #dial}, {@link #listen} and {@link #listenPacket}
- * always (they register the socket with the calling goroutine's runtime); {@link Conn#read}, {@link
+ * (and {@link ListenConfig}'s) always (they register the socket with the calling goroutine's runtime); {@link Conn#read}, {@link
  * Conn#write}, {@link Listener#accept}, {@link PacketConn#readFrom} and {@link PacketConn#writeTo}
  * only when they would wait, the same as a channel's non-blocking operations: a read that finds
  * data, a write the socket's buffer takes whole, an accept of a pending connection, and every
@@ -58,16 +60,24 @@ import java.util.Optional;
  * write from a goroutine where a short write matters ({@link OpError#bytesTransferred()}).
  *
  * <p>Go: net/dial.go Dial, DialTimeout, (*Dialer).DialContext, Listen, ListenPacket; net/ipsock.go
- * SplitHostPort
+ * SplitHostPort; net/lookup.go (*Resolver).lookupIPAddr
  */
 public final class Net {
     private Net() {}
 
-    /** Go: net.Listen. */
+    /** Go: net.Listen (a zero ListenConfig's Listen with context.Background). */
     public static Listener listen(String network, String address) throws IOException {
-        Scheduler s = NetFD.sched("Net.listen");
+        return listen("Net.listen", Context.background(), network, address);
+    }
+
+    /**
+     * Listen for {@link #listen} and {@link ListenConfig#listen}: ctx bounds the lookup of a host
+     * name only; what names the call in the outside-a-goroutine error. Go: (*ListenConfig).Listen
+     */
+    static Listener listen(String what, Context ctx, String network, String address) throws IOException {
+        Scheduler s = NetFD.sched(what);
         String net = network(network, "listen", true);
-        InetSocketAddress sa = resolve("listen", net, address, true);
+        InetSocketAddress sa = resolve("listen", net, address, true, ctx);
         return Listener.listen(s, net, sa, Addr.of(net, sa));
     }
 
@@ -89,7 +99,7 @@ public final class Net {
     public static Conn dialTimeout(String network, String address, Duration timeout) throws IOException {
         Scheduler s = NetFD.sched("Net.dial");
         String net = network(network, "dial", true);
-        InetSocketAddress sa = resolve("dial", net, address, false);
+        InetSocketAddress sa = resolve("dial", net, address, false, null);
         return dial(s, net, sa, Addr.of(net, sa), timeout, null);
     }
 
@@ -103,8 +113,9 @@ public final class Net {
      * Context#DEADLINE_EXCEEDED}. A ctx already done fails before any socket is made; ctx's
      * deadline is the connect's deadline, read on {@link dev.gort.Time#now()} and passing in real
      * time, as {@link #dialTimeout}'s. Once this returns, ctx no longer affects the connection (Go's).
-     * Resolving a host name is not interrupted by ctx (the JDK's resolver cannot be), a difference
-     * from Go's.
+     * A host name's lookup ends when ctx is done first, with Go's {@code dial tcp: lookup
+     * example.com: operation was canceled} (see {@link ListenConfig#listen}; the JDK's resolver
+     * itself cannot be interrupted and finishes unseen).
      *
      * <p>Go: net/dial.go (*Dialer).DialContext, net/fd_unix.go (*netFD).connect, net/net.go mapErr
      */
@@ -112,7 +123,7 @@ public final class Net {
         Objects.requireNonNull(ctx, "nil context"); // Go panics: "nil context"
         Scheduler s = NetFD.sched("Net.dialContext");
         String net = network(network, "dial", true);
-        InetSocketAddress sa = resolve("dial", net, address, false);
+        InetSocketAddress sa = resolve("dial", net, address, false, ctx);
         Addr raddr = Addr.of(net, sa);
         ContextError done = ctx.err();
         if (done != null) {
@@ -251,11 +262,16 @@ public final class Net {
         }
     }
 
-    /** Go: net.ListenPacket (UDP). */
+    /** Go: net.ListenPacket (UDP; a zero ListenConfig's ListenPacket with context.Background). */
     public static PacketConn listenPacket(String network, String address) throws IOException {
-        Scheduler s = NetFD.sched("Net.listenPacket");
+        return listenPacket("Net.listenPacket", Context.background(), network, address);
+    }
+
+    /** ListenPacket for {@link #listenPacket} and {@link ListenConfig#listenPacket}; see {@link #listen}. */
+    static PacketConn listenPacket(String what, Context ctx, String network, String address) throws IOException {
+        Scheduler s = NetFD.sched(what);
         String net = network(network, "listen", false);
-        InetSocketAddress sa = resolve("listen", net, address, true);
+        InetSocketAddress sa = resolve("listen", net, address, true, ctx);
         Addr asked = Addr.of(net, sa);
         DatagramChannel ch;
         try {
@@ -282,7 +298,7 @@ public final class Net {
      */
     public static Addr resolveAddr(String network, String address) throws IOException {
         String net = network(network, "resolve", network != null && network.startsWith("tcp"));
-        return Addr.of(net, resolve("resolve", net, address, false));
+        return Addr.of(net, resolve("resolve", net, address, false, null));
     }
 
     static Conn newConn(Scheduler s, String net, SocketChannel c) throws IOException {
@@ -401,7 +417,12 @@ public final class Net {
         }
     }
 
-    private static InetSocketAddress resolve(String op, String net, String address, boolean listen) throws IOException {
+    /**
+     * {@code host:port} to a socket address; a host name is looked up ({@link #lookupIP}) with ctx
+     * (null: none). Go: net/ipsock.go (*Resolver).internetAddrList
+     */
+    private static InetSocketAddress resolve(String op, String net, String address, boolean listen, Context ctx)
+            throws IOException {
         String[] hp;
         if (address == null || address.isEmpty()) {
             if (op.equals("dial")) {
@@ -431,12 +452,7 @@ public final class Net {
         }
         InetAddress ip = literal(host);
         if (ip == null) {
-            InetAddress[] all;
-            try {
-                all = Syscall.block(() -> InetAddress.getAllByName(host));
-            } catch (UnknownHostException e) {
-                throw new OpError(op, net, null, null, "lookup " + host + ": no such host", e);
-            }
+            InetAddress[] all = lookupIP(op, net, host, ctx);
             for (InetAddress a : all) {
                 if ((want4 && a instanceof Inet4Address)
                         || (want6 && a instanceof Inet6Address)
@@ -452,6 +468,79 @@ public final class Net {
             throw new OpError(op, net, null, null, "address " + host + ": no suitable address found", null);
         }
         return new InetSocketAddress(ip, port);
+    }
+
+    /** How a host name is looked up: the JDK's resolver; tests replace it. Go: testHookLookupIP. */
+    @FunctionalInterface
+    interface LookupIP {
+        InetAddress[] lookup(String host) throws UnknownHostException;
+    }
+
+    /** The lookup {@link #lookupIP} calls; a test's own while it runs (set before, restored after). */
+    static volatile LookupIP testHookLookupIP = InetAddress::getAllByName;
+
+    /**
+     * The addresses of a host name, from the JDK's blocking resolver inside {@link Syscall#block}.
+     * With a ctx that can be done (its done channel is not nil), the lookup runs in a goroutine of
+     * its own and the caller waits for it or for ctx, whichever comes first, as Go's select does: a
+     * ctx done first fails with Go's DNSError text in the call's OpError, {@code listen tcp: lookup
+     * example.com: operation was canceled} (a {@link DeadlineExceededException} {@code ...: i/o
+     * timeout} for a deadline; the cause is ctx's error), while the lookup, which the JDK cannot
+     * interrupt, finishes unseen. A ctx already done fails before any lookup. (Go also shares one
+     * lookup among concurrent callers of the same name: not here.)
+     *
+     * <p>Go: net/lookup.go (*Resolver).lookupIPAddr, net/net.go mapErr, net/net.go DNSError
+     */
+    private static InetAddress[] lookupIP(String op, String net, String host, Context ctx) throws IOException {
+        LookupIP lookup = testHookLookupIP;
+        Chan<Void> done = ctx == null ? null : ctx.done();
+        if (done == null || done.isNil()) {
+            try {
+                return Syscall.block(() -> lookup.lookup(host));
+            } catch (UnknownHostException e) {
+                throw noSuchHost(op, net, host, e);
+            }
+        }
+        ContextError e = ctx.err();
+        if (e != null) {
+            throw lookupErr(op, net, host, e);
+        }
+        Chan<Object> res = Chan.make(1); // never blocks the lookup, whether or not anyone waits
+        Go.go(() -> {
+            Object r;
+            try {
+                r = Syscall.block(() -> lookup.lookup(host));
+            } catch (UnknownHostException | RuntimeException x) {
+                r = x;
+            }
+            res.send(r);
+        });
+        Select sel = new Select(2);
+        int doneCase = sel.addRecv(done);
+        sel.addRecv(res);
+        if (sel.await() == doneCase) {
+            throw lookupErr(op, net, host, ctx.err());
+        }
+        Object r = sel.value();
+        if (r instanceof UnknownHostException x) {
+            throw noSuchHost(op, net, host, x);
+        }
+        if (r instanceof RuntimeException x) {
+            throw x;
+        }
+        return (InetAddress[]) r;
+    }
+
+    private static OpError noSuchHost(String op, String net, String host, UnknownHostException e) {
+        return new OpError(op, net, null, null, "lookup " + host + ": no such host", e);
+    }
+
+    /** A lookup ended by ctx: Go's DNSError wrapping mapErr(ctx.Err()). */
+    private static OpError lookupErr(String op, String net, String host, ContextError e) {
+        if (e.timeout()) {
+            return new DeadlineExceededException(op, net, null, null, "lookup " + host + ": " + OpError.TIMEOUT, e);
+        }
+        return new OpError(op, net, null, null, "lookup " + host + ": operation was canceled", e);
     }
 
     private static InetAddress literal(String host) {
