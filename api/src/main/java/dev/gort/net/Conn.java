@@ -46,6 +46,11 @@ public final class Conn implements AutoCloseable {
         this.ch = (SocketChannel) fd.ch;
     }
 
+    /** The socket, for tests of its options. */
+    SocketChannel channel() {
+        return ch;
+    }
+
     /** Reads up to {@code b.length} bytes; see {@link #read(byte[], int, int)}. */
     public int read(byte[] b) throws IOException {
         return read(b, 0, b.length);

@@ -15,15 +15,23 @@ import java.nio.channels.SocketChannel;
 public final class Listener implements AutoCloseable {
     private final NetFD fd;
     private final ServerSocketChannel ch;
+    /**
+     * The accepted connections' keep-alive idle time in nanoseconds, 0 for Go's default, negative
+     * for none: the ListenConfig's at listen time (Go copies the ListenConfig). Immutable.
+     */
+    private final long keepAlive;
 
-    Listener(NetFD fd) {
+    Listener(NetFD fd, long keepAlive) {
         this.fd = fd;
         this.ch = (ServerSocketChannel) fd.ch;
+        this.keepAlive = keepAlive;
     }
 
     /**
      * Waits for and returns the next connection. A {@link #close} (from any goroutine) makes it
-     * fail with {@code accept tcp 127.0.0.1:8080: use of closed network connection}.
+     * fail with {@code accept tcp 127.0.0.1:8080: use of closed network connection}. The
+     * connection has TCP_NODELAY and, unless the listener's {@link ListenConfig#keepAlive} is
+     * negative, keep-alive probes (by default after 15 s idle, every 15 s, 9 of them), as Go's.
      *
      * <p>Go: net/tcpsock.go (*TCPListener).Accept, internal/poll/fd_unix.go (*FD).Accept
      */
@@ -39,7 +47,7 @@ public final class Listener implements AutoCloseable {
                     throw fd.error("accept", fd.laddr, "accept4", x); // Go names Linux's system call
                 }
                 if (c != null) {
-                    return Net.newConn(fd.sched, fd.net, c);
+                    return Net.newConn(fd.sched, fd.net, c, keepAlive);
                 }
                 fd.await(Netpoll.MODE_READ, "accept");
             }
@@ -67,7 +75,8 @@ public final class Listener implements AutoCloseable {
         fd.setDeadline(t, Netpoll.MODE_READ);
     }
 
-    static Listener listen(dev.gort.runtime.Scheduler s, String net, java.net.InetSocketAddress sa, Addr asked)
+    static Listener listen(
+            dev.gort.runtime.Scheduler s, String net, java.net.InetSocketAddress sa, Addr asked, long keepAlive)
             throws IOException {
         ServerSocketChannel ch;
         try {
@@ -89,7 +98,7 @@ public final class Listener implements AutoCloseable {
             throw new OpError("listen", net, null, asked, NetFD.syscallText("listen", x), x);
         }
         try {
-            return new Listener(new NetFD(s, net, ch, Addr.of(net, Sys.call(ch::getLocalAddress)), null));
+            return new Listener(new NetFD(s, net, ch, Addr.of(net, Sys.call(ch::getLocalAddress)), null), keepAlive);
         } catch (IOException x) {
             Sys.run(ch::close);
             throw new OpError("listen", net, null, asked, NetFD.syscallText("listen", x), x);

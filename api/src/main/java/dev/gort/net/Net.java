@@ -67,18 +67,20 @@ public final class Net {
 
     /** Go: net.Listen (a zero ListenConfig's Listen with context.Background). */
     public static Listener listen(String network, String address) throws IOException {
-        return listen("Net.listen", Context.background(), network, address);
+        return listen("Net.listen", Context.background(), 0, network, address);
     }
 
     /**
      * Listen for {@link #listen} and {@link ListenConfig#listen}: ctx bounds the lookup of a host
-     * name only; what names the call in the outside-a-goroutine error. Go: (*ListenConfig).Listen
+     * name only; keepAlive (nanoseconds, negative: none) is the accepted connections'; what names
+     * the call in the outside-a-goroutine error. Go: (*ListenConfig).Listen
      */
-    static Listener listen(String what, Context ctx, String network, String address) throws IOException {
+    static Listener listen(String what, Context ctx, long keepAlive, String network, String address)
+            throws IOException {
         Scheduler s = NetFD.sched(what);
         String net = network(network, "listen", true);
         InetSocketAddress sa = resolve("listen", net, address, true, ctx);
-        return Listener.listen(s, net, sa, Addr.of(net, sa));
+        return Listener.listen(s, net, sa, Addr.of(net, sa), keepAlive);
     }
 
     /**
@@ -301,11 +303,19 @@ public final class Net {
         return Addr.of(net, resolve("resolve", net, address, false, null));
     }
 
-    static Conn newConn(Scheduler s, String net, SocketChannel c) throws IOException {
+    /**
+     * An accepted connection; keepAlive is its listener's {@link ListenConfig#keepAlive} in
+     * nanoseconds (negative: keep-alives not enabled). Go: net/tcpsock_posix.go
+     * (*TCPListener).accept, net/tcpsock.go newTCPConn
+     */
+    static Conn newConn(Scheduler s, String net, SocketChannel c, long keepAlive) throws IOException {
         try {
             Sys.run(() -> {
                 c.configureBlocking(false);
                 c.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                if (keepAlive >= 0) {
+                    setKeepAlive(c, keepAlive);
+                }
             });
             return new Conn(new NetFD(
                     s,
@@ -319,7 +329,43 @@ public final class Net {
         }
     }
 
-    private static long saturatedNanos(Duration d) {
+    /** Go: net/dial.go defaultTCPKeepAliveIdle, defaultTCPKeepAliveInterval (15 s). */
+    static final int DEFAULT_KEEP_ALIVE_SECONDS = 15;
+
+    /** Go: net/dial.go defaultTCPKeepAliveCount. */
+    static final int DEFAULT_KEEP_ALIVE_COUNT = 9;
+
+    /**
+     * Enables keep-alive probes on c: SO_KEEPALIVE, the idle time before the first probe (idle
+     * nanoseconds rounded up to whole seconds; 0 is Go's default, 15 s), 15 s between probes and 9
+     * probes (Go's defaults for a KeepAliveConfig with only Idle set). As Go's newTCPConn, failures
+     * are ignored: an option the platform lacks, or a value the kernel refuses (an idle time above
+     * 32767 s on Linux).
+     *
+     * <p>Go: net/tcpsock.go (*TCPConn).SetKeepAliveConfig, net/tcpsockopt_unix.go setKeepAliveIdle,
+     * setKeepAliveInterval, setKeepAliveCount
+     */
+    private static void setKeepAlive(SocketChannel c, long idle) {
+        long secs =
+                idle == 0 ? DEFAULT_KEEP_ALIVE_SECONDS : idle / 1_000_000_000L + (idle % 1_000_000_000L != 0 ? 1 : 0);
+        setIgnoringErrors(c, StandardSocketOptions.SO_KEEPALIVE, true);
+        setIgnoringErrors(c, jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE, (int) Math.min(secs, Integer.MAX_VALUE));
+        setIgnoringErrors(c, jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL, DEFAULT_KEEP_ALIVE_SECONDS);
+        setIgnoringErrors(c, jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT, DEFAULT_KEEP_ALIVE_COUNT);
+    }
+
+    private static <T> void setIgnoringErrors(SocketChannel c, java.net.SocketOption<T> o, T v) {
+        if (!c.supportedOptions().contains(o)) {
+            return;
+        }
+        try {
+            c.setOption(o, v);
+        } catch (IOException | IllegalArgumentException | UnsupportedOperationException ignored) {
+            // Go ignores SetKeepAliveConfig's error in newTCPConn
+        }
+    }
+
+    static long saturatedNanos(Duration d) {
         try {
             return d.toNanos();
         } catch (ArithmeticException e) {

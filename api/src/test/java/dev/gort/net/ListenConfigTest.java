@@ -16,10 +16,14 @@ import dev.gort.context.CancelContext;
 import dev.gort.context.Context;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.StandardSocketOptions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import jdk.net.ExtendedSocketOptions;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -200,6 +204,63 @@ class ListenConfigTest {
                     ln.close();
                     pc.close();
                 }));
+    }
+
+    /** The accepted connection's SO_KEEPALIVE, TCP_KEEPIDLE, TCP_KEEPINTERVAL and TCP_KEEPCOUNT. */
+    static List<Object> keepAliveOfAccepted(Listener ln) throws IOException {
+        Chan<Conn> srv = Chan.make(1);
+        go(() -> srv.send(ln.accept()));
+        try (Conn c = Net.dial("tcp", ln.addr().toString());
+                Conn s = srv.recv()) {
+            java.nio.channels.SocketChannel ch = s.channel();
+            return List.of(
+                    ch.getOption(StandardSocketOptions.SO_KEEPALIVE),
+                    ch.getOption(ExtendedSocketOptions.TCP_KEEPIDLE),
+                    ch.getOption(ExtendedSocketOptions.TCP_KEEPINTERVAL),
+                    ch.getOption(ExtendedSocketOptions.TCP_KEEPCOUNT));
+        } finally {
+            ln.close();
+        }
+    }
+
+    /**
+     * Go's keep-alive on accepted connections: Listen's (a zero ListenConfig) and a zero KeepAlive
+     * probe after 15 s idle, every 15 s, 9 times; a positive KeepAlive is the idle time, rounded
+     * up to seconds; a negative one leaves keep-alives off. A listener keeps the period it was made
+     * with. (The dialing side is not set: Net.dial has no Dialer.KeepAlive.)
+     */
+    @Test
+    void acceptedConnectionsHaveGosKeepAlive() throws IOException {
+        try (java.nio.channels.SocketChannel probe = java.nio.channels.SocketChannel.open()) {
+            Assumptions.assumeTrue(
+                    probe.supportedOptions().contains(ExtendedSocketOptions.TCP_KEEPIDLE),
+                    "TCP_KEEPIDLE (Linux, macOS)");
+        }
+        run(1, () -> {
+            List<Object> dflt = List.of(true, 15, 15, 9);
+            List<Object> got = keepAliveOfAccepted(Net.listen("tcp", "127.0.0.1:0"));
+            check(got.equals(dflt), "Net.listen: %s", got);
+            got = keepAliveOfAccepted(new ListenConfig().listen(Context.background(), "tcp", "127.0.0.1:0"));
+            check(got.equals(dflt), "zero ListenConfig: %s", got);
+            got = keepAliveOfAccepted(new ListenConfig()
+                    .setKeepAlive(Duration.ofSeconds(30))
+                    .listen(Context.background(), "tcp", "127.0.0.1:0"));
+            check(got.equals(List.of(true, 30, 15, 9)), "30 s: %s", got);
+            got = keepAliveOfAccepted(new ListenConfig()
+                    .setKeepAlive(Duration.ofMillis(1500))
+                    .listen(Context.background(), "tcp", "127.0.0.1:0"));
+            check(got.equals(List.of(true, 2, 15, 9)), "1.5 s rounds up: %s", got);
+            got = keepAliveOfAccepted(new ListenConfig()
+                    .setKeepAlive(Duration.ofSeconds(-1))
+                    .listen(Context.background(), "tcp", "127.0.0.1:0"));
+            check(got.get(0).equals(false), "negative: off: %s", got);
+
+            ListenConfig lc = new ListenConfig().setKeepAlive(Duration.ofSeconds(40));
+            Listener ln = lc.listen(Context.background(), "tcp", "127.0.0.1:0");
+            lc.setKeepAlive(Duration.ofSeconds(-1));
+            got = keepAliveOfAccepted(ln);
+            check(got.equals(List.of(true, 40, 15, 9)), "the listener's own period: %s", got);
+        });
     }
 
     /** From a plain thread: the outside-a-goroutine error names the call. */
