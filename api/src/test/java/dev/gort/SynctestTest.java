@@ -1,6 +1,7 @@
 package dev.gort;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -136,6 +137,37 @@ class SynctestTest {
                         "after 2000-01-01T00:02:00Z now 2000-01-01T00:02:00Z;"
                                 + " afterFunc 2000-01-01T00:03:00Z bubbled true; slept to 2000-01-01T00:07:00Z",
                         afterFuncAndTimers()));
+    }
+
+    /**
+     * Go's TestAfterFuncRunsImmediately: an afterFunc timer of a bubble that is due when it is set
+     * runs at once, in the goroutine that sets it, not once every goroutine of the bubble has
+     * blocked: afterFunc(0) starts f while main keeps running (here main only yields, never
+     * blocks), and so does a reset to 0 of one that has run.
+     */
+    @Test
+    void anAfterFuncDueWhenSetRunsWithoutWaitingForTheBubbleToBlock() {
+        Go.run(
+                config(1),
+                () -> Synctest.test(() -> {
+                    java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+                    Timer t = Time.afterFunc(0, () -> {
+                        if (Synctest.isInBubble() && Time.now().equals(EPOCH)) {
+                            runs.incrementAndGet();
+                        }
+                    });
+                    yieldUntil(() -> runs.get() == 1, "afterFunc(0, f) never started f in the bubble");
+                    assertFalse(t.reset(-1), "the timer had run");
+                    yieldUntil(() -> runs.get() == 2, "reset(-1) of a timer that ran never started f again");
+                }));
+    }
+
+    /** Yields (main never blocks, so the bubble's clock cannot move) until done holds. */
+    private static void yieldUntil(java.util.function.BooleanSupplier done, String failure) {
+        for (int i = 0; i < 100_000 && !done.getAsBoolean(); i++) {
+            Go.gosched();
+        }
+        assertTrue(done.getAsBoolean(), failure);
     }
 
     static String waitSemantics() {

@@ -188,11 +188,19 @@ public final class Timer {
     private static final int PENDING = 1;
     private static final int WAKE = 2;
     private static final int ADD = 4;
+    /** A bubble's timer due at once: claimed to run by the caller (the Firing is filled). */
+    private static final int RUN_NOW = 8;
 
     /**
      * Modifies the timer; if {@code f} is non-null, also its function, argument and sequence. The
      * heap is not touched: a heaped timer is marked modified and its P fixes the heap; an unheaped
      * one is added to the current P's heap. Reports whether the timer was running before.
+     *
+     * <p>A synctest bubble's timer that would be added already due ({@code when} not after the
+     * bubble's clock: {@code afterFunc(0, f)}, a reset to 0 while a goroutine waits on the
+     * channel) runs now, in the caller, rather than when the bubble next blocks: Go's, so that
+     * {@code afterFunc(0, f)} starts f while the caller keeps running (it waited for every
+     * goroutine of the bubble to block before).
      *
      * <p>Go: time.go (*timer).modify
      */
@@ -203,16 +211,21 @@ public final class Timer {
         if (period < 0) {
             throw Fatal.fatal(sched, "timer period must be non-negative");
         }
+        Firing fr = bubble != null ? new Firing() : null;
         int r;
         if (isChan) {
             synchronized (sendLock) {
-                r = modifyLocked(when, period, f, arg, seq);
-                if (chan.timerchandrain()) {
+                r = modifyLocked(when, period, f, arg, seq, fr);
+                if ((r & RUN_NOW) == 0 && chan.timerchandrain()) {
                     r |= PENDING;
                 }
             }
         } else {
-            r = modifyLocked(when, period, f, arg, seq);
+            r = modifyLocked(when, period, f, arg, seq, fr);
+        }
+        if ((r & RUN_NOW) != 0) {
+            runUnlocked(fr); // sendLock released first, as Go's: a channel timer's send takes it
+            return (r & PENDING) != 0;
         }
         if ((r & ADD) != 0) {
             maybeAdd();
@@ -223,7 +236,7 @@ public final class Timer {
         return (r & PENDING) != 0;
     }
 
-    private int modifyLocked(long when, long period, Func f, Object arg, long seq) {
+    private int modifyLocked(long when, long period, Func f, Object arg, long seq, Firing fr) {
         synchronized (this) {
             long oldPeriod = this.period;
             this.period = period;
@@ -257,6 +270,15 @@ public final class Timer {
             }
             if (needsAdd()) {
                 r |= ADD;
+                // A bubble's timer due already (Go: add && t.isFake): run it now rather than wait
+                // for the bubble's root, which runs timers only once every goroutine of the bubble
+                // is blocked. Only timers made by the time package are in a bubble, and they may
+                // run in the caller.
+                long now;
+                if (bubble != null && (state & timerHeaped) == 0 && when <= (now = bubble.now())) {
+                    prepareRun(now, fr);
+                    return r | RUN_NOW;
+                }
             }
             if (isChan) {
                 // Stop any future sends with stale values (see runUnlocked).
