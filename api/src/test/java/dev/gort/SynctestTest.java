@@ -371,6 +371,69 @@ class SynctestTest {
     }
 
     /**
+     * Go 1.25's WaitGroup association (Go's TestWaitGroupMovedIntoBubble, ...OutOfBubble,
+     * ...BetweenBubblesWithNonZeroCount, ...BetweenBubblesAfterWait, TestWaitGroupOutOfBubble):
+     * while its count is in use a group belongs to the bubble, or the outside, that Adds to it
+     * (Done included); a Wait of its bubble that sees the count at zero ends the association.
+     * Go's fatal errors are panics here.
+     */
+    @Test
+    void aWaitGroupBelongsToOneBubbleUntilAWaitSeesItsCountAtZero() {
+        String inAndOut = "sync: WaitGroup.Add called from inside and outside synctest bubble";
+        Go.run(config(2), () -> {
+            WaitGroup into = new WaitGroup();
+            into.add(1);
+            Synctest.test(() -> assertEquals(
+                    inAndOut, assertThrows(PanicError.class, () -> into.add(1)).getMessage()));
+
+            WaitGroup outOf = new WaitGroup();
+            Synctest.test(() -> outOf.add(1));
+            assertEquals(
+                    inAndOut, assertThrows(PanicError.class, () -> outOf.add(1)).getMessage());
+            assertEquals(inAndOut, assertThrows(PanicError.class, outOf::done).getMessage());
+
+            WaitGroup between = new WaitGroup();
+            Synctest.test(() -> between.add(1));
+            Synctest.test(() -> assertEquals(
+                    "sync: WaitGroup.Add called from multiple synctest bubbles",
+                    assertThrows(PanicError.class, () -> between.add(1)).getMessage()));
+
+            // After a Wait with the count at zero, the group moves on: to another bubble, then out.
+            WaitGroup reused = new WaitGroup();
+            Synctest.test(() -> {
+                reused.go(() -> Time.sleep(Time.SECOND));
+                reused.await(); // durable: woken by the Done after the sleep (Add released it)
+            });
+            Synctest.test(() -> {
+                reused.go(() -> {});
+                Synctest.waitBubble(); // the Done came first: the Wait below finds zero
+                reused.await();
+            });
+            reused.add(1);
+            reused.done();
+
+            // An outside group's Wait in a bubble is not durable: the clock waits for the Done.
+            WaitGroup outside = new WaitGroup();
+            outside.add(1);
+            Chan<Instant> waited = Chan.make(1);
+            Chan<Void> over = Chan.make();
+            Go.go(() -> {
+                Synctest.test(() -> {
+                    Go.go(() -> Time.sleep(Time.HOUR));
+                    outside.await();
+                    waited.send(Time.now());
+                    Time.sleep(Time.HOUR);
+                });
+                over.close();
+            });
+            Time.sleep(Time.MILLISECOND);
+            outside.done();
+            assertEquals(EPOCH, waited.recv(), "the clock did not move while Wait blocked");
+            over.recv2();
+        });
+    }
+
+    /**
      * A goroutine blocked on a mutex is not durably blocked (something outside the bubble may
      * unlock it): the clock must not move while it waits, even though every other goroutine of the
      * bubble sleeps. An outside thread watches the bubble, then unlocks.

@@ -15,8 +15,16 @@ import java.lang.invoke.VarHandle;
  * Go's {@code sync.WaitGroup}: waits for a collection of goroutines to finish.
  *
  * <pre>
- *  state (64 bits): | counter (high 32, signed) | waiters (low 32) |
+ *  state (64 bits): | counter (high 32, signed) | bubble flag (bit 31) | waiters (low 31) |
  * </pre>
+ *
+ * <p>In a synctest bubble (Go 1.25): the first Add from a bubble associates the group with it,
+ * and then {@link #await} in that bubble is durably blocking. Add from another bubble panics
+ * ({@code sync: WaitGroup.Add called from multiple synctest bubbles}), and so does any Add or Done
+ * that mixes a bubble and the outside while the count is in use ({@code sync: WaitGroup.Add called
+ * from inside and outside synctest bubble}); Go makes these fatal errors. The association ends
+ * when a Wait of the bubble returns with the count at zero (Add releasing the waiters, or a Wait
+ * finding the count zero), so a group may then move to another bubble or out of it.
  *
  * <p>Go: sync/waitgroup.go
  */
@@ -31,13 +39,19 @@ public class WaitGroup implements WaitTarget {
         }
     }
 
+    /** state's bit 31: the group is associated with a synctest bubble. Go: waitGroupBubbleFlag. */
+    private static final long BUBBLE_FLAG = 0x8000_0000L;
+    /** state's waiter count. */
+    private static final long WAITERS = 0x7fff_ffffL;
+
     /** Any goroutine: getAndAdd / CAS; read volatile. Go: wg.state. */
     private volatile long state;
     /** Immutable. Go: wg.sema. */
     private final Sema sema;
     /**
-     * The synctest bubble whose goroutines call Add (Go: the wg's bubble association), or null:
-     * set once by the first Add inside a bubble (CAS); then Wait in that bubble is durable.
+     * The synctest bubble the group is associated with (Go: the bubble special of synctest.Associate),
+     * or null: set by the first Add from a bubble (CAS), cleared (Go: synctest.Disassociate) when a
+     * Wait of that bubble is over with the count at zero.
      */
     private volatile Bubble bubble;
 
@@ -67,25 +81,34 @@ public class WaitGroup implements WaitTarget {
      * <p>Go: (*WaitGroup).Add
      */
     public void add(int delta) {
-        if (delta > 0) {
-            // Only an increment can be the Add that binds the group to a bubble, so a Done pays
-            // nothing for synctest.
-            Bubble cur = Bubble.current();
+        boolean bubbled = false;
+        Bubble cur = Bubble.current(); // one volatile read while no bubble runs
+        if (cur != null) {
+            // Called from within a bubble: every Add must come from this bubble.
             Bubble b = bubble;
-            if (cur != null) {
-                if (b == null && !BUBBLE.compareAndSet(this, null, cur)) {
-                    b = bubble;
-                }
-                if (b != null && b != cur) {
-                    throw new PanicError("sync: WaitGroup.Add called from multiple synctest bubbles");
-                }
-            } else if (b != null) {
+            if (b == null && BUBBLE.compareAndSet(this, null, cur)) {
+                b = cur; // associated now (Go: synctest.Associate)
+            } else if (b == null) {
+                b = bubble;
+            }
+            if (b != cur) {
+                // Associated with a different bubble.
+                throw new PanicError("sync: WaitGroup.Add called from multiple synctest bubbles");
+            }
+            bubbled = true;
+            long old = (long) STATE.getAndBitwiseOr(this, BUBBLE_FLAG);
+            if (old != 0 && (old & BUBBLE_FLAG) == 0) {
+                // Add has been called from outside this bubble.
                 throw new PanicError("sync: WaitGroup.Add called from inside and outside synctest bubble");
             }
         }
         long st = (long) STATE.getAndAdd(this, (long) delta << 32) + ((long) delta << 32);
+        if ((st & BUBBLE_FLAG) != 0 && !bubbled) {
+            // Add has been called from within a bubble (and we are not in one).
+            throw new PanicError("sync: WaitGroup.Add called from inside and outside synctest bubble");
+        }
         int v = (int) (st >> 32);
-        int w = (int) st;
+        int w = (int) (st & WAITERS);
         if (v < 0) {
             throw new PanicError("sync: negative WaitGroup counter");
         }
@@ -103,6 +126,11 @@ public class WaitGroup implements WaitTarget {
         }
         // Reset the waiters count to 0.
         state = 0;
+        if (bubbled) {
+            // Adds must not happen concurrently with Wait when the counter is 0, so the group can
+            // safely leave its bubble.
+            bubble = null;
+        }
         for (; w != 0; w--) {
             sema.semrelease(false);
         }
@@ -122,19 +150,23 @@ public class WaitGroup implements WaitTarget {
         for (; ; ) {
             long st = state;
             int v = (int) (st >> 32);
+            int w = (int) (st & WAITERS);
             if (v == 0) {
                 // Counter is 0, no need to wait.
+                if (w == 0 && (st & BUBBLE_FLAG) != 0 && isAssociated()) {
+                    // Adds must not happen concurrently with Wait when the counter is 0, so the
+                    // group can leave its bubble.
+                    if (STATE.compareAndSet(this, st, 0L)) {
+                        bubble = null;
+                    }
+                }
                 return;
             }
             // Increment waiters count.
             if (STATE.compareAndSet(this, st, st + 1)) {
-                Bubble b = bubble;
-                // Durable only in the group's own bubble (Go: synctest.IsAssociated).
-                sema.semacquire(
-                        false,
-                        b != null && b == Bubble.current()
-                                ? WaitReason.SYNCTEST_WAITGROUP_WAIT
-                                : WaitReason.SYNC_WAITGROUP_WAIT);
+                // Durable only when Add was called in the waiter's own bubble.
+                boolean durable = (st & BUBBLE_FLAG) != 0 && isAssociated();
+                sema.semacquire(false, durable ? WaitReason.SYNCTEST_WAITGROUP_WAIT : WaitReason.SYNC_WAITGROUP_WAIT);
                 if (state != 0) {
                     throw new PanicError("sync: WaitGroup is reused before previous Wait has returned");
                 }
@@ -172,6 +204,12 @@ public class WaitGroup implements WaitTarget {
         }
     }
 
+    /** The group is associated with the calling goroutine's bubble. Go: synctest.IsAssociated. */
+    private boolean isAssociated() {
+        Bubble cur = Bubble.current();
+        return cur != null && bubble == cur;
+    }
+
     /** The counter (racy). */
     public int counter() {
         return (int) (state >> 32);
@@ -185,6 +223,7 @@ public class WaitGroup implements WaitTarget {
     @Override
     public String describe() {
         long st = state;
-        return toString() + " (counter " + (int) (st >> 32) + ", waiters " + (int) st + ": " + sema.waiterNames() + ")";
+        return toString() + " (counter " + (int) (st >> 32) + ", waiters " + (int) (st & WAITERS) + ": "
+                + sema.waiterNames() + ")";
     }
 }
