@@ -184,6 +184,48 @@ class SeededScheduleTest {
     }
 
     /**
+     * A replay at GOMAXPROCS &gt; 1 is refused before the run starts, saying why: it used to run
+     * and stop at a divergence that said nothing of the cause ({@code recorded 'run P0 G2', got
+     * 'steal-order M2 -> ...'}), or to pass when the other Ms happened to stay idle.
+     */
+    @Test
+    void aReplayAtMoreThanOnePIsRefusedBeforeItRuns() {
+        Run recorded = run(7, Decisions.record(), SeededScheduleTest::pingPong);
+        boolean[] ran = {false};
+        Config four = config(7).withGomaxprocs(4);
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> Synctest.test(four, Decisions.replay(recorded.steps()), () -> ran[0] = true));
+        assertEquals(
+                "gort: a decision trace replays only at GOMAXPROCS=1, this runtime has 4 (Config.withGomaxprocs(1))",
+                e.getMessage());
+        assertTrue(!ran[0], "the workload did not run");
+    }
+
+    /**
+     * A trace serves one run: given to a second runtime it is refused. A second recording into it
+     * was silently dropped (its steps came after the first run's end), and a second replay checked
+     * nothing and passed.
+     */
+    @Test
+    void aTraceServesOneRun() {
+        Decisions d = Decisions.record();
+        run(7, d, SeededScheduleTest::pingPong);
+        assertEquals(
+                "gort: this decision trace was already given to a runtime: a trace records one run"
+                        + " (make a new one with Decisions.record for the next)",
+                assertThrows(IllegalStateException.class, () -> run(7, d, SeededScheduleTest::pingPong))
+                        .getMessage());
+        Decisions r = Decisions.replay(d.steps());
+        run(7, r, SeededScheduleTest::pingPong);
+        assertEquals(
+                "gort: this decision trace was already given to a runtime: a trace replays one run"
+                        + " (make a new one with Decisions.replay for the next)",
+                assertThrows(IllegalStateException.class, () -> run(7, r, SeededScheduleTest::fanOut))
+                        .getMessage());
+    }
+
+    /**
      * A line that is not a step (a draw that is no number, a select draw outside 0..n-1, anything
      * else) is refused when the replay is made, naming the line; it surfaced as the program's
      * NumberFormatException or as an ArrayIndexOutOfBoundsException inside select before.

@@ -21,12 +21,15 @@ import java.util.List;
  * <p>What it covers: at GOMAXPROCS=1, inside a synctest bubble (no wall clock: the fake clock
  * orders every timer) and with a seed ({@link Config.Settings#seed()}, which also turns off
  * sysmon's wall-clock preemption), the order of the Gs and every random choice are functions of the
- * program and the seed: two runs log the same trace, and a replay reproduces it. Not covered: at
+ * program and the seed: two runs log the same trace, and a replay reproduces it (a replay runs as
+ * a seeded runtime whatever its seed: the recording decides every draw). Not covered: at
  * GOMAXPROCS &gt; 1 the Ms' threads interleave as the OS schedules them (which M steals first, which
  * of two Ps readies a G first); the trace of such a run is still recorded (entries are appended
- * under a lock, in the order they happened) but neither repeats nor replays. Goroutines readied
- * from outside the runtime (an external thread, the netpoller, a real timer) arrive when they
- * arrive.
+ * under a lock, in the order they happened) but neither repeats nor replays, and a replay at
+ * GOMAXPROCS &gt; 1 is refused before the run starts. Goroutines readied from outside the runtime
+ * (an external thread, the netpoller, a real timer) arrive when they arrive.
+ *
+ * <p>A trace serves one run: giving it to a second runtime is an IllegalStateException.
  *
  * <p>Go has no such thing (its scheduler is not replayable); this is gort's research tool.
  */
@@ -41,7 +44,7 @@ public final class Decisions {
      * then, so what the carriers do while the runtime shuts down is neither recorded nor checked.
      */
     private boolean ended;
-    /** The runtime that reports a divergence; set by the Scheduler before it starts. */
+    /** The runtime that reports a divergence; set by {@link #attach} before it starts. */
     volatile Scheduler sched;
 
     private Decisions(boolean replaying, List<String> steps) {
@@ -105,6 +108,25 @@ public final class Decisions {
     /** {@link #replay(List)} of a file written by {@link #save}. */
     public static Decisions replay(Path file) throws IOException {
         return replay(Files.readAllLines(file));
+    }
+
+    /** Whether this trace replays a recording (else it records). */
+    boolean replaying() {
+        return replaying;
+    }
+
+    /**
+     * Gives this trace to the runtime {@code s}, once: a trace records or replays one run (a second
+     * run's steps were silently dropped, and a second replay checked nothing, both after the first
+     * run's end).
+     */
+    synchronized void attach(Scheduler s) {
+        if (sched != null) {
+            throw new IllegalStateException("gort: this decision trace was already given to a runtime: a trace "
+                    + (replaying ? "replays" : "records") + " one run (make a new one with Decisions."
+                    + (replaying ? "replay" : "record") + " for the next)");
+        }
+        sched = s;
     }
 
     /** The steps recorded (or, when replaying, the recording). */

@@ -279,10 +279,12 @@ public final class Scheduler {
     Decisions decisions;
 
     /**
-     * A seed is set ({@link Config.Settings#seed()}): sysmon never preempts on the wall clock (see
-     * {@link Decisions}). Immutable.
+     * A seed is set ({@link Config.Settings#seed()}), or a decision trace is replayed: sysmon never
+     * preempts on the wall clock (see {@link Decisions}). Set by the constructor and
+     * {@link #recordDecisions} before the runtime starts (the threads' start publishes it), then
+     * immutable.
      */
-    final boolean seeded;
+    boolean seeded;
 
     public Scheduler(Config config) {
         this.config = config;
@@ -313,7 +315,18 @@ public final class Scheduler {
         if (mainG != null) {
             throw new IllegalStateException("gort: recordDecisions after the runtime started");
         }
-        d.sched = this;
+        if (d.replaying() && config.gomaxprocs() != 1) {
+            // With more Ps the carriers interleave as the OS schedules them: the replay would stop
+            // at a divergence that says nothing of why (an M's steal pass where a run was recorded).
+            throw new IllegalArgumentException("gort: a decision trace replays only at GOMAXPROCS=1, this runtime has "
+                    + config.gomaxprocs() + " (Config.withGomaxprocs(1))");
+        }
+        d.attach(this);
+        if (d.replaying()) {
+            // The recording decides every draw; what it cannot force is a wall-clock preemption,
+            // so a replay runs as a seeded runtime does, whatever its seed.
+            seeded = true;
+        }
         this.decisions = d;
     }
 
