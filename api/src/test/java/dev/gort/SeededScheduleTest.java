@@ -184,6 +184,35 @@ class SeededScheduleTest {
     }
 
     /**
+     * Timers due at the same instant: 30 rounds of two 1 ns timers raced in a select. Their order
+     * comes from the bubble heap's random ranks, drawn from the seeded generator: one seed gives
+     * one order every run, the trace records the draws ({@code timer-order M0 -> ...}), and a
+     * replay under another seed forces them.
+     */
+    static void timerRace(List<String> out) {
+        for (int i = 0; i < 30; i++) {
+            Timer a = Time.newTimer(1);
+            Timer b = Time.newTimer(1);
+            Select.select(Select.recv(a.c(), () -> out.add("a")), Select.recv(b.c(), () -> out.add("b")));
+            Synctest.waitBubble();
+        }
+    }
+
+    @Test
+    void timersDueAtOneInstantFollowTheSeedAndReplay() {
+        Run first = run(42, Decisions.record(), SeededScheduleTest::timerRace);
+        Run second = run(42, Decisions.record(), SeededScheduleTest::timerRace);
+        assertEquals(first.steps(), second.steps());
+        assertEquals(first.outcome(), second.outcome());
+        assertTrue(first.outcome().contains("a") && first.outcome().contains("b"), "both orders: " + first.outcome());
+        assertTrue(first.steps().stream().anyMatch(s -> s.startsWith("timer-order M0 -> ")), "timer ranks recorded");
+        Decisions replay = Decisions.replay(first.steps());
+        Run replayed = run(99, replay, SeededScheduleTest::timerRace);
+        assertEquals(first.outcome(), replayed.outcome());
+        assertEquals(first.steps().size(), replay.replayed());
+    }
+
+    /**
      * A replay at GOMAXPROCS &gt; 1 is refused before the run starts, saying why: it used to run
      * and stop at a divergence that said nothing of the cause ({@code recorded 'run P0 G2', got
      * 'steal-order M2 -> ...'}), or to pass when the other Ms happened to stay idle.
@@ -237,6 +266,7 @@ class SeededScheduleTest {
                 "select-order M0 n=2 -> 7",
                 "select-order M0 n=2 -> -1",
                 "steal-order M0 -> 99999999999",
+                "timer-order M0 -> x",
                 "run P0 G",
                 "")) {
             List<String> lines = List.of("run P0 G1", bad);

@@ -170,6 +170,51 @@ class SynctestTest {
         assertTrue(done.getAsBoolean(), failure);
     }
 
+    /**
+     * Go's TestTimerNondeterminism and TestSleepNondeterminism: timers due at the same instant
+     * fire, and goroutines sleeping to the same instant wake, in no fixed order (Go ranks a
+     * bubble's timers at random as they enter its heap), so that no test comes to rely on one. At
+     * GOMAXPROCS=1 the order used to be always the same: the first timer made fired first, the
+     * last sleeper readied ran first.
+     */
+    @Test
+    void timersDueAtTheSameInstantFireInNoFixedOrder() {
+        Go.run(
+                config(1),
+                () -> Synctest.test(() -> {
+                    boolean[] seen = new boolean[2];
+                    for (int i = 0; i < 1000 && !(seen[0] && seen[1]); i++) {
+                        Timer tm1 = Time.newTimer(1);
+                        Timer tm2 = Time.newTimer(1);
+                        Select.select(
+                                Select.recv(tm1.c(), () -> seen[0] = true), Select.recv(tm2.c(), () -> seen[1] = true));
+                        Synctest.waitBubble();
+                    }
+                    assertTrue(seen[0] && seen[1], "timer 1 first: " + seen[0] + ", timer 2 first: " + seen[1]);
+                }));
+        Go.run(
+                config(1),
+                () -> Synctest.test(() -> {
+                    boolean[] seen = new boolean[2];
+                    for (int i = 0; i < 1000 && !(seen[0] && seen[1]); i++) {
+                        java.util.concurrent.atomic.AtomicInteger first =
+                                new java.util.concurrent.atomic.AtomicInteger();
+                        Go.go(() -> {
+                            Time.sleep(1);
+                            first.compareAndSet(0, 1);
+                        });
+                        Go.go(() -> {
+                            Time.sleep(1);
+                            first.compareAndSet(0, 2);
+                        });
+                        Time.sleep(1);
+                        Synctest.waitBubble();
+                        seen[first.get() - 1] = true;
+                    }
+                    assertTrue(seen[0] && seen[1], "sleeper 1 first: " + seen[0] + ", sleeper 2 first: " + seen[1]);
+                }));
+    }
+
     static String waitSemantics() {
         List<String> log = Collections.synchronizedList(new ArrayList<>());
         Synctest.test(() -> {

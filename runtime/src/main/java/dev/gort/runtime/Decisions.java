@@ -11,7 +11,9 @@ import java.util.List;
  * next on which P ({@code run P0 G7}), and every random draw the scheduler made, with what it
  * decided ({@code steal-order M0 -> 1234}: the start and stride of a steal pass, from which the
  * victims follow; {@code select-order M0 n=3 -> 2}: one step of a select's poll-order shuffle, from
- * which the case it takes follows).
+ * which the case it takes follows; {@code timer-order M0 -> 5678}: the rank of a synctest bubble's
+ * timer entering the bubble's heap, from which the order of timers due at the same instant
+ * follows).
  *
  * <p>Recording ({@link #record()}) logs them as the runtime makes them. Replaying ({@link
  * #replay(List)}) feeds the recorded draws back instead of the generator's, which forces the same
@@ -60,16 +62,17 @@ public final class Decisions {
     /**
      * A trace that forces and checks the run it is given to against {@code recorded}. Every line
      * must be a step as {@link #record()} writes them ({@code run P0 G7}, {@code steal-order M0 ->
-     * 1234}, {@code select-order M0 n=3 -> 2}, with the draw below n): anything else is an
+     * 1234}, {@code timer-order M0 -> 5678}, {@code select-order M0 n=3 -> 2}, with the draw below
+     * n): anything else is an
      * IllegalArgumentException naming the line, before the run starts.
      */
     public static Decisions replay(List<String> recorded) {
         for (int i = 0; i < recorded.size(); i++) {
             String line = recorded.get(i);
             if (line == null || !wellFormed(line)) {
-                throw new IllegalArgumentException(
-                        "gort: decision trace line " + (i + 1) + " is not a step: '" + line
-                                + "' (want 'run P<n> G<n>', 'steal-order M<n> -> <int>' or 'select-order M<n> n=<n> -> <0..n-1>')");
+                throw new IllegalArgumentException("gort: decision trace line " + (i + 1) + " is not a step: '" + line
+                        + "' (want 'run P<n> G<n>', 'steal-order M<n> -> <int>', 'timer-order M<n> -> <int>'"
+                        + " or 'select-order M<n> n=<n> -> <0..n-1>')");
             }
         }
         return new Decisions(true, List.copyOf(recorded));
@@ -77,7 +80,7 @@ public final class Decisions {
 
     private static final java.util.regex.Pattern RUN = java.util.regex.Pattern.compile("run P\\d+ G\\d+");
     private static final java.util.regex.Pattern STEAL =
-            java.util.regex.Pattern.compile("steal-order M\\d+ -> (-?\\d+)");
+            java.util.regex.Pattern.compile("(?:steal|timer)-order M\\d+ -> (-?\\d+)");
     private static final java.util.regex.Pattern SELECT =
             java.util.regex.Pattern.compile("select-order M\\d+ n=(\\d+) -> (\\d+)");
 
@@ -207,7 +210,8 @@ public final class Decisions {
 
     /**
      * An M's generator that logs (or replays) its draws: {@link FastRand#next()} is only a steal
-     * pass's start ({@link M#stealWork}), {@link FastRand#nextn} only select's poll order.
+     * pass's start ({@link M#stealWork}), {@link FastRand#nextn} only select's poll order,
+     * {@link FastRand#timerOrder()} only the rank of a bubble's timer entering its heap.
      */
     static final class Rand extends FastRand {
         private final Decisions d;
@@ -227,6 +231,11 @@ public final class Decisions {
         @Override
         public int nextn(int n) {
             return d.draw("select-order " + m + " n=" + n, scale(super.next(), n));
+        }
+
+        @Override
+        int timerOrder() {
+            return d.draw("timer-order " + m, super.next());
         }
     }
 }

@@ -22,6 +22,14 @@ class FastRand {
         return (int) (hi ^ lo);
     }
 
+    /**
+     * The random rank of a synctest bubble's timer entering the bubble's heap, which orders timers
+     * due at the same instant. Go: maybeAdd's {@code t.rand = cheaprand()}.
+     */
+    int timerOrder() {
+        return next();
+    }
+
     /** A uniform value in [0, n). Go: cheaprandn (Lemire's multiply-shift). */
     int nextn(int n) {
         return scale(next(), n);

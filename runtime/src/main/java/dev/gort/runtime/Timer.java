@@ -106,6 +106,12 @@ public final class Timer {
     TimerHeap ts;
     /** For time.Sleep (a goroutine's own timer): when the sleep ends. Go: g.sleepWhen. */
     long sleepWhen;
+    /**
+     * A bubble's timer: a random rank drawn each time it enters the bubble's heap, which orders
+     * timers due at the same instant (so that no test comes to rely on an order Go leaves open);
+     * 0 for other timers. Written with both the heap's and this monitor held. Go: t.rand.
+     */
+    int rand;
 
     /** Copy of {@link #state} at the last unlock: written under the monitor, read lock-free. */
     private volatile int astate;
@@ -369,6 +375,12 @@ public final class Timer {
                 heap.cleanHead();
                 synchronized (this) {
                     if (needsAdd()) {
+                        if (bubble != null) {
+                            // Re-randomise the order of timers due at the same instant (Go does it
+                            // only for bubbles: other timers hardly ever share a when). From the
+                            // M's generator: seeded runs repeat it, decision traces record it.
+                            rand = mp != null ? mp.rand.timerOrder() : 0;
+                        }
                         state |= timerHeaped;
                         addWhen = when;
                         long wakeTime = heap.wakeTime();

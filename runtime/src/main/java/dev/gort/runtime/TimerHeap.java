@@ -464,7 +464,7 @@ final class TimerHeap {
         }
         while (i > 0) {
             int p = (i - 1) / timerHeapN; // parent
-            if (when >= whens[p]) {
+            if (!less(when, t, whens[p], timers[p])) {
                 break;
             }
             timers[i] = timers[p];
@@ -496,9 +496,11 @@ final class TimerHeap {
             long w = when;
             int c = -1;
             int end = Math.min(leftChild + timerHeapN, n);
+            Timer wt = t;
             for (int j = leftChild; j < end; j++) {
-                if (whens[j] < w) {
+                if (less(whens[j], timers[j], w, wt)) {
                     w = whens[j];
+                    wt = timers[j];
                     c = j;
                 }
             }
@@ -511,6 +513,17 @@ final class TimerHeap {
         }
         timers[i] = t;
         whens[i] = when;
+    }
+
+    /**
+     * Heap order: by when, then, for timers due at the same instant, by their random rank (only
+     * a bubble's timers have one; others tie as before). Go: timerWhen.less.
+     */
+    private static boolean less(long when, Timer t, long otherWhen, Timer other) {
+        if (when != otherWhen) {
+            return when < otherWhen;
+        }
+        return t.rand < other.rand;
     }
 
     /** Re-establishes heap order in O(n). Go: (*timers).initHeap. */
@@ -527,7 +540,7 @@ final class TimerHeap {
     synchronized void verify() {
         for (int i = 1; i < n; i++) {
             int p = (i - 1) / timerHeapN;
-            if (whens[i] < whens[p]) {
+            if (less(whens[i], timers[i], whens[p], timers[p])) {
                 System.err.println("bad timer heap at " + i + ": " + p + ": " + whens[p] + ", " + i + ": " + whens[i]);
                 throw Fatal.fatal(sched(), "bad timer heap");
             }
