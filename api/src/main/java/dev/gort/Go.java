@@ -86,8 +86,9 @@ public final class Go {
 
     /**
      * {@code runtime.Stack(buf, all)}: the calling goroutine's dump, or with {@code all} every
-     * goroutine's, in Go's format ({@code goroutine 7 [chan receive, 3 minutes]:}, frames,
-     * {@code created by ...}, and the object waited on).
+     * goroutine's (the caller's first, then the others in goid order, a blank line between two), in
+     * Go's format ({@code goroutine 7 [chan receive, 3 minutes]:}, frames, {@code created by ...},
+     * and the object waited on).
      */
     public static String stack(boolean all) {
         dev.gort.runtime.Scheduler s = sched();

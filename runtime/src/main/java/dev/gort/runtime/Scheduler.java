@@ -525,9 +525,11 @@ public final class Scheduler {
         if (level > 0) {
             // a deadlock is everybody's (checkdead may run on a carrier parking in place: its G
             // is no more the failing one than any other)
-            G cur = user && !Traceback.all() && !msg.endsWith("- deadlock!") ? getg() : null;
-            String dump =
-                    cur != null ? Traceback.dump(cur, System.nanoTime(), level) + "\n" : Traceback.dumpAll(this, level);
+            // (Go's dopanic_m: the failing goroutine, then with GOTRACEBACK=all tracebackothers)
+            G cur = user && !msg.endsWith("- deadlock!") ? getg() : null;
+            String dump = cur != null && !Traceback.all()
+                    ? Traceback.dump(cur, System.nanoTime(), level)
+                    : Traceback.dumpAll(this, level, cur);
             if (!dump.isEmpty()) { // none left (main called Goexit): Go prints nothing after the line
                 System.err.println();
                 System.err.print(dump);

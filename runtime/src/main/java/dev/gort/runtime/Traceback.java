@@ -565,17 +565,38 @@ public final class Traceback {
         }
     }
 
-    /** Every goroutine, in goid order, separated by blank lines (Go's all-goroutines dump). */
+    /**
+     * Every goroutine of {@code s}, as Go's all-goroutines dump ({@code runtime.Stack(buf, true)}):
+     * the calling goroutine first when it is one of them, then the others in goid order (Go's
+     * tracebackothers walks allgs), separated by blank lines; the text ends with the last
+     * goroutine's last line, as Go's (no blank line after it).
+     *
+     * <p>Go: mprof.go Stack, traceback.go tracebackothers
+     */
     public static String dumpAll(Scheduler s) {
-        return dumpAll(s, level());
+        return dumpAll(s, level(), Scheduler.getg());
     }
 
-    /** {@link #dumpAll(Scheduler)} at {@code level} (a runtime throw dumps at 2, as Go's). */
-    static String dumpAll(Scheduler s, int level) {
+    /**
+     * {@link #dumpAll(Scheduler)} at {@code level} (a runtime throw dumps at 2, as Go's), with
+     * {@code first} (when it is one of {@code s}'s live goroutines) before the others, as Go prints
+     * the goroutine that called Stack or that failed before tracebackothers; null: goid order.
+     */
+    static String dumpAll(Scheduler s, int level, G first) {
         long now = System.nanoTime();
+        java.util.List<G> gs = s.allgs();
         StringBuilder sb = new StringBuilder();
-        for (G gp : s.allgs()) {
-            sb.append(dump(gp, now, level)).append('\n');
+        if (first != null && gs.contains(first)) {
+            sb.append(dump(first, now, level));
+        }
+        for (G gp : gs) {
+            if (gp == first) {
+                continue;
+            }
+            if (!sb.isEmpty()) {
+                sb.append('\n');
+            }
+            sb.append(dump(gp, now, level));
         }
         return sb.toString();
     }

@@ -290,6 +290,43 @@ class GoroutineDumpLayoutTest {
         assertThrows(GortFatalError.class, () -> Traceback.setTraceback("loud"));
     }
 
+    /**
+     * A user fatal error under GOTRACEBACK=all dumps the failing goroutine first, then the others
+     * (Go's dopanic_m: goroutineheader + traceback of the failing g, then tracebackothers), and
+     * the dump ends after its last goroutine (the wait-for graph follows one blank line later).
+     */
+    @Test
+    void aUserFatalUnderGotracebackAllDumpsTheFailingGoroutineFirst() {
+        Traceback.setTraceback("all");
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+        AtomicReference<Long> failing = new AtomicReference<>();
+        try {
+            System.setErr(new java.io.PrintStream(buf, true, java.nio.charset.StandardCharsets.UTF_8));
+            Scheduler s = new Scheduler(TestSupport.config(1));
+            assertThrows(
+                    GortFatalError.class,
+                    () -> s.run(() -> {
+                        GoSema never = new GoSema("never", 0);
+                        G g = Scheduler.current().newproc(() -> {
+                            throw Fatal.userFatal(Scheduler.current(), "boom");
+                        });
+                        failing.set(g.goid);
+                        never.acquire();
+                    }));
+        } finally {
+            System.setErr(err);
+        }
+        String text = buf.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(text.startsWith("fatal error: boom\n\ngoroutine " + failing.get() + " [running]:\n"), text);
+        GoDumpParser.Dump d = GoDumpParser.parse(text);
+        assertEquals(
+                List.of(failing.get(), 1L),
+                d.goroutines().stream().map(GoDumpParser.Goroutine::id).toList(),
+                text);
+        assertFalse(text.contains("\n\n\n"), "two blank lines in a row:\n" + text);
+    }
+
     /** Frames of the user's code, the JDK and test classes are shown; gort's runtime packages are not. */
     @Test
     void runtimeClassesAreGortsRuntimePackages() {

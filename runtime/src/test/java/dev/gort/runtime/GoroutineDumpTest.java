@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
@@ -112,6 +113,45 @@ class GoroutineDumpTest {
         assertTrue(d.startsWith("goroutine 1 [running]:\n"), d);
         assertTrue(d.contains("GoroutineDumpTest.lambda$runningGoroutineDumpsItsOwnFrames$"), d);
         assertFalse(d.contains("M.schedule") || d.contains("Thread.getStackTrace") || d.contains("Traceback.dump"), d);
+    }
+
+    /**
+     * Go's runtime.Stack(buf, true) (what pprof's goroutine debug=2 writes): the calling goroutine
+     * first, then the others in goid order, one blank line between two goroutines and none after
+     * the last (Go's tracebackothers prints "\n" before each header, never after a stack).
+     */
+    @Test
+    void anAllGoroutinesDumpStartsWithTheCallerAndEndsAfterItsLastLine() {
+        Scheduler s = new Scheduler(TestSupport.config(1));
+        AtomicReference<String> dump = new AtomicReference<>();
+        AtomicReference<Long> caller = new AtomicReference<>();
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            Gate gate = new Gate();
+            G parked = rt.newproc(() -> parkOn(gate));
+            while (parked.readgstatus() != G._Gwaiting) {
+                Scheduler.gosched(); // let it run and park
+            }
+            GoSema done = new GoSema(0);
+            G dumper = rt.newproc(() -> {
+                dump.set(Traceback.dumpAll(rt));
+                done.release();
+            });
+            caller.set(dumper.goid);
+            done.acquire();
+            s.goready(parked);
+        });
+        String d = dump.get();
+        List<String> goids = new java.util.ArrayList<>();
+        Matcher h = HEADER.matcher(d);
+        while (h.find()) {
+            goids.add(h.group(1));
+        }
+        assertEquals(List.of(Long.toString(caller.get()), "1", "2"), goids, d);
+        assertTrue(d.startsWith("goroutine " + caller.get() + " [running]:\n"), d);
+        assertFalse(d.endsWith("\n\n"), "a blank line after the last goroutine:\n" + d);
+        assertTrue(d.endsWith("\t[waiting on gate#1 (closed, 1 waiting)]\n"), d);
+        assertEquals(2, d.split("\n\n", -1).length - 1, "one blank line between two goroutines:\n" + d);
     }
 
     /**
