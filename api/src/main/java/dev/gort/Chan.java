@@ -495,7 +495,8 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             // catches it.
             boolean wasClosed = mysg.elem != null;
             if (mysg.releasetime() > 0) {
-                parker.blockevent(mysg.releasetime() - mysg.blockstart(), 0);
+                parker.blockevent(
+                        mysg.releasetime() - mysg.blockstart(), 1); // + this frame: send/recv, as Go's chansend1
             }
             mysg.release();
             if (wasClosed) {
@@ -644,7 +645,8 @@ public final class Chan<T> implements Iterable<T>, WaitTarget {
             // Someone woke us up. (Only this and mysg are live across the park: each live value is
             // a slot in the frame that a parked receiver's stack chunk keeps.)
             if (mysg.releasetime() > 0) {
-                parker.blockevent(mysg.releasetime() - mysg.blockstart(), 0);
+                parker.blockevent(
+                        mysg.releasetime() - mysg.blockstart(), 1); // + this frame: send/recv, as Go's chansend1
             }
             Object v = mysg.elem; // the value, or the marker: closechan's, or ours if nobody sent
             mysg.release();

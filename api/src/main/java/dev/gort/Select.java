@@ -565,7 +565,7 @@ public final class Select implements WaitTarget {
             }
             selunlock();
             if (caseReleaseTime > 0) {
-                parker.blockevent(caseReleaseTime - t0, 0);
+                parker.blockevent(caseReleaseTime - t0, 1); // + this frame: the select the user called
             }
 
             if (kinds[casi] == SEND) {

@@ -9,6 +9,7 @@ import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.WaitReason;
 import dev.gort.sync.Cond;
 import dev.gort.sync.Mutex;
+import dev.gort.sync.RWMutex;
 import dev.gort.sync.WaitGroup;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -101,7 +102,7 @@ class ContentionProfileTest {
         assertEquals(
                 "dev.gort.Chan",
                 rs.get(0).stack()[0].getClassName(),
-                "starts in the channel code, as Go's in chansend");
+                "starts in the channel code, as Go's in chanrecv1");
     }
 
     /** A blocked send, a blocked select and a receive ended by close are block events too. */
@@ -246,6 +247,134 @@ class ContentionProfileTest {
         assertEquals(1, got.get()[0], "WaitGroup.await");
         assertEquals(1, got.get()[1], "Cond.await");
         assertEquals(0, got.get()[2], "neither is a mutex event");
+    }
+
+    static void readerBlockedByWriter(RWMutex rw) {
+        rw.rlock();
+        rw.runlock();
+    }
+
+    static void writerBlockedByReader(RWMutex rw) {
+        rw.lock();
+        rw.unlock();
+    }
+
+    static void releaseWriteLock(RWMutex rw) {
+        rw.unlock();
+    }
+
+    static void releaseReadLock(RWMutex rw) {
+        rw.runlock();
+    }
+
+    /** The one record of {@code rs} that has a frame of {@code helper}, which must be its second. */
+    static String firstFrameUnder(List<Record> rs, String helper) {
+        List<Record> mine = at(rs, helper);
+        assertEquals(1, mine.size(), helper + ": " + mine);
+        StackTraceElement[] st = mine.get(0).stack();
+        assertEquals(helper, st[1].getMethodName(), Arrays.toString(st));
+        return st[0].getClassName() + "." + st[0].getMethodName();
+    }
+
+    /**
+     * Every event's stack starts at the call the goroutine made (Go's skip counts hide the runtime
+     * beneath it: chansend1, chanrecv1, selectgo, sync.(*Mutex).Lock and Unlock, (*RWMutex).RLock,
+     * Lock, Unlock and RUnlock, (*WaitGroup).Wait, (*Cond).Wait come first in Go's profiles,
+     * never semacquire1 or semrelease1), so the innermost frame, pprof's "flat", is the
+     * channel or sync operation, and the next one the user's.
+     */
+    @Test
+    void eachEventsStackStartsAtTheCallTheGoroutineMade() {
+        AtomicReference<List<List<Record>>> got = new AtomicReference<>();
+        GortTesting.run(1, () -> {
+            Go.setBlockProfileRate(1);
+            Go.setMutexProfileFraction(1);
+            WaitGroup wg = new WaitGroup();
+            wg.add(8);
+            Chan<Integer> c = Chan.make();
+            Chan<Integer> d = Chan.make();
+            Chan<Integer> a = Chan.make();
+            Chan<Integer> b = Chan.make();
+            Go.go(() -> {
+                receiveOnce(c);
+                wg.done();
+            });
+            Go.go(() -> {
+                sendOnce(d);
+                wg.done();
+            });
+            Go.go(() -> {
+                selectOnce(a, b);
+                wg.done();
+            });
+            awaitWaiting(1, w -> w == WaitReason.CHAN_RECEIVE);
+            awaitWaiting(1, w -> w == WaitReason.CHAN_SEND);
+            awaitWaiting(1, w -> w == WaitReason.SELECT);
+            c.send(1);
+            d.recv();
+            a.send(2);
+
+            Mutex mu = new Mutex();
+            mu.lock();
+            Go.go(() -> {
+                lockContended(mu);
+                wg.done();
+            });
+            holdAndRelease(mu);
+
+            WaitGroup gate = new WaitGroup();
+            gate.add(1);
+            Go.go(() -> {
+                waitForGroup(gate);
+                wg.done();
+            });
+            awaitWaiting(1, w -> w == WaitReason.SYNC_WAITGROUP_WAIT);
+            gate.done();
+
+            Mutex cmu = new Mutex();
+            Cond cond = new Cond(cmu);
+            boolean[] ready = {false};
+            Go.go(() -> {
+                waitOnCond(cmu, cond, ready);
+                wg.done();
+            });
+            awaitWaiting(1, w -> w == WaitReason.SYNC_COND_WAIT);
+            cmu.lock();
+            ready[0] = true;
+            cond.signal();
+            cmu.unlock();
+
+            RWMutex rw = new RWMutex();
+            rw.lock();
+            Go.go(() -> {
+                readerBlockedByWriter(rw);
+                wg.done();
+            });
+            awaitWaiting(1, w -> w == WaitReason.SYNC_RWMUTEX_RLOCK);
+            releaseWriteLock(rw);
+            rw.rlock();
+            Go.go(() -> {
+                writerBlockedByReader(rw);
+                wg.done();
+            });
+            awaitWaiting(1, w -> w == WaitReason.SYNC_RWMUTEX_LOCK);
+            releaseReadLock(rw);
+            wg.await();
+            got.set(List.of(block(), mutex()));
+        });
+        List<Record> blk = got.get().get(0);
+        List<Record> mtx = got.get().get(1);
+        assertEquals("dev.gort.Chan.recv", firstFrameUnder(blk, "receiveOnce"));
+        assertEquals("dev.gort.Chan.send", firstFrameUnder(blk, "sendOnce"));
+        assertEquals("dev.gort.Select.select", firstFrameUnder(blk, "selectOnce"));
+        assertEquals("dev.gort.sync.Mutex.lock", firstFrameUnder(blk, "lockContended"));
+        assertEquals("dev.gort.sync.WaitGroup.await", firstFrameUnder(blk, "waitForGroup"));
+        assertEquals("dev.gort.sync.Cond.await", firstFrameUnder(blk, "waitOnCond"));
+        assertEquals("dev.gort.sync.RWMutex.rlock", firstFrameUnder(blk, "readerBlockedByWriter"));
+        assertEquals("dev.gort.sync.RWMutex.lock", firstFrameUnder(blk, "writerBlockedByReader"));
+        assertEquals("dev.gort.sync.Mutex.unlock", firstFrameUnder(mtx, "holdAndRelease"));
+        assertEquals("dev.gort.sync.RWMutex.unlock", firstFrameUnder(mtx, "releaseWriteLock"));
+        assertEquals("dev.gort.sync.RWMutex.runlock", firstFrameUnder(mtx, "releaseReadLock"));
     }
 
     /**

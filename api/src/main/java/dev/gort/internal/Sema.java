@@ -105,11 +105,14 @@ public final class Sema {
     };
 
     /**
-     * Waits until a unit is available and takes it.
+     * Waits until a unit is available and takes it. A wait this long is a block event whose stack
+     * starts {@code skipframes} frames above the caller (Go's skipframes: Mutex.lockSlow passes 1,
+     * so that the stack starts at Mutex.lock, the method the user called, as Go's starts at
+     * sync.(*Mutex).Lock).
      *
      * <p>Go: sema.go semacquire1
      */
-    public void semacquire(boolean lifo, WaitReason reason) {
+    public void semacquire(boolean lifo, WaitReason reason, int skipframes) {
         // Easy case.
         if (cansemacquire()) {
             return;
@@ -160,7 +163,7 @@ public final class Sema {
                 lock();
             }
             if (s.releasetime() > 0) {
-                parker.blockevent(s.releasetime() - t0, 0);
+                parker.blockevent(s.releasetime() - t0, 1 + skipframes); // + this frame
             }
             s.release();
         } catch (GortFatalError e) {
@@ -173,15 +176,16 @@ public final class Sema {
 
     /**
      * Adds a unit and wakes the first waiter, if any; with {@code handoff}, passes the unit
-     * straight to it and yields so that it runs next.
+     * straight to it and yields so that it runs next. A mutex event it records has the stack from
+     * {@code skipframes} frames above the caller (Go's skipframes: Mutex.unlockSlow passes 1).
      *
      * <p>Go: sema.go semrelease1
      */
-    public void semrelease(boolean handoff) {
+    public void semrelease(boolean handoff, int skipframes) {
         // From the add on, the unit is out and a waiter may be owed a wake-up: whatever escapes is
         // fatal (SpinLock), lock held or not.
         try {
-            semrelease1(handoff);
+            semrelease1(handoff, skipframes);
         } catch (GortFatalError e) {
             throw e;
         } catch (Throwable t) {
@@ -190,7 +194,7 @@ public final class Sema {
         }
     }
 
-    private void semrelease1(boolean handoff) {
+    private void semrelease1(boolean handoff, int skipframes) {
         COUNT.getAndAdd(this, 1);
         // Easy case: no waiters? This check must happen after the add above, to avoid a missed
         // wakeup (see the loop in semacquire).
@@ -229,7 +233,7 @@ public final class Sema {
                     long dtail = tailtime != 0 ? t0 - tailtime : dt0;
                     dt += (dtail + dt0) / 2 * waiters;
                 }
-                parker.mutexevent(dt, 0);
+                parker.mutexevent(dt, 2 + skipframes); // + this frame and semrelease's
             }
             if (s.ticket != 0) {
                 throw Fatal.fatal(Scheduler.current(), "corrupted semaphore ticket");

@@ -147,7 +147,7 @@ public class Cond implements WaitTarget {
         tail = s;
         parker.park(gp, COMMIT, this, WaitReason.SYNC_COND_WAIT, this);
         if (t0 != 0) {
-            parker.blockevent(s.releasetime() - t0, 0);
+            parker.blockevent(s.releasetime() - t0, 2); // + this frame and notifyListWait: Cond.await
         }
         s.release();
     }

@@ -155,7 +155,7 @@ public class Mutex implements Locker, WaitTarget {
                 if (waitStartTime == 0) {
                     waitStartTime = parker.nanotime();
                 }
-                sema.semacquire(queueLifo, WaitReason.SYNC_MUTEX_LOCK);
+                sema.semacquire(queueLifo, WaitReason.SYNC_MUTEX_LOCK, 1); // + lockSlow
                 starving = starving || parker.nanotime() - waitStartTime > STARVATION_THRESHOLD_NS;
                 old = state;
                 if ((old & MUTEX_STARVING) != 0) {
@@ -223,7 +223,7 @@ public class Mutex implements Locker, WaitTarget {
                 // Grab the right to wake someone.
                 nw = (old - (1 << MUTEX_WAITER_SHIFT)) | MUTEX_WOKEN;
                 if (STATE.compareAndSet(this, old, nw)) {
-                    sema.semrelease(false);
+                    sema.semrelease(false, 1); // + unlockSlow
                     return;
                 }
                 old = state;
@@ -232,7 +232,7 @@ public class Mutex implements Locker, WaitTarget {
             // Starving mode: hand ownership to the next waiter and yield our slot so that it runs
             // at once. The locked bit is not set; the waiter sets it after wakeup, but the mutex is
             // still considered locked while the starving bit is set, so newcomers won't take it.
-            sema.semrelease(true);
+            sema.semrelease(true, 1);
         }
     }
 

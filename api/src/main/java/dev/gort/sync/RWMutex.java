@@ -68,7 +68,7 @@ public class RWMutex implements Locker, WaitTarget {
     public void rlock() {
         if ((int) READER_COUNT.getAndAdd(this, 1) + 1 < 0) {
             // A writer is pending, wait for it.
-            readerSem.semacquire(false, WaitReason.SYNC_RWMUTEX_RLOCK);
+            readerSem.semacquire(false, WaitReason.SYNC_RWMUTEX_RLOCK, 0);
         }
     }
 
@@ -105,7 +105,7 @@ public class RWMutex implements Locker, WaitTarget {
         // A writer is pending.
         if ((int) READER_WAIT.getAndAdd(this, -1) - 1 == 0) {
             // The last reader unblocks the writer.
-            writerSem.semrelease(false);
+            writerSem.semrelease(false, 1); // + rUnlockSlow
         }
     }
 
@@ -122,7 +122,7 @@ public class RWMutex implements Locker, WaitTarget {
         int r = (int) READER_COUNT.getAndAdd(this, -RWMUTEX_MAX_READERS);
         // Wait for active readers.
         if (r != 0 && (int) READER_WAIT.getAndAdd(this, r) + r != 0) {
-            writerSem.semacquire(false, WaitReason.SYNC_RWMUTEX_LOCK);
+            writerSem.semacquire(false, WaitReason.SYNC_RWMUTEX_LOCK, 0);
         }
     }
 
@@ -152,7 +152,7 @@ public class RWMutex implements Locker, WaitTarget {
         }
         // Unblock blocked readers, if any.
         for (int i = 0; i < r; i++) {
-            readerSem.semrelease(false);
+            readerSem.semrelease(false, 0);
         }
         // Allow other writers to proceed.
         w.unlock();

@@ -132,7 +132,7 @@ public class WaitGroup implements WaitTarget {
             bubble = null;
         }
         for (; w != 0; w--) {
-            sema.semrelease(false);
+            sema.semrelease(false, 0);
         }
     }
 
@@ -166,7 +166,8 @@ public class WaitGroup implements WaitTarget {
             if (STATE.compareAndSet(this, st, st + 1)) {
                 // Durable only when Add was called in the waiter's own bubble.
                 boolean durable = (st & BUBBLE_FLAG) != 0 && isAssociated();
-                sema.semacquire(false, durable ? WaitReason.SYNCTEST_WAITGROUP_WAIT : WaitReason.SYNC_WAITGROUP_WAIT);
+                sema.semacquire(
+                        false, durable ? WaitReason.SYNCTEST_WAITGROUP_WAIT : WaitReason.SYNC_WAITGROUP_WAIT, 0);
                 if (state != 0) {
                     throw new PanicError("sync: WaitGroup is reused before previous Wait has returned");
                 }

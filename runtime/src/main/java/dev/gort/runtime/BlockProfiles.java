@@ -92,8 +92,10 @@ public final class BlockProfiles {
 
     /**
      * A goroutine was blocked for {@code cycles} ns; records it, sampled, with its stack from the
-     * caller of this method, less {@code skip} more frames (0: the stack starts at the channel or
-     * sync method that blocked, as Go's starts at runtime.chansend). Go: mprof.go blockevent.
+     * caller of this method, less {@code skip} more frames. The channel and sync code skip their
+     * own frames, so that the stack starts at the method the user called ({@code Chan.recv},
+     * {@code Select.select}, {@code Mutex.lock}, {@code WaitGroup.await}, ...), as Go's starts at
+     * runtime.chanrecv1, runtime.selectgo or sync.(*Mutex).Lock. Go: mprof.go blockevent.
      */
     public void blockevent(long cycles, int skip) {
         if (cycles <= 0) {
@@ -113,8 +115,9 @@ public final class BlockProfiles {
 
     /**
      * A contended mutex was released; {@code cycles} is the delay its waiters suffered; the stack
-     * is the releaser's, from the caller of this method less {@code skip} frames. Go: mprof.go
-     * mutexevent.
+     * is the releaser's, from the caller of this method less {@code skip} frames (the sync code's
+     * own: it starts at {@code Mutex.unlock} or {@code RWMutex.unlock}/{@code runlock}, as Go's at
+     * sync.(*Mutex).Unlock). Go: mprof.go mutexevent.
      */
     public void mutexevent(long cycles, int skip) {
         if (cycles < 0) {
