@@ -169,6 +169,106 @@ public final class Pprof {
         w.write(sb.toString().getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * Whether net/http/pprof serves the change of profile {@code name} over {@code ?seconds=N}: the
+     * cumulative ones ({@code block}, {@code mutex}) and the count profiles ({@code goroutine},
+     * {@code threadcreate}); Go's {@code heap} and {@code allocs} gort does not have. Go:
+     * net/http/pprof profileSupportsDelta.
+     */
+    public static boolean supportsDelta(String name) {
+        return switch (name) {
+            case "block", "mutex", "goroutine", "threadcreate" -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * What net/http/pprof serves for {@code /debug/pprof/<name>?seconds=N}: the profile's change
+     * while {@code window} runs (the server's {@code N}-second wait). Two snapshots, before and
+     * after; the profile.proto (gzip'd) holds, per stack, the second's values less the first's
+     * (a goroutine profile's counts may drop below zero, as Go's), stacks whose values all cancel
+     * left out, with the second snapshot's time and the interval between the two as its duration.
+     *
+     * <p>Go: net/http/pprof serveDeltaProfile (p0.Scale(-1), profile.Merge(p0, p1),
+     * DurationNanos)
+     *
+     * @throws IllegalArgumentException when {@code name} has no delta ({@link #supportsDelta})
+     */
+    public static void writeDelta(Scheduler s, String name, OutputStream w, Runnable window) throws IOException {
+        if (!supportsDelta(name)) {
+            throw new IllegalArgumentException("pprof: no delta profile for " + name);
+        }
+        // both snapshots from one call site, so that a goroutine that asks has the same stack in each
+        List<Map<List<StackTraceElement>, long[]>> snaps = new ArrayList<>(2);
+        long t0 = 0;
+        for (int k = 0; k < 2; k++) {
+            snaps.add(snapshot(s, name));
+            if (k == 0) {
+                t0 = System.nanoTime();
+                window.run();
+            }
+        }
+        long dur = System.nanoTime() - t0;
+        Map<List<StackTraceElement>, long[]> p0 = snaps.get(0);
+        Map<List<StackTraceElement>, long[]> p1 = snaps.get(1);
+        long timeNanos = System.currentTimeMillis() * 1_000_000L;
+        Map<List<StackTraceElement>, long[]> delta = new LinkedHashMap<>();
+        for (Map.Entry<List<StackTraceElement>, long[]> e : p1.entrySet()) {
+            delta.put(e.getKey(), e.getValue().clone());
+        }
+        for (Map.Entry<List<StackTraceElement>, long[]> e : p0.entrySet()) {
+            long[] v = delta.computeIfAbsent(e.getKey(), k -> new long[e.getValue().length]);
+            for (int i = 0; i < v.length; i++) {
+                v[i] -= e.getValue()[i];
+            }
+        }
+        delta.values().removeIf(v -> java.util.Arrays.stream(v).allMatch(x -> x == 0));
+        Builder b = new Builder();
+        Profile.Builder pb = b.profile;
+        boolean contention = name.equals("block") || name.equals("mutex");
+        String countName = contention ? "contentions" : name;
+        pb.setPeriodType(b.valueType(countName, "count"));
+        pb.setPeriod(1);
+        pb.addSampleType(b.valueType(countName, "count"));
+        if (contention) {
+            pb.addSampleType(b.valueType("delay", "nanoseconds"));
+        }
+        pb.setTimeNanos(timeNanos);
+        pb.setDurationNanos(dur);
+        for (Map.Entry<List<StackTraceElement>, long[]> e : delta.entrySet()) {
+            Sample.Builder sm = Sample.newBuilder();
+            for (long v : e.getValue()) {
+                sm.addValue(v);
+            }
+            for (StackTraceElement f : e.getKey()) {
+                sm.addLocationId(b.location(f));
+            }
+            pb.addSample(sm);
+        }
+        w.write(b.build());
+    }
+
+    /** The values of profile {@code name} per stack now: a count, or a count and a delay. */
+    private static Map<List<StackTraceElement>, long[]> snapshot(Scheduler s, String name) {
+        Map<List<StackTraceElement>, long[]> m = new LinkedHashMap<>();
+        switch (name) {
+            case "goroutine" -> {
+                for (G gp : s.allgs()) {
+                    m.computeIfAbsent(List.of(Traceback.stack(gp)), k -> new long[1])[0]++;
+                }
+            }
+            case "threadcreate" -> m.put(List.of(), new long[] {s.allmWithSysmon()});
+            default -> {
+                List<dev.gort.runtime.BlockProfiles.Record> rs =
+                        name.equals("block") ? s.blockprof.blockProfile() : s.blockprof.mutexProfile();
+                for (dev.gort.runtime.BlockProfiles.Record r : rs) {
+                    m.put(List.of(r.stack()), new long[] {r.count(), r.cycles()});
+                }
+            }
+        }
+        return m;
+    }
+
     /** Go: pprof.go printCountProfile (text for debug &gt; 0, else the gzip'd proto). */
     static void writeCountProfile(OutputStream w, int debug, String name, List<StackTraceElement[]> stacks)
             throws IOException {

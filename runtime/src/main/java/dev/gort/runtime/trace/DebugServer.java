@@ -23,7 +23,8 @@ import java.util.Map;
  *   <li>{@code /debug/pprof/goroutine}: the goroutine profile as gzip'd profile.proto ({@code go
  *       tool pprof} reads it); {@code ?debug=1} Go's grouped text ({@code goroutine profile: total
  *       N}, {@code <count> @ 0x..}, {@code #\t0x..\t<func>+0x0\t<file>:<line>}); {@code ?debug=2}
- *       the full goroutine dump (Go's format) and the wait-for graph;
+ *       the full goroutine dump (Go's format) and the wait-for graph; {@code ?seconds=N} (also
+ *       on threadcreate, block and mutex) the change over N seconds ({@link Pprof#writeDelta});
  *   <li>{@code /debug/pprof/threadcreate} (and {@code ?debug=1}): one record per M ({@link Pprof});
  *   <li>{@code /debug/pprof/block}, {@code /debug/pprof/mutex} (and {@code ?debug=1}): the
  *       contention profiles, empty until {@code Go.setBlockProfileRate} /
@@ -39,15 +40,30 @@ import java.util.Map;
 public final class DebugServer implements AutoCloseable {
     private final HttpServer server;
     private final Scheduler s;
+    private final java.util.concurrent.ExecutorService handlers;
 
-    private DebugServer(Scheduler s, HttpServer server) {
+    private DebugServer(Scheduler s, HttpServer server, java.util.concurrent.ExecutorService handlers) {
         this.s = s;
         this.server = server;
+        this.handlers = handlers;
     }
 
+    /**
+     * Starts the endpoints of {@code s} on 127.0.0.1:{@code port}. Each request is served on a
+     * thread of its own, as net/http serves each connection on a goroutine: a request that waits
+     * ({@code ?seconds=N}, {@code /debug/trace}) does not hold up the others (the JDK server's
+     * default would serve them one at a time, on its dispatcher thread).
+     */
     public static DebugServer start(Scheduler s, int port) throws IOException {
         HttpServer hs = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
-        DebugServer d = new DebugServer(s, hs);
+        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.ExecutorService handlers = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "gort-debug-http-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        hs.setExecutor(handlers);
+        DebugServer d = new DebugServer(s, hs, handlers);
         hs.createContext("/debug/pprof/goroutine", ex -> d.profile(ex, "goroutine"));
         hs.createContext("/debug/pprof/threadcreate", ex -> d.profile(ex, "threadcreate"));
         hs.createContext("/debug/pprof/goroutineleak", ex -> d.profile(ex, "goroutineleak"));
@@ -89,9 +105,11 @@ public final class DebugServer implements AutoCloseable {
         return server.getAddress().getPort();
     }
 
+    /** Stops listening and ends the requests in progress (a waiting one is interrupted). */
     @Override
     public void close() {
         server.stop(0);
+        handlers.shutdownNow();
     }
 
     private static Map<String, String> query(URI u) {
@@ -125,11 +143,17 @@ public final class DebugServer implements AutoCloseable {
      * gort's wait-for graph (text a dump parser skips). Go: net/http/pprof handler.ServeHTTP.
      */
     private void profile(HttpExchange ex, String name) throws IOException {
+        Map<String, String> q = query(ex.getRequestURI());
         int debug;
         try {
-            debug = Integer.parseInt(query(ex.getRequestURI()).getOrDefault("debug", "0"));
+            debug = Integer.parseInt(q.getOrDefault("debug", "0"));
         } catch (NumberFormatException e) {
             debug = 0; // Go: strconv.Atoi's error ignored, debug stays 0
+        }
+        String sec = q.get("seconds");
+        if (sec != null && !sec.isEmpty()) {
+            deltaProfile(ex, name, sec, debug);
+            return;
         }
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         if (name.equals("goroutine")) {
@@ -157,6 +181,56 @@ public final class DebugServer implements AutoCloseable {
         try (OutputStream os = ex.getResponseBody()) {
             os.write(b);
         }
+    }
+
+    /**
+     * {@code ?seconds=N}: the profile's change over N seconds ({@link Pprof#writeDelta}), what
+     * {@code go tool pprof -seconds N} asks for; Go's answers (400, {@code X-Go-Pprof: 1}) to a
+     * bad N, a profile without deltas and a {@code debug} beside it.
+     *
+     * <p>Go: net/http/pprof serveDeltaProfile, serveError
+     */
+    private void deltaProfile(HttpExchange ex, String name, String secStr, int debug) throws IOException {
+        long sec;
+        try {
+            sec = Long.parseLong(secStr);
+        } catch (NumberFormatException e) {
+            sec = 0;
+        }
+        if (sec <= 0) {
+            serveError(ex, 400, "invalid value for \"seconds\" - must be a positive integer");
+            return;
+        }
+        if (!Pprof.supportsDelta(name)) {
+            serveError(ex, 400, "\"seconds\" parameter is not supported for this profile type");
+            return;
+        }
+        if (debug != 0) {
+            serveError(ex, 400, "seconds and debug params are incompatible");
+            return;
+        }
+        long ms = sec > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : sec * 1000;
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        Pprof.writeDelta(s, name, out, () -> {
+            try {
+                Thread.sleep(ms);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        byte[] b = out.toByteArray();
+        ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
+        ex.getResponseHeaders().set("Content-Disposition", "attachment; filename=\"" + name + "-delta\"");
+        ex.sendResponseHeaders(200, b.length);
+        try (OutputStream os = ex.getResponseBody()) {
+            os.write(b);
+        }
+    }
+
+    /** Go: net/http/pprof serveError. */
+    private static void serveError(HttpExchange ex, int status, String txt) throws IOException {
+        ex.getResponseHeaders().set("X-Go-Pprof", "1");
+        reply(ex, status, "text/plain; charset=utf-8", txt + "\n");
     }
 
     private void sched(HttpExchange ex) throws IOException {

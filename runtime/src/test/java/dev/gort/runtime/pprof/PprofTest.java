@@ -262,4 +262,116 @@ class PprofTest {
         String raw2 = pprofRaw(go, mp, tmp);
         assertTrue(Pattern.compile("(?m)^\\s+1\\s+5678: ").matcher(raw2).find(), raw2);
     }
+
+    static void parkedMeanwhile(GoSema s) {
+        s.acquire();
+    }
+
+    static void blockedMeanwhile(Scheduler s) {
+        s.blockprof.blockevent(999, 0);
+    }
+
+    /** The sample of {@code p} whose stack has a frame of {@code fn} (a method of this class). */
+    static long[] valuesAt(Profile p, String fn) {
+        List<String> st = p.getStringTableList();
+        long[] found = null;
+        for (var sm : p.getSampleList()) {
+            for (long loc : sm.getLocationIdList()) {
+                var f = p.getFunction(
+                        (int) p.getLocation((int) loc - 1).getLine(0).getFunctionId() - 1);
+                if (st.get((int) f.getName()).equals(PprofTest.class.getName() + "." + fn)) {
+                    assertEquals(null, found, fn + " in two samples");
+                    found = sm.getValueList().stream()
+                            .mapToLong(Long::longValue)
+                            .toArray();
+                    break;
+                }
+            }
+        }
+        return found;
+    }
+
+    /**
+     * net/http/pprof's {@code ?seconds=N} (what {@code go tool pprof -seconds N} asks for): per stack,
+     * what changed while the window ran. Goroutines that ended count negative, new ones positive,
+     * the caller's own stack cancels; block events from before the window are gone, those in it
+     * stay; the duration is the window's.
+     */
+    @Test
+    void deltaProfilesHoldWhatChangedWhileTheWindowRan() throws IOException {
+        Scheduler s = new Scheduler(Config.fromEnvironment().withGomaxprocs(1).withPanicExits(false));
+        AtomicReference<byte[][]> got = new AtomicReference<>();
+        s.run(() -> {
+            Scheduler cur = Scheduler.current();
+            cur.blockprof.setBlockProfileRate(1);
+            blockedHere(cur);
+            GoSema never = new GoSema("never", 0);
+            GoSema started = new GoSema("started", 0);
+            for (int i = 0; i < 3; i++) {
+                cur.newproc(() -> {
+                    started.release();
+                    never.acquire();
+                });
+            }
+            for (int i = 0; i < 3; i++) {
+                started.acquire();
+            }
+            GoSema later = new GoSema("later", 0);
+            byte[][] r = new byte[2][];
+            try {
+                ByteArrayOutputStream g = new ByteArrayOutputStream();
+                Pprof.writeDelta(cur, "goroutine", g, () -> {
+                    for (int i = 0; i < 3; i++) {
+                        never.release();
+                    }
+                    for (int i = 0; i < 2; i++) {
+                        cur.newproc(() -> {
+                            started.release();
+                            parkedMeanwhile(later);
+                        });
+                    }
+                    for (int i = 0; i < 2; i++) {
+                        started.acquire();
+                    }
+                    while (cur.numGoroutine() != 3) {
+                        Scheduler.gosched(); // the three released ones end
+                    }
+                });
+                r[0] = g.toByteArray();
+                ByteArrayOutputStream b = new ByteArrayOutputStream();
+                Pprof.writeDelta(cur, "block", b, () -> {
+                    blockedMeanwhile(cur);
+                    blockedHere(cur);
+                });
+                r[1] = b.toByteArray();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            got.set(r);
+            later.release();
+            later.release();
+        });
+        Profile g = parse(got.get()[0]);
+        assertEquals(2, g.getSampleCount(), g.toString());
+        assertEquals(2, valuesAt(g, "parkedMeanwhile")[0]);
+        assertEquals(
+                -3,
+                g.getSampleList().stream()
+                        .filter(x -> x.getValue(0) < 0)
+                        .mapToLong(x -> x.getValue(0))
+                        .sum());
+        assertTrue(g.getDurationNanos() > 0, g.toString());
+        assertEquals("goroutine", g.getStringTable((int) g.getSampleType(0).getType()));
+        Profile b = parse(got.get()[1]);
+        assertEquals(2, b.getSampleCount(), b.toString());
+        assertEquals(
+                List.of(1L, 999L),
+                java.util.Arrays.stream(valuesAt(b, "blockedMeanwhile")).boxed().toList());
+        assertEquals(
+                List.of(1L, 1234L),
+                java.util.Arrays.stream(valuesAt(b, "blockedHere")).boxed().toList());
+        assertEquals("delay", b.getStringTable((int) b.getSampleType(1).getType()));
+        assertEquals("contentions", b.getStringTable((int) b.getPeriodType().getType()));
+        assertTrue(b.getTimeNanos() > 0 && b.getDurationNanos() > 0, b.toString());
+    }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.gort.runtime.GoSema;
 import dev.gort.runtime.Scheduler;
+import dev.gort.runtime.pprof.ProfileProto.Profile;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -130,6 +131,119 @@ class DebugServerTest {
         assertEquals(2, r[0].split("\\[select \\(no cases\\) \\(leaked\\)\\]:\n", -1).length - 1, r[0]);
         assertTrue(r[0].matches("(?s)goroutine \\d+ \\[select \\(no cases\\) \\(leaked\\)\\]:\n.*"), r[0]);
         assertTrue(r[1].startsWith("goroutineleak profile: total 2\n"), r[1]);
+    }
+
+    /**
+     * {@code ?seconds=N} serves the profile's change over N seconds, as net/http/pprof's
+     * serveDeltaProfile ({@code go tool pprof -seconds N} asks for it): a block event recorded
+     * before the request is not in it, and its duration is N seconds; a bad N, a profile without
+     * deltas and a {@code debug} beside it get Go's 400s.
+     */
+    @Test
+    void secondsServesTheProfilesChangeOverThatLong() throws Exception {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        AtomicReference<Object[]> got = new AtomicReference<>();
+        try (DebugServer d = DebugServer.start(s, 0)) {
+            HttpClient http = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + d.port();
+            s.run(() -> {
+                Scheduler.current().blockprof.setBlockProfileRate(1);
+                Scheduler.current().blockprof.blockevent(1234, 0);
+                Object[] r = new Object[6];
+                try {
+                    HttpResponse<byte[]> delta = http.send(
+                            HttpRequest.newBuilder(URI.create(base + "/debug/pprof/block?seconds=1"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofByteArray());
+                    r[0] = delta;
+                    r[1] = http.send(
+                            HttpRequest.newBuilder(URI.create(base + "/debug/pprof/block"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofByteArray());
+                    String[] bad = {
+                        "/debug/pprof/block?seconds=0",
+                        "/debug/pprof/mutex?seconds=x",
+                        "/debug/pprof/goroutineleak?seconds=1",
+                        "/debug/pprof/goroutine?seconds=1&debug=1"
+                    };
+                    for (int i = 0; i < bad.length; i++) {
+                        HttpResponse<String> e = http.send(
+                                HttpRequest.newBuilder(URI.create(base + bad[i]))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+                        r[2 + i] = e.statusCode() + " "
+                                + e.headers().firstValue("X-Go-Pprof").orElse("-") + " " + e.body();
+                    }
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+                got.set(r);
+            });
+        }
+        Object[] r = got.get();
+        @SuppressWarnings("unchecked")
+        HttpResponse<byte[]> delta = (HttpResponse<byte[]>) r[0];
+        assertEquals(200, delta.statusCode());
+        assertEquals(
+                "attachment; filename=\"block-delta\"",
+                delta.headers().firstValue("Content-Disposition").orElse(""));
+        Profile p = profile(delta.body());
+        assertEquals(0, p.getSampleCount(), p.toString());
+        assertTrue(p.getDurationNanos() >= 1_000_000_000L, p.toString());
+        @SuppressWarnings("unchecked")
+        HttpResponse<byte[]> all = (HttpResponse<byte[]>) r[1];
+        assertEquals(1, profile(all.body()).getSampleCount());
+        assertEquals("400 1 invalid value for \"seconds\" - must be a positive integer\n", r[2]);
+        assertEquals("400 1 invalid value for \"seconds\" - must be a positive integer\n", r[3]);
+        assertEquals("400 1 \"seconds\" parameter is not supported for this profile type\n", r[4]);
+        assertEquals("400 1 seconds and debug params are incompatible\n", r[5]);
+    }
+
+    /**
+     * A request that waits (a 60-second trace) does not hold up the others: each is served on a
+     * thread of its own, as net/http serves each connection on a goroutine.
+     */
+    @Test
+    void aWaitingRequestDoesNotHoldUpTheOthers() throws Exception {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        AtomicReference<String> got = new AtomicReference<>();
+        try (DebugServer d = DebugServer.start(s, 0)) {
+            HttpClient http = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + d.port();
+            s.run(() -> {
+                var slow = http.sendAsync(
+                        HttpRequest.newBuilder(URI.create(base + "/debug/trace?seconds=60&format=json"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                long deadline = System.nanoTime() + 30_000_000_000L;
+                while (!s.trace.recording() && System.nanoTime() < deadline) {
+                    Thread.onSpinWait(); // until the trace request is being served
+                }
+                try {
+                    HttpResponse<String> r = http.send(
+                            HttpRequest.newBuilder(URI.create(base + "/debug/sched"))
+                                    .timeout(java.time.Duration.ofSeconds(20))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    got.set(r.statusCode() + " " + r.body());
+                } catch (Exception e) {
+                    got.set(e.toString());
+                }
+                d.close(); // ends the trace request
+                slow.handle((r, e) -> null).join();
+                while (s.trace.recording()) {
+                    Thread.onSpinWait();
+                }
+            });
+        }
+        assertTrue(got.get().startsWith("200 SCHED "), got.get());
+    }
+
+    static Profile profile(byte[] gz) throws java.io.IOException {
+        try (java.util.zip.GZIPInputStream in =
+                new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(gz))) {
+            return Profile.parseFrom(in);
+        }
     }
 
     static String get(HttpClient http, String url) throws Exception {
