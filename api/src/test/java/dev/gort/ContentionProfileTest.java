@@ -195,6 +195,51 @@ class ContentionProfileTest {
         assertTrue(got.get().get(2).get(0).cycles() >= HOLD_NS);
     }
 
+    static void holdWhileTwoWait(Mutex mu, long hold) {
+        awaitWaiting(2, w -> w == WaitReason.SYNC_MUTEX_LOCK);
+        Time.sleep(hold);
+        mu.unlock();
+    }
+
+    /**
+     * Go 1.22's charge, each wait once: the unlock that wakes the first of two queued waiters is
+     * charged both waits up to then (the head's, and the average of the head's and the tail's for
+     * the one behind it), and the waits of those still queued start again (Go's dequeue sets the
+     * new head's and the tail's acquiretime to now), so the next unlock is charged only what the
+     * second waited after the first unlock, not its whole wait a second time.
+     */
+    @Test
+    void aQueuedWaitIsChargedOnceAcrossUnlocks() {
+        long hold = TimeUnit.MILLISECONDS.toNanos(100);
+        AtomicReference<List<List<Record>>> got = new AtomicReference<>();
+        GortTesting.run(1, () -> {
+            Go.setMutexProfileFraction(1);
+            Mutex mu = new Mutex();
+            mu.lock();
+            WaitGroup wg = new WaitGroup();
+            wg.add(2);
+            for (int i = 0; i < 2; i++) {
+                Go.go(() -> {
+                    lockContended(mu);
+                    wg.done();
+                });
+            }
+            holdWhileTwoWait(mu, hold);
+            wg.await();
+            got.set(List.of(at(mutex(), "holdWhileTwoWait"), at(mutex(), "lockContended")));
+        });
+        List<Record> first = got.get().get(0);
+        List<Record> second = got.get().get(1);
+        assertEquals(1, first.size(), first::toString);
+        assertTrue(
+                first.get(0).cycles() >= 2 * hold, "both waits: " + first.get(0).cycles());
+        assertEquals(1, second.size(), second::toString);
+        assertTrue(
+                second.get(0).cycles() < hold / 2,
+                "the second waiter's wait before the first unlock charged again: "
+                        + second.get(0).cycles());
+    }
+
     static void waitForGroup(WaitGroup wg) {
         wg.await();
     }

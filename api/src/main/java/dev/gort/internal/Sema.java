@@ -216,8 +216,15 @@ public final class Sema {
             NWAIT.getAndAdd(this, -1);
             if (s.acquiretime() != 0) {
                 t0 = parker.nanotime();
-                waiters = nqueued;
-                tailtime = waiters == 0 ? 0 : tail.acquiretime();
+            }
+            waiters = nqueued;
+            if (waiters != 0) {
+                // Go 1.22's dequeue: the new head's and the tail's waits start again now (0: not
+                // profiled, as s), because this unlock charges the waits of everyone still queued
+                // up to now; a later unlock charges only what they wait from here.
+                tailtime = tail.acquiretime();
+                head.setAcquiretime(t0);
+                tail.setAcquiretime(t0);
             }
         }
         unlock();
@@ -263,7 +270,9 @@ public final class Sema {
             head = s;
             tail = s;
         } else if (lifo) {
-            // Substitute s in the first place of the queue.
+            // Substitute s in the first place of the queue; the head's acquire time, the oldest
+            // wait of the queue (the mutex profile's charges count from it), stays the head's.
+            s.setAcquiretime(head.acquiretime());
             s.next = head;
             head.prev = s;
             head = s;
