@@ -71,8 +71,13 @@ public final class DumpSignal {
         if (Traceback.level() == 0) {
             return; // GOTRACEBACK=none: Go's signal handler prints no goroutines either
         }
+        boolean first = true;
         for (Scheduler s : live) {
             StringBuilder sb = new StringBuilder();
+            if (!first) {
+                sb.append('\n'); // a blank line between two runtimes' dumps, as between goroutines
+            }
+            first = false;
             sb.append(Traceback.dumpAll(s)).append(Traceback.waitForGraph(s));
             synchronized (System.err) {
                 System.err.print(sb);

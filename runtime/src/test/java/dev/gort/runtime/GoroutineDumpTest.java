@@ -252,6 +252,72 @@ class GoroutineDumpTest {
         assertTrue(dumps.get() > 0);
     }
 
+    /**
+     * The dump signal prints every runtime's goroutines: as between two goroutines of one dump, a
+     * blank line comes before each goroutine, the first of the next runtime included (a dump ends
+     * after its last line, as Go's).
+     */
+    @Test
+    void aSignalDumpOfTwoRuntimesHasABlankLineBeforeEveryGoroutine() throws Exception {
+        String old = System.getProperty("gort.godebug");
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        System.setProperty("gort.godebug", "sigdump=URG");
+        Scheduler other = new Scheduler(TestSupport.config(1));
+        GoSema parked = new GoSema("parked", 0);
+        GoSema release = new GoSema("release", 0);
+        java.util.concurrent.CountDownLatch otherParked = new java.util.concurrent.CountDownLatch(1);
+        Thread t = new Thread(() -> other.run(() -> {
+            G w = Scheduler.current().newproc(release::acquire);
+            while (w.readgstatus() != G._Gwaiting) {
+                Scheduler.gosched();
+            }
+            otherParked.countDown();
+            parked.acquire();
+        }));
+        try {
+            DumpSignal.register(other);
+            t.start();
+            otherParked.await();
+            Scheduler s = new Scheduler(TestSupport.config(1));
+            DumpSignal.register(s);
+            s.run(() -> {
+                Gate gate = new Gate();
+                G w = Scheduler.current().newproc(() -> parkOn(gate));
+                while (w.readgstatus() != G._Gwaiting) {
+                    Scheduler.gosched();
+                }
+                System.setErr(new PrintStream(buf, true, StandardCharsets.UTF_8));
+                try {
+                    DumpSignal.dumpAllRuntimes();
+                } finally {
+                    System.setErr(oldErr);
+                }
+                s.goready(w);
+            });
+        } finally {
+            System.setErr(oldErr);
+            release.release();
+            parked.release();
+            t.join();
+            if (old == null) {
+                System.clearProperty("gort.godebug");
+            } else {
+                System.setProperty("gort.godebug", old);
+            }
+        }
+        String err = buf.toString(StandardCharsets.UTF_8);
+        String[] lines = err.split("\n", -1);
+        int headers = 0;
+        for (int i = 0; i < lines.length; i++) {
+            if (HEADER.matcher(lines[i]).matches()) {
+                headers++;
+                assertTrue(i == 0 || lines[i - 1].isEmpty(), "no blank line before line " + i + ":\n" + err);
+            }
+        }
+        assertTrue(headers >= 4, err); // two runtimes of two goroutines (at least)
+    }
+
     @Test
     void signalDumpsEveryGoroutine() throws Exception {
         String old = System.getProperty("gort.godebug");
