@@ -247,7 +247,8 @@ public final class G extends Continuation {
      * wrapped itself ({@code Syscall.block}) must not: the G would go on into its blocking call
      * holding a P, out of sysmon's sight. Written true by sysmon while it holds the G's scan bit,
      * before the release store of {@code _Gsyscall}; written false by the G's own entersyscall
-     * (only when set). Volatile.
+     * or entersyscallblock (only when set; also when the G is already in sysmon's {@code _Gsyscall},
+     * which then becomes its own). Volatile.
      */
     volatile boolean syscallByRetake;
 

@@ -94,7 +94,9 @@ public final class Syscalls {
         if (st != G._Grunning) {
             mp.locks--;
             if (st == G._Gsyscall) {
-                return; // already in a syscall: nested, or sysmon retook the P from this blocked carrier
+                // Already in a syscall: nested, or sysmon retook the P from this blocked carrier.
+                ownRetakenSyscall(gp);
+                return;
             }
             throw Fatal.fatal(s, "entersyscall: bad g status " + G.gstatusName(st));
         }
@@ -160,7 +162,9 @@ public final class Syscalls {
     /** Go 1.25's reentersyscall: the P goes to {@code _Psyscall} without its M. Go: proc.go reentersyscall (1.25). */
     static void reentersyscall125(M mp, G gp) {
         if (!gp.tryCasgstatus(G._Grunning, G._Gsyscall) && !casToSyscallSlow(mp, gp)) {
-            return; // already in a syscall: nested, or sysmon retook the P from this blocked carrier
+            // Already in a syscall: nested, or sysmon retook the P from this blocked carrier.
+            ownRetakenSyscall(gp);
+            return;
         }
         if (gp.syscallByRetake) {
             gp.syscallByRetake = false; // this syscall is the G's own (see G.syscallByRetake)
@@ -180,6 +184,22 @@ public final class Syscalls {
         }
         if (s.sched.gcwaiting) {
             entersyscall_gcwait(s, pp);
+        }
+    }
+
+    /**
+     * The G, already in {@code _Gsyscall}, enters a syscall of its own (it wrapped a call in
+     * {@code Syscall.block}): if that {@code _Gsyscall} was sysmon's ({@link Retake#retakeBlocked}
+     * retook the P of its blocked carrier and nothing since has left the retake), it is the G's own
+     * from now on, as if the G had entered it with a P. Otherwise a preemption poll inside the call
+     * (or a blocking call's return, {@link Poll#blockReturned}) would leave the "retake" and take a P
+     * into the G's blocking call, out of sysmon's sight, and sysmon would keep watching the carrier
+     * as a retaken one. Safe without the scan bit: sysmon writes the flag true only while it moves
+     * the G from {@code _Grunning}, which it is not.
+     */
+    private static void ownRetakenSyscall(G gp) {
+        if (gp.syscallByRetake) {
+            gp.syscallByRetake = false; // this syscall is the G's own (see G.syscallByRetake)
         }
     }
 
@@ -229,6 +249,7 @@ public final class Syscalls {
             // is in a syscall): a short window _Grunning without a P.
             int st = gp.readgstatusNoScan();
             if (st == G._Gsyscall) {
+                ownRetakenSyscall(gp); // no P to hand off: nested, or sysmon took it
                 return gp;
             }
             if (st != G._Grunning) {
@@ -250,6 +271,7 @@ public final class Syscalls {
             return gp;
         }
         if (!gp.tryCasgstatus(G._Grunning, G._Gsyscall) && !casToSyscallSlow(mp, gp)) {
+            ownRetakenSyscall(gp); // no P to hand off: nested, or sysmon took it
             return gp;
         }
         if (gp.syscallByRetake) {

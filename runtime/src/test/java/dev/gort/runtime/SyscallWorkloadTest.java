@@ -1,6 +1,7 @@
 package dev.gort.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.CountDownLatch;
@@ -39,6 +40,7 @@ class SyscallWorkloadTest {
         AtomicBoolean stop = new AtomicBoolean();
         CountDownLatch allIn = new CountDownLatch(BLOCKERS);
         CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean mainHeldP = new AtomicBoolean(true);
         s.run(() -> {
             GoSema blockersDone = new GoSema(0);
             GoSema cpuDone = new GoSema(0);
@@ -77,6 +79,7 @@ class SyscallWorkloadTest {
             }
             boolean in;
             Syscalls.entersyscallblock();
+            mainHeldP.set(M.current().p != null);
             try {
                 in = allIn.await(60, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -116,6 +119,11 @@ class SyscallWorkloadTest {
         // With 2 Ps, 8 blockers in their syscalls at once: at most 2 still hold a P, the other 6
         // lost theirs to sysmon (nothing else takes a syscall's P here).
         assertTrue(st.retakes() >= BLOCKERS - PROCS, "sysmon retook the syscall Ps: " + st);
-        assertTrue(st.handoffAtEntry() >= 1, "main's entersyscallblock handed its P off: " + st);
+        assertFalse(mainHeldP.get(), "main's carrier held no P in its entersyscallblock");
+        // Handed off at entry, unless sysmon had already retaken main's P while its carrier was
+        // blocked (class loading on a loaded machine): then the syscall is main's own with no P.
+        assertTrue(
+                st.handoffAtEntry() >= 1 || st.blockedRetakes() >= 1,
+                "main's entersyscallblock handed its P off: " + st);
     }
 }
