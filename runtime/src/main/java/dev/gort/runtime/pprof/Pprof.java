@@ -322,6 +322,23 @@ public final class Pprof {
      * hidden (the whole stack is printed if nothing else is left), an empty stack prints
      * {@code #\t0x0}, then a blank line. Go: pprof.go printStackRecord.
      */
+    /**
+     * A frame's source file as pprof wants it: the path under a source root, from the class's
+     * package and the file name the class file records ({@code dev/gort/examples/PrimeSieve.java}),
+     * so that {@code go tool pprof -list F -source_path=src/main/java} finds it, as Go's profiles
+     * record each file's path (a Java frame knows no more than the file's name); {@code ?} where the
+     * class file records none.
+     */
+    static String sourcePath(StackTraceElement e) {
+        String file = e.getFileName();
+        if (file == null) {
+            return "?";
+        }
+        String cls = e.getClassName();
+        int dot = cls.lastIndexOf('.');
+        return dot < 0 ? file : cls.substring(0, dot).replace('.', '/') + "/" + file;
+    }
+
     static void printStackRecord(StringBuilder sb, Builder b, long[] locs, boolean allFrames) {
         List<String[]> rows = new ArrayList<>();
         boolean show = allFrames;
@@ -336,7 +353,7 @@ public final class Pprof {
                     "#",
                     "0x" + Long.toHexString(l),
                     e.getClassName() + "." + e.getMethodName() + "+0x0",
-                    (e.getFileName() == null ? "?" : e.getFileName()) + ":" + Math.max(0, e.getLineNumber())
+                    sourcePath(e) + ":" + Math.max(0, e.getLineNumber())
                 });
             }
         }
@@ -419,7 +436,7 @@ public final class Pprof {
             locations.put(e, lid);
             frames.add(e);
             String fname = e.getClassName() + "." + e.getMethodName();
-            String file = e.getFileName() == null ? "?" : e.getFileName();
+            String file = sourcePath(e);
             String fkey = fname + "\0" + file;
             Long fid = functions.get(fkey);
             if (fid == null) {

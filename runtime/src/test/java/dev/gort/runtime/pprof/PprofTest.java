@@ -141,8 +141,14 @@ class PprofTest {
     }
 
     static String pprofRaw(Path go, Path file, Path tmp) throws Exception {
-        ProcessBuilder pb =
-                new ProcessBuilder(go.toString(), "tool", "pprof", "-raw", file.toString()).redirectErrorStream(true);
+        return pprof(go, tmp, "-raw", file.toString());
+    }
+
+    /** {@code go tool pprof ARGS}: its output; fails unless it exits 0. */
+    static String pprof(Path go, Path tmp, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(go.toString(), "tool", "pprof"));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("HOME", tmp.toString());
         pb.environment().put("PPROF_TMPDIR", tmp.toString());
         Process pr = pb.start();
@@ -168,7 +174,18 @@ class PprofTest {
         assertTrue(raw.contains("PeriodType: goroutine count\n"), raw);
         assertTrue(raw.contains("Samples:\ngoroutine/count\n"), raw);
         assertTrue(Pattern.compile("(?m)^\\s+3: ").matcher(raw).find(), raw);
-        assertTrue(raw.contains("dev.gort.runtime.GoSema.acquire GoSema.java:"), raw);
+        assertTrue(raw.contains("dev.gort.runtime.GoSema.acquire dev/gort/runtime/GoSema.java:"), raw);
+        // -list finds the source under a source root, as for a Go profile under GOROOT/GOPATH
+        String list = pprof(
+                go,
+                tmp,
+                "-list",
+                "GoSema.acquire",
+                "-source_path",
+                Path.of("src/test/java").toAbsolutePath().toString(),
+                gp.toString());
+        assertTrue(list.contains("ROUTINE ======================== dev.gort.runtime.GoSema.acquire in "), list);
+        assertTrue(list.contains(" Scheduler.gopark("), list); // a line of the source
         Path tc = tmp.resolve("threadcreate.pb.gz");
         Files.write(tc, r[3]);
         String raw2 = pprofRaw(go, tc, tmp);
