@@ -160,6 +160,8 @@ public final class Net {
             Sys.run(() -> {
                 ch.configureBlocking(false);
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                // Go's Dialer with a zero KeepAlive: probes after 15 s idle (dialTCP's newTCPConn)
+                setKeepAlive(ch, 0);
             });
             fd = new NetFD(s, net, ch, null, raddr);
         } catch (IOException x) {

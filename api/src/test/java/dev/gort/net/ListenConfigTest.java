@@ -208,11 +208,16 @@ class ListenConfigTest {
 
     /** The accepted connection's SO_KEEPALIVE, TCP_KEEPIDLE, TCP_KEEPINTERVAL and TCP_KEEPCOUNT. */
     static List<Object> keepAliveOfAccepted(Listener ln) throws IOException {
+        return keepAliveOf(ln, false);
+    }
+
+    /** [SO_KEEPALIVE, TCP_KEEPIDLE, TCP_KEEPINTERVAL, TCP_KEEPCOUNT] of the accepted or the dialed end. */
+    static List<Object> keepAliveOf(Listener ln, boolean dialed) throws IOException {
         Chan<Conn> srv = Chan.make(1);
         go(() -> srv.send(ln.accept()));
         try (Conn c = Net.dial("tcp", ln.addr().toString());
                 Conn s = srv.recv()) {
-            java.nio.channels.SocketChannel ch = s.channel();
+            java.nio.channels.SocketChannel ch = dialed ? c.channel() : s.channel();
             return List.of(
                     ch.getOption(StandardSocketOptions.SO_KEEPALIVE),
                     ch.getOption(ExtendedSocketOptions.TCP_KEEPIDLE),
@@ -227,7 +232,8 @@ class ListenConfigTest {
      * Go's keep-alive on accepted connections: Listen's (a zero ListenConfig) and a zero KeepAlive
      * probe after 15 s idle, every 15 s, 9 times; a positive KeepAlive is the idle time, rounded
      * up to seconds; a negative one leaves keep-alives off. A listener keeps the period it was made
-     * with. (The dialing side is not set: Net.dial has no Dialer.KeepAlive.)
+     * with. The dialing side has Go's Dialer's default, whatever the listener's: 15 s (gort has no
+     * Dialer, so no KeepAlive to set there).
      */
     @Test
     void acceptedConnectionsHaveGosKeepAlive() throws IOException {
@@ -260,6 +266,15 @@ class ListenConfigTest {
             lc.setKeepAlive(Duration.ofSeconds(-1));
             got = keepAliveOfAccepted(ln);
             check(got.equals(List.of(true, 40, 15, 9)), "the listener's own period: %s", got);
+
+            got = keepAliveOf(Net.listen("tcp", "127.0.0.1:0"), true);
+            check(got.equals(dflt), "Net.dial: %s", got);
+            got = keepAliveOf(
+                    new ListenConfig()
+                            .setKeepAlive(Duration.ofSeconds(-1))
+                            .listen(Context.background(), "tcp", "127.0.0.1:0"),
+                    true);
+            check(got.equals(dflt), "Net.dial to a listener without keep-alives: %s", got);
         });
     }
 
