@@ -42,7 +42,8 @@ public final class ListenConfig {
     /**
      * The keep-alive period of the connections accepted by listeners made after this call: the
      * idle time before the first probe, rounded up to whole seconds (probes then go every 15 s, 9
-     * of them, Go's defaults). Zero (the default) enables keep-alives with Go's 15 s; negative
+     * of them, Go's defaults; an idle time the system refuses, above 32767 s on Linux, leaves it
+     * and them the system's, as Go's SetKeepAliveConfig stops at its first error). Zero (the default) enables keep-alives with Go's 15 s; negative
      * disables them (the socket keeps the system's default, off). A listener keeps the period it
      * was made with. Returns this.
      *

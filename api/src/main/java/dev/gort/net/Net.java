@@ -340,9 +340,10 @@ public final class Net {
     /**
      * Enables keep-alive probes on c: SO_KEEPALIVE, the idle time before the first probe (idle
      * nanoseconds rounded up to whole seconds; 0 is Go's default, 15 s), 15 s between probes and 9
-     * probes (Go's defaults for a KeepAliveConfig with only Idle set). As Go's newTCPConn, failures
-     * are ignored: an option the platform lacks, or a value the kernel refuses (an idle time above
-     * 32767 s on Linux).
+     * probes (Go's defaults for a KeepAliveConfig with only Idle set). As Go's SetKeepAliveConfig,
+     * the first option the kernel refuses (an idle time above 32767 s on Linux) ends it there, the
+     * options after it left as they were, and as Go's newTCPConn that error is ignored; an option
+     * the platform lacks is skipped.
      *
      * <p>Go: net/tcpsock.go (*TCPConn).SetKeepAliveConfig, net/tcpsockopt_unix.go setKeepAliveIdle,
      * setKeepAliveInterval, setKeepAliveCount
@@ -350,20 +351,25 @@ public final class Net {
     private static void setKeepAlive(SocketChannel c, long idle) {
         long secs =
                 idle == 0 ? DEFAULT_KEEP_ALIVE_SECONDS : idle / 1_000_000_000L + (idle % 1_000_000_000L != 0 ? 1 : 0);
-        setIgnoringErrors(c, StandardSocketOptions.SO_KEEPALIVE, true);
-        setIgnoringErrors(c, jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE, (int) Math.min(secs, Integer.MAX_VALUE));
-        setIgnoringErrors(c, jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL, DEFAULT_KEEP_ALIVE_SECONDS);
-        setIgnoringErrors(c, jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT, DEFAULT_KEEP_ALIVE_COUNT);
+        // each step only after the one before it took (Go's SetKeepAliveConfig returns its first
+        // error, which newTCPConn ignores)
+        if (setOption(c, StandardSocketOptions.SO_KEEPALIVE, true)
+                && setOption(c, jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE, (int) Math.min(secs, Integer.MAX_VALUE))
+                && setOption(c, jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL, DEFAULT_KEEP_ALIVE_SECONDS)) {
+            setOption(c, jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT, DEFAULT_KEEP_ALIVE_COUNT);
+        }
     }
 
-    private static <T> void setIgnoringErrors(SocketChannel c, java.net.SocketOption<T> o, T v) {
+    /** Sets o on c: false if the kernel refused it; true, doing nothing, if the platform lacks o. */
+    private static <T> boolean setOption(SocketChannel c, java.net.SocketOption<T> o, T v) {
         if (!c.supportedOptions().contains(o)) {
-            return;
+            return true;
         }
         try {
             c.setOption(o, v);
-        } catch (IOException | IllegalArgumentException | UnsupportedOperationException ignored) {
-            // Go ignores SetKeepAliveConfig's error in newTCPConn
+            return true;
+        } catch (IOException | IllegalArgumentException | UnsupportedOperationException e) {
+            return false;
         }
     }
 

@@ -278,6 +278,32 @@ class ListenConfigTest {
         });
     }
 
+    /**
+     * An idle time the kernel refuses (Linux: above 32767 s) ends the keep-alive configuration
+     * there, as Go's SetKeepAliveConfig returns at its first error (and newTCPConn ignores it):
+     * keep-alive on, the interval and count left the system's, not Go's 15 s and 9 set after a
+     * failed idle time.
+     */
+    @Test
+    void aRefusedIdleTimeEndsTheKeepAliveConfigurationThere() throws IOException {
+        try (java.nio.channels.SocketChannel probe = java.nio.channels.SocketChannel.open()) {
+            Assumptions.assumeTrue(
+                    probe.supportedOptions().contains(ExtendedSocketOptions.TCP_KEEPIDLE),
+                    "TCP_KEEPIDLE (Linux, macOS)");
+        }
+        run(1, () -> {
+            List<Object> system = keepAliveOfAccepted(new ListenConfig()
+                    .setKeepAlive(Duration.ofSeconds(-1))
+                    .listen(Context.background(), "tcp", "127.0.0.1:0"));
+            List<Object> got = keepAliveOfAccepted(new ListenConfig()
+                    .setKeepAlive(Duration.ofDays(1))
+                    .listen(Context.background(), "tcp", "127.0.0.1:0"));
+            if (!got.get(1).equals(86400)) { // refused (Linux); a kernel that takes it has nothing to check
+                check(got.equals(List.of(true, system.get(1), system.get(2), system.get(3))), "1 day: %s", got);
+            }
+        });
+    }
+
     /** From a plain thread: the outside-a-goroutine error names the call. */
     @Test
     void outsideAGoroutineTheErrorNamesTheCall() {
