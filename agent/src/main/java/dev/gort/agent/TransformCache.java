@@ -43,7 +43,8 @@ import org.objectweb.asm.ClassReader;
  * {@code -1}: left as it was) and a CRC-32C of all that. An entry that does not read back whole
  * (torn, damaged, another version's) is a miss and is written again. Nothing here throws: an I/O
  * error is a miss, or an entry not written. The directory is never pruned: deleting it is always
- * safe.
+ * safe. The CRCs detect damage, not tampering: an entry is trusted as the agent jar is, and whoever
+ * can write the directory can change the bytecode of every class instrumented from it.
  */
 final class TransformCache {
     /** "GORTAC" and a format version: an entry of another format is a miss. */
