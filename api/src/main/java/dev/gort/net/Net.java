@@ -4,6 +4,7 @@ import dev.gort.Chan;
 import dev.gort.Go;
 import dev.gort.Select;
 import dev.gort.Syscall;
+import dev.gort.context.CancelContext;
 import dev.gort.context.Context;
 import dev.gort.context.ContextError;
 import dev.gort.runtime.Netpoll;
@@ -95,14 +96,33 @@ public final class Net {
     /**
      * Go: net.DialTimeout: {@code null} or zero is no timeout; a connection not established in
      * time fails with {@code dial tcp 10.0.0.1:80: i/o timeout} ({@link DeadlineExceededException}).
-     * The timeout passes in real time, also inside a synctest bubble (as Go's connect deadline:
-     * see {@link Conn#setDeadline}).
+     * The timeout bounds the whole dial, as Go's Dialer.Timeout: a host name's lookup that outlasts
+     * it fails with {@code dial tcp: lookup example.com: i/o timeout} (the lookup, which the JDK
+     * cannot interrupt, finishes unseen), and the connect gets what is left. The connect's part
+     * passes in real time, also inside a synctest bubble (as Go's connect deadline: see {@link
+     * Conn#setDeadline}); the lookup's is a context deadline, on the bubble's clock there (Go's
+     * DialContext turns the timeout into one too).
      */
     public static Conn dialTimeout(String network, String address, Duration timeout) throws IOException {
         Scheduler s = NetFD.sched("Net.dial");
         String net = network(network, "dial", true);
-        InetSocketAddress sa = resolve("dial", net, address, false, null);
-        return dial(s, net, sa, Addr.of(net, sa), timeout, null);
+        long start = System.nanoTime();
+        CancelContext lookup = timeout != null && timeout.isPositive()
+                ? Context.withTimeout(Context.background(), timeout)
+                : null; // Go: Dialer.deadline, the context DialContext resolves under
+        InetSocketAddress sa;
+        try {
+            sa = resolve("dial", net, address, false, lookup);
+        } finally {
+            if (lookup != null) {
+                lookup.cancel(); // its timer
+            }
+        }
+        Duration left = lookup == null ? timeout : timeout.minusNanos(System.nanoTime() - start);
+        if (left != null && left.isZero()) {
+            left = Duration.ofNanos(-1); // spent to the nanosecond: expired, not "no timeout"
+        }
+        return dial(s, net, sa, Addr.of(net, sa), left, null);
     }
 
     /**

@@ -172,6 +172,46 @@ class ListenConfigTest {
     }
 
     /**
+     * Net.dialTimeout's timeout bounds the host name's lookup too, as Go's Dialer.Timeout (a
+     * deadline on the context DialContext resolves under): a lookup that outlasts it fails the dial
+     * with {@code dial tcp: lookup slow.example: i/o timeout} while the lookup is still in flight.
+     * It waited for the whole lookup, the timeout bounding the connect only.
+     */
+    @Test
+    void dialTimeoutBoundsTheLookup() {
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            withLookup(
+                    host -> {
+                        try {
+                            release.await(20, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            throw new AssertionError(e);
+                        }
+                        return LOOPBACK.lookup(host);
+                    },
+                    () -> run(2, () -> {
+                        Object r;
+                        try (Conn c = Net.dialTimeout("tcp", "slow.example:9", Duration.ofMillis(50))) {
+                            r = c;
+                        } catch (IOException e) {
+                            r = e;
+                        }
+                        boolean before = release.getCount() == 1;
+                        release.countDown();
+                        check(before, "the lookup ended before the dial returned: %s", r);
+                        check(
+                                r instanceof DeadlineExceededException e
+                                        && e.getMessage().equals("dial tcp: lookup slow.example: i/o timeout"),
+                                "%s",
+                                r);
+                    }));
+        } finally {
+            release.countDown();
+        }
+    }
+
+    /**
      * ctx does not affect what listen returned: canceled after, the listener still accepts and the
      * PacketConn still reads. A host name looked up under a live ctx (in a goroutine of its own)
      * gives its address.
