@@ -232,6 +232,31 @@ class SeededScheduleTest {
     }
 
     /**
+     * Nor can a replay move to more Ps once it runs: Go.gomaxprocs(2) in a replayed workload is an
+     * IllegalStateException where it is called (a recording may do it; its trace just does not
+     * replay). It changed GOMAXPROCS, and the replay went on to diverge at a step that named no cause.
+     */
+    @Test
+    void aReplayCannotMoveToMorePs() {
+        Run recorded = run(7, Decisions.record(), SeededScheduleTest::pingPong);
+        Decisions replay = Decisions.replay(recorded.steps());
+        List<String> out = Collections.synchronizedList(new ArrayList<>());
+        Synctest.test(config(7), replay, () -> {
+            try {
+                Go.gomaxprocs(2);
+                out.add("grew to " + Go.gomaxprocs(0) + " Ps");
+            } catch (IllegalStateException e) {
+                out.add(e.getMessage());
+            }
+            pingPong(out); // the refused call changed nothing: the rest replays as recorded
+        });
+        assertEquals(
+                "gort: GOMAXPROCS(2) during a decision trace replay: a replay runs at GOMAXPROCS=1", out.getFirst());
+        assertEquals(recorded.outcome(), out.subList(1, out.size()));
+        assertEquals(recorded.steps().size(), replay.replayed());
+    }
+
+    /**
      * A trace serves one run: given to a second runtime it is refused. A second recording into it
      * was silently dropped (its steps came after the first run's end), and a second replay checked
      * nothing and passed.

@@ -1152,7 +1152,22 @@ public final class Scheduler {
      * World#gomaxprocs}.
      */
     public int gomaxprocs(int n) {
+        if (n > 1) {
+            refuseMoreProcsInReplay("GOMAXPROCS(" + n + ")");
+        }
         return world.gomaxprocs(n);
+    }
+
+    /**
+     * A replay runs at GOMAXPROCS=1 to its end ({@link #recordDecisions} refuses more at the
+     * start): a change to more Ps mid-run would diverge at a step that says nothing of why.
+     */
+    private void refuseMoreProcsInReplay(String what) {
+        Decisions d = decisions;
+        if (d != null && d.replaying()) {
+            throw new IllegalStateException(
+                    "gort: " + what + " during a decision trace replay: a replay runs at GOMAXPROCS=1");
+        }
     }
 
     /**
@@ -1171,6 +1186,9 @@ public final class Scheduler {
         int procs = config.maxprocs().defaultGOMAXPROCS();
         if (!customGOMAXPROCS && procs == gomaxprocs) {
             return;
+        }
+        if (procs > 1) {
+            refuseMoreProcsInReplay("SetDefaultGOMAXPROCS (" + procs + ")");
         }
         customGOMAXPROCS = false;
         world.setprocs(procs);
