@@ -265,11 +265,22 @@ class GoroutineDumpTest {
         System.setProperty("gort.godebug", "sigdump=URG");
         Scheduler other = new Scheduler(TestSupport.config(1));
         GoSema parked = new GoSema("parked", 0);
-        GoSema release = new GoSema("release", 0);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch otherParked = new java.util.concurrent.CountDownLatch(1);
         Thread t = new Thread(() -> other.run(() -> {
-            G w = Scheduler.current().newproc(release::acquire);
-            while (w.readgstatus() != G._Gwaiting) {
+            // In a syscall, not parked: with every goroutine parked, checkdead would find the
+            // runtime deadlocked and print its own dump into the one this test reads.
+            G w = Scheduler.current().newproc(() -> {
+                Syscalls.entersyscall();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                } finally {
+                    Syscalls.exitsyscall();
+                }
+            });
+            while (w.readgstatus() != G._Gsyscall) {
                 Scheduler.gosched();
             }
             otherParked.countDown();
@@ -297,8 +308,8 @@ class GoroutineDumpTest {
             });
         } finally {
             System.setErr(oldErr);
-            release.release();
-            parked.release();
+            parked.release(); // main first: with G2 out of its syscall, main alone parked is a deadlock
+            release.countDown();
             t.join();
             if (old == null) {
                 System.clearProperty("gort.godebug");
