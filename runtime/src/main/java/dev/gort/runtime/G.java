@@ -340,6 +340,16 @@ public final class G extends Continuation {
          */
         boolean syscallExitDeferred;
 
+        /**
+         * The goroutine's Java interrupt status while it is not mounted: its M takes the carrier's
+         * status here when the continuation yields and gives it back at the next mount
+         * ({@link M}'s run), so that an interrupt a goroutine set on itself (the
+         * {@code Thread.currentThread().interrupt()} idiom) stays its own, as a virtual thread's
+         * does, instead of reaching the next goroutine on that carrier. Written and read by the G's
+         * M between mounts, plain (the continuation's mount orders it).
+         */
+        boolean interrupted;
+
         /** time.Sleep's timer, kept for the next sleep; written and read by the G itself, plain. Go: g.timer. */
         Object timer;
 

@@ -554,10 +554,21 @@ public sealed class M extends CacheLinePad permits M.Padded {
         for (; ; ) {
             gp.yieldReason = G.YIELD_NONE;
             if (SchedCounts.ON) SchedCounts.contRuns.increment();
+            G.Rare rare = gp.rareOrNull();
+            if (rare != null && rare.interrupted) {
+                rare.interrupted = false; // the G's interrupt status becomes the carrier's again
+                thread.interrupt();
+            }
             if (goroutineLocals) {
                 runWithLocals(gp);
             } else {
                 gp.runCont();
+            }
+            if (thread.isInterrupted()) {
+                // The status belongs to the goroutine that was mounted (see G.Rare.interrupted):
+                // it leaves with it, so that the next goroutine here is not interrupted.
+                Thread.interrupted();
+                gp.rare().interrupted = true;
             }
             int st = G._Grunning;
             if (gp.readgstatusNoScan() == G._Gsyscall && gp.yieldReason != G.YIELD_SYSCALL) {

@@ -33,14 +33,21 @@ final class Note {
         }
     }
 
-    void notesleep() {
+    /**
+     * Sleeps until woken. Returns whether it cleared an interrupt status meanwhile (set before the
+     * sleep or during it), so that a caller sleeping with a goroutine mounted can give that
+     * goroutine its status back.
+     */
+    boolean notesleep() {
         waiter = Thread.currentThread();
+        boolean interrupted = false;
         while (!key) {
             if (SchedCounts.ON) SchedCounts.noteParks.increment();
             LockSupport.park(this);
-            Thread.interrupted(); // EINTR: retry (see the class comment)
+            interrupted |= Thread.interrupted(); // EINTR: retry (see the class comment)
         }
         waiter = null;
+        return interrupted;
     }
 
     /** Sleeps until woken or {@code ns} nanoseconds have passed; true if woken. Not from goroutine code. */

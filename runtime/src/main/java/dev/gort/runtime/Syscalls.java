@@ -664,8 +664,9 @@ public final class Syscalls {
             s.idle.idlelockedSleep(mp);
             mp.blocked = true;
             P np;
+            boolean interrupted = false;
             do {
-                mp.park.notesleep();
+                interrupted |= mp.park.notesleep();
                 mp.park.noteclear();
                 np = mp.nextp;
                 if (np == null && s.exiting && leaveAtExit(s, mp, gp, temp)) {
@@ -675,6 +676,9 @@ public final class Syscalls {
             mp.nextp = null;
             mp.blocked = false;
             restorePermit(mp);
+            if (interrupted) {
+                mp.thread.interrupt(); // the mounted goroutine's status, which the sleep cleared
+            }
             int st = gp.readgstatus();
             if (st != G._Grunnable) {
                 System.err.println("runtime:stoplockedm: lockedg (atomicstatus=" + st + ") is not Grunnable");
@@ -762,15 +766,20 @@ public final class Syscalls {
         s.preempt.carrierSleeps(mp.thread);
         s.idle.idlelockedSleep(mp); // the waker may have readied gp already: then it does not count
         mp.blocked = true;
+        boolean interrupted = false;
         while (gp.parkedOn() != null) {
             LockSupport.park(gp); // ready: CAS to _Grunnable, clear parkedOn, unpark this thread
             // An interrupt is no wake-up (see Note): shutdown interrupts carriers that still run a
             // goroutine, as does goroutine code interrupting its own carrier; a status left set
-            // would make every park return at once and this sleep a busy loop.
-            Thread.interrupted();
+            // would make every park return at once and this sleep a busy loop. It is the mounted
+            // goroutine's status: given back once the goroutine runs again.
+            interrupted |= Thread.interrupted();
         }
         mp.blocked = false;
         restorePermit(mp);
+        if (interrupted) {
+            mp.thread.interrupt(); // waitForP keeps it across its own sleep
+        }
         // The waker did idlelockedWake. Now a P, as for a syscall exit without its P.
         waitForP(mp, gp, false);
     }
