@@ -51,6 +51,19 @@ public final class Conn implements AutoCloseable {
         return ch;
     }
 
+    /**
+     * A read has thrown the peer's reset ({@code read: connection reset by peer}) once: the reads
+     * after it return EOF, as Go's do (Linux reports ECONNRESET to one recv, then the socket reads
+     * as closed), where the JDK's channel throws the reset again on every read. Written and read by
+     * readers only, under the fd's read lock (plain).
+     */
+    private boolean resetReported;
+
+    private static boolean isReset(IOException x) {
+        String m = x.getMessage();
+        return x instanceof java.net.SocketException && m != null && m.contains("Connection reset");
+    }
+
     /** Reads up to {@code b.length} bytes; see {@link #read(byte[], int, int)}. */
     public int read(byte[] b) throws IOException {
         return read(b, 0, b.length);
@@ -65,7 +78,8 @@ public final class Conn implements AutoCloseable {
      *     array (nothing is read)
      * @throws DeadlineExceededException when the read deadline expires first
      * @throws OpError on a closed connection ({@code use of closed network connection}), a reset
-     *     ({@code read: connection reset by peer}), or another socket error
+     *     ({@code read: connection reset by peer}: once, as Go's; the reads after it return -1),
+     *     or another socket error
      *
      * <p>Go: internal/poll/fd_unix.go (*FD).Read
      */
@@ -84,6 +98,12 @@ public final class Conn implements AutoCloseable {
                 try {
                     n = Sys.read(ch, bb);
                 } catch (IOException x) {
+                    if (isReset(x)) {
+                        if (resetReported) {
+                            return -1; // Go's second read after ECONNRESET: EOF (see resetReported)
+                        }
+                        resetReported = true;
+                    }
                     throw fd.error("read", x);
                 }
                 if (n != 0) {

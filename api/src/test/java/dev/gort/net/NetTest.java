@@ -613,6 +613,45 @@ class NetTest {
         });
     }
 
+    /**
+     * A read after the one that reported the peer's reset returns EOF, as Go's (the Go 1.19 twin:
+     * {@code read 0 -> 0 read tcp ...: read: connection reset by peer}, then {@code read 1 -> 0 EOF},
+     * {@code read 2 -> 0 EOF}); a write still fails ({@code write: broken pipe}). The JDK's channel
+     * threw the reset on every read.
+     */
+    @Test
+    void aReadAfterAResetIsEOFAsGos() {
+        run(1, () -> {
+            Listener ln = Net.listen("tcp", "127.0.0.1:0");
+            Chan<Conn> srv = Chan.make(1);
+            go(() -> srv.send(ln.accept()));
+            Conn c = Net.dial("tcp", ln.addr().toString());
+            Conn s = srv.recv();
+            s.setLinger(0);
+            s.close(); // RST
+            byte[] b = new byte[16];
+            Chan<String> first = Chan.make(1);
+            go(() -> {
+                try {
+                    first.send("read " + c.read(b));
+                } catch (OpError e) {
+                    first.send(e.getMessage());
+                }
+            });
+            String e = first.recv();
+            check(
+                    e.matches("read tcp 127\\.0\\.0\\.1:\\d+->127\\.0\\.0\\.1:\\d+: read: connection reset by peer"),
+                    "%s",
+                    e);
+            check(c.read(b) == -1, "the second read is EOF");
+            check(c.read(b) == -1, "and the third");
+            OpError w = assertThrows(OpError.class, () -> c.write(new byte[] {1}));
+            check(w.getMessage().endsWith(": write: broken pipe"), "%s", w);
+            c.close();
+            ln.close();
+        });
+    }
+
     private static void resetOnce() throws IOException {
         Listener ln = Net.listen("tcp", "127.0.0.1:0");
         Chan<Conn> srv = Chan.make(1);
