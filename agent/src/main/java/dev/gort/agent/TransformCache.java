@@ -56,12 +56,19 @@ final class TransformCache {
 
     private final long saltZ;
     private final long saltLength;
+    /** The three as bytes, the start of every entry's key. */
+    private final byte[] salt;
 
     private TransformCache(Path dir, long saltC, long saltZ, long saltLength) {
         this.dir = dir;
         this.saltC = saltC;
         this.saltZ = saltZ;
         this.saltLength = saltLength;
+        this.salt = ByteBuffer.allocate(24)
+                .putLong(saltC)
+                .putLong(saltZ)
+                .putLong(saltLength)
+                .array();
     }
 
     /** Two CRCs and a length over a stream of byte arrays. */
@@ -155,11 +162,6 @@ final class TransformCache {
 
     /** Where the entry for {@code classfile} is. */
     Path entry(byte[] classfile) {
-        byte[] salt = ByteBuffer.allocate(24)
-                .putLong(saltC)
-                .putLong(saltZ)
-                .putLong(saltLength)
-                .array();
         CRC32C c = new CRC32C();
         c.update(salt);
         c.update(classfile);

@@ -59,11 +59,6 @@ public final class Conn implements AutoCloseable {
      */
     private boolean resetReported;
 
-    private static boolean isReset(IOException x) {
-        String m = x.getMessage();
-        return x instanceof java.net.SocketException && m != null && m.contains("Connection reset");
-    }
-
     /** Reads up to {@code b.length} bytes; see {@link #read(byte[], int, int)}. */
     public int read(byte[] b) throws IOException {
         return read(b, 0, b.length);
@@ -98,7 +93,7 @@ public final class Conn implements AutoCloseable {
                 try {
                     n = Sys.read(ch, bb);
                 } catch (IOException x) {
-                    if (isReset(x)) {
+                    if (NetFD.isReset(x)) {
                         if (resetReported) {
                             return -1; // Go's second read after ECONNRESET: EOF (see resetReported)
                         }

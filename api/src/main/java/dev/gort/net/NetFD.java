@@ -244,6 +244,12 @@ final class NetFD {
     }
 
     /** Go's os.SyscallError text for a JDK socket exception. */
+    /** The peer reset the connection (ECONNRESET): what {@link #syscallText} words {@code connection reset by peer}. */
+    static boolean isReset(IOException x) {
+        String m = x.getMessage();
+        return m != null && m.toLowerCase(Locale.ROOT).contains("connection reset");
+    }
+
     static String syscallText(String op, IOException x) {
         String m = x.getMessage() == null ? x.getClass().getSimpleName() : x.getMessage();
         String l = m.toLowerCase(Locale.ROOT);
