@@ -76,6 +76,7 @@ public sealed class P extends CacheLinePad permits P.Padded {
     private static final VarHandle IDLE;
     private static final VarHandle CREATED;
     private static final VarHandle PREEMPT;
+    private static final VarHandle LOCK_HOLDER_WAITING;
 
     static {
         try {
@@ -87,6 +88,7 @@ public sealed class P extends CacheLinePad permits P.Padded {
             IDLE = l.findVarHandle(P.class, "idle", boolean.class);
             CREATED = l.findVarHandle(P.class, "goroutinesCreated", long.class);
             PREEMPT = l.findVarHandle(P.class, "preempt", boolean.class);
+            LOCK_HOLDER_WAITING = l.findVarHandle(P.class, "lockHolderWaiting", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -201,6 +203,18 @@ public sealed class P extends CacheLinePad permits P.Padded {
      */
     volatile boolean preempt;
 
+    /**
+     * A goroutine holding a Java lock waits at the global queue's head for this P, whose goroutine
+     * {@link Preempt#boostLockHolder} asked to stop: this P's next findRunnable takes the global
+     * queue's head before its own queue. Set by that goroutine's carrier (any thread) under
+     * sched.lock, only while clear; cleared by the owner M at the top of its next findRunnable
+     * (setOpaque, without the lock: nobody else writes it while it is set). Read (getOpaque) by the
+     * owner M, where a stale false costs one look at its own queue first, and by boostLockHolder.
+     * gort only.
+     */
+    @SuppressWarnings("unused")
+    private boolean lockHolderWaiting;
+
     // ---- sysmon's view of this P (sysmon thread only, plain). Go: sysmontick ----
     int sysmonSchedtick;
     long sysmonSchedwhen;
@@ -283,6 +297,14 @@ public sealed class P extends CacheLinePad permits P.Padded {
 
     void incSyscalltickOpaque() {
         SYSCALLTICK.setOpaque(this, (int) SYSCALLTICK.getOpaque(this) + 1);
+    }
+
+    boolean lockHolderWaitingOpaque() {
+        return (boolean) LOCK_HOLDER_WAITING.getOpaque(this);
+    }
+
+    void setLockHolderWaitingOpaque(boolean v) {
+        LOCK_HOLDER_WAITING.setOpaque(this, v);
     }
 
     public M mOpaque() {

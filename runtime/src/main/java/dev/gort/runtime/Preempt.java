@@ -15,8 +15,9 @@ import org.HdrHistogram.Histogram;
 
 /**
  * Preemption, in one place: the request sysmon and stop-the-world raise ({@link #preemptone},
- * {@link #preemptall}), its state on the carrier, the one refusal rule ({@link #refusal}), the
- * yield ({@link #gopreempt}) and the one set of counters. {@link Poll} is the small public target
+ * {@link #preemptall}) and a Java lock's holder waiting for a P raises ({@link #boostLockHolder}),
+ * its state on the carrier, the one refusal rule ({@link #refusal}), the yield
+ * ({@link #gopreempt}) and the one set of counters. {@link Poll} is the small public target
  * the agent's injected code calls; its slow paths call in here.
  *
  * <h2>Implementation notes</h2>
@@ -534,6 +535,67 @@ public final class Preempt {
     }
 
     /**
+     * A goroutine that holds a Java lock (a monitor, a counted {@code Lock}, a JDK frame's lock, a
+     * class initialiser: {@link Syscalls#holdsLock}) found no idle P when its block ended, and now
+     * waits on its carrier at the global queue's head ({@link Syscalls#waitForP}). Every goroutine
+     * that wants that lock waits behind it, so it must not wait for some goroutine's time slice to
+     * end (beside CPU-bound goroutines, up to 10 ms per hand-off of a contended lock). So this
+     * finds a P for it, the first from {@code mp}'s id that is running and not marked already:
+     * <ul>
+     *   <li>one whose goroutine is not in a syscall and holds no lock ({@code monitorDepth}, read
+     *       racily: it would refuse): that goroutine is asked to stop at its next poll
+     *       ({@link #preemptone}) and the P is marked ({@link P#lockHolderWaiting}), so that its
+     *       next findRunnable takes the global queue's head before its own queue, and the holder
+     *       gets the P as a locked goroutine's M gets one (startlockedm);
+     *   <li>else one whose goroutine holds a lock with its carrier blocked in Java: the P is marked
+     *       and sysmon hurried ({@link Sysmon#hurry}), whose blocked-carrier retake then hands the
+     *       P off within two short ticks ({@link Retake}; handoffp starts an M for the global
+     *       queue's work).
+     * </ul>
+     * None: nothing is asked, and the holder waits for the next M that looks at the global queue.
+     * Counted in {@code SyscallStats.lockHolderBoosts}. Returns whether a P was marked. sched.lock
+     * held.
+     *
+     * <p>No Go equivalent (Go's locks belong to no thread, and a waiter leaves its M); the nearest
+     * is sync.Mutex's starvation mode, whose unlock hands its P's time to the waiter.
+     */
+    boolean boostLockHolder(M mp) {
+        sched.sched.assertLockHeld(sched, "boostLockHolder");
+        P[] allp = sched.allp;
+        int n = allp.length;
+        P blocked = null;
+        for (int i = 0; i < n; i++) {
+            P pp = allp[(int) ((mp.id + i) % n)];
+            if (pp.status() != P._Prunning || pp.lockHolderWaitingOpaque()) {
+                continue;
+            }
+            M pm = pp.mOpaque();
+            G gp = pm == null ? null : pm.curg;
+            if (gp == null) {
+                continue;
+            }
+            if (gp.monitorDepth != 0) {
+                if (blocked == null && Retake.carrierBlocked(pm)) {
+                    blocked = pp;
+                }
+                continue;
+            }
+            if (preemptone(pp, 0)) {
+                pp.setLockHolderWaitingOpaque(true);
+                sched.syscallStats.lockHolderBoosts.incrementAndGet();
+                return true;
+            }
+        }
+        if (blocked != null) {
+            blocked.setLockHolderWaitingOpaque(true);
+            sched.syscallStats.lockHolderBoosts.incrementAndGet();
+            sched.sysmon.hurry();
+            return true;
+        }
+        return false;
+    }
+
+    /**
      * sysmon saw the slice of {@code pp}, in {@code _Psyscall} (no M to reach), run out: mark the P
      * so that the G's exit on it yields (Syscalls.exitsyscall). Re-checks the tick after the store:
      * a new slice must not inherit the mark (it can only see it in the few instructions between).
@@ -775,7 +837,7 @@ public final class Preempt {
         honouredInPlace.incrementAndGet();
         recordYield(requestedAt, sliceWhen, yieldAt, siteOf(site));
         s.idle.handoffp(mp.releasep());
-        Syscalls.waitForP(mp, gp, false); // a new slice: OWED cleared
+        Syscalls.waitForP(mp, gp, false, false); // a new slice: OWED cleared; no boost: it was asked to stop
     }
 
     /** Yields for a taken request and counts the outcome: honoured, or refused because pinned. */

@@ -18,6 +18,11 @@ public final class SyscallStats {
     final AtomicLong slowLocked = new AtomicLong();
     /** The G could not yield (pinned, monitor held, locked): it waited for a P on its carrier. */
     final AtomicLong slowInPlace = new AtomicLong();
+    /**
+     * A G waiting for a P on its carrier held a Java lock and had a running P asked for
+     * (Preempt.boostLockHolder).
+     */
+    final AtomicLong lockHolderBoosts = new AtomicLong();
     /** entersyscallblock: P handed off at entry. */
     final AtomicLong handoffAtEntry = new AtomicLong();
     /** Syscall Ps retaken by sysmon (retake's syscall branch, either model). */
@@ -62,6 +67,7 @@ public final class SyscallStats {
                 slowGlobal.get(),
                 slowLocked.get(),
                 slowInPlace.get(),
+                lockHolderBoosts.get(),
                 handoffAtEntry.get(),
                 retakes.get(),
                 blockedRetakes.get(),
@@ -78,6 +84,9 @@ public final class SyscallStats {
      * @param slowGlobal     the G went to the global queue and its M parked
      * @param slowLocked     as slowGlobal for a locked G (its M waits for it)
      * @param slowInPlace    the G waited for a P on its carrier (could not yield)
+     * @param lockHolderBoosts a G waiting for a P on its carrier (slowInPlace, or woken from a park
+     *                       in place) held a Java lock and had a running P asked for
+     *                       ({@code Preempt.boostLockHolder})
      * @param handoffAtEntry entersyscallblock handed the P off at once
      * @param retakes        sysmon retook a P in a syscall
      * @param blockedRetakes sysmon retook a P from a carrier blocked in user code
@@ -93,6 +102,7 @@ public final class SyscallStats {
             long slowGlobal,
             long slowLocked,
             long slowInPlace,
+            long lockHolderBoosts,
             long handoffAtEntry,
             long retakes,
             long blockedRetakes,

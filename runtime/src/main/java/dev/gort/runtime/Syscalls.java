@@ -600,9 +600,10 @@ public final class Syscalls {
      * such a frame is not walked, as a park there is not ({@link LockFrames}, "Not covered").
      */
     private static boolean exitsyscallSlow(M mp, G gp) {
+        int frames = LockFrames.NONE;
         if (gp.lockedm() == null
                 && gp.monitorDepth == 0
-                && (!gp.syscallByRetake || LockFrames.scan() == LockFrames.NONE)) {
+                && (!gp.syscallByRetake || (frames = LockFrames.scan()) == LockFrames.NONE)) {
             gp.yieldReason = G.YIELD_SYSCALL;
             if (Continuation.yield(G.SCOPE)) {
                 M.current().p.incSyscalltickOpaque();
@@ -614,9 +615,20 @@ public final class Syscalls {
         (gp.lockedm() != null && gp.lockedInt() == 0 ? s.syscallStats.slowLocked : s.syscallStats.slowInPlace)
                 .incrementAndGet();
         gp.casgstatus(G._Gsyscall, G._Grunnable);
-        waitForP(mp, gp, true);
+        waitForP(mp, gp, true, gp.lockedm() == null && holdsLock(gp, frames));
         mp.p.incSyscalltickOpaque();
         return false;
+    }
+
+    /**
+     * Whether gp, about to wait on its carrier for a P, holds what other goroutines may be waiting
+     * for: a Java monitor or counted {@code Lock} (not a parker method's hold on its carrier alone,
+     * {@code G.Rare.parkerDepth}), a class initialiser, or ({@code frames}, a {@link LockFrames}
+     * verdict) a JDK frame's lock. Such a waiter takes a running goroutine's P
+     * ({@link Preempt#boostLockHolder}).
+     */
+    static boolean holdsLock(G gp, int frames) {
+        return gp.monitorDepth > gp.parkerDepth() || gp.clinitDepth() != 0 || frames != LockFrames.NONE;
     }
 
     /**
@@ -625,10 +637,13 @@ public final class Syscalls {
      * to this M for the moment, and sleeps until the M that dequeues it hands over its P
      * (startlockedm). Returns with a P and the G {@code _Grunning} on a new slice.
      * {@code fromSyscall}: the G leaves a syscall (else a park in place; only the trace differs).
+     * {@code lockHolder}: the G holds a Java lock ({@link #holdsLock}): with no idle P it waits at
+     * the global queue's head, not its tail, and asks a running goroutine for its P
+     * ({@link Preempt#boostLockHolder}; gort only: Go's locks do not stay with a thread).
      *
      * <p>Go: proc.go exitsyscall0 + stoplockedm, run on the G's own stack
      */
-    static void waitForP(M mp, G gp, boolean fromSyscall) {
+    static void waitForP(M mp, G gp, boolean fromSyscall, boolean lockHolder) {
         Scheduler s = mp.sched;
         P pp;
         boolean temp = false;
@@ -643,7 +658,12 @@ public final class Syscalls {
                 } else if (gp.lockedm() != mp) {
                     throw Fatal.fatal(s, "waitForP: g locked to another m");
                 }
-                s.sched.runq.globrunqput(gp);
+                if (lockHolder) {
+                    s.sched.runq.globrunqputhead(gp);
+                    s.preempt.boostLockHolder(mp);
+                } else {
+                    s.sched.runq.globrunqput(gp);
+                }
             }
         }
         if (pp != null) {
@@ -781,7 +801,7 @@ public final class Syscalls {
             mp.thread.interrupt(); // waitForP keeps it across its own sleep
         }
         // The waker did idlelockedWake. Now a P, as for a syscall exit without its P.
-        waitForP(mp, gp, false);
+        waitForP(mp, gp, false, holdsLock(gp, LockFrames.NONE));
     }
 
     /**
