@@ -200,5 +200,9 @@ class GoroutineThreadLocalsAgentTest {
         assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
         assertEquals(40, sameCount.get(), "goroutines whose three gets agreed");
         assertEquals(40, ((AtomicInteger) c.getField("INITIALS").get(null)).get(), "initial values made");
+        // No monitor is held anywhere here: a request refused inside get() is the carrier's
+        // identity held, counted with the locks and parker methods, not as a monitor.
+        assertEquals(0, ps.refusedMonitor(), "refusals counted as a monitor held: " + ps);
+        assertTrue(ps.refusedLock() > 0, "requests refused inside get() (the initial value): " + ps);
     }
 }

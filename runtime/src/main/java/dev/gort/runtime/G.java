@@ -231,8 +231,9 @@ public final class G extends Continuation {
      * Depth of carrier-owned locks held, maintained by instrumented code: Java monitors
      * ({@link Poll#monitorEnter}) plus the {@code java.util.concurrent.locks.Lock}s counted at their
      * call sites ({@link Poll#lockAcquired}, also in {@link Rare#lockDepth}) plus the running
-     * activations of methods that park their carrier ({@link Poll#parkerEnter}, also in
-     * {@link Rare#parkerDepth}: they hold the carrier's identity) plus the running calls of JDK
+     * activations of methods that park their carrier ({@link Poll#parkerEnter}) and calls of
+     * {@code ThreadLocal.get} ({@link Poll#threadLocalGet}) (both also in {@link Rare#parkerDepth}:
+     * they hold the carrier's identity) plus the running calls of JDK
      * methods that hold a lock around a callback ({@link Poll#jdkCallbackEnter}, also in
      * {@link Rare#jdkLockDepth}). Neither preemption nor a park
      * may yield while it is non-zero (the lock belongs to the carrier thread). Plain, own G (other
@@ -311,9 +312,11 @@ public final class G extends Continuation {
         int lockDepth;
 
         /**
-         * The part of {@link G#monitorDepth} that is running activations of instrumented methods
-         * that call {@code LockSupport.park*} ({@link Poll#parkerEnter}), kept apart from
-         * {@link #lockDepth} so that an unlock of an uncounted lock cannot eat it. Plain, own G.
+         * The part of {@link G#monitorDepth} that holds the carrier's identity: running activations
+         * of instrumented methods that call {@code LockSupport.park*} ({@link Poll#parkerEnter}) and
+         * running instrumented calls of {@code ThreadLocal.get} ({@link Poll#threadLocalGet}), kept
+         * apart from {@link #lockDepth} so that an unlock of an uncounted lock cannot eat it. Plain,
+         * own G.
          */
         int parkerDepth;
 

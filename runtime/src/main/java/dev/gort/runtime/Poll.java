@@ -448,6 +448,9 @@ public final class Poll {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
         if (gp != null) {
+            // The carrier's identity held, as by a parker method (counted with them: a refusal
+            // here is R_LOCK, not a monitor; and no lock anyone waits for, Syscalls.holdsLock)
+            gp.rare().parkerDepth++;
             gp.monitorDepth++;
         }
         try {
@@ -457,7 +460,8 @@ public final class Poll {
         } catch (Throwable t) {
             throw new AssertionError(t);
         } finally {
-            if (gp != null && gp.monitorDepth > 0) {
+            if (gp != null && gp.parkerDepth() > 0) {
+                gp.rare().parkerDepth--;
                 release(mp, gp); // the same carrier: it could not leave it
             }
         }

@@ -19,9 +19,10 @@ import org.HdrHistogram.Histogram;
  *                            {@code pinnedByReason} ({@code NATIVE}, {@code MONITOR}, {@code CRITICAL_SECTION})
  * @param refusedRuntimeLock  the M held a runtime lock (Go's m.locks)
  * @param refusedLock         the G held a {@code java.util.concurrent.locks.Lock} counted at its
- *                            call sites ({@code G.lockDepth}), or ran an instrumented method that
- *                            parks its carrier ({@code G.parkerDepth}); re-armed at the last
- *                            unlock or exit
+ *                            call sites ({@code G.lockDepth}), or held its carrier's identity
+ *                            ({@code G.parkerDepth}): ran an instrumented method that parks its
+ *                            carrier, or an instrumented call of {@code ThreadLocal.get} (a first
+ *                            get runs {@code initialValue}); re-armed at the last unlock or exit
  * @param refusedJdkLock      a JDK frame on the G's stack holds a lock around the polling code
  *                            ({@code CHM.computeIfAbsent}, {@code StringBuffer.append(Object)}, ...),
  *                            found by a stack walk or, for the callback-taking collection methods
