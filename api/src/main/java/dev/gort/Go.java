@@ -123,6 +123,23 @@ public final class Go {
     }
 
     /**
+     * {@code pprof.StartCPUProfile(w)}: profiles the process's CPU (100 samples per second of a
+     * thread running Java code, goroutines and other threads alike) until {@link #stopCPUProfile},
+     * which writes the gzip'd profile.proto {@code go tool pprof} reads to {@code w}. Works outside
+     * a goroutine too. See {@link dev.gort.runtime.pprof.CpuProfile} for how it differs from Go's.
+     *
+     * @throws IllegalStateException {@code cpu profiling already in use} while one runs
+     */
+    public static void startCPUProfile(java.io.OutputStream w) {
+        dev.gort.runtime.pprof.CpuProfile.startCPUProfile(w);
+    }
+
+    /** {@code pprof.StopCPUProfile()}: stops the CPU profile and writes it; nothing if none runs. */
+    public static void stopCPUProfile() throws java.io.IOException {
+        dev.gort.runtime.pprof.CpuProfile.stopCPUProfile();
+    }
+
+    /**
      * {@code runtime.SetMutexProfileFraction(rate)} for the calling goroutine's runtime: on average
      * 1 in {@code rate} contended unlocks of a {@code Mutex} or {@code RWMutex} is recorded in the
      * mutex profile ({@code /debug/pprof/mutex}) with the releaser's stack and the delay it ended;

@@ -6,6 +6,7 @@ import dev.gort.runtime.SchedTrace;
 import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.Traceback;
 import dev.gort.runtime.metrics.Metrics;
+import dev.gort.runtime.pprof.CpuProfile;
 import dev.gort.runtime.pprof.Pprof;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -69,6 +70,7 @@ public final class DebugServer implements AutoCloseable {
         hs.createContext("/debug/pprof/goroutineleak", ex -> d.profile(ex, "goroutineleak"));
         hs.createContext("/debug/pprof/block", ex -> d.profile(ex, "block"));
         hs.createContext("/debug/pprof/mutex", ex -> d.profile(ex, "mutex"));
+        hs.createContext("/debug/pprof/profile", d::cpuProfile);
         hs.createContext("/debug/sched", d::sched);
         hs.createContext("/debug/metrics", d::metrics);
         hs.createContext("/debug/trace", d::trace);
@@ -227,6 +229,46 @@ public final class DebugServer implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code /debug/pprof/profile?seconds=N}: the CPU profile of the next N seconds (30 if N is
+     * missing or not a positive integer, as Go's), the gzip'd profile.proto
+     * ({@link CpuProfile}); 500 {@code Could not enable CPU profiling: cpu profiling already in use}
+     * while another runs. What {@code go tool pprof http://127.0.0.1:PORT/debug/pprof/profile}
+     * fetches. Go: net/http/pprof Profile.
+     */
+    private void cpuProfile(HttpExchange ex) throws IOException {
+        long sec;
+        try {
+            sec = Long.parseLong(query(ex.getRequestURI()).getOrDefault("seconds", ""));
+        } catch (NumberFormatException e) {
+            sec = 0;
+        }
+        if (sec <= 0) {
+            sec = 30;
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try {
+            CpuProfile.startCPUProfile(out);
+        } catch (IllegalStateException e) {
+            serveError(ex, 500, "Could not enable CPU profiling: " + e.getMessage());
+            return;
+        }
+        try {
+            Thread.sleep(sec > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : sec * 1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the server is closing: end the profile, answer
+        } finally {
+            CpuProfile.stopCPUProfile();
+        }
+        byte[] b = out.toByteArray();
+        ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
+        ex.getResponseHeaders().set("Content-Disposition", "attachment; filename=\"profile\"");
+        ex.sendResponseHeaders(200, b.length);
+        try (OutputStream os = ex.getResponseBody()) {
+            os.write(b);
+        }
+    }
+
     /** Go: net/http/pprof serveError. */
     private static void serveError(HttpExchange ex, int status, String txt) throws IOException {
         ex.getResponseHeaders().set("X-Go-Pprof", "1");
@@ -283,6 +325,7 @@ public final class DebugServer implements AutoCloseable {
         {"/debug/pprof/goroutineleak?debug=1", "goroutines leaked: blocked on what nothing can reach"},
         {"/debug/pprof/block?debug=1", "blocking profile (Go.setBlockProfileRate)"},
         {"/debug/pprof/mutex?debug=1", "mutex contention profile (Go.setMutexProfileFraction)"},
+        {"/debug/pprof/profile?seconds=30", "CPU profile (for go tool pprof)"},
         {"/debug/sched?detail=1", "one schedtrace"},
         {"/debug/metrics", "runtime/metrics, one name and value per line"},
         {"/debug/trace?seconds=1&format=html", "an execution trace of that long, as the HTML timeline (or format=json)"}

@@ -239,6 +239,40 @@ class DebugServerTest {
         assertTrue(got.get().startsWith("200 SCHED "), got.get());
     }
 
+    /**
+     * {@code /debug/pprof/profile?seconds=N}: the CPU profile, as net/http/pprof serves it (what
+     * {@code go tool pprof http://.../debug/pprof/profile} fetches); 500 while another CPU profile
+     * runs.
+     */
+    @Test
+    void theCpuProfileEndpointServesGosCpuProfile() throws Exception {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        try (DebugServer d = DebugServer.start(s, 0)) {
+            HttpClient http = HttpClient.newHttpClient();
+            String url = "http://127.0.0.1:" + d.port() + "/debug/pprof/profile?seconds=1";
+            dev.gort.runtime.pprof.CpuProfile.startCPUProfile(new java.io.ByteArrayOutputStream());
+            HttpResponse<String> busy;
+            try {
+                busy = http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+            } finally {
+                dev.gort.runtime.pprof.CpuProfile.stopCPUProfile();
+            }
+            assertEquals(500, busy.statusCode());
+            assertEquals("Could not enable CPU profiling: cpu profiling already in use\n", busy.body());
+            assertEquals("1", busy.headers().firstValue("X-Go-Pprof").orElse(""));
+            HttpResponse<byte[]> ok =
+                    http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofByteArray());
+            assertEquals(200, ok.statusCode());
+            assertEquals(
+                    "attachment; filename=\"profile\"",
+                    ok.headers().firstValue("Content-Disposition").orElse(""));
+            Profile p = profile(ok.body());
+            assertEquals("cpu", p.getStringTable((int) p.getPeriodType().getType()));
+            assertEquals(10_000_000L, p.getPeriod());
+            assertTrue(p.getDurationNanos() >= 1_000_000_000L, "a 1 s profile: " + p.getDurationNanos());
+        }
+    }
+
     static Profile profile(byte[] gz) throws java.io.IOException {
         try (java.util.zip.GZIPInputStream in =
                 new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(gz))) {

@@ -1,0 +1,160 @@
+package dev.gort.runtime.pprof;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.gort.runtime.Config;
+import dev.gort.runtime.GoSema;
+import dev.gort.runtime.Poll;
+import dev.gort.runtime.Scheduler;
+import dev.gort.runtime.pprof.ProfileProto.Profile;
+import dev.gort.runtime.pprof.ProfileProto.Sample;
+import java.io.ByteArrayOutputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The CPU profile ({@link CpuProfile}): Go's profile.proto for CPU samples, a goroutine's stacks
+ * ending at its own entry, one profile at a time.
+ */
+@Timeout(120)
+class CpuProfileTest {
+    static volatile long sink;
+
+    /** Spins on this thread's CPU for {@code cpuNanos}, polling as instrumented code would. */
+    static long spinInAGoroutine(long cpuNanos) {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long x = 0;
+        long used = 0;
+        long last = mx.getCurrentThreadCpuTime();
+        while (used < cpuNanos) {
+            for (int i = 0; i < 10_000; i++) {
+                x += x * 31 + 7;
+            }
+            Poll.poll();
+            long now = mx.getCurrentThreadCpuTime(); // the carrier may change at the poll
+            if (now > last) {
+                used += Math.min(now - last, 1_000_000L);
+            }
+            last = now;
+        }
+        return x;
+    }
+
+    /** A CPU profile of two goroutines spinning 0.4 s of CPU each in {@link #spinInAGoroutine}. */
+    static byte[] spinnersProfile() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CpuProfile.startCPUProfile(out);
+        try {
+            assertThrows(IllegalStateException.class, () -> CpuProfile.startCPUProfile(new ByteArrayOutputStream()));
+            Scheduler s =
+                    new Scheduler(Config.fromEnvironment().withGomaxprocs(2).withPanicExits(false));
+            s.run(() -> {
+                GoSema done = new GoSema(0);
+                for (int i = 0; i < 2; i++) {
+                    Scheduler.current().newproc(() -> {
+                        sink = spinInAGoroutine(400_000_000L);
+                        done.release();
+                    });
+                }
+                done.acquire();
+                done.acquire();
+            });
+        } finally {
+            CpuProfile.stopCPUProfile();
+        }
+        assertFalse(CpuProfile.running());
+        return out.toByteArray();
+    }
+
+    @Test
+    void aGoroutinesCpuShowsInGosProfileFormWithItsOwnStack() throws Exception {
+        Profile p = profile(spinnersProfile());
+        List<String> st = p.getStringTableList();
+        assertEquals("samples", st.get((int) p.getSampleType(0).getType()));
+        assertEquals("count", st.get((int) p.getSampleType(0).getUnit()));
+        assertEquals("cpu", st.get((int) p.getSampleType(1).getType()));
+        assertEquals("nanoseconds", st.get((int) p.getSampleType(1).getUnit()));
+        assertEquals("cpu", st.get((int) p.getPeriodType().getType()));
+        assertEquals(10_000_000L, p.getPeriod());
+        assertTrue(p.getDurationNanos() > 0);
+        long spinSamples = 0;
+        for (Sample sm : p.getSampleList()) {
+            assertEquals(sm.getValue(0) * 10_000_000L, sm.getValue(1), "cpu = samples x period");
+            List<String> fns = functions(p, sm);
+            if (!fns.isEmpty() && fns.get(0).endsWith("CpuProfileTest.spinInAGoroutine")) {
+                spinSamples += sm.getValue(0);
+                // the goroutine's own frames only: the carrier's below its continuation are cut
+                assertFalse(fns.stream().anyMatch(f -> f.startsWith("dev.gort.runtime.M.")), fns.toString());
+                assertFalse(fns.stream().anyMatch(f -> f.startsWith("jdk.internal.vm.Continuation.")), fns.toString());
+                assertTrue(fns.get(fns.size() - 1).startsWith("dev.gort.runtime.pprof.CpuProfileTest"), fns.toString());
+            }
+        }
+        // 0.8 s of CPU in the spinning method at 100 samples per second: tens of samples
+        assertTrue(spinSamples >= 10, "samples in the spinning goroutines: " + spinSamples);
+        String file = null;
+        for (ProfileProto.Function f : p.getFunctionList()) {
+            if (st.get((int) f.getName()).endsWith("CpuProfileTest.spinInAGoroutine")) {
+                file = st.get((int) f.getFilename());
+            }
+        }
+        assertEquals("dev/gort/runtime/pprof/CpuProfileTest.java", file, "the file pprof -list looks for");
+    }
+
+    /** {@code go tool pprof -top} reads it (when Go is installed; CI installs golang-1.19-go). */
+    @Test
+    void goToolPprofReadsTheCpuProfile(@TempDir Path tmp) throws Exception {
+        Path go = PprofTest.goBinary();
+        assumeTrue(go != null, "skipped: no go binary (GORT_GO, /usr/lib/go-1.19/bin/go, go on PATH)");
+        Path f = tmp.resolve("cpu.pb.gz");
+        Files.write(f, spinnersProfile());
+        String top = PprofTest.pprof(go, tmp, "-top", f.toString());
+        assertTrue(top.contains("Type: cpu\n"), top);
+        assertTrue(top.contains("dev.gort.runtime.pprof.CpuProfileTest.spinInAGoroutine"), top);
+    }
+
+    @Test
+    void fileOfAClassIsItsOutermostClasssSource() {
+        assertEquals("Outer.java", CpuProfile.fileOf("a.b.Outer$Inner$1"));
+        assertEquals("Outer.java", CpuProfile.fileOf("a.b.Outer$$Lambda.0x000000007e0d7cc0"));
+        assertEquals("Outer.java", CpuProfile.fileOf("a.b.Outer$$Lambda/0x000000007e0d7cc0"));
+        assertEquals("Top.java", CpuProfile.fileOf("Top"));
+    }
+
+    @Test
+    void stopWithoutStartDoesNothing() throws Exception {
+        CpuProfile.stopCPUProfile();
+        assertFalse(CpuProfile.running());
+    }
+
+    static Profile profile(byte[] gz) throws java.io.IOException {
+        try (java.util.zip.GZIPInputStream in =
+                new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(gz))) {
+            return Profile.parseFrom(in);
+        }
+    }
+
+    /** The sample's function names, top first. */
+    static List<String> functions(Profile p, Sample sm) {
+        List<String> out = new ArrayList<>();
+        for (long id : sm.getLocationIdList()) {
+            ProfileProto.Location loc = p.getLocation((int) id - 1);
+            assertEquals(id, loc.getId());
+            long fid = loc.getLine(0).getFunctionId();
+            ProfileProto.Function f = p.getFunction((int) fid - 1);
+            assertEquals(fid, f.getId());
+            out.add(p.getStringTable((int) f.getName()));
+        }
+        return out;
+    }
+}
