@@ -61,8 +61,15 @@ class AgentPreemptionTest {
     /** The simulator's tight-loop workload ({@link TightLoopWorkload}): a 40 ms call-free loop. */
     private static TightLoopWorkload.Result tightLoop(PreemptStrategy st) throws Exception {
         Method spin = method(st, "Spinners", "spinCpu", long.class, AtomicLong.class);
-        TightLoopWorkload.Result r =
-                TightLoopWorkload.run(newScheduler(1), progress -> call(spin, null, 40 * MS, progress));
+        Scheduler s = newScheduler(1);
+        if (st == PreemptStrategy.BUDGET) {
+            // 2^16 polls (16 rounds of the loop's 4096): well inside the 30 ms the test allows even
+            // while the loop is still interpreted. The default 2^22 took 5 ms of compiled loop but
+            // over 100 ms of interpreted loop, and a loaded machine's JIT can leave it interpreted
+            // for all of its 40 ms (seen once at load 11: the short goroutines waited for the loop).
+            s = new Scheduler(s.config().withSettings(s.config().settings().withPreemptBudget(1 << 16)));
+        }
+        TightLoopWorkload.Result r = TightLoopWorkload.run(s, progress -> call(spin, null, 40 * MS, progress));
         long[] rel = r.starts();
         long[] prog = r.progressAtStart();
         System.out.printf(
