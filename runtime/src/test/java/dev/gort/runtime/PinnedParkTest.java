@@ -134,36 +134,40 @@ class PinnedParkTest {
         s.run(() -> {
             GoSema sema = new GoSema(0);
             GoSema done = new GoSema(0);
-            // Go order: the last go'd G runs first (runnext), then the ring in order.
-            s.newproc(
-                    () -> { // G2: runs second
-                        g2Carrier.set(Thread.currentThread());
-                        order.add("G2 tries the monitor");
-                        synchronized (mon) {
-                            order.add("G2 in the monitor");
-                        }
-                        done.release();
-                    });
-            s.newproc(
-                    () -> { // G3: runs third, wakes G1
-                        order.add("G3 wakes G1");
-                        sema.release();
-                        done.release();
-                    });
-            s.newproc(
-                    () -> { // G1: runs first
-                        G me = Scheduler.currentG();
-                        synchronized (mon) {
-                            me.monitorDepth++;
-                            g1Carrier.set(Thread.currentThread());
-                            order.add("G1 in the monitor");
-                            sema.acquire();
-                            assertSame(g1Carrier.get(), Thread.currentThread());
-                            order.add("G1 leaves the monitor");
-                            me.monitorDepth--;
-                        }
-                        done.release();
-                    });
+            // Go order: the last go'd G runs first (runnext), then the ring in order. Unpreemptible:
+            // on a loaded machine main's slice could end between the spawns, or its carrier lose
+            // its P to sysmon while it loads a class, and G2 run first (seen once at load 9).
+            Unpreemptible.run(() -> {
+                s.newproc(
+                        () -> { // G2: runs second
+                            g2Carrier.set(Thread.currentThread());
+                            order.add("G2 tries the monitor");
+                            synchronized (mon) {
+                                order.add("G2 in the monitor");
+                            }
+                            done.release();
+                        });
+                s.newproc(
+                        () -> { // G3: runs third, wakes G1
+                            order.add("G3 wakes G1");
+                            sema.release();
+                            done.release();
+                        });
+                s.newproc(
+                        () -> { // G1: runs first
+                            G me = Scheduler.currentG();
+                            synchronized (mon) {
+                                me.monitorDepth++;
+                                g1Carrier.set(Thread.currentThread());
+                                order.add("G1 in the monitor");
+                                sema.acquire();
+                                assertSame(g1Carrier.get(), Thread.currentThread());
+                                order.add("G1 leaves the monitor");
+                                me.monitorDepth--;
+                            }
+                            done.release();
+                        });
+            });
             for (int i = 0; i < 3; i++) {
                 done.acquire();
             }
