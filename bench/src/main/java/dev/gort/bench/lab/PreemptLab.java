@@ -208,15 +208,23 @@ public final class PreemptLab {
      */
     record Args(Settings settings, Path out, List<String> workloads, boolean help) {}
 
+    /** Where a run's report goes without {@code --out}: the committed results. */
+    static final Path DEFAULT_OUT = Path.of("bench/results/lab");
+
+    /** Where a {@code --short} run's report goes without {@code --out}: not over the committed ones. */
+    static final Path SHORT_OUT = Path.of("bench/target/lab");
+
     /**
      * Parses the lab's arguments (a leading {@code preempt} is the lab's name). Anything the lab
      * cannot run with is an IllegalArgumentException whose message names the option and what it
      * wants, before any work: a missing value, a count or window below 1 (it would fail at the
      * report, after the whole run), an {@code --out} that is a file, an unknown workload or option.
+     * Without {@code --out} the report goes to {@link #DEFAULT_OUT}, or {@link #SHORT_OUT} for
+     * {@code --short}.
      */
     static Args parse(String[] args) {
         Settings s = Settings.full();
-        Path out = Path.of("bench/results/lab");
+        Path out = null;
         Integer rounds = null;
         Integer window = null;
         LabJmh.Options jmh = null;
@@ -247,6 +255,11 @@ public final class PreemptLab {
                 }
                 default -> throw new IllegalArgumentException("unknown argument '" + a + "'");
             }
+        }
+        if (out == null) {
+            // --short's figures are noise (tiny units, 30 ms windows): they go to the build's
+            // directory, not over the committed results of a full run
+            out = s.shortMode() ? SHORT_OUT : DEFAULT_OUT;
         }
         if (Files.exists(out) && !Files.isDirectory(out)) {
             throw new IllegalArgumentException("--out: " + out + " is not a directory");

@@ -82,4 +82,26 @@ class PreemptLabArgsTest {
                 PreemptLab.parse(new String[] {"preempt", "--out", dir.toString()})
                         .out());
     }
+
+    /**
+     * {@code ./gort lab preempt --short} (the mode the README offers for a quick look) used to write
+     * its noise figures over the committed results of a full run, bench/results/lab/latest.*.
+     */
+    @Test
+    void aShortRunDoesNotWriteOverTheCommittedResultsUnlessOutSaysSo(@TempDir Path dir) {
+        assertEquals(
+                Path.of("bench/results/lab"),
+                PreemptLab.parse(new String[] {"preempt"}).out());
+        assertEquals(
+                Path.of("bench/results/lab"),
+                PreemptLab.parse(new String[] {"preempt", "--no-jmh"}).out());
+        assertEquals(
+                Path.of("bench/target/lab"),
+                PreemptLab.parse(new String[] {"preempt", "--short"}).out());
+        assertEquals(
+                dir,
+                PreemptLab.parse(new String[] {"preempt", "--short", "--out", dir.toString()})
+                        .out());
+        assertTrue(PreemptLab.usage().contains("--short: bench/target/lab"), PreemptLab.usage());
+    }
 }
