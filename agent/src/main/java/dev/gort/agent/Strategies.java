@@ -70,12 +70,24 @@ public final class Strategies {
         }
     }
 
-    /** The strategy of {@code -Dgort.preempt} / {@code GORT_PREEMPT} (default {@code backedge}). */
+    /**
+     * The strategy of {@code -Dgort.preempt} / {@code GORT_PREEMPT} (default {@code backedge}). An
+     * unknown name is the runtime's "malformed" fatal error, which lists the names; a class name
+     * that names no loadable Strategy is a fatal error that says why (the class is not on the class
+     * path, is not a Strategy, has no public no-argument constructor).
+     */
     public static Strategy fromEnvironment() {
         String v = dev.gort.runtime.Config.setting("gort.preempt", "GORT_PREEMPT");
         try {
             return named(v == null ? "backedge" : v);
         } catch (IllegalArgumentException e) {
+            if (v.indexOf('.') > 0) {
+                String p = System.getProperty("gort.preempt");
+                String spelt = p != null && !p.isBlank() ? "-Dgort.preempt=" + v : "GORT_PREEMPT=" + v;
+                throw dev.gort.runtime.Fatal.fatal("malformed " + spelt + ": " + e.getMessage()
+                        + " (a strategy of one's own is a public " + Strategy.class.getName()
+                        + " with a public no-argument constructor, on the class path)");
+            }
             PreemptStrategy.nameFromEnvironment(); // an unknown name: the runtime's "malformed" fatal error
             throw e;
         }

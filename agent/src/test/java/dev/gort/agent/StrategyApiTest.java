@@ -107,6 +107,33 @@ class StrategyApiTest {
         assertThrows(IllegalArgumentException.class, () -> PreemptStrategy.register("fibonly", PreemptStrategy.BUDGET));
     }
 
+    /**
+     * {@code -Dgort.preempt=com.acme.Missing} (a strategy class misspelt, or not on the class path)
+     * said only "want one of none, entry, backedge, budget, looplen (other strategies are registered
+     * by the agent)", never that the class could not be loaded.
+     */
+    @Test
+    void aStrategyClassThatCannotBeLoadedIsAFatalErrorThatSaysWhy() {
+        String old = System.getProperty("gort.preempt");
+        try {
+            System.setProperty("gort.preempt", "com.acme.NoSuchStrategy");
+            String msg = assertThrows(dev.gort.runtime.GortFatalError.class, Strategies::fromEnvironment)
+                    .getMessage();
+            assertTrue(msg.startsWith("malformed -Dgort.preempt=com.acme.NoSuchStrategy: "), msg);
+            assertTrue(msg.contains("ClassNotFoundException: com.acme.NoSuchStrategy"), msg);
+            System.setProperty("gort.preempt", "java.lang.String");
+            msg = assertThrows(dev.gort.runtime.GortFatalError.class, Strategies::fromEnvironment)
+                    .getMessage();
+            assertTrue(msg.contains("java.lang.String is not a dev.gort.agent.Strategy"), msg);
+        } finally {
+            if (old == null) {
+                System.clearProperty("gort.preempt");
+            } else {
+                System.setProperty("gort.preempt", old);
+            }
+        }
+    }
+
     @Test
     void aResearchersStrategyPlacesPollsWhereItSays() throws Exception {
         Map<String, Integer> polls = pollsPerMethod(new PollInjector(new FibOnly(), true)
