@@ -279,6 +279,23 @@ public final class Scheduler {
     Decisions decisions;
 
     /**
+     * Goroutines are {@code jdk.internal.vm.Continuation}s, which {@code java.base} exports to no
+     * one unless the JVM is told to: without the export, a runtime cannot start, and this says how
+     * to give it (it was an {@code IllegalAccessError} naming class {@code G}, from the class
+     * loader). A fatal error, as a setting gort cannot use is ({@code -Dgort.threadlocals}'s
+     * missing {@code --add-opens}).
+     */
+    static void requireContinuations() {
+        if (!Object.class.getModule().isExported("jdk.internal.vm", Scheduler.class.getModule())) {
+            throw Fatal.fatal("goroutines are jdk.internal.vm.Continuations, which java.base does not export to"
+                    + " gort: run with gort's agent (-javaagent:gort-agent.jar, or a jar whose manifest has"
+                    + " Launcher-Agent-Class: dev.gort.agent.GortAgent), or add --add-exports"
+                    + " java.base/jdk.internal.vm=ALL-UNNAMED to the JVM's flags (Add-Exports:"
+                    + " java.base/jdk.internal.vm in an executable jar's manifest)");
+        }
+    }
+
+    /**
      * A seed is set ({@link Config.Settings#seed()}), or a decision trace is replayed: sysmon never
      * preempts on the wall clock (see {@link Decisions}). Set by the constructor and
      * {@link #recordDecisions} before the runtime starts (the threads' start publishes it), then
@@ -287,6 +304,10 @@ public final class Scheduler {
     boolean seeded;
 
     public Scheduler(Config config) {
+        // before any field initialiser loads a Continuation subclass (G): a clear message, not an
+        // IllegalAccessError from the class loader
+        requireContinuations();
+        super();
         this.config = config;
         this.idle = new Idle(this, config.settings().godebug());
         this.trace = new Tracer(this);

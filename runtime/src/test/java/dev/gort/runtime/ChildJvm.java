@@ -35,15 +35,33 @@ public final class ChildJvm {
     public static Result run(
             String mainClass, String arg, String gomaxprocs, Map<String, String> env, List<String> jvmOptions)
             throws IOException, InterruptedException {
+        return run(true, mainClass, arg, gomaxprocs, env, jvmOptions);
+    }
+
+    /**
+     * As {@link #run(String, String, String, Map, List)}, without {@code --add-exports
+     * java.base/jdk.internal.vm=ALL-UNNAMED}: a user's JVM started with neither the agent nor the flag.
+     */
+    public static Result runWithoutExports(String mainClass, String arg, List<String> jvmOptions)
+            throws IOException, InterruptedException {
+        return run(false, mainClass, arg, null, Map.of(), jvmOptions);
+    }
+
+    private static Result run(
+            boolean exportContinuations,
+            String mainClass,
+            String arg,
+            String gomaxprocs,
+            Map<String, String> env,
+            List<String> jvmOptions)
+            throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        List<String> cmd = new ArrayList<>(List.of(
-                java,
-                "--add-exports",
-                "java.base/jdk.internal.vm=ALL-UNNAMED",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-Xshare:auto"));
+        List<String> cmd = new ArrayList<>(List.of(java));
+        if (exportContinuations) {
+            cmd.addAll(List.of("--add-exports", "java.base/jdk.internal.vm=ALL-UNNAMED"));
+        }
+        cmd.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto"));
         if (gomaxprocs != null) {
             cmd.add("-Dgort.gomaxprocs=" + gomaxprocs);
         }
