@@ -949,11 +949,8 @@ public sealed class M extends CacheLinePad permits M.Padded {
             // Check the global runnable queue once in a while to ensure fairness. Otherwise two
             // goroutines can completely occupy the local runqueue by constantly respawning each other.
             // gort: also when a Java lock's holder waits at its head for this P (Preempt.boostLockHolder;
-            // the mark is this P's next findRunnable's, whatever it finds).
-            boolean lockHolderWaiting = pp.lockHolderWaitingOpaque();
-            if (lockHolderWaiting) {
-                pp.setLockHolderWaitingOpaque(false);
-            }
+            // each waiting holder's claim is one findRunnable's, whatever it finds).
+            boolean lockHolderWaiting = pp.takeLockHolderWaiting();
             if ((pp.schedtickOpaque() % 61 == 0 || lockHolderWaiting) && !s.runq.empty()) {
                 G gp;
                 synchronized (s.lock) {

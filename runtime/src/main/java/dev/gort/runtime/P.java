@@ -76,7 +76,7 @@ public sealed class P extends CacheLinePad permits P.Padded {
     private static final VarHandle IDLE;
     private static final VarHandle CREATED;
     private static final VarHandle PREEMPT;
-    private static final VarHandle LOCK_HOLDER_WAITING;
+    private static final VarHandle LOCK_HOLDERS_WAITING;
 
     static {
         try {
@@ -88,7 +88,7 @@ public sealed class P extends CacheLinePad permits P.Padded {
             IDLE = l.findVarHandle(P.class, "idle", boolean.class);
             CREATED = l.findVarHandle(P.class, "goroutinesCreated", long.class);
             PREEMPT = l.findVarHandle(P.class, "preempt", boolean.class);
-            LOCK_HOLDER_WAITING = l.findVarHandle(P.class, "lockHolderWaiting", boolean.class);
+            LOCK_HOLDERS_WAITING = l.findVarHandle(P.class, "lockHoldersWaiting", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -204,16 +204,20 @@ public sealed class P extends CacheLinePad permits P.Padded {
     volatile boolean preempt;
 
     /**
-     * A goroutine holding a Java lock waits at the global queue's head for this P, whose goroutine
-     * {@link Preempt#boostLockHolder} asked to stop: this P's next findRunnable takes the global
-     * queue's head before its own queue. Set by that goroutine's carrier (any thread) under
-     * sched.lock, only while clear; cleared by the owner M at the top of its next findRunnable
-     * (setOpaque, without the lock: nobody else writes it while it is set). Read (getOpaque) by the
-     * owner M, where a stale false costs one look at its own queue first, and by boostLockHolder.
-     * gort only.
+     * How many goroutines holding a Java lock wait at the global queue's head for this P
+     * ({@link Preempt#boostLockHolder}): each of this P's next findRunnables takes the global
+     * queue's head before its own queue, one per holder, so that a second holder that asks while
+     * the first is still on its way to this P (or runs on it) gets the P when the first leaves it,
+     * not after the goroutines queued here. Added to (getAndAdd) by a holder's carrier, any thread,
+     * under sched.lock; taken one at a time (getAndAdd, without the lock) by the M that owns the P
+     * at the top of its findRunnable: only the owner subtracts, so the count never goes below 0,
+     * and the read-modify-writes, volatile, order the holder's global queue put before the owner's
+     * look at the queue. Read (getOpaque) by the owner, where a stale 0 costs one look at its own
+     * queue first, and by boostLockHolder. A holder another M took first leaves a count that costs
+     * one early look at the global queue. gort only.
      */
     @SuppressWarnings("unused")
-    private boolean lockHolderWaiting;
+    private int lockHoldersWaiting;
 
     // ---- sysmon's view of this P (sysmon thread only, plain). Go: sysmontick ----
     int sysmonSchedtick;
@@ -299,12 +303,25 @@ public sealed class P extends CacheLinePad permits P.Padded {
         SYSCALLTICK.setOpaque(this, (int) SYSCALLTICK.getOpaque(this) + 1);
     }
 
-    boolean lockHolderWaitingOpaque() {
-        return (boolean) LOCK_HOLDER_WAITING.getOpaque(this);
+    int lockHoldersWaitingOpaque() {
+        return (int) LOCK_HOLDERS_WAITING.getOpaque(this);
     }
 
-    void setLockHolderWaitingOpaque(boolean v) {
-        LOCK_HOLDER_WAITING.setOpaque(this, v);
+    /** A lock holder waits for this P ({@link #lockHoldersWaiting}). sched.lock held. */
+    void addLockHolderWaiting() {
+        LOCK_HOLDERS_WAITING.getAndAdd(this, 1);
+    }
+
+    /**
+     * The owner M, at the top of findRunnable: takes one waiting lock holder's claim if there is
+     * one ({@link #lockHoldersWaiting}). Returns whether it took one.
+     */
+    boolean takeLockHolderWaiting() {
+        if ((int) LOCK_HOLDERS_WAITING.getOpaque(this) == 0) {
+            return false;
+        }
+        LOCK_HOLDERS_WAITING.getAndAdd(this, -1);
+        return true;
     }
 
     public M mOpaque() {

@@ -540,21 +540,28 @@ public final class Preempt {
      * waits on its carrier at the global queue's head ({@link Syscalls#waitForP}). Every goroutine
      * that wants that lock waits behind it, so it must not wait for some goroutine's time slice to
      * end (beside CPU-bound goroutines, up to 10 ms per hand-off of a contended lock). So this
-     * finds a P for it, the first from {@code mp}'s id that is running and not marked already:
+     * finds a P for it, the first from {@code mp}'s id that is running and not claimed by another
+     * holder already ({@link P#lockHoldersWaiting}):
      * <ul>
      *   <li>one whose goroutine is not in a syscall and holds no lock ({@code monitorDepth}, read
      *       racily: it would refuse): that goroutine is asked to stop at its next poll
-     *       ({@link #preemptone}) and the P is marked ({@link P#lockHolderWaiting}), so that its
-     *       next findRunnable takes the global queue's head before its own queue, and the holder
-     *       gets the P as a locked goroutine's M gets one (startlockedm);
-     *   <li>else one whose goroutine holds a lock with its carrier blocked in Java: the P is marked
+     *       ({@link #preemptone}) and the P claimed, so that its next findRunnable takes the global
+     *       queue's head before its own queue, and the holder gets the P as a locked goroutine's M
+     *       gets one (startlockedm);
+     *   <li>else one whose goroutine holds a lock with its carrier blocked in Java: the P is claimed
      *       and sysmon hurried ({@link Sysmon#hurry}), whose blocked-carrier retake then hands the
      *       P off within two short ticks ({@link Retake}; handoffp starts an M for the global
-     *       queue's work).
+     *       queue's work);
+     *   <li>else the first running P with a goroutine, claimed without asking anything: its
+     *       goroutine holds a lock and runs (another holder, maybe the one this holder's lock
+     *       blocked), or the P is claimed by another holder already (two holders, one P). Its next
+     *       findRunnable, when that goroutine parks, yields or ends, then takes this holder before
+     *       its own queue; without the claim it looked at its own queue first, and this holder
+     *       waited for the time slices of the goroutines queued there.
      * </ul>
-     * None: nothing is asked, and the holder waits for the next M that looks at the global queue.
-     * Counted in {@code SyscallStats.lockHolderBoosts}. Returns whether a P was marked. sched.lock
-     * held.
+     * None (no running P has a goroutine): nothing is asked, and the holder waits for the next M
+     * that looks at the global queue (one in findRunnable looks before it drops its P). Counted in
+     * {@code SyscallStats.lockHolderBoosts}. Returns whether a P was claimed. sched.lock held.
      *
      * <p>No Go equivalent (Go's locks belong to no thread, and a waiter leaves its M); the nearest
      * is sync.Mutex's starvation mode, whose unlock hands its P's time to the waiter.
@@ -564,14 +571,21 @@ public final class Preempt {
         P[] allp = sched.allp;
         int n = allp.length;
         P blocked = null;
+        P any = null;
         for (int i = 0; i < n; i++) {
             P pp = allp[(int) ((mp.id + i) % n)];
-            if (pp.status() != P._Prunning || pp.lockHolderWaitingOpaque()) {
+            if (pp.status() != P._Prunning) {
                 continue;
             }
             M pm = pp.mOpaque();
             G gp = pm == null ? null : pm.curg;
             if (gp == null) {
+                continue;
+            }
+            if (any == null) {
+                any = pp;
+            }
+            if (pp.lockHoldersWaitingOpaque() != 0) {
                 continue;
             }
             if (gp.monitorDepth != 0) {
@@ -581,15 +595,20 @@ public final class Preempt {
                 continue;
             }
             if (preemptone(pp, 0)) {
-                pp.setLockHolderWaitingOpaque(true);
+                pp.addLockHolderWaiting();
                 sched.syscallStats.lockHolderBoosts.incrementAndGet();
                 return true;
             }
         }
         if (blocked != null) {
-            blocked.setLockHolderWaitingOpaque(true);
+            blocked.addLockHolderWaiting();
             sched.syscallStats.lockHolderBoosts.incrementAndGet();
             sched.sysmon.hurry();
+            return true;
+        }
+        if (any != null) {
+            any.addLockHolderWaiting();
+            sched.syscallStats.lockHolderBoosts.incrementAndGet();
             return true;
         }
         return false;

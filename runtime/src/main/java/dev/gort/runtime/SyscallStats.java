@@ -19,8 +19,8 @@ public final class SyscallStats {
     /** The G could not yield (pinned, monitor held, locked): it waited for a P on its carrier. */
     final AtomicLong slowInPlace = new AtomicLong();
     /**
-     * A G waiting for a P on its carrier held a Java lock and had a running P asked for
-     * (Preempt.boostLockHolder).
+     * A G waiting for a P on its carrier held a Java lock and claimed a running P (its G asked to
+     * stop, sysmon hurried, or neither: Preempt.boostLockHolder).
      */
     final AtomicLong lockHolderBoosts = new AtomicLong();
     /** entersyscallblock: P handed off at entry. */
@@ -85,7 +85,7 @@ public final class SyscallStats {
      * @param slowLocked     as slowGlobal for a locked G (its M waits for it)
      * @param slowInPlace    the G waited for a P on its carrier (could not yield)
      * @param lockHolderBoosts a G waiting for a P on its carrier (slowInPlace, or woken from a park
-     *                       in place) held a Java lock and had a running P asked for
+     *                       in place) held a Java lock and claimed a running P
      *                       ({@code Preempt.boostLockHolder})
      * @param handoffAtEntry entersyscallblock handed the P off at once
      * @param retakes        sysmon retook a P in a syscall

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.Test;
@@ -106,8 +107,10 @@ class LockHolderBoostTest {
 
     /**
      * The only P runs a goroutine that holds a lock of its own (it would refuse a preemption) with
-     * its carrier blocked in Java: the boost marks that P and hurries sysmon, whose retake of a
-     * blocked carrier then hands the P to the holder, instead of asking the goroutine to stop.
+     * its carrier blocked in Java: the boost claims that P and hurries sysmon, whose retake of a
+     * blocked carrier then hands the P to the holder, instead of asking the goroutine to stop. A
+     * second holder claims the same P again (the P's next two findRunnables take the global
+     * queue's head first), without asking or hurrying anything more.
      */
     @Test
     void aPHeldByABlockedLockHolderIsMarkedAndSysmonHurried() throws Exception {
@@ -154,18 +157,192 @@ class LockHolderBoostTest {
                 boosted = s.preempt.boostLockHolder(mp);
             }
             assertTrue(boosted, "a P was found for the holder");
-            assertTrue(pp.lockHolderWaitingOpaque(), "the blocked holder's P is marked");
+            assertEquals(1, pp.lockHoldersWaitingOpaque(), "the blocked holder's P is claimed");
             assertTrue(s.sysmon.hurriedForTest(), "sysmon hurried");
             assertEquals(requests, s.preempt.requests(), "no request to a goroutine that would refuse it");
             synchronized (s.sched.lock) {
-                assertFalse(s.preempt.boostLockHolder(mp), "a marked P is not chosen twice");
+                assertTrue(s.preempt.boostLockHolder(mp), "a second holder claims the P too");
             }
+            assertEquals(2, pp.lockHoldersWaitingOpaque(), "two claims: the P's next two findRunnables");
+            assertFalse(s.sysmon.hurriedForTest(), "a claimed P's sysmon is not hurried again");
+            assertEquals(requests, s.preempt.requests(), "nor its goroutine asked");
             release.countDown();
         }
         runner.join(TimeUnit.SECONDS.toMillis(30));
         assertFalse(runner.isAlive(), "the runtime ended");
         if (failure.get() != null) {
             throw new AssertionError(failure.get());
+        }
+    }
+
+    /**
+     * GOMAXPROCS=1, sysmon held: a second lock holder arrives while the P runs the first one
+     * (boosted onto it, still inside its critical section: it holds a lock, so it is asked
+     * nothing, and its carrier runs). The P is claimed for it all the same, so that when the first
+     * holder leaves the P its next findRunnable takes the second from the global queue's head
+     * before the spinners queued on the P. Without that claim the second waits for the spinners'
+     * time slices, which sysmon never ends here.
+     */
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void aSecondLockHolderGetsThePWhenTheRunningHolderLeavesIt(boolean psyscall) throws Exception {
+        twoHolders(psyscall, false);
+    }
+
+    /**
+     * GOMAXPROCS=1, sysmon held: two lock holders wait for the one P, claimed for the first (the
+     * spinner asked to stop refuses a moment, unpreemptible, so the P is still claimed when the
+     * second arrives). The second, at the queue's head, takes the P first; the first must get it
+     * when the second leaves, not after the spinners queued on the P (it waited for time slices
+     * sysmon never ends here).
+     */
+    @ParameterizedTest(name = "psyscall={0}")
+    @ValueSource(booleans = {false, true})
+    void twoLockHoldersWaitingForOneClaimedPBothGetIt(boolean psyscall) throws Exception {
+        twoHolders(psyscall, true);
+    }
+
+    /**
+     * The spinner S on the only P, with two more spinners queued on it, and two holders H1 and H2,
+     * each in a blocking call acquiring a lock the test thread holds. H1 is let go first and
+     * boosted onto the P. {@code markedP}: S refuses its request a moment (unpreemptible) until H2
+     * waits in the global queue (the P is still claimed when H2 asks); else H1, running on the P
+     * with its lock, waits until H2 is queued. Both holders must run with sysmon held.
+     */
+    private static void twoHolders(boolean psyscall, boolean markedP) throws Exception {
+        Scheduler s = new Scheduler(TestSupport.config(1, psyscall));
+        ReentrantLock lock1 = new ReentrantLock();
+        ReentrantLock lock2 = new ReentrantLock();
+        AtomicInteger holdersRan = new AtomicInteger();
+        AtomicReference<M> h2 = new AtomicReference<>(); // H2's carrier
+        CountDownLatch spinning = new CountDownLatch(1);
+        CountDownLatch h1Running = new CountDownLatch(1);
+        CountDownLatch spinnerAsked = new CountDownLatch(1);
+        CountDownLatch holdersDone = new CountDownLatch(2);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        lock1.lock();
+        lock2.lock();
+        Thread runner;
+        try (RetakeGate noSysmon = RetakeGate.hold()) {
+            runner = new Thread(() -> {
+                try {
+                    s.run(() -> {
+                        GoSema done = new GoSema(0);
+                        Unpreemptible.run(() -> {
+                            s.newproc(
+                                    () -> { // S, run after both holders entered their calls
+                                        for (int i = 0; i < 2; i++) {
+                                            s.newproc(
+                                                    () -> { // queued on S's P
+                                                        spinUntil(holdersRan, 2);
+                                                        done.release();
+                                                    });
+                                        }
+                                        spinning.countDown();
+                                        if (markedP) {
+                                            M me = M.current();
+                                            Unpreemptible.run(
+                                                    () -> { // holds no lock: H1 asks S
+                                                        while (!Preempt.owedOpaque(me)) {
+                                                            Poll.poll(); // H1's request, refused here
+                                                        }
+                                                        spinnerAsked.countDown();
+                                                        spinUntilWaiting(h2);
+                                                    });
+                                            // Owed: asked again (as a released lock re-arms); the next poll yields.
+                                            s.preempt.rearm(me, Scheduler.getg(), false);
+                                        }
+                                        spinUntil(holdersRan, 2);
+                                        done.release();
+                                    });
+                            s.newproc(
+                                    () -> { // H1, runnext
+                                        s.newproc(
+                                                () -> { // H2, on H1's P while H1 blocks
+                                                    h2.set(M.current());
+                                                    G own = Syscalls.entersyscallblock();
+                                                    lock2.lock();
+                                                    Poll.lockAcquired(lock2);
+                                                    Syscalls.exitsyscall(own);
+                                                    holdersRan.incrementAndGet();
+                                                    lock2.unlock();
+                                                    Poll.lockReleased(lock2);
+                                                    holdersDone.countDown();
+                                                    done.release();
+                                                });
+                                        G own = Syscalls.entersyscallblock(); // hands the P off: H2 runs
+                                        lock1.lock();
+                                        Poll.lockAcquired(lock1);
+                                        Syscalls.exitsyscall(own); // S holds the only P
+                                        h1Running.countDown();
+                                        if (!markedP) {
+                                            spinUntilWaiting(h2); // H2 asks while this holds lock1
+                                        }
+                                        holdersRan.incrementAndGet();
+                                        lock1.unlock();
+                                        Poll.lockReleased(lock1);
+                                        holdersDone.countDown();
+                                        done.release();
+                                    });
+                        });
+                        for (int i = 0; i < 5; i++) {
+                            done.acquire();
+                        }
+                    });
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+            runner.start();
+            assertTrue(spinning.await(20, TimeUnit.SECONDS), "the spinner runs");
+            awaitQueued(lock1);
+            awaitQueued(lock2);
+            lock1.unlock(); // H1 asks for S's P
+            if (markedP) {
+                assertTrue(spinnerAsked.await(20, TimeUnit.SECONDS), "S was asked for its P");
+            } else {
+                assertTrue(h1Running.await(20, TimeUnit.SECONDS), "H1 got S's P");
+            }
+            lock2.unlock(); // H2 asks
+            boolean ran = holdersDone.await(20, TimeUnit.SECONDS);
+            noSysmon.close(); // let a failed run end
+            assertTrue(ran, "both holders ran with sysmon held (" + holdersRan.get() + " did; one waited for a slice)");
+        }
+        runner.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(runner.isAlive(), "the runtime ended");
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertEquals(2, s.syscallStats.snapshot(s).lockHolderBoosts(), "each holder asked");
+    }
+
+    /** Waits (bounded) until a thread waits for {@code lock}. */
+    private static void awaitQueued(ReentrantLock lock) {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!lock.hasQueuedThreads()) {
+            assertTrue(System.nanoTime() < until, "a holder blocks on its lock");
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Spins, polling, until the carrier {@code mp} (once known) sleeps waiting for a P: its holder
+     * is in the global queue and has asked for a P. Not by a look at the queue under sched.lock: a
+     * carrier blocked on that lock while the holder asks (it holds it) looks blocked in Java.
+     */
+    private static void spinUntilWaiting(AtomicReference<M> mp) {
+        for (; ; ) {
+            M m = mp.get();
+            if (m != null && m.blocked) {
+                return;
+            }
+            Poll.poll();
+        }
+    }
+
+    private static void spinUntil(AtomicInteger n, int until) {
+        while (n.get() < until) {
+            Poll.poll();
         }
     }
 
