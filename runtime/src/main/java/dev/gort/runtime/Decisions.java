@@ -22,7 +22,8 @@ import java.util.List;
  *
  * <p>What it covers: at GOMAXPROCS=1, inside a synctest bubble (no wall clock: the fake clock
  * orders every timer) and with a seed ({@link Config.Settings#seed()}, which also turns off
- * sysmon's wall-clock preemption), the order of the Gs and every random choice are functions of the
+ * sysmon's wall-clock preemption and the request of a Java lock's holder waiting for a P,
+ * Preempt.boostLockHolder), the order of the Gs and every random choice are functions of the
  * program and the seed: two runs log the same trace, and a replay reproduces it (a replay runs as
  * a seeded runtime whatever its seed: the recording decides every draw). Not covered: at
  * GOMAXPROCS &gt; 1 the Ms' threads interleave as the OS schedules them (which M steals first, which

@@ -559,8 +559,11 @@ public final class Preempt {
      *       its own queue; without the claim it looked at its own queue first, and this holder
      *       waited for the time slices of the goroutines queued there.
      * </ul>
-     * None (no running P has a goroutine): nothing is asked, and the holder waits for the next M
-     * that looks at the global queue (one in findRunnable looks before it drops its P). Counted in
+     * A seeded runtime takes only the last step: it never preempts on the wall clock (Sysmon,
+     * {@link Decisions}), and when a holder's carrier wakes is such a time (the goroutine asked
+     * would stop at whatever poll it had reached). None (no running P has a goroutine): nothing
+     * is asked, and the holder waits for the next M that looks at the global queue (one in
+     * findRunnable looks before it drops its P). Counted in
      * {@code SyscallStats.lockHolderBoosts}. Returns whether a P was claimed. sched.lock held.
      *
      * <p>No Go equivalent (Go's locks belong to no thread, and a waiter leaves its M); the nearest
@@ -572,6 +575,7 @@ public final class Preempt {
         int n = allp.length;
         P blocked = null;
         P any = null;
+        boolean seeded = sched.seeded;
         for (int i = 0; i < n; i++) {
             P pp = allp[(int) ((mp.id + i) % n)];
             if (pp.status() != P._Prunning) {
@@ -585,7 +589,7 @@ public final class Preempt {
             if (any == null) {
                 any = pp;
             }
-            if (pp.lockHoldersWaitingOpaque() != 0) {
+            if (seeded || pp.lockHoldersWaitingOpaque() != 0) {
                 continue;
             }
             if (gp.monitorDepth != 0) {

@@ -176,6 +176,76 @@ class LockHolderBoostTest {
     }
 
     /**
+     * A seeded runtime never preempts on the wall clock (Sysmon, {@link Decisions}): the moment a
+     * lock holder's carrier wakes is such a time, so its boost asks nothing of the running
+     * goroutine (which would stop at whatever poll it had reached) and only claims the P: the
+     * holder runs when that goroutine leaves the P, before the P's own queue. GOMAXPROCS=1: the
+     * spinner runs until the holder waits for a P and then ends; the holder runs after it.
+     */
+    @Test
+    void aSeededRuntimeAsksNoGoroutineToStopForALockHolder() throws Exception {
+        Scheduler s = new Scheduler(TestSupport.config(1).withSeed(42));
+        ReentrantLock lock = new ReentrantLock();
+        AtomicReference<M> holderM = new AtomicReference<>();
+        java.util.List<String> order = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        CountDownLatch spinning = new CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        lock.lock();
+        Thread runner = new Thread(() -> {
+            try {
+                s.run(() -> {
+                    GoSema done = new GoSema(0);
+                    Unpreemptible.run(() -> {
+                        s.newproc(
+                                () -> { // the spinner, queued behind the holder (runnext)
+                                    spinning.countDown();
+                                    for (; ; ) {
+                                        M m = holderM.get();
+                                        if (m != null && m.blocked) {
+                                            break; // the holder waits for this P: it asked (or not) already
+                                        }
+                                        Poll.poll();
+                                    }
+                                    for (int i = 0; i < 1000; i++) {
+                                        Poll.poll();
+                                    }
+                                    order.add("spinner");
+                                    done.release();
+                                });
+                        s.newproc(
+                                () -> { // the holder
+                                    holderM.set(M.current());
+                                    G own = Syscalls.entersyscallblock(); // hands the P off at once
+                                    lock.lock();
+                                    Poll.lockAcquired(lock);
+                                    Syscalls.exitsyscall(own); // the spinner holds the only P
+                                    order.add("holder");
+                                    lock.unlock();
+                                    Poll.lockReleased(lock);
+                                    done.release();
+                                });
+                    });
+                    done.acquire();
+                    done.acquire();
+                });
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        runner.start();
+        assertTrue(spinning.await(20, TimeUnit.SECONDS), "the spinner runs");
+        awaitQueued(lock);
+        lock.unlock();
+        runner.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(runner.isAlive(), "the runtime ended");
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertEquals(java.util.List.of("spinner", "holder"), order, "the spinner was not asked to stop");
+        assertEquals(1, s.syscallStats.snapshot(s).lockHolderBoosts(), "the holder claimed the P");
+    }
+
+    /**
      * GOMAXPROCS=1, sysmon held: a second lock holder arrives while the P runs the first one
      * (boosted onto it, still inside its critical section: it holds a lock, so it is asked
      * nothing, and its carrier runs). The P is claimed for it all the same, so that when the first
