@@ -801,7 +801,7 @@ public final class Syscalls {
             mp.thread.interrupt(); // waitForP keeps it across its own sleep
         }
         // The waker did idlelockedWake. Now a P, as for a syscall exit without its P.
-        waitForP(mp, gp, false, holdsLock(gp, LockFrames.NONE));
+        waitForP(mp, gp, false, gp.lockedm() == null && holdsLock(gp, LockFrames.NONE)); // as exitsyscallSlow
     }
 
     /**
