@@ -63,7 +63,9 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *       {@code InheritableThreadLocal}) becomes {@code Poll.threadLocalGet/Set/Remove(tl, ...)}, and
  *       each of {@code Thread.currentThread()} {@code Poll.currentThread()}: the same call through a
  *       handle the JIT cannot inline, so that compiled code never reuses a carrier thread read
- *       before a yield ({@link #threadLocalCall});
+ *       before a yield ({@link #threadLocalCall}); each of {@code Thread.yield()}
+ *       {@code Poll.threadYield()}: {@code runtime.Gosched()} where the goroutine may yield and
+ *       other work is runnable, else the carrier's {@code Thread.yield()};
  *   <li>every strategy but {@code none}: around each call site, outside constructors and class
  *       initialisers, of a JDK collection method that runs a callback ({@link #CALLBACKS}:
  *       {@code computeIfAbsent}, {@code forEach}, ...; by name and the JDK's descriptor, whatever
@@ -327,6 +329,14 @@ public final class PollInjector {
                 && m.desc.equals("()Ljava/lang/Thread;")) {
             // Thread.currentThread() itself: the same carrier, read afresh (Poll.currentThread)
             return new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "currentThread", m.desc, false);
+        }
+        if (in instanceof MethodInsnNode m
+                && m.getOpcode() == Opcodes.INVOKESTATIC
+                && m.owner.equals("java/lang/Thread")
+                && m.name.equals("yield")
+                && m.desc.equals("()V")) {
+            // Thread.yield(): Gosched where the goroutine may yield and others wait (Poll.threadYield)
+            return new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "threadYield", m.desc, false);
         }
         if (!(in instanceof MethodInsnNode m)
                 || m.getOpcode() != Opcodes.INVOKEVIRTUAL

@@ -484,6 +484,25 @@ public final class Poll {
         }
     }
 
+    /**
+     * {@code Thread.yield()} at an instrumented call site: in a goroutine that may yield there (no
+     * counted monitor or lock, class initialiser or JDK frame holding a lock, as for a preemption),
+     * with other work runnable on its P or the global queue, it is {@code runtime.Gosched()} (the
+     * goroutine goes to the global queue), as a virtual thread's {@code Thread.yield()} yields the
+     * virtual thread; otherwise, and outside goroutines, it is the carrier's {@code Thread.yield()}.
+     * Without it, a loop that yields while it waits for another goroutine (a spin-then-yield
+     * wait, a yielding idle strategy) waited at GOMAXPROCS=1 for sysmon's preemption after every
+     * hand-off (10-25 ms each). See {@link Preempt#threadYield}.
+     */
+    public static void threadYield() {
+        M mp = M.current();
+        if (mp == null) {
+            Thread.yield();
+            return;
+        }
+        mp.sched.preempt.threadYield(mp);
+    }
+
     /** {@code tl.set(v)} at an instrumented call site (see above). */
     public static void threadLocalSet(ThreadLocal<?> tl, Object v) {
         try {

@@ -903,6 +903,28 @@ public final class Preempt {
     }
 
     /**
+     * {@code Thread.yield()} in instrumented code ({@link Poll#threadYield}): Gosched when the
+     * goroutine may yield here (the checks of a preemption, the stack walk for JDK frames holding
+     * a lock included) and other work is runnable on its P or the global queue; else the carrier's
+     * {@code Thread.yield()}, a hint as before. A goroutine whose P sysmon retook has no P here and
+     * takes the second way; it leaves that state at its next poll.
+     *
+     * <p>Go: proc.go Gosched (the Java call it stands for has no Go twin)
+     */
+    void threadYield(M mp) {
+        G gp = mp.curg;
+        P pp = mp.p;
+        if (gp == null
+                || pp == null
+                || (pp.runq.runqempty() && sched.sched.runq.empty())
+                || refusal(mp, gp, true) != R_NONE) {
+            Thread.yield();
+            return;
+        }
+        Scheduler.gosched();
+    }
+
+    /**
      * Yields the current G to the global queue tail (it gets a new slice when it runs again);
      * callers have checked {@link #refusal}. Returns false if the continuation is pinned.
      * {@code requestedAt}: the request's time, for the trace's latency (0: unknown).
