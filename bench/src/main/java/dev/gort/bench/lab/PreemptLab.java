@@ -501,18 +501,35 @@ public final class PreemptLab {
                     cs.methodsChanged(),
                     cs.methodsChanged() == 0 ? 0 : (double) (cs.bytesAfter() - cs.bytesBefore()) / cs.methodsChanged());
             out.add(res);
-            log.printf(
-                    Locale.ROOT,
-                    "lab: %-12s %-26s ovh %+7.1f%%  yields %4d  p99 %9.1f us  max %9.1f us%s%n",
-                    w,
-                    cell.label(),
-                    res.overheadPct(),
-                    res.yields(),
-                    res.p99Us(),
-                    res.maxUs(),
-                    res.sameResult() ? "" : "  RESULT DIFFERS");
+            log.println(consoleLine(cell.label(), res));
         }
         return out;
+    }
+
+    /**
+     * A cell's progress line. Request-to-yield is sysmon's honoured requests' ({@link Result}):
+     * {@code -} with no yield at all and {@code budget} where every yield was a budget yield, as
+     * the report's cells say, never a 0.0 that reads as a measurement.
+     */
+    static String consoleLine(String label, Result res) {
+        String p99;
+        String max;
+        if (res.yields() == 0 || res.honoured() == 0) {
+            p99 = max = String.format(Locale.ROOT, "%12s", res.yields() == 0 ? "-" : "budget");
+        } else {
+            p99 = String.format(Locale.ROOT, "%9.1f us", res.p99Us());
+            max = String.format(Locale.ROOT, "%9.1f us", res.maxUs());
+        }
+        return String.format(
+                Locale.ROOT,
+                "lab: %-12s %-26s ovh %+7.1f%%  yields %4d  p99 %s  max %s%s",
+                res.workload(),
+                label,
+                res.overheadPct(),
+                res.yields(),
+                p99,
+                max,
+                res.sameResult() ? "" : "  RESULT DIFFERS");
     }
 
     private static GortHost host(Map<Integer, GortHost> hosts, int budget) {

@@ -104,4 +104,54 @@ class PreemptLabArgsTest {
                         .out());
         assertTrue(PreemptLab.usage().contains("--short: bench/target/lab"), PreemptLab.usage());
     }
+
+    /** A cell whose yields number {@code honoured} of sysmon's and {@code budget} budget ones. */
+    private static PreemptLab.Result cell(long honoured, long budget, double p99Us, double maxUs) {
+        return new PreemptLab.Result(
+                "ArraySum",
+                "budget/b64k",
+                true,
+                1.0,
+                3.0,
+                Double.NaN,
+                3.0,
+                1.0,
+                5.0,
+                Double.NaN,
+                0,
+                honoured,
+                honoured,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                budget,
+                honoured + budget,
+                0.0,
+                p99Us,
+                maxUs,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0.0);
+    }
+
+    /**
+     * The progress line's request-to-yield: a cell whose every yield was a budget yield printed
+     * {@code p99 0.0 us}, a figure no request measured (the report says {@code budget} there).
+     */
+    @Test
+    void theProgressLineSaysBudgetWhereNoRequestWasHonoured() {
+        String budgetOnly = PreemptLab.consoleLine("budget/b64k", cell(0, 103, 0.0, 0.0));
+        assertTrue(budgetOnly.contains("yields  103  p99       budget  max       budget"), budgetOnly);
+        String none = PreemptLab.consoleLine("none", cell(0, 0, 0.0, 0.0));
+        assertTrue(none.contains("yields    0  p99            -  max            -"), none);
+        String measured = PreemptLab.consoleLine("backedge", cell(12, 0, 812.34, 1900.0));
+        assertTrue(measured.contains("yields   12  p99     812.3 us  max    1900.0 us"), measured);
+        assertTrue(measured.startsWith("lab: ArraySum     backedge"), measured);
+    }
 }
