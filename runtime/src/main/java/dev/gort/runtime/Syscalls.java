@@ -615,7 +615,7 @@ public final class Syscalls {
         (gp.lockedm() != null && gp.lockedInt() == 0 ? s.syscallStats.slowLocked : s.syscallStats.slowInPlace)
                 .incrementAndGet();
         gp.casgstatus(G._Gsyscall, G._Grunnable);
-        waitForP(mp, gp, true, gp.lockedm() == null && holdsLock(gp, frames));
+        waitForP(mp, gp, true, holdsLock(gp, frames));
         mp.p.incSyscalltickOpaque();
         return false;
     }
@@ -625,10 +625,11 @@ public final class Syscalls {
      * for: a Java monitor or counted {@code Lock} (not a parker method's hold on its carrier alone,
      * {@code G.Rare.parkerDepth}), a class initialiser, or ({@code frames}, a {@link LockFrames}
      * verdict) a JDK frame's lock. Such a waiter takes a running goroutine's P
-     * ({@link Preempt#boostLockHolder}).
+     * ({@link Preempt#boostLockHolder}); a locked goroutine does not (it waits for its own M's turn).
      */
     static boolean holdsLock(G gp, int frames) {
-        return gp.monitorDepth > gp.parkerDepth() || gp.clinitDepth() != 0 || frames != LockFrames.NONE;
+        return gp.lockedm() == null
+                && (gp.monitorDepth > gp.parkerDepth() || gp.clinitDepth() != 0 || frames != LockFrames.NONE);
     }
 
     /**
@@ -801,7 +802,7 @@ public final class Syscalls {
             mp.thread.interrupt(); // waitForP keeps it across its own sleep
         }
         // The waker did idlelockedWake. Now a P, as for a syscall exit without its P.
-        waitForP(mp, gp, false, gp.lockedm() == null && holdsLock(gp, LockFrames.NONE)); // as exitsyscallSlow
+        waitForP(mp, gp, false, holdsLock(gp, LockFrames.NONE));
     }
 
     /**

@@ -42,66 +42,50 @@ class LockHolderBoostTest {
         AtomicBoolean holderRan = new AtomicBoolean();
         CountDownLatch spinning = new CountDownLatch(1);
         CountDownLatch holderDone = new CountDownLatch(1);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
         lock.lock(); // the test thread's: the holder's blocking call waits for it
-        Thread runner;
+        RuntimeThread runner;
         try (RetakeGate noSysmon = RetakeGate.hold()) {
-            runner = new Thread(() -> {
-                try {
-                    s.run(() -> {
-                        GoSema done = new GoSema(0);
-                        Unpreemptible.run(() -> {
-                            s.newproc(
-                                    () -> { // the spinner, queued behind the holder (runnext)
-                                        for (int i = 0; i < 2; i++) {
-                                            s.newproc(
-                                                    () -> { // queued on the spinner's P
-                                                        spinUntil(holderRan);
-                                                        done.release();
-                                                    });
-                                        }
-                                        spinning.countDown();
-                                        spinUntil(holderRan);
-                                        done.release();
-                                    });
-                            s.newproc(
-                                    () -> { // the holder
-                                        G own = Syscalls.entersyscallblock(); // hands the P off at once
-                                        lock.lock();
-                                        Poll.lockAcquired(lock);
-                                        Syscalls.exitsyscall(own); // the spinner holds the only P
-                                        holderRan.set(true);
-                                        lock.unlock();
-                                        Poll.lockReleased(lock);
-                                        holderDone.countDown();
-                                        done.release();
-                                    });
-                        });
-                        for (int i = 0; i < 4; i++) {
-                            done.acquire();
-                        }
-                    });
-                } catch (Throwable t) {
-                    failure.set(t);
+            runner = new RuntimeThread(s, () -> {
+                GoSema done = new GoSema(0);
+                Unpreemptible.run(() -> {
+                    s.newproc(
+                            () -> { // the spinner, queued behind the holder (runnext)
+                                for (int i = 0; i < 2; i++) {
+                                    s.newproc(
+                                            () -> { // queued on the spinner's P
+                                                spinUntil(holderRan);
+                                                done.release();
+                                            });
+                                }
+                                spinning.countDown();
+                                spinUntil(holderRan);
+                                done.release();
+                            });
+                    s.newproc(
+                            () -> { // the holder
+                                G own = Syscalls.entersyscallblock(); // hands the P off at once
+                                lock.lock();
+                                Poll.lockAcquired(lock);
+                                Syscalls.exitsyscall(own); // the spinner holds the only P
+                                holderRan.set(true);
+                                lock.unlock();
+                                Poll.lockReleased(lock);
+                                holderDone.countDown();
+                                done.release();
+                            });
+                });
+                for (int i = 0; i < 4; i++) {
+                    done.acquire();
                 }
             });
-            runner.start();
             assertTrue(spinning.await(20, TimeUnit.SECONDS), "the spinner runs");
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!lock.hasQueuedThreads()) { // the holder's carrier waits for the lock
-                assertTrue(System.nanoTime() < until, "the holder blocks on the lock");
-                Thread.onSpinWait();
-            }
+            awaitQueued(lock); // the holder's carrier waits for the lock
             lock.unlock();
             boolean ran = holderDone.await(20, TimeUnit.SECONDS);
             noSysmon.close(); // let a failed run end
             assertTrue(ran, "the lock holder got the spinner's P with sysmon held (it waited for a slice to end)");
         }
-        runner.join(TimeUnit.SECONDS.toMillis(30));
-        assertFalse(runner.isAlive(), "the runtime ended");
-        if (failure.get() != null) {
-            throw new AssertionError(failure.get());
-        }
+        runner.join();
         assertEquals(1, s.syscallStats.snapshot(s).lockHolderBoosts(), "one boost");
     }
 
@@ -118,30 +102,22 @@ class LockHolderBoostTest {
         CountDownLatch blocked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicReference<M> blockedM = new AtomicReference<>();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
         ReentrantLock own = new ReentrantLock();
-        Thread runner;
+        RuntimeThread runner;
         try (RetakeGate noSysmon = RetakeGate.hold()) {
-            runner = new Thread(() -> {
+            runner = new RuntimeThread(s, () -> {
+                own.lock();
+                Poll.lockAcquired(own);
+                blockedM.set(M.current());
+                blocked.countDown();
                 try {
-                    s.run(() -> {
-                        own.lock();
-                        Poll.lockAcquired(own);
-                        blockedM.set(M.current());
-                        blocked.countDown();
-                        try {
-                            release.await(); // the carrier blocks in Java, holding the P
-                        } catch (InterruptedException e) {
-                            throw new AssertionError(e);
-                        }
-                        own.unlock();
-                        Poll.lockReleased(own);
-                    });
-                } catch (Throwable t) {
-                    failure.set(t);
+                    release.await(); // the carrier blocks in Java, holding the P
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
                 }
+                own.unlock();
+                Poll.lockReleased(own);
             });
-            runner.start();
             assertTrue(blocked.await(20, TimeUnit.SECONDS));
             M mp = blockedM.get();
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -168,11 +144,7 @@ class LockHolderBoostTest {
             assertEquals(requests, s.preempt.requests(), "nor its goroutine asked");
             release.countDown();
         }
-        runner.join(TimeUnit.SECONDS.toMillis(30));
-        assertFalse(runner.isAlive(), "the runtime ended");
-        if (failure.get() != null) {
-            throw new AssertionError(failure.get());
-        }
+        runner.join();
     }
 
     /**
@@ -189,58 +161,46 @@ class LockHolderBoostTest {
         AtomicReference<M> holderM = new AtomicReference<>();
         java.util.List<String> order = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
         CountDownLatch spinning = new CountDownLatch(1);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
         lock.lock();
-        Thread runner = new Thread(() -> {
-            try {
-                s.run(() -> {
-                    GoSema done = new GoSema(0);
-                    Unpreemptible.run(() -> {
-                        s.newproc(
-                                () -> { // the spinner, queued behind the holder (runnext)
-                                    spinning.countDown();
-                                    for (; ; ) {
-                                        M m = holderM.get();
-                                        if (m != null && m.blocked) {
-                                            break; // the holder waits for this P: it asked (or not) already
-                                        }
-                                        Poll.poll();
-                                    }
-                                    for (int i = 0; i < 1000; i++) {
-                                        Poll.poll();
-                                    }
-                                    order.add("spinner");
-                                    done.release();
-                                });
-                        s.newproc(
-                                () -> { // the holder
-                                    holderM.set(M.current());
-                                    G own = Syscalls.entersyscallblock(); // hands the P off at once
-                                    lock.lock();
-                                    Poll.lockAcquired(lock);
-                                    Syscalls.exitsyscall(own); // the spinner holds the only P
-                                    order.add("holder");
-                                    lock.unlock();
-                                    Poll.lockReleased(lock);
-                                    done.release();
-                                });
-                    });
-                    done.acquire();
-                    done.acquire();
-                });
-            } catch (Throwable t) {
-                failure.set(t);
-            }
+        RuntimeThread runner = new RuntimeThread(s, () -> {
+            GoSema done = new GoSema(0);
+            Unpreemptible.run(() -> {
+                s.newproc(
+                        () -> { // the spinner, queued behind the holder (runnext)
+                            spinning.countDown();
+                            for (; ; ) {
+                                M m = holderM.get();
+                                if (m != null && m.blocked) {
+                                    break; // the holder waits for this P: it asked (or not) already
+                                }
+                                Poll.poll();
+                            }
+                            for (int i = 0; i < 1000; i++) {
+                                Poll.poll();
+                            }
+                            order.add("spinner");
+                            done.release();
+                        });
+                s.newproc(
+                        () -> { // the holder
+                            holderM.set(M.current());
+                            G own = Syscalls.entersyscallblock(); // hands the P off at once
+                            lock.lock();
+                            Poll.lockAcquired(lock);
+                            Syscalls.exitsyscall(own); // the spinner holds the only P
+                            order.add("holder");
+                            lock.unlock();
+                            Poll.lockReleased(lock);
+                            done.release();
+                        });
+            });
+            done.acquire();
+            done.acquire();
         });
-        runner.start();
         assertTrue(spinning.await(20, TimeUnit.SECONDS), "the spinner runs");
         awaitQueued(lock);
         lock.unlock();
-        runner.join(TimeUnit.SECONDS.toMillis(30));
-        assertFalse(runner.isAlive(), "the runtime ended");
-        if (failure.get() != null) {
-            throw new AssertionError(failure.get());
-        }
+        runner.join();
         assertEquals(java.util.List.of("spinner", "holder"), order, "the spinner was not asked to stop");
         assertEquals(1, s.syscallStats.snapshot(s).lockHolderBoosts(), "the holder claimed the P");
     }
@@ -289,81 +249,73 @@ class LockHolderBoostTest {
         CountDownLatch h1Running = new CountDownLatch(1);
         CountDownLatch spinnerAsked = new CountDownLatch(1);
         CountDownLatch holdersDone = new CountDownLatch(2);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
         lock1.lock();
         lock2.lock();
-        Thread runner;
+        RuntimeThread runner;
         try (RetakeGate noSysmon = RetakeGate.hold()) {
-            runner = new Thread(() -> {
-                try {
-                    s.run(() -> {
-                        GoSema done = new GoSema(0);
-                        Unpreemptible.run(() -> {
-                            s.newproc(
-                                    () -> { // S, run after both holders entered their calls
-                                        for (int i = 0; i < 2; i++) {
-                                            s.newproc(
-                                                    () -> { // queued on S's P
-                                                        spinUntil(holdersRan, 2);
-                                                        done.release();
-                                                    });
-                                        }
-                                        spinning.countDown();
-                                        if (markedP) {
-                                            M me = M.current();
-                                            Unpreemptible.run(
-                                                    () -> { // holds no lock: H1 asks S
-                                                        while (!Preempt.owedOpaque(me)) {
-                                                            Poll.poll(); // H1's request, refused here
-                                                        }
-                                                        spinnerAsked.countDown();
-                                                        spinUntilWaiting(h2);
-                                                    });
-                                            // Owed: asked again (as a released lock re-arms); the next poll yields.
-                                            s.preempt.rearm(me, Scheduler.getg(), false);
-                                        }
-                                        spinUntil(holdersRan, 2);
-                                        done.release();
-                                    });
-                            s.newproc(
-                                    () -> { // H1, runnext
-                                        s.newproc(
-                                                () -> { // H2, on H1's P while H1 blocks
-                                                    h2.set(M.current());
-                                                    G own = Syscalls.entersyscallblock();
-                                                    lock2.lock();
-                                                    Poll.lockAcquired(lock2);
-                                                    Syscalls.exitsyscall(own);
-                                                    holdersRan.incrementAndGet();
-                                                    lock2.unlock();
-                                                    Poll.lockReleased(lock2);
-                                                    holdersDone.countDown();
-                                                    done.release();
-                                                });
-                                        G own = Syscalls.entersyscallblock(); // hands the P off: H2 runs
-                                        lock1.lock();
-                                        Poll.lockAcquired(lock1);
-                                        Syscalls.exitsyscall(own); // S holds the only P
-                                        h1Running.countDown();
-                                        if (!markedP) {
-                                            spinUntilWaiting(h2); // H2 asks while this holds lock1
-                                        }
-                                        holdersRan.incrementAndGet();
-                                        lock1.unlock();
-                                        Poll.lockReleased(lock1);
-                                        holdersDone.countDown();
-                                        done.release();
-                                    });
-                        });
-                        for (int i = 0; i < 5; i++) {
-                            done.acquire();
-                        }
-                    });
-                } catch (Throwable t) {
-                    failure.set(t);
+            runner = new RuntimeThread(s, () -> {
+                GoSema done = new GoSema(0);
+                Unpreemptible.run(() -> {
+                    s.newproc(
+                            () -> { // S, run after both holders entered their calls
+                                for (int i = 0; i < 2; i++) {
+                                    s.newproc(
+                                            () -> { // queued on S's P
+                                                spinUntil(holdersRan, 2);
+                                                done.release();
+                                            });
+                                }
+                                spinning.countDown();
+                                if (markedP) {
+                                    M me = M.current();
+                                    Unpreemptible.run(
+                                            () -> { // holds no lock: H1 asks S
+                                                while (!Preempt.owedOpaque(me)) {
+                                                    Poll.poll(); // H1's request, refused here
+                                                }
+                                                spinnerAsked.countDown();
+                                                spinUntilWaiting(h2);
+                                            });
+                                    // Owed: asked again (as a released lock re-arms); the next poll yields.
+                                    s.preempt.rearm(me, Scheduler.getg(), false);
+                                }
+                                spinUntil(holdersRan, 2);
+                                done.release();
+                            });
+                    s.newproc(
+                            () -> { // H1, runnext
+                                s.newproc(
+                                        () -> { // H2, on H1's P while H1 blocks
+                                            h2.set(M.current());
+                                            G own = Syscalls.entersyscallblock();
+                                            lock2.lock();
+                                            Poll.lockAcquired(lock2);
+                                            Syscalls.exitsyscall(own);
+                                            holdersRan.incrementAndGet();
+                                            lock2.unlock();
+                                            Poll.lockReleased(lock2);
+                                            holdersDone.countDown();
+                                            done.release();
+                                        });
+                                G own = Syscalls.entersyscallblock(); // hands the P off: H2 runs
+                                lock1.lock();
+                                Poll.lockAcquired(lock1);
+                                Syscalls.exitsyscall(own); // S holds the only P
+                                h1Running.countDown();
+                                if (!markedP) {
+                                    spinUntilWaiting(h2); // H2 asks while this holds lock1
+                                }
+                                holdersRan.incrementAndGet();
+                                lock1.unlock();
+                                Poll.lockReleased(lock1);
+                                holdersDone.countDown();
+                                done.release();
+                            });
+                });
+                for (int i = 0; i < 5; i++) {
+                    done.acquire();
                 }
             });
-            runner.start();
             assertTrue(spinning.await(20, TimeUnit.SECONDS), "the spinner runs");
             awaitQueued(lock1);
             awaitQueued(lock2);
@@ -378,11 +330,7 @@ class LockHolderBoostTest {
             noSysmon.close(); // let a failed run end
             assertTrue(ran, "both holders ran with sysmon held (" + holdersRan.get() + " did; one waited for a slice)");
         }
-        runner.join(TimeUnit.SECONDS.toMillis(30));
-        assertFalse(runner.isAlive(), "the runtime ended");
-        if (failure.get() != null) {
-            throw new AssertionError(failure.get());
-        }
+        runner.join();
         assertEquals(2, s.syscallStats.snapshot(s).lockHolderBoosts(), "each holder asked");
     }
 
@@ -419,6 +367,32 @@ class LockHolderBoostTest {
     private static void spinUntil(AtomicBoolean flag) {
         while (!flag.get()) {
             Poll.poll();
+        }
+    }
+
+    /** {@code s.run(main)} on a thread of its own, started at once, keeping what it threw. */
+    private static final class RuntimeThread {
+        private final Thread thread;
+        private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+        RuntimeThread(Scheduler s, Runnable main) {
+            thread = new Thread(() -> {
+                try {
+                    s.run(main);
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+            thread.start();
+        }
+
+        /** Waits (bounded) for the runtime to end, and fails with what it threw. */
+        void join() throws InterruptedException {
+            thread.join(TimeUnit.SECONDS.toMillis(30));
+            assertFalse(thread.isAlive(), "the runtime ended");
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
         }
     }
 }

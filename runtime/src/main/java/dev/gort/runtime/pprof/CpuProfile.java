@@ -140,7 +140,7 @@ public final class CpuProfile {
             }
             out.add(new StackTraceElement(cls, m.getName(), fileOf(cls), f.getLineNumber()));
         }
-        return List.copyOf(out);
+        return out; // a map key from here on, never changed
     }
 
     /**

@@ -129,7 +129,10 @@ public final class DebugServer implements AutoCloseable {
     }
 
     private static void reply(HttpExchange ex, int code, String type, String body) throws IOException {
-        byte[] b = body.getBytes(StandardCharsets.UTF_8);
+        reply(ex, code, type, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void reply(HttpExchange ex, int code, String type, byte[] b) throws IOException {
         ex.getResponseHeaders().set("Content-Type", type);
         ex.sendResponseHeaders(code, b.length);
         try (OutputStream os = ex.getResponseBody()) {
@@ -172,16 +175,34 @@ public final class DebugServer implements AutoCloseable {
         } else {
             Pprof.writeThreadCreate(s, out, debug);
         }
-        byte[] b = out.toByteArray();
         if (debug != 0) {
-            ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+            reply(ex, 200, "text/plain; charset=utf-8", out.toByteArray());
         } else {
-            ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
-            ex.getResponseHeaders().set("Content-Disposition", "attachment; filename=\"" + name + "\"");
+            attachment(ex, name, out.toByteArray());
         }
-        ex.sendResponseHeaders(200, b.length);
-        try (OutputStream os = ex.getResponseBody()) {
-            os.write(b);
+    }
+
+    /** A profile.proto as net/http/pprof serves one: an octet-stream attachment named {@code filename}. */
+    private static void attachment(HttpExchange ex, String filename, byte[] b) throws IOException {
+        ex.getResponseHeaders().set("Content-Disposition", "attachment; filename=\"" + filename + "\"");
+        reply(ex, 200, "application/octet-stream", b);
+    }
+
+    /** {@code ?seconds=}'s value: 0 if it is not a positive integer (Go: strconv.ParseInt's error ignored). */
+    private static long seconds(String v) {
+        try {
+            return Math.max(0, Long.parseLong(v));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /** Sleeps for the request's {@code sec} seconds; an interrupt (the server closing) ends it early. */
+    private static void sleepSeconds(long sec) {
+        try {
+            Thread.sleep(sec > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : sec * 1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -193,12 +214,7 @@ public final class DebugServer implements AutoCloseable {
      * <p>Go: net/http/pprof serveDeltaProfile, serveError
      */
     private void deltaProfile(HttpExchange ex, String name, String secStr, int debug) throws IOException {
-        long sec;
-        try {
-            sec = Long.parseLong(secStr);
-        } catch (NumberFormatException e) {
-            sec = 0;
-        }
+        long sec = seconds(secStr);
         if (sec <= 0) {
             serveError(ex, 400, "invalid value for \"seconds\" - must be a positive integer");
             return;
@@ -211,22 +227,9 @@ public final class DebugServer implements AutoCloseable {
             serveError(ex, 400, "seconds and debug params are incompatible");
             return;
         }
-        long ms = sec > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : sec * 1000;
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        Pprof.writeDelta(s, name, out, () -> {
-            try {
-                Thread.sleep(ms);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        byte[] b = out.toByteArray();
-        ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
-        ex.getResponseHeaders().set("Content-Disposition", "attachment; filename=\"" + name + "-delta\"");
-        ex.sendResponseHeaders(200, b.length);
-        try (OutputStream os = ex.getResponseBody()) {
-            os.write(b);
-        }
+        Pprof.writeDelta(s, name, out, () -> sleepSeconds(sec));
+        attachment(ex, name + "-delta", out.toByteArray());
     }
 
     /**
@@ -237,12 +240,7 @@ public final class DebugServer implements AutoCloseable {
      * fetches. Go: net/http/pprof Profile.
      */
     private void cpuProfile(HttpExchange ex) throws IOException {
-        long sec;
-        try {
-            sec = Long.parseLong(query(ex.getRequestURI()).getOrDefault("seconds", ""));
-        } catch (NumberFormatException e) {
-            sec = 0;
-        }
+        long sec = seconds(query(ex.getRequestURI()).getOrDefault("seconds", ""));
         if (sec <= 0) {
             sec = 30;
         }
@@ -254,19 +252,11 @@ public final class DebugServer implements AutoCloseable {
             return;
         }
         try {
-            Thread.sleep(sec > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : sec * 1000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // the server is closing: end the profile, answer
+            sleepSeconds(sec); // the server closing ends it early: end the profile, answer
         } finally {
             CpuProfile.stopCPUProfile();
         }
-        byte[] b = out.toByteArray();
-        ex.getResponseHeaders().set("Content-Type", "application/octet-stream");
-        ex.getResponseHeaders().set("Content-Disposition", "attachment; filename=\"profile\"");
-        ex.sendResponseHeaders(200, b.length);
-        try (OutputStream os = ex.getResponseBody()) {
-            os.write(b);
-        }
+        attachment(ex, "profile", out.toByteArray());
     }
 
     /** Go: net/http/pprof serveError. */
