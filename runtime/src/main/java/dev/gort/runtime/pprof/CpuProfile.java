@@ -26,10 +26,12 @@ import jdk.jfr.consumer.RecordingStream;
  * goroutines, their carriers between goroutines, and every other Java thread of the process (Go's
  * profile covers the whole process, too). A goroutine's stack ends at its continuation's entry: the
  * carrier's frames below it (the M's loop) are left out, so that its stacks read as Go's do. Unlike
- * Go's (SIGPROF on CPU time, native code included): native code and the JVM's own threads (the
- * JIT, the collector) are not sampled; JFR's sampler takes fewer samples than its period promises
- * (25-39 in 0.4 s of one spinning thread here, and as few as 2 in 0.8 s of two spinning goroutines
- * in a test JVM that had run other tests first: cause not found); stacks deeper than JFR's stack
+ * Go's (SIGPROF on CPU time, native code included): only Java code is sampled, so that time in
+ * native code, in the JVM (a system call such as {@code ThreadMXBean.getCurrentThreadCpuTime},
+ * 1.8 us here) and in the JVM's own threads (the JIT, the collector) is missing (a loop that spent
+ * almost all of 1.2 s of CPU in that call gave 6 samples, the same loop doing Java work 271); the
+ * first tens of milliseconds are missed while JFR's stream starts (25-39 samples in 0.4 s of one
+ * spinning thread); stacks deeper than JFR's stack
  * depth (64 frames unless {@code -XX:FlightRecorderOptions:stackdepth=N}) lose their outermost
  * frames. A frame's file is
  * inferred from its class ({@code a/b/Outer.java} for {@code a.b.Outer$Inner}): JFR's frames do not
