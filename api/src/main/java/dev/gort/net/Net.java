@@ -4,10 +4,8 @@ import dev.gort.Chan;
 import dev.gort.Go;
 import dev.gort.Select;
 import dev.gort.Syscall;
-import dev.gort.context.CancelContext;
 import dev.gort.context.Context;
 import dev.gort.context.ContextError;
-import dev.gort.runtime.Netpoll;
 import dev.gort.runtime.Scheduler;
 import java.io.IOException;
 import java.net.Inet4Address;
@@ -20,9 +18,8 @@ import java.net.UnknownHostException;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Objects;
-import java.util.Optional;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Go's {@code net} package on gort's network poller: sockets whose I/O parks the goroutine, so a
@@ -50,7 +47,7 @@ import java.util.Optional;
  * thread, a JDK executor's) it throws {@code IllegalStateException} naming the call, e.g. {@code
  * gort: Conn.read would block outside a goroutine (use Go.run / Go.go)}, the rule of {@link
  * dev.gort.Chan}'s blocking operations: {@link #dial}, {@link #listen} and {@link #listenPacket}
- * (and {@link ListenConfig}'s) always (they register the socket with the calling goroutine's runtime); {@link Conn#read}, {@link
+ * (and {@link ListenConfig}'s and {@link Dialer}'s) always (they register the socket with the calling goroutine's runtime); {@link Conn#read}, {@link
  * Conn#write}, {@link Listener#accept}, {@link PacketConn#readFrom} and {@link PacketConn#writeTo}
  * only when they would wait, the same as a channel's non-blocking operations: a read that finds
  * data, a write the socket's buffer takes whole, an accept of a pending connection, and every
@@ -85,205 +82,42 @@ public final class Net {
     }
 
     /**
-     * Go: net.Dial. The connection's {@link Conn#remoteAddr} is the peer's address, which may
-     * differ from the one dialed ({@code 0.0.0.0:80} or {@code :80} reach {@code 127.0.0.1:80}).
+     * Go: net.Dial, a zero {@link Dialer}'s dial: {@code new Dialer().dial(network, address)}. The
+     * connection's {@link Conn#remoteAddr} is the peer's address, which may differ from the one
+     * dialed ({@code 0.0.0.0:80} or {@code :80} reach {@code 127.0.0.1:80}). A host name with
+     * several addresses is dialed at each in turn until one connects (see {@link Dialer}).
      * Go: net/sock_posix.go (*netFD).dial's getpeername
      */
     public static Conn dial(String network, String address) throws IOException {
-        return dialTimeout(network, address, null);
+        return new Dialer().dial("Net.dial", Context.background(), network, address);
     }
 
     /**
-     * Go: net.DialTimeout: {@code null} or zero is no timeout; a connection not established in
-     * time fails with {@code dial tcp 10.0.0.1:80: i/o timeout} ({@link DeadlineExceededException}).
-     * The timeout bounds the whole dial, as Go's Dialer.Timeout: a host name's lookup that outlasts
-     * it fails with {@code dial tcp: lookup example.com: i/o timeout} (the lookup, which the JDK
-     * cannot interrupt, finishes unseen), and the connect gets what is left. The connect's part
-     * passes in real time, also inside a synctest bubble (as Go's connect deadline: see {@link
-     * Conn#setDeadline}); the lookup's is a context deadline, on the bubble's clock there (Go's
-     * DialContext turns the timeout into one too).
+     * Go: net.DialTimeout, a Dialer with that {@link Dialer#setTimeout timeout}: {@code null} or
+     * zero is no timeout (a negative one has passed already, Go's "for historical reasons"); a
+     * connection not established in time fails with {@code dial tcp 10.0.0.1:80: i/o timeout}
+     * ({@link DeadlineExceededException}). The timeout bounds the whole dial, as Go's
+     * Dialer.Timeout: a host name's lookup that outlasts it fails with {@code dial tcp: lookup
+     * example.com: i/o timeout} (the lookup, which the JDK cannot interrupt, finishes unseen), and
+     * the connect gets what is left, shared among a host name's addresses (see {@link Dialer}). The
+     * connect's part passes in real time, also inside a synctest bubble (as Go's connect deadline:
+     * see {@link Conn#setDeadline}); the lookup's is a context deadline, on the bubble's clock there
+     * (Go's DialContext turns the timeout into one too).
      */
     public static Conn dialTimeout(String network, String address, Duration timeout) throws IOException {
-        Scheduler s = NetFD.sched("Net.dial");
-        String net = network(network, "dial", true);
-        long start = System.nanoTime();
-        CancelContext lookup = timeout != null && timeout.isPositive()
-                ? Context.withTimeout(Context.background(), timeout)
-                : null; // Go: Dialer.deadline, the context DialContext resolves under
-        InetSocketAddress sa;
-        try {
-            sa = resolve("dial", net, address, false, lookup);
-        } finally {
-            if (lookup != null) {
-                lookup.cancel(); // its timer
-            }
-        }
-        Duration left = lookup == null ? timeout : timeout.minusNanos(System.nanoTime() - start);
-        if (left != null && left.isZero()) {
-            left = Duration.ofNanos(-1); // spent to the nanosecond: expired, not "no timeout"
-        }
-        return dial(s, net, sa, Addr.of(net, sa), left, null);
+        return new Dialer()
+                .setTimeout(timeout == null ? Duration.ZERO : timeout)
+                .dial("Net.dial", Context.background(), network, address);
     }
 
     /**
-     * Go: (*Dialer).DialContext with a zero Dialer: {@link #dial} that ctx can end. If ctx is done
-     * before the connection is established (canceled from any goroutine or thread, or past its
-     * deadline), the dial fails, its socket closed, with Go's error: an OpError wrapping the
-     * context's ({@link Throwable#getCause()}), worded as Go's mapErr words it: {@code dial tcp
-     * 10.0.0.1:80: operation was canceled} for {@link Context#CANCELED}, a {@link
-     * DeadlineExceededException} {@code dial tcp 10.0.0.1:80: i/o timeout} for {@link
-     * Context#DEADLINE_EXCEEDED}. A ctx already done fails before any socket is made; ctx's
-     * deadline is the connect's deadline, read on {@link dev.gort.Time#now()} and passing in real
-     * time, as {@link #dialTimeout}'s. Once this returns, ctx no longer affects the connection (Go's).
-     * A host name's lookup ends when ctx is done first, with Go's {@code dial tcp: lookup
-     * example.com: operation was canceled} (see {@link ListenConfig#listen}; the JDK's resolver
-     * itself cannot be interrupted and finishes unseen).
-     *
-     * <p>Go: net/dial.go (*Dialer).DialContext, net/fd_unix.go (*netFD).connect, net/net.go mapErr
+     * Go: (*Dialer).DialContext with a zero Dialer: {@code new Dialer().dialContext(ctx, network,
+     * address)}, a {@link #dial} that ctx can end (see {@link Dialer#dialContext}): {@code dial tcp
+     * 10.0.0.1:80: operation was canceled} once ctx is canceled, {@code i/o timeout} past its
+     * deadline.
      */
     public static Conn dialContext(Context ctx, String network, String address) throws IOException {
-        Objects.requireNonNull(ctx, "nil context"); // Go panics: "nil context"
-        Scheduler s = NetFD.sched("Net.dialContext");
-        String net = network(network, "dial", true);
-        InetSocketAddress sa = resolve("dial", net, address, false, ctx);
-        Addr raddr = Addr.of(net, sa);
-        ContextError done = ctx.err();
-        if (done != null) {
-            throw mapErr(net, raddr, done); // Go: dialSerial's check before each attempt
-        }
-        return dial(s, net, sa, raddr, null, ctx);
-    }
-
-    /**
-     * A dial's error for ctx's: Go's mapErr (context.Canceled is errCanceled, {@code operation was
-     * canceled}; context.DeadlineExceeded is errTimeout, {@code i/o timeout}) in DialContext's
-     * OpError. Go: net/net.go mapErr, errCanceled
-     */
-    private static OpError mapErr(String net, Addr raddr, ContextError e) {
-        if (e.timeout()) {
-            return new DeadlineExceededException("dial", net, null, raddr, e);
-        }
-        return new OpError("dial", net, null, raddr, "operation was canceled", e);
-    }
-
-    /** The connect of dialTimeout and dialContext: timeout (null: none) and ctx (null: none) bound it. */
-    private static Conn dial(Scheduler s, String net, InetSocketAddress sa, Addr raddr, Duration timeout, Context ctx)
-            throws IOException {
-        SocketChannel ch;
-        try {
-            ch = Sys.call(() -> ipv4Only(net) ? SocketChannel.open(StandardProtocolFamily.INET) : SocketChannel.open());
-        } catch (IOException x) {
-            throw NetFD.socketError("dial", net, raddr, x);
-        }
-        NetFD fd;
-        try {
-            Sys.run(() -> {
-                ch.configureBlocking(false);
-                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                // Go's Dialer with a zero KeepAlive: probes after 15 s idle (dialTCP's newTCPConn)
-                setKeepAlive(ch, 0);
-            });
-            fd = new NetFD(s, net, ch, null, raddr);
-        } catch (IOException x) {
-            Sys.run(ch::close);
-            throw new OpError("dial", net, null, raddr, NetFD.syscallText("dial", x), x);
-        }
-        boolean ok = false;
-        try {
-            boolean connected;
-            try {
-                connected = Sys.call(() -> ch.connect(sa));
-            } catch (IOException x) {
-                throw fd.error("dial", x);
-            }
-            if (!connected) {
-                fd.pd.setConnecting(true);
-                if (timeout != null && !timeout.isZero()) {
-                    long d = timeout.isNegative() ? -1 : saturatedNanos(timeout);
-                    Netpoll.pollSetDeadline(fd.pd, d, Netpoll.MODE_WRITE);
-                }
-                connect(fd, ch, net, raddr, ctx);
-                Netpoll.pollSetDeadline(fd.pd, 0, Netpoll.MODE_WRITE);
-                fd.pd.setConnecting(false);
-            } else if (ctx != null && ctx.err() != null) {
-                throw mapErr(net, raddr, ctx.err()); // Go: connect's EISCONN case checks ctx too
-            }
-            fd.laddr = Addr.of(net, Sys.call(ch::getLocalAddress));
-            // Go's is the peer's name (getpeername), not the address as dialed: 0.0.0.0:80 reaches
-            // 127.0.0.1:80. The channel's is the address it connected to, where the JDK replaced
-            // a wildcard by loopback as the kernel does; the dialed one if there is none.
-            Addr peer = Addr.of(net, Sys.call(ch::getRemoteAddress));
-            if (peer != null) {
-                fd.raddr = peer;
-            }
-            fd.describe();
-            ok = true;
-            return new Conn(fd);
-        } finally {
-            if (!ok) {
-                try {
-                    fd.close("close");
-                } catch (IOException ignored) {
-                    // the dial's own error is the one to report
-                }
-            }
-        }
-    }
-
-    /**
-     * Waits until the connect in progress on fd completes. With a ctx: its deadline is the
-     * connect's, and a goroutine started when ctx is done ({@link Context#afterFunc}) sets the
-     * write deadline in the past, which wakes the parked dial (Go's aLongTimeAgo); the dial then
-     * reports ctx's error. If that goroutine fired but the connect won the race, the socket's write
-     * deadline is spoiled, so the dial fails all the same (Go's issue 16523).
-     *
-     * <p>Go: net/fd_unix.go (*netFD).connect
-     */
-    private static void connect(NetFD fd, SocketChannel ch, String net, Addr raddr, Context ctx) throws IOException {
-        Context.StopFunc stop = null;
-        Chan<ContextError> interruptRes = null;
-        if (ctx != null) {
-            Optional<Instant> deadline = ctx.deadline();
-            if (deadline.isPresent()) {
-                fd.setDeadline(deadline.get(), Netpoll.MODE_WRITE);
-            }
-            Chan<ContextError> res = Chan.make(1);
-            interruptRes = res;
-            stop = Context.afterFunc(ctx, () -> {
-                Netpoll.pollSetDeadline(fd.pd, -1, Netpoll.MODE_WRITE); // a deadline long ago
-                res.send(ctx.err());
-            });
-        }
-        boolean connected = false;
-        try {
-            for (; ; ) {
-                try {
-                    fd.await(Netpoll.MODE_WRITE, "dial");
-                } catch (OpError e) {
-                    ContextError done = ctx == null ? null : ctx.err();
-                    if (done != null) {
-                        throw mapErr(net, raddr, done);
-                    }
-                    throw e;
-                }
-                try {
-                    if (Sys.call(ch::finishConnect)) {
-                        break;
-                    }
-                } catch (IOException x) {
-                    throw fd.error("dial", x);
-                }
-            }
-            connected = true;
-        } finally {
-            if (stop != null && !stop.stop()) {
-                // The interrupter ran (or runs): wait for it, so that it touches no closed descriptor.
-                ContextError done = interruptRes.recv();
-                if (connected) {
-                    throw mapErr(net, raddr, done);
-                }
-            }
-        }
+        return new Dialer().dial("Net.dialContext", ctx, network, address);
     }
 
     /** Go: net.ListenPacket (UDP; a zero ListenConfig's ListenPacket with context.Background). */
@@ -368,7 +202,7 @@ public final class Net {
      * <p>Go: net/tcpsock.go (*TCPConn).SetKeepAliveConfig, net/tcpsockopt_unix.go setKeepAliveIdle,
      * setKeepAliveInterval, setKeepAliveCount
      */
-    private static void setKeepAlive(SocketChannel c, long idle) {
+    static void setKeepAlive(SocketChannel c, long idle) {
         long secs =
                 idle == 0 ? DEFAULT_KEEP_ALIVE_SECONDS : idle / 1_000_000_000L + (idle % 1_000_000_000L != 0 ? 1 : 0);
         // each step only after the one before it took (Go's SetKeepAliveConfig returns its first
@@ -401,7 +235,7 @@ public final class Net {
         }
     }
 
-    private static String base(String net) {
+    static String base(String net) {
         return net.substring(0, 3);
     }
 
@@ -416,7 +250,7 @@ public final class Net {
     }
 
     /** Go: net/dial.go parseNetwork: {@code dial foo: unknown network foo}. */
-    private static String network(String network, String op, boolean tcp) throws OpError {
+    static String network(String network, String op, boolean tcp) throws OpError {
         String n = network == null ? "" : network;
         boolean ok = tcp
                 ? n.equals("tcp") || n.equals("tcp4") || n.equals("tcp6")
@@ -492,10 +326,22 @@ public final class Net {
     }
 
     /**
-     * {@code host:port} to a socket address; a host name is looked up ({@link #lookupIP}) with ctx
-     * (null: none). Go: net/ipsock.go (*Resolver).internetAddrList
+     * {@code host:port} to a socket address, the first of {@link #resolveList}'s. Go:
+     * net/ipsock.go (*Resolver).internetAddrList
      */
     private static InetSocketAddress resolve(String op, String net, String address, boolean listen, Context ctx)
+            throws IOException {
+        return resolveList(op, net, address, listen, ctx).get(0);
+    }
+
+    /**
+     * {@code host:port} to the socket addresses it names, in the resolver's order, never empty: an
+     * IP literal or an empty host is one; a host name is looked up ({@link #lookupIP}) with ctx
+     * (null: none) and gives each of its addresses of network's family ({@code tcp4}: IPv4 only,
+     * {@code tcp}: all), as Go's filterAddrList keeps them. Go: net/ipsock.go
+     * (*Resolver).internetAddrList, filterAddrList
+     */
+    static List<InetSocketAddress> resolveList(String op, String net, String address, boolean listen, Context ctx)
             throws IOException {
         String[] hp;
         if (address == null || address.isEmpty()) {
@@ -516,32 +362,33 @@ public final class Net {
         boolean want6 = net.endsWith("6");
         if (host.isEmpty()) {
             if (listen) {
-                return want4
-                        ? new InetSocketAddress(InetAddress.ofLiteral("0.0.0.0"), port)
-                        : want6
-                                ? new InetSocketAddress(InetAddress.ofLiteral("::"), port)
-                                : new InetSocketAddress(port);
+                return List.of(
+                        want4
+                                ? new InetSocketAddress(InetAddress.ofLiteral("0.0.0.0"), port)
+                                : want6
+                                        ? new InetSocketAddress(InetAddress.ofLiteral("::"), port)
+                                        : new InetSocketAddress(port));
             }
-            return new InetSocketAddress(InetAddress.ofLiteral(want6 ? "::1" : "127.0.0.1"), port);
+            return List.of(new InetSocketAddress(InetAddress.ofLiteral(want6 ? "::1" : "127.0.0.1"), port));
         }
         InetAddress ip = literal(host);
-        if (ip == null) {
-            InetAddress[] all = lookupIP(op, net, host, ctx);
-            for (InetAddress a : all) {
-                if ((want4 && a instanceof Inet4Address)
-                        || (want6 && a instanceof Inet6Address)
-                        || (!want4 && !want6)) {
-                    ip = a;
-                    break;
-                }
-            }
-            if (ip == null) {
+        if (ip != null) {
+            if ((want4 && !(ip instanceof Inet4Address)) || (want6 && !(ip instanceof Inet6Address))) {
                 throw new OpError(op, net, null, null, "address " + host + ": no suitable address found", null);
             }
-        } else if ((want4 && !(ip instanceof Inet4Address)) || (want6 && !(ip instanceof Inet6Address))) {
+            return List.of(new InetSocketAddress(ip, port));
+        }
+        InetAddress[] all = lookupIP(op, net, host, ctx);
+        List<InetSocketAddress> addrs = new ArrayList<>(all.length);
+        for (InetAddress a : all) {
+            if ((want4 && a instanceof Inet4Address) || (want6 && a instanceof Inet6Address) || (!want4 && !want6)) {
+                addrs.add(new InetSocketAddress(a, port));
+            }
+        }
+        if (addrs.isEmpty()) {
             throw new OpError(op, net, null, null, "address " + host + ": no suitable address found", null);
         }
-        return new InetSocketAddress(ip, port);
+        return addrs;
     }
 
     /** How a host name is looked up: the JDK's resolver; tests replace it. Go: testHookLookupIP. */

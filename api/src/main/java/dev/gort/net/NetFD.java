@@ -173,8 +173,13 @@ final class NetFD {
         return new OpError(op, net, sourceFor(op), addr, OpError.CLOSED, null);
     }
 
+    /**
+     * The OpError's Source: none for accept and the deadline setters; for a dial, the Dialer's
+     * LocalAddr as it was given ({@code 127.0.0.1:0}), which laddr is until the connect succeeds
+     * (null without one). Go: net/dial.go (*sysDialer).dialSingle's OpError
+     */
     private Addr sourceFor(String op) {
-        return op.equals("accept") || op.equals("dial") || op.equals("set") ? null : laddr;
+        return op.equals("accept") || op.equals("set") ? null : laddr;
     }
 
     /** The OpError's Addr: the listener's or the connection's own for accept and the deadline setters (Go's). */
@@ -240,7 +245,12 @@ final class NetFD {
      * <p>Go: net/sock_cloexec.go sysSocket, net/dial.go (*Dialer).DialContext's OpError
      */
     static OpError socketError(String op, String net, Addr addr, IOException x) {
-        return new OpError(op, net, null, addr, syscallText("socket", x), x);
+        return socketError(op, net, null, addr, x);
+    }
+
+    /** {@link #socketError(String, String, Addr, IOException)} naming source: a dial's LocalAddr. */
+    static OpError socketError(String op, String net, Addr source, Addr addr, IOException x) {
+        return new OpError(op, net, source, addr, syscallText("socket", x), x);
     }
 
     /** Go's os.SyscallError text for a JDK socket exception. */

@@ -272,8 +272,8 @@ class ListenConfigTest {
      * Go's keep-alive on accepted connections: Listen's (a zero ListenConfig) and a zero KeepAlive
      * probe after 15 s idle, every 15 s, 9 times; a positive KeepAlive is the idle time, rounded
      * up to seconds; a negative one leaves keep-alives off. A listener keeps the period it was made
-     * with. The dialing side has Go's Dialer's default, whatever the listener's: 15 s (gort has no
-     * Dialer, so no KeepAlive to set there).
+     * with. The dialing side has Go's zero Dialer's default, whatever the listener's: 15 s (a
+     * Dialer's own KeepAlive is DialerTest's).
      */
     @Test
     void acceptedConnectionsHaveGosKeepAlive() throws IOException {
