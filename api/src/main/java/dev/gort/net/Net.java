@@ -63,7 +63,11 @@ import java.util.List;
 public final class Net {
     private Net() {}
 
-    /** Go: net.Listen (a zero ListenConfig's Listen with context.Background). */
+    /**
+     * Go: net.Listen (a zero ListenConfig's Listen with context.Background). A host name is
+     * listened on at one of its addresses, the first IPv4 one (else the first), as Go's: Go
+     * advises against host names here for that reason.
+     */
     public static Listener listen(String network, String address) throws IOException {
         return listen("Net.listen", Context.background(), 0, network, address);
     }
@@ -77,7 +81,7 @@ public final class Net {
             throws IOException {
         Scheduler s = NetFD.sched(what);
         String net = network(network, "listen", true);
-        InetSocketAddress sa = resolve("listen", net, address, true, ctx);
+        InetSocketAddress sa = first(resolveList("listen", net, address, true, ctx), true);
         return Listener.listen(s, net, sa, Addr.of(net, sa), keepAlive);
     }
 
@@ -129,7 +133,7 @@ public final class Net {
     static PacketConn listenPacket(String what, Context ctx, String network, String address) throws IOException {
         Scheduler s = NetFD.sched(what);
         String net = network(network, "listen", false);
-        InetSocketAddress sa = resolve("listen", net, address, true, ctx);
+        InetSocketAddress sa = first(resolveList("listen", net, address, true, ctx), true);
         Addr asked = Addr.of(net, sa);
         DatagramChannel ch;
         try {
@@ -151,12 +155,15 @@ public final class Net {
     }
 
     /**
-     * Resolves {@code host:port} for network (off the P for a name). Go: net.ResolveTCPAddr,
-     * ResolveUDPAddr.
+     * Resolves {@code host:port} for network (off the P for a name): of a host name's addresses,
+     * the first IPv4 one, or with {@code tcp} or {@code udp} and a bracketed host ({@code
+     * [name]:80}) the first IPv6 one, else the first. Go: net.ResolveTCPAddr, ResolveUDPAddr,
+     * net/ipsock.go (addrList).forResolve
      */
     public static Addr resolveAddr(String network, String address) throws IOException {
         String net = network(network, "resolve", network != null && network.startsWith("tcp"));
-        return Addr.of(net, resolve("resolve", net, address, false, null));
+        boolean want6 = (net.equals("tcp") || net.equals("udp")) && address != null && address.indexOf('[') >= 0;
+        return Addr.of(net, first(resolveList("resolve", net, address, false, null), !want6));
     }
 
     /**
@@ -326,12 +333,18 @@ public final class Net {
     }
 
     /**
-     * {@code host:port} to a socket address, the first of {@link #resolveList}'s. Go:
-     * net/ipsock.go (*Resolver).internetAddrList
+     * The first IPv4 address of addrs (ipv4) or the first other one (!ipv4), or else the first of
+     * all: a listener is on a host name's first IPv4 address (Go: {@code addrs.first(isIPv4)}), and
+     * Go's ResolveTCPAddr prefers IPv4 unless the address has a bracketed host ({@code [::1]:80}).
+     * Go: net/ipsock.go (addrList).first, (addrList).forResolve
      */
-    private static InetSocketAddress resolve(String op, String net, String address, boolean listen, Context ctx)
-            throws IOException {
-        return resolveList(op, net, address, listen, ctx).get(0);
+    private static InetSocketAddress first(List<InetSocketAddress> addrs, boolean ipv4) {
+        for (InetSocketAddress a : addrs) {
+            if ((a.getAddress() instanceof Inet4Address) == ipv4) {
+                return a;
+            }
+        }
+        return addrs.get(0);
     }
 
     /**

@@ -212,6 +212,36 @@ class ListenConfigTest {
     }
 
     /**
+     * A host name with several addresses is listened on at its first IPv4 one, as Go's Listen and
+     * ListenPacket ({@code addrs.first(isIPv4)}): {@code localhost} as {@code ::1} then {@code
+     * 127.0.0.1} listens on {@code 127.0.0.1} (gort took the first, {@code ::1}). Net.resolveAddr
+     * is Go's ResolveTCPAddr: the first IPv4 address, but the first IPv6 one for a bracketed host
+     * ({@code [localhost]:80}); with only one family, that one.
+     */
+    @Test
+    void aHostNameIsListenedOnAtItsFirstIPv4Address() {
+        InetAddress v6 = InetAddress.ofLiteral("::1");
+        InetAddress v4 = InetAddress.ofLiteral("127.0.0.1");
+        withLookup(
+                host -> host.equals("v6only") ? new InetAddress[] {v6} : new InetAddress[] {v6, v4},
+                () -> run(1, () -> {
+                    try (Listener ln = Net.listen("tcp", "localhost:0")) {
+                        check(ln.addr().ip().equals(v4), "listen: %s", ln.addr());
+                    }
+                    try (Listener ln = new ListenConfig().listen(Context.background(), "tcp", "localhost:0")) {
+                        check(ln.addr().ip().equals(v4), "ListenConfig.listen: %s", ln.addr());
+                    }
+                    try (PacketConn pc = Net.listenPacket("udp", "localhost:0")) {
+                        check(pc.localAddr().ip().equals(v4), "listenPacket: %s", pc.localAddr());
+                    }
+                    assertEquals(new Addr("tcp", v4, 80), Net.resolveAddr("tcp", "localhost:80"));
+                    assertEquals(new Addr("tcp", v6, 80), Net.resolveAddr("tcp", "[localhost]:80"));
+                    assertEquals(new Addr("udp", v6, 53), Net.resolveAddr("udp", "[localhost]:53"));
+                    assertEquals(new Addr("tcp", v6, 80), Net.resolveAddr("tcp", "v6only:80"));
+                }));
+    }
+
+    /**
      * ctx does not affect what listen returned: canceled after, the listener still accepts and the
      * PacketConn still reads. A host name looked up under a live ctx (in a goroutine of its own)
      * gives its address.
