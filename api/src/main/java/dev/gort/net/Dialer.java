@@ -60,9 +60,13 @@ import java.util.Optional;
  * s (Go's partialDeadline). This is Go's dialSerial, which Go's own Dialer uses where its {@code
  * FallbackDelay} is negative; gort has no Happy Eyeballs (RFC 6555 Fast Fallback, Go's
  * dialParallel, which by default races the first address family against the other after 300 ms):
- * where the first IPv6 address does not answer, the IPv4 ones are tried only once its share of the
- * deadline is spent (with no deadline, once the system gives up on it). {@code FallbackDelay} and
- * the deprecated {@code DualStack} are not ported.
+ * where the first address (say an IPv6 one) does not answer, the next (an IPv4 one) is tried only
+ * once its share of the deadline is spent (with no deadline, once the system gives up on it).
+ * {@code FallbackDelay} and the deprecated {@code DualStack} are not ported. Two more differences:
+ * where the JDK has no IPv6 ({@code -Djava.net.preferIPv4Stack=true}), a name's IPv6 addresses are
+ * tried and fail ({@code socket: address family not supported by protocol}) where Go leaves them
+ * out; and Go's retry of a connect the kernel made to itself (a dial of a free loopback port
+ * whose chosen local port is that port, Go's selfConnect) is not ported.
  *
  * <p>A Dialer may be used by many goroutines at once (Go's "safe to call Dialer's methods
  * concurrently"); a dial reads its options when it starts. Setting them while dials run is a data
