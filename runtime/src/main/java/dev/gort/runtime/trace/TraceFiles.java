@@ -13,7 +13,8 @@ import java.util.zip.GZIPOutputStream;
 /**
  * Writes a trace to a file chosen by extension, case ignored ({@link TraceFormat}): {@code .json},
  * {@code .json.gz} (Chrome/Perfetto JSON), {@code .pftrace} or {@code .pftrace.gz} (Perfetto's
- * protobuf format, ~10x smaller), or {@code .html}.
+ * protobuf format, ~10x smaller), {@code .html}, or {@code .trace} / {@code .trace.out} / {@code trace.out}
+ * (Go 1.19's binary format, for {@code go tool trace}).
  */
 public final class TraceFiles {
     private TraceFiles() {}
@@ -48,6 +49,11 @@ public final class TraceFiles {
                 }
             }
             case JSON -> writeJson(t, file);
+            case GO -> {
+                try (OutputStream os = new java.io.BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
+                    GoTraceWriter.write(t, os);
+                }
+            }
         }
     }
 

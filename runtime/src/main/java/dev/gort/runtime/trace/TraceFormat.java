@@ -18,10 +18,17 @@ public enum TraceFormat {
     /** Perfetto's protobuf format ({@link PerfettoProtoWriter}), ~10x smaller than JSON. */
     PFTRACE(".pftrace", ".perfetto-trace"),
     /** The same, gzip'd. */
-    PFTRACE_GZ(".pftrace.gz");
+    PFTRACE_GZ(".pftrace.gz"),
+    /**
+     * Go 1.19's binary execution-trace format ({@link GoTraceWriter}), for {@code go tool trace}:
+     * {@code .trace}, {@code .trace.out}, or a file called exactly {@code trace.out} (the name Go's
+     * tests write).
+     */
+    GO(".trace", ".trace.out");
 
     /** What a trace file's name must end in, for messages: "want " + this. */
-    public static final String WANTED = "a file ending in .json, .json.gz, .html, .pftrace or .pftrace.gz";
+    public static final String WANTED =
+            "a file ending in .json, .json.gz, .html, .pftrace, .pftrace.gz or .trace, or one called trace.out";
 
     private final String[] extensions;
 
@@ -32,6 +39,10 @@ public enum TraceFormat {
     /** The format of a file called {@code name} (a path or a name; case ignored), or null for none. */
     public static TraceFormat of(String name) {
         String n = name.trim().toLowerCase(Locale.ROOT);
+        int slash = Math.max(n.lastIndexOf('/'), n.lastIndexOf(java.io.File.separatorChar));
+        if (n.substring(slash + 1).equals("trace.out")) {
+            return GO;
+        }
         for (TraceFormat f : values()) {
             for (String e : f.extensions) {
                 if (n.endsWith(e) && n.length() > e.length()) {
