@@ -71,6 +71,7 @@ public final class DebugServer implements AutoCloseable {
         hs.createContext("/debug/pprof/block", ex -> d.profile(ex, "block"));
         hs.createContext("/debug/pprof/mutex", ex -> d.profile(ex, "mutex"));
         hs.createContext("/debug/pprof/profile", d::cpuProfile);
+        hs.createContext("/debug/pprof/trace", d::goTrace);
         hs.createContext("/debug/sched", d::sched);
         hs.createContext("/debug/metrics", d::metrics);
         hs.createContext("/debug/trace", d::trace);
@@ -259,6 +260,38 @@ public final class DebugServer implements AutoCloseable {
         attachment(ex, "profile", out.toByteArray());
     }
 
+    /**
+     * {@code /debug/pprof/trace?seconds=N}: an execution trace of the next N seconds (1 if N is missing
+     * or not a positive number, as Go's) in Go 1.19's binary format ({@link GoTraceWriter}), what
+     * {@code go tool trace} reads; 500 {@code Could not enable tracing: tracing is already enabled}
+     * while this runtime records a trace. Go: net/http/pprof Trace.
+     */
+    private void goTrace(HttpExchange ex) throws IOException {
+        ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+        double sec;
+        try {
+            sec = Double.parseDouble(query(ex.getRequestURI()).getOrDefault("seconds", ""));
+        } catch (NumberFormatException e) {
+            sec = 0;
+        }
+        if (!(sec > 0)) {
+            sec = 1;
+        }
+        if (s.trace.recording()) {
+            serveError(ex, 500, "Could not enable tracing: tracing is already enabled");
+            return;
+        }
+        s.trace.start(new Tracer.Options().workload("debug/pprof/trace"));
+        try {
+            Thread.sleep((long) Math.min(Long.MAX_VALUE / 2, sec * 1000));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the server closing: answer with what was recorded
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        GoTraceWriter.write(s.trace.stop(), out);
+        attachment(ex, "trace", out.toByteArray());
+    }
+
     /** Go: net/http/pprof serveError. */
     private static void serveError(HttpExchange ex, int status, String txt) throws IOException {
         ex.getResponseHeaders().set("X-Go-Pprof", "1");
@@ -316,6 +349,7 @@ public final class DebugServer implements AutoCloseable {
         {"/debug/pprof/block?debug=1", "blocking profile (Go.setBlockProfileRate)"},
         {"/debug/pprof/mutex?debug=1", "mutex contention profile (Go.setMutexProfileFraction)"},
         {"/debug/pprof/profile?seconds=30", "CPU profile (for go tool pprof)"},
+        {"/debug/pprof/trace?seconds=1", "execution trace of that long, in Go's format (for go tool trace)"},
         {"/debug/sched?detail=1", "one schedtrace"},
         {"/debug/metrics", "runtime/metrics, one name and value per line"},
         {"/debug/trace?seconds=1&format=html", "an execution trace of that long, as the HTML timeline (or format=json)"}

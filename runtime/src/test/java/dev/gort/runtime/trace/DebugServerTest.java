@@ -273,6 +273,62 @@ class DebugServerTest {
         }
     }
 
+    /**
+     * {@code /debug/pprof/trace?seconds=N}: the execution trace, as net/http/pprof serves it (what
+     * {@code go tool trace} reads, in Go 1.19's format); Go's 500 while a trace records.
+     */
+    @Test
+    void theTraceEndpointServesGosExecutionTrace() throws Exception {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        try (DebugServer d = DebugServer.start(s, 0)) {
+            HttpClient http = HttpClient.newHttpClient();
+            String url = "http://127.0.0.1:" + d.port() + "/debug/pprof/trace?seconds=0.2";
+            AtomicReference<HttpResponse<byte[]>> ok = new AtomicReference<>();
+            AtomicReference<HttpResponse<String>> busy = new AtomicReference<>();
+            s.run(() -> {
+                Thread t = new Thread(() -> {
+                    try {
+                        ok.set(http.send(
+                                HttpRequest.newBuilder(URI.create(url)).build(),
+                                HttpResponse.BodyHandlers.ofByteArray()));
+                    } catch (Exception e) {
+                        throw new RuntimeException(e);
+                    }
+                });
+                t.start();
+                while (!s.trace.recording()) { // wait-for-condition: the request has started its trace
+                    Scheduler.gosched();
+                }
+                try {
+                    busy.set(http.send(
+                            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString()));
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+                while (t.isAlive()) { // goroutines the trace sees while the first request waits
+                    Scheduler.current().newproc(() -> {});
+                    Scheduler.gosched();
+                }
+            });
+            assertEquals(500, busy.get().statusCode());
+            assertEquals(
+                    "Could not enable tracing: tracing is already enabled\n",
+                    busy.get().body());
+            assertEquals("1", busy.get().headers().firstValue("X-Go-Pprof").orElse(""));
+            assertEquals(200, ok.get().statusCode());
+            assertEquals(
+                    "application/octet-stream",
+                    ok.get().headers().firstValue("Content-Type").orElse(""));
+            assertEquals(
+                    "attachment; filename=\"trace\"",
+                    ok.get().headers().firstValue("Content-Disposition").orElse(""));
+            GoTraceDecoder trace = GoTraceDecoder.decode(ok.get().body());
+            assertTrue(trace.count(GoTraceWriter.EV_GO_CREATE) > 1, "no goroutines in the trace");
+            assertTrue(
+                    get(http, "http://127.0.0.1:" + d.port() + "/debug/pprof/").contains("/debug/pprof/trace"));
+        }
+    }
+
     static Profile profile(byte[] gz) throws java.io.IOException {
         try (java.util.zip.GZIPInputStream in =
                 new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(gz))) {
