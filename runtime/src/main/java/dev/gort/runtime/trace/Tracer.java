@@ -73,7 +73,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * experimental flags), so one read per switch stays, made cheaper instead: {@link TraceClock}'s
  * counter.
  *
- * <p>Enable with {@code -Dgort.trace=<file>} ({@code .json}, {@code .json.gz} or {@code .html}: written
+ * <p>Enable with {@code -Dgort.trace=<file>} ({@code .json}, {@code .json.gz}, {@code .html}, {@code .pftrace} or Go's {@code .trace}: written
  * when the runtime exits, or on the way out of a panic or fatal error), {@code -Dgort.trace.window=<ms>}
  * for a flight-recorder window, or the API ({@link #start}, {@link #stop}). JFR events
  * ({@link JfrEvents}) ride on the same hooks: recording {@code gort.*} events in a JFR recording turns
