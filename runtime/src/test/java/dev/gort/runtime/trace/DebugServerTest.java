@@ -282,7 +282,7 @@ class DebugServerTest {
         Scheduler s = new Scheduler(Workloads.config(1, true));
         try (DebugServer d = DebugServer.start(s, 0)) {
             HttpClient http = HttpClient.newHttpClient();
-            String url = "http://127.0.0.1:" + d.port() + "/debug/pprof/trace?seconds=0.2";
+            String url = "http://127.0.0.1:" + d.port() + "/debug/pprof/trace?seconds=1";
             AtomicReference<HttpResponse<byte[]>> ok = new AtomicReference<>();
             AtomicReference<HttpResponse<String>> busy = new AtomicReference<>();
             s.run(() -> {
@@ -296,8 +296,13 @@ class DebugServerTest {
                     }
                 });
                 t.start();
-                while (!s.trace.recording()) { // wait-for-condition: the request has started its trace
+                // wait-for-condition: the request's trace records (start publishes the session, then turns
+                // the hooks on)
+                while (!s.trace.recording() || !s.trace.on) {
                     Scheduler.gosched();
+                }
+                for (int i = 0; i < 10; i++) { // goroutines for the trace, well inside its second
+                    Scheduler.current().newproc(() -> {});
                 }
                 try {
                     busy.set(http.send(
@@ -305,9 +310,10 @@ class DebugServerTest {
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }
-                while (t.isAlive()) { // goroutines the trace sees while the first request waits
-                    Scheduler.current().newproc(() -> {});
-                    Scheduler.gosched();
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    throw new RuntimeException(e);
                 }
             });
             assertEquals(500, busy.get().statusCode());
@@ -323,7 +329,9 @@ class DebugServerTest {
                     "attachment; filename=\"trace\"",
                     ok.get().headers().firstValue("Content-Disposition").orElse(""));
             GoTraceDecoder trace = GoTraceDecoder.decode(ok.get().body());
-            assertTrue(trace.count(GoTraceWriter.EV_GO_CREATE) > 1, "no goroutines in the trace");
+            assertTrue(
+                    trace.count(GoTraceWriter.EV_GO_CREATE) >= 11,
+                    () -> "the goroutines are not in the trace: " + trace.counts);
             assertTrue(
                     get(http, "http://127.0.0.1:" + d.port() + "/debug/pprof/").contains("/debug/pprof/trace"));
         }

@@ -280,7 +280,15 @@ class GoTraceWriterTest {
         assertTrue(v.ok(), v::toString);
         ByteArrayOutputStream bo = new ByteArrayOutputStream();
         GoTraceWriter.Stats stats = GoTraceWriter.write(t, bo);
-        assertEquals(0, stats.adjusted(), () -> "gort events the writer had to adjust: " + stats.adjustments());
+        // A trace started mid-run may miss a P's acquisition: Tracer.start snapshots the Ps before it turns
+        // the hooks on, and an M that takes an idle P between the two records no ProcStart (a gap of the
+        // tracer's, not the writer's), which the writer adds where the P is first used.
+        boolean startGap = t.complete && t.size() > 0 && t.code(0) == Ev.GOMAXPROCS && hasStatus(t);
+        for (String a : stats.adjustments()) {
+            assertTrue(
+                    startGap && a.contains("without a ProcStart"),
+                    () -> "the writer had to adjust: " + stats.adjustments());
+        }
         Path file = tmp.resolve(name);
         TraceFiles.write(t, file);
         byte[] bytes = Files.readAllBytes(file);
@@ -294,6 +302,19 @@ class GoTraceWriterTest {
         System.out.println("GoTraceWriterTest: " + name + ": " + t.size() + " gort events, " + d.events.size()
                 + " Go events " + named(d.counts));
         return new Checked(stats, d);
+    }
+
+    /** Whether the trace began with goroutines or Ps running (a trace started mid-run). */
+    private static boolean hasStatus(Trace t) {
+        for (int i = 0;
+                i < t.size()
+                        && (t.code(i) == Ev.GOMAXPROCS || t.code(i) == Ev.PROC_STATUS || t.code(i) == Ev.GO_STATUS);
+                i++) {
+            if (t.code(i) == Ev.GO_STATUS) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Map<String, Integer> named(Map<Integer, Integer> counts) {
