@@ -132,7 +132,7 @@ class SettingsIT {
         BAD.put("-Dgort.sysmon.maxdelay=5", "malformed -Dgort.sysmon.maxdelay=5: want an integer >= 20");
         BAD.put(
                 "-Dgort.trace=sieve.txt",
-                "malformed -Dgort.trace=sieve.txt: want a file ending in .json, .json.gz, .html, .pftrace or .pftrace.gz");
+                "malformed -Dgort.trace=sieve.txt: want a file ending in .json, .json.gz, .html, .pftrace, .pftrace.gz or .trace, or one called trace.out");
         BAD.put("-Dgort.trace.window=abc", "malformed -Dgort.trace.window=abc: want an integer >= 0");
         BAD.put("-Dgort.trace.level=3", "malformed -Dgort.trace.level=3: want an integer from 1 to 2");
         BAD.put("-Dgort.trace.clock=sundial", "malformed -Dgort.trace.clock=sundial: want one of tsc, nanotime");
