@@ -137,23 +137,13 @@ class GoidCacheTest {
         s.run(() -> {
             Scheduler rt = Scheduler.current();
             GoSema done = new GoSema(0);
-            for (int w = 0; w < 2; w++) {
-                rt.newproc(() -> {
-                    if (M.current().p().id == 1) {
-                        if (!createdOnP1.get()) {
-                            for (int i = 0; i < 100; i++) {
-                                rt.newproc(() -> {});
-                            }
-                            createdOnP1.set(true);
-                        }
-                    } else {
-                        while (!createdOnP1.get()) {
-                            Thread.onSpinWait(); // holds P0: the other spawner can only run on P1
-                        }
-                    }
-                    done.release();
-                });
-            }
+            // Unpreemptible: main's slice can end between the two spawns on a loaded machine (its
+            // carrier descheduled), and main then spawns the second from P1: 101 there (a full run).
+            Unpreemptible.run(() -> {
+                for (int w = 0; w < 2; w++) {
+                    spawner(rt, createdOnP1, done);
+                }
+            });
             done.acquire();
             done.acquire();
             counts[3] = rt.allp()[1].goroutinesCreatedOpaque();
@@ -168,5 +158,29 @@ class GoidCacheTest {
         assertEquals(1 + 2 + 100, counts[0], "main, the two spawners, the 100");
         assertEquals(counts[0], counts[1], "shrinking GOMAXPROCS loses no P's count");
         assertEquals(counts[0] + 1, counts[2]);
+    }
+
+    /**
+     * A goroutine that, run on P1, creates 100 goroutines there (unpreemptible, so all on P1) and
+     * otherwise holds P0 spinning until that is done.
+     */
+    private static void spawner(Scheduler rt, java.util.concurrent.atomic.AtomicBoolean createdOnP1, GoSema done) {
+        rt.newproc(() -> {
+            if (M.current().p().id == 1) {
+                if (!createdOnP1.get()) {
+                    Unpreemptible.run(() -> {
+                        for (int i = 0; i < 100; i++) {
+                            rt.newproc(() -> {});
+                        }
+                    });
+                    createdOnP1.set(true);
+                }
+            } else {
+                while (!createdOnP1.get()) {
+                    Thread.onSpinWait(); // holds P0: the other spawner can only run on P1
+                }
+            }
+            done.release();
+        });
     }
 }
