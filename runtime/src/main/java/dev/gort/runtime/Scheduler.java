@@ -1168,6 +1168,58 @@ public final class Scheduler {
     // GOMAXPROCS (stop-the-world is in World).
 
     /**
+     * Runs {@code body} with the world stopped (see {@link World}): every P but the one running
+     * it in {@code _Pgcstop}, so that no goroutine or P changes state under it, then starts the
+     * world again. From a goroutine of this runtime it runs there; from a thread outside it, on a
+     * goroutine created for it, the caller waiting until it has run. Before {@link #run} has
+     * started main, and once the runtime is exiting, it runs {@code body} at once on the caller
+     * (nothing runs then to race it). What the tracer's start uses for its snapshot, as Go's
+     * StartTrace stops the world for its statuses. {@code body} must not park.
+     *
+     * <p>Go: proc.go stopTheWorld, startTheWorld (around traceAdvance's status snapshot)
+     */
+    public void withWorldStopped(Runnable body) {
+        M mp = M.current();
+        if (mp != null && mp.sched == this && mp.curg != null) {
+            // A goroutine of this runtime, whose P sysmon may have retaken (a carrier it saw
+            // blocked): World takes one back first. Waiting for another goroutine here instead
+            // would hold this carrier's P against the stop.
+            world.withWorldStopped(body);
+            return;
+        }
+        if (!mainStarted || exiting) {
+            body.run();
+            return;
+        }
+        CountDownLatch ran = new CountDownLatch(1);
+        RuntimeException[] failed = new RuntimeException[1];
+        newproc(() -> {
+            try {
+                world.withWorldStopped(body);
+            } catch (RuntimeException e) {
+                failed[0] = e;
+            } finally {
+                ran.countDown();
+            }
+        });
+        boolean interrupted = false;
+        while (true) {
+            try {
+                ran.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true; // the body runs regardless: wait for it, then restore the status
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (failed[0] != null) {
+            throw failed[0];
+        }
+    }
+
+    /**
      * Go: runtime.GOMAXPROCS: returns the previous setting; n &lt; 1 only reads it. A set (even to
      * the current value) is explicit: sysmon stops following the default (Go 1.25). See {@link
      * World#gomaxprocs}.

@@ -109,6 +109,33 @@ final class World {
     }
 
     /**
+     * Runs {@code body} on the calling goroutine with the world stopped: every other P in {@code
+     * _Pgcstop}, its goroutine back in a run queue, so that nothing changes state under the body
+     * but the caller (and threads outside the runtime). Go stops the world this way to start a
+     * trace (StartTrace, traceAdvance: stopTheWorld(stwStartTrace)). From a goroutine of this
+     * runtime holding its P.
+     */
+    void withWorldStopped(Runnable body) {
+        M mp = Syscalls.currentLeavingRetake();
+        if (mp == null || mp.sched != s || mp.p == null) {
+            throw new IllegalStateException("gort: stopping the world must be done from a goroutine of this runtime");
+        }
+        while (!worldsema.compareAndSet(false, true)) {
+            Scheduler.gosched(); // another goroutine is stopping the world: let it
+        }
+        try {
+            stopTheWorld();
+            try {
+                body.run();
+            } finally {
+                startTheWorld();
+            }
+        } finally {
+            worldsema.set(false);
+        }
+    }
+
+    /**
      * Stops every P: the caller's at once, idle and syscall ones under the lock, running ones at
      * their next scheduling point (preemptall asks them).
      *

@@ -169,8 +169,24 @@ public final class Tracer {
         start(new Options());
     }
 
-    /** Starts recording; a running session is stopped and discarded first. */
-    public synchronized void start(Options o) {
+    /**
+     * Starts recording; a running session is stopped and discarded first. With the world stopped,
+     * as Go's StartTrace: a snapshot of the Ps and goroutines taken while Ms run could miss a
+     * transition between it and the hooks' start (an M acquiring an idle P: no ProcStart; a
+     * goroutine created in between: no GoCreate), which Go's trace readers refuse. The tracer's
+     * lock is taken inside, with the world stopped: stopping the world may Gosched, which must not
+     * carry a monitor to another carrier.
+     */
+    public void start(Options o) {
+        Scheduler s = sched;
+        if (s == null) {
+            startLocked(o);
+        } else {
+            s.withWorldStopped(() -> startLocked(o));
+        }
+    }
+
+    private synchronized void startLocked(Options o) {
         TraceClock.init(); // here, not in the first hook: see init
         // 8-16 bytes per event (TraceBuf's compact forms), 98000-196000 events per 1.5 MB chunk (10-20 ms of a busy
         // M's ping-pong, whose records are all one long): a window of W ms keeps W/10 chunks per M, a memory bound

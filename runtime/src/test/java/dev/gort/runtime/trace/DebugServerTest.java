@@ -217,7 +217,9 @@ class DebugServerTest {
                         HttpResponse.BodyHandlers.ofString());
                 long deadline = System.nanoTime() + 30_000_000_000L;
                 while (!s.trace.recording() && System.nanoTime() < deadline) {
-                    Thread.onSpinWait(); // until the trace request is being served
+                    // until the trace request is being served: its start stops the world from a
+                    // goroutine of its own, which needs this P now and then (nothing preempts here)
+                    Scheduler.gosched();
                 }
                 try {
                     HttpResponse<String> r = http.send(

@@ -13,6 +13,7 @@ import dev.gort.runtime.Timer;
 import dev.gort.runtime.WaitReason;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -242,6 +243,49 @@ class GoTraceWriterTest {
         return rt.numGoroutine() >= 3;
     }
 
+    /**
+     * Traces started and stopped again and again while both Ps go idle and are taken again (two
+     * workloads beside): every one of them in Go's model with nothing to repair but a syscall exit
+     * ({@link #midRunRepairs}). Tracer.start snapshots with the world stopped; a snapshot taken while
+     * the Ms ran missed transitions between it and the hooks' start (a goroutine started while the
+     * snapshot had it waiting, a P acquired with no ProcStart): it failed in each of 3 runs.
+     */
+    @Test
+    void tracesStartedMidRunMissNoTransition() {
+        List<String> repaired = new ArrayList<>();
+        Scheduler s = new Scheduler(Workloads.config(2, true));
+        s.run(() -> {
+            Scheduler rt = Scheduler.current();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            GoSema done = new GoSema("done", 0);
+            for (int w = 0; w < 2; w++) {
+                rt.newproc(() -> {
+                    while (!stop.get()) {
+                        workload(20);
+                    }
+                    done.release();
+                });
+            }
+            for (int i = 0; i < 150 && repaired.isEmpty(); i++) {
+                rt.trace.start(new Tracer.Options().workload("again " + i));
+                Scheduler.gosched();
+                Trace t = rt.trace.stop();
+                try {
+                    repaired.addAll(midRunRepairs(
+                            GoTraceWriter.write(t, OutputStream.nullOutputStream())
+                                    .adjustments(),
+                            t));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+            stop.set(true);
+            done.acquire();
+            done.acquire();
+        });
+        assertEquals(List.of(), repaired, "the writer had to repair a trace started mid-run");
+    }
+
     /** A flight-recorder window: the trace starts mid-stream, with no status events; the first event of each goroutine places it. */
     @Test
     void aFlightRecorderWindowReadsBackInGoTools() throws Exception {
@@ -280,15 +324,8 @@ class GoTraceWriterTest {
         assertTrue(v.ok(), v::toString);
         ByteArrayOutputStream bo = new ByteArrayOutputStream();
         GoTraceWriter.Stats stats = GoTraceWriter.write(t, bo);
-        // A trace started mid-run may miss a P's acquisition: Tracer.start snapshots the Ps before it turns
-        // the hooks on, and an M that takes an idle P between the two records no ProcStart (a gap of the
-        // tracer's, not the writer's), which the writer adds where the P is first used.
-        boolean startGap = t.complete && t.size() > 0 && t.code(0) == Ev.GOMAXPROCS && hasStatus(t);
-        for (String a : stats.adjustments()) {
-            assertTrue(
-                    startGap && a.contains("without a ProcStart"),
-                    () -> "the writer had to adjust: " + stats.adjustments());
-        }
+        // Nothing to repair but what a trace started mid-run may still miss (see midRunRepairs).
+        assertEquals(List.of(), midRunRepairs(stats.adjustments(), t), "the writer had to adjust");
         Path file = tmp.resolve(name);
         TraceFiles.write(t, file);
         byte[] bytes = Files.readAllBytes(file);
@@ -304,17 +341,23 @@ class GoTraceWriterTest {
         return new Checked(stats, d);
     }
 
-    /** Whether the trace began with goroutines or Ps running (a trace started mid-run). */
-    private static boolean hasStatus(Trace t) {
-        for (int i = 0;
-                i < t.size()
-                        && (t.code(i) == Ev.GOMAXPROCS || t.code(i) == Ev.PROC_STATUS || t.code(i) == Ev.GO_STATUS);
-                i++) {
-            if (t.code(i) == Ev.GO_STATUS) {
-                return true;
+    /**
+     * The repairs other than those a trace started mid-run may still need. Tracer.start snapshots
+     * with the world stopped, so no P is acquired and no goroutine created, started or woken by
+     * another between the snapshot and the hooks' start (before, an M taking an idle P there
+     * recorded no ProcStart: about one mid-run trace in five at GOMAXPROCS=2). An M in a syscall
+     * has no P to stop: its goroutine's exit from the syscall can still fall between the two (the
+     * snapshot sees it runnable, then its SyscallExit is recorded), which the writer drops.
+     */
+    static List<String> midRunRepairs(List<String> adjustments, Trace t) {
+        boolean midRun = t.size() > 0 && t.code(0) == Ev.GOMAXPROCS && t.count(Ev.GO_STATUS) > 0;
+        List<String> left = new ArrayList<>();
+        for (String a : adjustments) {
+            if (!(midRun && a.contains(" leaves a syscall while "))) {
+                left.add(a);
             }
         }
-        return false;
+        return left;
     }
 
     private static Map<String, Integer> named(Map<Integer, Integer> counts) {
