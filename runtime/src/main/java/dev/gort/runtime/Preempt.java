@@ -277,7 +277,14 @@ public final class Preempt {
                 if ((w & OWED) == 0 || (unparked(w) & REQ) != 0) {
                     return false; // nothing owed, or already armed
                 }
-                tick = tickOf(w); // a re-arm is for the slice that was refused
+                // A re-arm is for the slice the G runs now: OWED is cleared at every new slice, so
+                // it is this slice's debt, but the G may have left a "syscall" (a retaken blocked
+                // carrier) onto a P whose schedtick differs from the refused request's. Re-raised
+                // for the old tick, the poll would drop it as stale with OWED kept, and every later
+                // unlock would re-arm it again: a loop that made every poll in the JVM take the slow
+                // path (Netty's pooled allocator at GOMAXPROCS=1: 108,000 re-arms, all stale). Go's
+                // gp.preempt is the G's, honoured at the next prologue on whichever P.
+                tick = pp != null ? pp.schedtickOpaque() : tickOf(w);
             } else if ((unparked(w) & REQ) != 0 && tickOf(w) == tick) {
                 if ((w & OWED) != 0 || STATE.compareAndSet(mt, w, w | OWED)) {
                     return false;
@@ -476,8 +483,9 @@ public final class Preempt {
 
     /**
      * The refused G released its last monitor or lock, or left its class initialiser: re-arms a
-     * request it owes (a new REQ for the refused slice; Go: releasem restoring stackPreempt), or a
-     * syscall exit deferred inside the initialiser (a NOTICE). The carrier.
+     * request it owes (a new REQ for the slice it runs now, on the P it has now, which may not be
+     * the refused request's; Go: releasem restoring stackPreempt), or a syscall exit deferred
+     * inside the initialiser (a NOTICE). The carrier.
      */
     void rearm(M mp, G gp, boolean deferredExit) {
         if (owedOpaque(mp)) {
