@@ -11,8 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import jdk.jfr.consumer.RecordedEvent;
-import jdk.jfr.consumer.RecordedFrame;
-import jdk.jfr.consumer.RecordedMethod;
 import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordingStream;
 
@@ -35,7 +33,7 @@ import jdk.jfr.consumer.RecordingStream;
  * depth (64 frames unless {@code -XX:FlightRecorderOptions:stackdepth=N}) lose their outermost
  * frames. A frame's file is
  * inferred from its class ({@code a/b/Outer.java} for {@code a.b.Outer$Inner}): JFR's frames do not
- * name it.
+ * name it ({@link JfrStacks}).
  *
  * <p>One profile at a time in the process, as in Go.
  *
@@ -119,44 +117,10 @@ public final class CpuProfile {
         if (st == null) {
             return;
         }
-        List<StackTraceElement> stack = stack(st.getFrames());
+        List<StackTraceElement> stack = JfrStacks.stack(st.getFrames());
         synchronized (counts) {
             counts.computeIfAbsent(stack, k -> new long[1])[0]++;
         }
-    }
-
-    /**
-     * The frames as Pprof's stack elements, top first, cut at a goroutine's continuation entry
-     * (the first frame of {@code jdk.internal.vm.Continuation}, and the carrier's frames below it).
-     */
-    static List<StackTraceElement> stack(List<RecordedFrame> frames) {
-        List<StackTraceElement> out = new ArrayList<>(frames.size());
-        for (RecordedFrame f : frames) {
-            RecordedMethod m = f.getMethod();
-            if (m == null) {
-                continue;
-            }
-            String cls = m.getType().getName();
-            if (cls.equals("jdk.internal.vm.Continuation")) {
-                break; // enter0, enter, enterSpecial (the frames above it may be compiled away), run
-            }
-            out.add(new StackTraceElement(cls, m.getName(), fileOf(cls), f.getLineNumber()));
-        }
-        return out; // a map key from here on, never changed
-    }
-
-    /**
-     * {@code Outer.java} for {@code a.b.Outer$Inner}, and for a hidden class
-     * ({@code a.b.Outer$$Lambda.0x0000...} or {@code .../0x...}); null for none.
-     */
-    static String fileOf(String cls) {
-        String c = cls.replaceFirst("[./]0x[0-9a-fA-F]+$", "");
-        String simple = c.substring(c.lastIndexOf('.') + 1);
-        int dollar = simple.indexOf('$');
-        if (dollar >= 0) {
-            simple = simple.substring(0, dollar);
-        }
-        return simple.isEmpty() ? null : simple + ".java";
     }
 
     private void write() throws IOException {

@@ -134,10 +134,10 @@ class CpuProfileTest {
 
     @Test
     void fileOfAClassIsItsOutermostClasssSource() {
-        assertEquals("Outer.java", CpuProfile.fileOf("a.b.Outer$Inner$1"));
-        assertEquals("Outer.java", CpuProfile.fileOf("a.b.Outer$$Lambda.0x000000007e0d7cc0"));
-        assertEquals("Outer.java", CpuProfile.fileOf("a.b.Outer$$Lambda/0x000000007e0d7cc0"));
-        assertEquals("Top.java", CpuProfile.fileOf("Top"));
+        assertEquals("Outer.java", JfrStacks.fileOf("a.b.Outer$Inner$1"));
+        assertEquals("Outer.java", JfrStacks.fileOf("a.b.Outer$$Lambda.0x000000007e0d7cc0"));
+        assertEquals("Outer.java", JfrStacks.fileOf("a.b.Outer$$Lambda/0x000000007e0d7cc0"));
+        assertEquals("Top.java", JfrStacks.fileOf("Top"));
     }
 
     @Test
