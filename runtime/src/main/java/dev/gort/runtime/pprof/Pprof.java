@@ -171,13 +171,12 @@ public final class Pprof {
 
     /**
      * Whether net/http/pprof serves the change of profile {@code name} over {@code ?seconds=N}: the
-     * cumulative ones ({@code block}, {@code mutex}) and the count profiles ({@code goroutine},
-     * {@code threadcreate}); Go's {@code heap} and {@code allocs} gort does not have. Go:
-     * net/http/pprof profileSupportsDelta.
+     * cumulative ones ({@code block}, {@code mutex}, {@code heap}, {@code allocs}) and the count
+     * profiles ({@code goroutine}, {@code threadcreate}). Go: net/http/pprof profileSupportsDelta.
      */
     public static boolean supportsDelta(String name) {
         return switch (name) {
-            case "block", "mutex", "goroutine", "threadcreate" -> true;
+            case "allocs", "block", "goroutine", "heap", "mutex", "threadcreate" -> true;
             default -> false;
         };
     }
@@ -226,12 +225,17 @@ public final class Pprof {
         Builder b = new Builder();
         Profile.Builder pb = b.profile;
         boolean contention = name.equals("block") || name.equals("mutex");
-        String countName = contention ? "contentions" : name;
-        pb.setPeriodType(b.valueType(countName, "count"));
-        pb.setPeriod(1);
-        pb.addSampleType(b.valueType(countName, "count"));
-        if (contention) {
-            pb.addSampleType(b.valueType("delay", "nanoseconds"));
+        if (name.equals("heap") || name.equals("allocs")) {
+            pb.setPeriodType(b.valueType("space", "bytes"));
+            MemProfile.addSampleTypes(b, name.equals("allocs") ? "alloc_space" : "");
+        } else {
+            String countName = contention ? "contentions" : name;
+            pb.setPeriodType(b.valueType(countName, "count"));
+            pb.setPeriod(1);
+            pb.addSampleType(b.valueType(countName, "count"));
+            if (contention) {
+                pb.addSampleType(b.valueType("delay", "nanoseconds"));
+            }
         }
         pb.setTimeNanos(timeNanos);
         pb.setDurationNanos(dur);
@@ -248,10 +252,14 @@ public final class Pprof {
         w.write(b.build());
     }
 
-    /** The values of profile {@code name} per stack now: a count, or a count and a delay. */
-    private static Map<List<StackTraceElement>, long[]> snapshot(Scheduler s, String name) {
+    /**
+     * The values of profile {@code name} per stack now: a count, a count and a delay, or a heap
+     * profile's four figures.
+     */
+    private static Map<List<StackTraceElement>, long[]> snapshot(Scheduler s, String name) throws IOException {
         Map<List<StackTraceElement>, long[]> m = new LinkedHashMap<>();
         switch (name) {
+            case "heap", "allocs" -> m = MemProfile.snapshot();
             case "goroutine" -> {
                 for (G gp : s.allgs()) {
                     m.computeIfAbsent(List.of(Traceback.stack(gp)), k -> new long[1])[0]++;
