@@ -7,6 +7,7 @@ import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.Traceback;
 import dev.gort.runtime.metrics.Metrics;
 import dev.gort.runtime.pprof.CpuProfile;
+import dev.gort.runtime.pprof.MemProfile;
 import dev.gort.runtime.pprof.Pprof;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -30,6 +31,11 @@ import java.util.Map;
  *   <li>{@code /debug/pprof/block}, {@code /debug/pprof/mutex} (and {@code ?debug=1}): the
  *       contention profiles, empty until {@code Go.setBlockProfileRate} /
  *       {@code Go.setMutexProfileFraction} turn them on;
+ *   <li>{@code /debug/pprof/heap} ({@code ?gc=1} collects first), {@code /debug/pprof/allocs} (and
+ *       {@code ?debug=1}, {@code ?seconds=N}): the heap profile of {@link MemProfile}, whose
+ *       sampling runs while the server does;
+ *   <li>{@code /debug/pprof/profile?seconds=N}: the CPU profile ({@link CpuProfile});
+ *   <li>{@code /debug/pprof/cmdline}: the JVM's command line, NUL-separated ({@link #cmdline});
  *   <li>{@code /debug/sched?detail=1}: one schedtrace;
  *   <li>{@code /debug/metrics}: every runtime/metrics value, one {@code name value} per line;
  *   <li>{@code /debug/trace?seconds=5&format=html|json}: traces for that long (at most 60 s) and
@@ -42,6 +48,8 @@ public final class DebugServer implements AutoCloseable {
     private final HttpServer server;
     private final Scheduler s;
     private final java.util.concurrent.ExecutorService handlers;
+    /** Closed: under this server's monitor (a second close must not stop another's sampling). */
+    private boolean closed;
 
     private DebugServer(Scheduler s, HttpServer server, java.util.concurrent.ExecutorService handlers) {
         this.s = s;
@@ -70,12 +78,17 @@ public final class DebugServer implements AutoCloseable {
         hs.createContext("/debug/pprof/goroutineleak", ex -> d.profile(ex, "goroutineleak"));
         hs.createContext("/debug/pprof/block", ex -> d.profile(ex, "block"));
         hs.createContext("/debug/pprof/mutex", ex -> d.profile(ex, "mutex"));
+        hs.createContext("/debug/pprof/heap", ex -> d.profile(ex, "heap"));
+        hs.createContext("/debug/pprof/allocs", ex -> d.profile(ex, "allocs"));
         hs.createContext("/debug/pprof/profile", d::cpuProfile);
         hs.createContext("/debug/pprof/trace", d::goTrace);
+        hs.createContext("/debug/pprof/cmdline", DebugServer::cmdlineHandler);
         hs.createContext("/debug/sched", d::sched);
         hs.createContext("/debug/metrics", d::metrics);
         hs.createContext("/debug/trace", d::trace);
         hs.createContext("/debug/", d::index);
+        // the heap profiles cover what is allocated while the server runs (Go's, the program's life)
+        MemProfile.startAsync();
         hs.start();
         return d;
     }
@@ -108,11 +121,20 @@ public final class DebugServer implements AutoCloseable {
         return server.getAddress().getPort();
     }
 
-    /** Stops listening and ends the requests in progress (a waiting one is interrupted). */
+    /**
+     * Stops listening, ends the requests in progress (a waiting one is interrupted) and matches
+     * the server's start of allocation sampling ({@link MemProfile#stop}).
+     */
     @Override
     public void close() {
         server.stop(0);
         handlers.shutdownNow();
+        synchronized (this) {
+            if (!closed) {
+                closed = true;
+                MemProfile.stop();
+            }
+        }
     }
 
     private static Map<String, String> query(URI u) {
@@ -143,23 +165,23 @@ public final class DebugServer implements AutoCloseable {
 
     /**
      * {@code /debug/pprof/goroutine}, {@code /debug/pprof/goroutineleak} (runs leak detection: a
-     * few full collections) and {@code /debug/pprof/threadcreate}, as net/http/pprof
-     * serves them: {@code debug=0} (the default) the gzip'd profile.proto as an attachment, {@code
-     * debug=1} the grouped text, {@code debug=2} (goroutine only) the full dump, here followed by
-     * gort's wait-for graph (text a dump parser skips). Go: net/http/pprof handler.ServeHTTP.
+     * few full collections), {@code /debug/pprof/threadcreate}, {@code block}, {@code mutex},
+     * {@code heap} and {@code allocs}, as net/http/pprof serves them: {@code debug=0} (the
+     * default) the gzip'd profile.proto as an attachment, {@code debug=1} the text, {@code
+     * debug=2} (goroutine only) the full dump, here followed by gort's wait-for graph (text a dump
+     * parser skips); {@code heap?gc=1} runs a collection first ({@code System.gc()}, Go's {@code
+     * runtime.GC()}). Go: net/http/pprof handler.ServeHTTP.
      */
     private void profile(HttpExchange ex, String name) throws IOException {
         Map<String, String> q = query(ex.getRequestURI());
-        int debug;
-        try {
-            debug = Integer.parseInt(q.getOrDefault("debug", "0"));
-        } catch (NumberFormatException e) {
-            debug = 0; // Go: strconv.Atoi's error ignored, debug stays 0
-        }
+        int debug = atoi(q.get("debug"));
         String sec = q.get("seconds");
         if (sec != null && !sec.isEmpty()) {
             deltaProfile(ex, name, sec, debug);
             return;
+        }
+        if (name.equals("heap") && atoi(q.get("gc")) > 0) {
+            System.gc();
         }
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         if (name.equals("goroutine")) {
@@ -173,6 +195,10 @@ public final class DebugServer implements AutoCloseable {
             Pprof.writeBlock(s, out, debug);
         } else if (name.equals("mutex")) {
             Pprof.writeMutex(s, out, debug);
+        } else if (name.equals("heap")) {
+            MemProfile.writeHeap(out, debug);
+        } else if (name.equals("allocs")) {
+            MemProfile.writeAlloc(out, debug);
         } else {
             Pprof.writeThreadCreate(s, out, debug);
         }
@@ -181,6 +207,49 @@ public final class DebugServer implements AutoCloseable {
         } else {
             attachment(ex, name, out.toByteArray());
         }
+    }
+
+    /** A query value as Go's {@code strconv.Atoi} with its error ignored: 0 if not an int. */
+    private static int atoi(String v) {
+        try {
+            return v == null ? 0 : Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * The program's command line as net/http/pprof's {@code /debug/pprof/cmdline} serves it: its
+     * arguments separated by NUL bytes (Go: {@code os.Args}). A JVM's program is the JVM: the
+     * launcher's path and every argument the process was started with (JVM options, class path,
+     * main class or {@code -jar}, the program's own arguments), as the OS reports them ({@code
+     * ProcessHandle.Info}); where it reports none, the launcher under {@code java.home}, the JVM's
+     * input arguments and {@code sun.java.command} split at its spaces (so an argument with a space
+     * in it reads as several, and the class path is missing). Go: net/http/pprof Cmdline.
+     */
+    static String cmdline() {
+        ProcessHandle.Info info = ProcessHandle.current().info();
+        java.util.List<String> argv = new java.util.ArrayList<>();
+        if (info.command().isPresent() && info.arguments().isPresent()) {
+            argv.add(info.command().get());
+            argv.addAll(java.util.List.of(info.arguments().get()));
+        } else {
+            argv.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+                    .toString());
+            argv.addAll(
+                    java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+            String command = System.getProperty("sun.java.command", "").trim();
+            if (!command.isEmpty()) {
+                argv.addAll(java.util.List.of(command.split(" +")));
+            }
+        }
+        return String.join("\0", argv);
+    }
+
+    /** {@code /debug/pprof/cmdline}. Go: net/http/pprof Cmdline. */
+    private static void cmdlineHandler(HttpExchange ex) throws IOException {
+        ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+        reply(ex, 200, "text/plain; charset=utf-8", cmdline());
     }
 
     /** A profile.proto as net/http/pprof serves one: an octet-stream attachment named {@code filename}. */
@@ -348,8 +417,14 @@ public final class DebugServer implements AutoCloseable {
         {"/debug/pprof/goroutineleak?debug=1", "goroutines leaked: blocked on what nothing can reach"},
         {"/debug/pprof/block?debug=1", "blocking profile (Go.setBlockProfileRate)"},
         {"/debug/pprof/mutex?debug=1", "mutex contention profile (Go.setMutexProfileFraction)"},
+        {
+            "/debug/pprof/heap?debug=1",
+            "allocations and live objects sampled by JFR since the server started (gc=1 collects first)"
+        },
+        {"/debug/pprof/allocs?debug=1", "the heap profile, alloc_space by default: a sampling of past allocations"},
         {"/debug/pprof/profile?seconds=30", "CPU profile (for go tool pprof)"},
         {"/debug/pprof/trace?seconds=1", "execution trace of that long, in Go's format (for go tool trace)"},
+        {"/debug/pprof/cmdline", "the JVM's command line, NUL-separated"},
         {"/debug/sched?detail=1", "one schedtrace"},
         {"/debug/metrics", "runtime/metrics, one name and value per line"},
         {"/debug/trace?seconds=1&format=html", "an execution trace of that long, as the HTML timeline (or format=json)"}

@@ -281,6 +281,51 @@ class MemProfileTest {
         }
     }
 
+    /**
+     * What a Go user types: {@code go tool pprof -sample_index=alloc_space -top
+     * http://127.0.0.1:PORT/debug/pprof/allocs} against the debug server, whose sampling started
+     * with it, shows a goroutine's allocations under the method that made them (when Go is
+     * installed).
+     */
+    @Test
+    void goToolPprofReadsTheAllocsEndpoint(@TempDir Path tmp) throws Exception {
+        Path go = PprofTest.goBinary();
+        assumeTrue(go != null, "skipped: no go binary (GORT_GO, /usr/lib/go-1.19/bin/go, go on PATH)");
+        Scheduler s = new Scheduler(Config.fromEnvironment().withGomaxprocs(1).withPanicExits(false));
+        try (dev.gort.runtime.trace.DebugServer d = dev.gort.runtime.trace.DebugServer.start(s, 0)) {
+            s.run(() -> {
+                long deadline = System.nanoTime() + DEADLINE_NS;
+                while (MemProfile.allocSpaceAt(MemProfileTest.class.getName(), "allocateInAGoroutineOfTheServer")
+                        == 0) {
+                    if (System.nanoTime() - deadline > 0) {
+                        fail("no JFR allocation sample of allocateInAGoroutineOfTheServer in 60 s");
+                    }
+                    allocateInAGoroutineOfTheServer(1 << 20);
+                }
+            });
+            String top = PprofTest.pprof(
+                    go,
+                    tmp,
+                    "-sample_index=alloc_space",
+                    "-top",
+                    "http://127.0.0.1:" + d.port() + "/debug/pprof/allocs");
+            assertTrue(top.contains("Type: alloc_space\n"), top);
+            assertTrue(top.contains("dev.gort.runtime.pprof.MemProfileTest.allocateInAGoroutineOfTheServer"), top);
+        }
+    }
+
+    /** {@link #allocateDistinctively} under another name, for the server's profile. */
+    static void allocateInAGoroutineOfTheServer(int n) {
+        for (int i = 0; i < n; i++) {
+            DistinctiveAllocation d = new DistinctiveAllocation();
+            d.b = i;
+            sink = d;
+            if ((i & 0xffff) == 0) {
+                Poll.poll();
+            }
+        }
+    }
+
     @Test
     void leadingRuntimeFramesAreHiddenAsGos() {
         StackTraceElement chan = new StackTraceElement("dev.gort.runtime.Chan", "makechan", "Chan.java", 1);

@@ -86,6 +86,9 @@ class DebugServerTest {
         // the index that net/http/pprof serves at /debug/pprof/, and no index for other paths
         for (String index : new String[] {r[9], r[10]}) {
             assertTrue(index.contains("<a href=\"/debug/pprof/goroutine?debug=1\">"), index);
+            assertTrue(index.contains("<a href=\"/debug/pprof/heap?debug=1\">"), index);
+            assertTrue(index.contains("<a href=\"/debug/pprof/allocs?debug=1\">"), index);
+            assertTrue(index.contains("<a href=\"/debug/pprof/cmdline\">"), index);
             assertTrue(index.contains("<a href=\"/debug/metrics\">") && index.contains("4 goroutines"), index);
         }
         assertEquals("404 404 page not found\n", r[11]);
@@ -337,6 +340,94 @@ class DebugServerTest {
             assertTrue(
                     get(http, "http://127.0.0.1:" + d.port() + "/debug/pprof/").contains("/debug/pprof/trace"));
         }
+    }
+
+    /**
+     * {@code /debug/pprof/heap}, {@code /debug/pprof/allocs} and {@code /debug/pprof/cmdline} as
+     * net/http/pprof serves them: the allocs profile.proto as an attachment with {@code
+     * alloc_space} its default sample type, the heap one with none (pprof takes the last, {@code
+     * inuse_space}); {@code ?debug=1} Go's text; {@code heap?gc=1} collects first; {@code
+     * ?seconds=N} the change over N seconds; the command line NUL-separated, the JVM's own.
+     */
+    @Test
+    void heapAllocsAndCmdlineServeWhatNetHttpPprofServes() throws Exception {
+        Scheduler s = new Scheduler(Workloads.config(1, true));
+        try (DebugServer d = DebugServer.start(s, 0)) {
+            HttpClient http = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + d.port();
+            HttpResponse<byte[]> allocs = http.send(
+                    HttpRequest.newBuilder(URI.create(base + "/debug/pprof/allocs"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            assertEquals(200, allocs.statusCode());
+            assertEquals(
+                    "attachment; filename=\"allocs\"",
+                    allocs.headers().firstValue("Content-Disposition").orElse(""));
+            Profile a = profile(allocs.body());
+            assertEquals("alloc_space", a.getStringTable((int) a.getDefaultSampleType()));
+            assertEquals(
+                    "inuse_space", a.getStringTable((int) a.getSampleType(3).getType()));
+            Profile h = profile(getBytes(http, base + "/debug/pprof/heap"));
+            assertEquals(0, h.getDefaultSampleType(), "heap: no default sample type, as Go's");
+            assertEquals(4, h.getSampleTypeCount());
+            String text = get(http, base + "/debug/pprof/heap?debug=1");
+            assertTrue(text.startsWith("heap profile: "), text);
+            assertTrue(text.contains("\n# runtime.MemStats\n# Alloc = "), text);
+            long gcs = collections();
+            profile(getBytes(http, base + "/debug/pprof/heap?gc=1"));
+            assertTrue(collections() > gcs, "heap?gc=1 runs a collection first");
+            HttpResponse<byte[]> delta = http.send(
+                    HttpRequest.newBuilder(URI.create(base + "/debug/pprof/allocs?seconds=1"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            assertEquals(200, delta.statusCode());
+            assertEquals(
+                    "attachment; filename=\"allocs-delta\"",
+                    delta.headers().firstValue("Content-Disposition").orElse(""));
+            Profile dp = profile(delta.body());
+            assertTrue(dp.getDurationNanos() >= 1_000_000_000L, dp.toString());
+            assertEquals("alloc_space", dp.getStringTable((int) dp.getDefaultSampleType()));
+            HttpResponse<String> cmd = http.send(
+                    HttpRequest.newBuilder(URI.create(base + "/debug/pprof/cmdline"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, cmd.statusCode());
+            assertEquals(
+                    "text/plain; charset=utf-8",
+                    cmd.headers().firstValue("Content-Type").orElse(""));
+            java.util.List<String> argv = java.util.List.of(cmd.body().split("\0"));
+            for (String arg :
+                    java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+                if (arg.startsWith("-D") || arg.startsWith("-X")) { // as given (the JVM rewrites --add-*)
+                    assertTrue(argv.contains(arg), "the JVM's argument " + arg + " in " + argv);
+                }
+            }
+            java.nio.file.Path proc = java.nio.file.Path.of("/proc/self/cmdline");
+            if (java.nio.file.Files.isReadable(proc)) { // Linux: the process's argv, NUL-terminated
+                String raw =
+                        new String(java.nio.file.Files.readAllBytes(proc), java.nio.charset.StandardCharsets.UTF_8);
+                java.util.List<String> real = java.util.List.of(raw.split("\0"));
+                assertEquals(real.subList(1, real.size()), argv.subList(1, argv.size()));
+            }
+            String main = System.getProperty("sun.java.command").split(" ")[0];
+            assertTrue(argv.contains(main), "the main class or jar " + main + " in " + argv);
+        }
+    }
+
+    /** Every collector's collection count, summed. */
+    static long collections() {
+        long n = 0;
+        for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            n += Math.max(0, gc.getCollectionCount());
+        }
+        return n;
+    }
+
+    static byte[] getBytes(HttpClient http, String url) throws Exception {
+        HttpResponse<byte[]> resp =
+                http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertEquals(200, resp.statusCode(), url);
+        return resp.body();
     }
 
     static Profile profile(byte[] gz) throws java.io.IOException {
