@@ -2,6 +2,7 @@ package dev.gort.runtime.pprof;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedMethod;
@@ -18,9 +19,14 @@ final class JfrStacks {
     /** A hidden class's suffix: {@code .0x...} or {@code /0x...}. */
     private static final Pattern HIDDEN_SUFFIX = Pattern.compile("[./]0x[0-9a-fA-F]+$");
 
+    private static final String CONTINUATION = "jdk.internal.vm.Continuation";
+
+    /** The continuation's frames that enter a goroutine, below its own (the carrier's above them). */
+    private static final Set<String> ENTRY = Set.of("enter0", "enter", "enterSpecial", "run");
+
     /**
-     * The frames as Pprof's stack elements, top first, cut at a goroutine's continuation entry
-     * (the first frame of {@code jdk.internal.vm.Continuation}, and the carrier's frames below it).
+     * The frames as Pprof's stack elements, top first, a goroutine's cut at its continuation's
+     * entry ({@link #goroutineStack}).
      */
     static List<StackTraceElement> stack(List<RecordedFrame> frames) {
         List<StackTraceElement> out = new ArrayList<>(frames.size());
@@ -30,12 +36,30 @@ final class JfrStacks {
                 continue;
             }
             String cls = m.getType().getName();
-            if (cls.equals("jdk.internal.vm.Continuation")) {
-                break; // enter0, enter, enterSpecial (the frames above it may be compiled away), run
-            }
             out.add(new StackTraceElement(cls, m.getName(), fileOf(cls), f.getLineNumber()));
         }
-        return out; // a map key from here on, never changed
+        return goroutineStack(out); // a map key from here on, never changed
+    }
+
+    /**
+     * A goroutine's frames: those above its continuation's entry ({@code Continuation.enter0},
+     * {@code enter}, {@code enterSpecial}, {@code run}), so that the carrier's below it (the M's
+     * loop) are left out. The continuation's other frames stay: a goroutine that yields runs
+     * {@code Continuation.yield} and {@code yield0} above its own frames (where the JVM freezes its
+     * stack). A stack with no goroutine frame above the entry is the carrier's own work (mounting,
+     * unmounting) and is kept whole.
+     */
+    static List<StackTraceElement> goroutineStack(List<StackTraceElement> frames) {
+        boolean goroutineCode = false;
+        for (int i = 0; i < frames.size(); i++) {
+            StackTraceElement f = frames.get(i);
+            if (!f.getClassName().equals(CONTINUATION)) {
+                goroutineCode = true;
+            } else if (ENTRY.contains(f.getMethodName())) {
+                return goroutineCode ? List.copyOf(frames.subList(0, i)) : frames;
+            }
+        }
+        return frames;
     }
 
     /**

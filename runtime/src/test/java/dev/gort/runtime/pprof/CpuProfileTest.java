@@ -104,7 +104,7 @@ class CpuProfileTest {
                 spinSamples += sm.getValue(0);
                 // the goroutine's own frames only: the carrier's below its continuation are cut
                 assertFalse(fns.stream().anyMatch(f -> f.startsWith("dev.gort.runtime.M.")), fns.toString());
-                assertFalse(fns.stream().anyMatch(f -> f.startsWith("jdk.internal.vm.Continuation.")), fns.toString());
+                assertFalse(fns.stream().anyMatch(CpuProfileTest::isContinuationEntry), fns.toString());
                 assertTrue(fns.get(fns.size() - 1).startsWith("dev.gort.runtime.pprof.CpuProfileTest"), fns.toString());
             }
         }
@@ -130,6 +130,44 @@ class CpuProfileTest {
         String top = PprofTest.pprof(go, tmp, "-top", f.toString());
         assertTrue(top.contains("Type: cpu\n"), top);
         assertTrue(top.contains("dev.gort.runtime.pprof.CpuProfileTest.spinInAGoroutine"), top);
+    }
+
+    /** {@code Continuation.enter0}, {@code enter}, {@code enterSpecial} or {@code run}. */
+    static boolean isContinuationEntry(String fn) {
+        return fn.matches("jdk\\.internal\\.vm\\.Continuation\\.(enter0|enter|enterSpecial|run)");
+    }
+
+    static StackTraceElement frame(String cls, String method) {
+        return new StackTraceElement(cls, method, JfrStacks.fileOf(cls), 1);
+    }
+
+    /**
+     * A goroutine's stack ends above its continuation's entry; a yielding goroutine keeps the
+     * continuation's yield frames above its own (where the JVM allocates its stack chunk); the
+     * carrier's own work in the continuation (no goroutine frame above the entry) is kept whole.
+     */
+    @Test
+    void aGoroutinesStackEndsAtItsContinuationsEntry() {
+        String c = "jdk.internal.vm.Continuation";
+        StackTraceElement user = frame("a.b.Main", "f");
+        StackTraceElement park = frame("dev.gort.runtime.Scheduler", "gopark");
+        List<StackTraceElement> carrier = List.of(
+                frame(c, "enter0"),
+                frame(c, "enter"),
+                frame(c, "enterSpecial"),
+                frame(c, "run"),
+                frame("dev.gort.runtime.G", "runCont"),
+                frame("dev.gort.runtime.M", "schedule"));
+        List<StackTraceElement> running = new ArrayList<>(List.of(user));
+        running.addAll(carrier);
+        assertEquals(List.of(user), JfrStacks.goroutineStack(running));
+        List<StackTraceElement> yielding = new ArrayList<>(List.of(frame(c, "yield0"), frame(c, "yield"), park, user));
+        List<StackTraceElement> yieldingWhole = new ArrayList<>(yielding);
+        yieldingWhole.addAll(carrier);
+        assertEquals(yielding, JfrStacks.goroutineStack(yieldingWhole));
+        List<StackTraceElement> mounting = new ArrayList<>(List.of(frame(c, "mount")));
+        mounting.addAll(carrier.subList(3, carrier.size()));
+        assertEquals(mounting, JfrStacks.goroutineStack(mounting), "the carrier's own work: all of it");
     }
 
     @Test
