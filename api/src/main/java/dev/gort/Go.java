@@ -140,6 +140,39 @@ public final class Go {
     }
 
     /**
+     * Turns the heap profile's sampling on, as Go's {@code runtime.MemProfileRate} is from the
+     * program's start: a JFR recording of allocation samples and of live sampled objects, until a
+     * matching {@link #stopMemProfile} (calls are counted; the debug server makes one while it
+     * runs). Call it early: allocations before it are not in the profile. See {@link
+     * dev.gort.runtime.pprof.MemProfile} for what each figure is and how it differs from Go's.
+     *
+     * @throws IllegalStateException {@code heap profiling not available: ...} where JFR cannot record
+     */
+    public static void startMemProfile() {
+        dev.gort.runtime.pprof.MemProfile.start();
+    }
+
+    /**
+     * Matches one {@link #startMemProfile}; the last one turns sampling off (Go's {@code
+     * runtime.MemProfileRate = 0}). The allocations sampled stay in later profiles.
+     */
+    public static void stopMemProfile() {
+        dev.gort.runtime.pprof.MemProfile.stop();
+    }
+
+    /**
+     * {@code pprof.WriteHeapProfile(w)}: the heap profile, the gzip'd profile.proto that {@code go
+     * tool pprof} reads ({@code inuse_space} by default, {@code -sample_index=alloc_space} for the
+     * allocations), of what was sampled while {@link #startMemProfile} had sampling on (nothing
+     * otherwise, as Go's with {@code MemProfileRate = 0}). Works outside a goroutine too; call
+     * {@code System.gc()} first for the live objects as of now, as Go's users call {@code
+     * runtime.GC()}.
+     */
+    public static void writeHeapProfile(java.io.OutputStream w) throws java.io.IOException {
+        dev.gort.runtime.pprof.MemProfile.writeHeapProfile(w);
+    }
+
+    /**
      * {@code runtime.SetMutexProfileFraction(rate)} for the calling goroutine's runtime: on average
      * 1 in {@code rate} contended unlocks of a {@code Mutex} or {@code RWMutex} is recorded in the
      * mutex profile ({@code /debug/pprof/mutex}) with the releaser's stack and the delay it ended;
