@@ -62,12 +62,17 @@ final class JfrStacks {
         return frames;
     }
 
+    /** {@code a.b.Outer$$Lambda} for a hidden class's {@code a.b.Outer$$Lambda.0x...} (or {@code /0x...}). */
+    static String withoutHiddenSuffix(String cls) {
+        return HIDDEN_SUFFIX.matcher(cls).replaceFirst("");
+    }
+
     /**
      * {@code Outer.java} for {@code a.b.Outer$Inner}, and for a hidden class
      * ({@code a.b.Outer$$Lambda.0x0000...} or {@code .../0x...}); null for none.
      */
     static String fileOf(String cls) {
-        String c = HIDDEN_SUFFIX.matcher(cls).replaceFirst("");
+        String c = withoutHiddenSuffix(cls);
         String simple = c.substring(c.lastIndexOf('.') + 1);
         int dollar = simple.indexOf('$');
         if (dollar >= 0) {

@@ -335,14 +335,15 @@ public final class Pprof {
      * package and the file name the class file records ({@code dev/gort/examples/PrimeSieve.java}),
      * so that {@code go tool pprof -list F -source_path=src/main/java} finds it, as Go's profiles
      * record each file's path (a Java frame knows no more than the file's name); {@code ?} where the
-     * class file records none.
+     * class file records none. A hidden class's suffix ({@code a.b.Outer$$Lambda.0x...} as JFR
+     * names it, {@code .../0x...} as a stack trace does) is no package.
      */
     static String sourcePath(StackTraceElement e) {
         String file = e.getFileName();
         if (file == null) {
             return "?";
         }
-        String cls = e.getClassName();
+        String cls = JfrStacks.withoutHiddenSuffix(e.getClassName());
         int dot = cls.lastIndexOf('.');
         return dot < 0 ? file : cls.substring(0, dot).replace('.', '/') + "/" + file;
     }

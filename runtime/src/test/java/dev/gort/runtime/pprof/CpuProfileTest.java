@@ -178,6 +178,16 @@ class CpuProfileTest {
         assertEquals("Top.java", JfrStacks.fileOf("Top"));
     }
 
+    /** A hidden class's frame is in its outer class's file, in the outer class's package's directory. */
+    @Test
+    void aHiddenClasssSourcePathIsItsOutermostClasss() {
+        for (String cls :
+                new String[] {"a.b.Outer$$Lambda.0x000000007e0d7cc0", "a.b.Outer$$Lambda/0x000000007e0d7cc0"}) {
+            StackTraceElement e = new StackTraceElement(cls, "run", JfrStacks.fileOf(cls), 1);
+            assertEquals("a/b/Outer.java", Pprof.sourcePath(e), cls);
+        }
+    }
+
     @Test
     void stopWithoutStartDoesNothing() throws Exception {
         CpuProfile.stopCPUProfile();
