@@ -11,6 +11,9 @@ public final class GoSema implements Describable {
     private final Object lock = new Object();
     private final ArrayDeque<G> waiters = new ArrayDeque<>();
     private final String name;
+    /** How its waiters park (dumps and traces show it); SEMACQUIRE unless a test chooses. */
+    private final WaitReason reason;
+
     private int count;
 
     public GoSema(int initial) {
@@ -19,8 +22,14 @@ public final class GoSema implements Describable {
 
     /** {@code name} shows in goroutine dumps and traces ("waiting on sema NAME ..."). */
     public GoSema(String name, int initial) {
+        this(name, initial, WaitReason.SEMACQUIRE);
+    }
+
+    /** A semaphore whose waiters park with {@code reason} (a test's stand-in for a channel, a mutex...). */
+    public GoSema(String name, int initial, WaitReason reason) {
         this.name = name;
         this.count = initial;
+        this.reason = reason;
     }
 
     public void acquire() {
@@ -42,7 +51,7 @@ public final class GoSema implements Describable {
                         }
                     },
                     this,
-                    WaitReason.SEMACQUIRE,
+                    reason,
                     this);
         }
     }

@@ -17,7 +17,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -42,53 +41,6 @@ class GoTraceWriterTest {
     @TempDir
     Path tmp;
 
-    /** A one-permit semaphore whose waiters park with a wait reason of the test's choosing. */
-    static final class Waiter {
-        private final Object lock = new Object();
-        private final ArrayDeque<G> waiters = new ArrayDeque<>();
-        private final WaitReason reason;
-        private int count;
-
-        Waiter(WaitReason reason) {
-            this.reason = reason;
-        }
-
-        void acquire() {
-            for (; ; ) {
-                synchronized (lock) {
-                    if (count > 0) {
-                        count--;
-                        return;
-                    }
-                }
-                Scheduler.gopark(
-                        (G gp, Waiter w) -> {
-                            synchronized (w.lock) {
-                                if (w.count > 0) {
-                                    return false;
-                                }
-                                w.waiters.add(gp);
-                                return true;
-                            }
-                        },
-                        this,
-                        reason,
-                        this);
-            }
-        }
-
-        void release() {
-            G w;
-            synchronized (lock) {
-                count++;
-                w = waiters.poll();
-            }
-            if (w != null) {
-                w.scheduler().goready(w);
-            }
-        }
-    }
-
     /**
      * Channel-like hand-offs (parks as chan receive and chan send), a select, a sync.Mutex and a
      * sync.Cond wait, Gosched, a sleep, a syscall that hands its P off, and, at GOMAXPROCS=1, a
@@ -97,11 +49,11 @@ class GoTraceWriterTest {
     static void workload(int rounds) {
         Scheduler rt = Scheduler.current();
         GoSema done = new GoSema("done", 0);
-        Waiter recv = new Waiter(WaitReason.CHAN_RECEIVE);
-        Waiter send = new Waiter(WaitReason.CHAN_SEND);
-        Waiter sel = new Waiter(WaitReason.SELECT);
-        Waiter mu = new Waiter(WaitReason.SYNC_MUTEX_LOCK);
-        Waiter cond = new Waiter(WaitReason.SYNC_COND_WAIT);
+        GoSema recv = new GoSema("recv", 0, WaitReason.CHAN_RECEIVE);
+        GoSema send = new GoSema("send", 0, WaitReason.CHAN_SEND);
+        GoSema sel = new GoSema("select", 0, WaitReason.SELECT);
+        GoSema mu = new GoSema("mutex", 0, WaitReason.SYNC_MUTEX_LOCK);
+        GoSema cond = new GoSema("cond", 0, WaitReason.SYNC_COND_WAIT);
         int gs = 0;
         rt.newproc(
                 () -> { // "receiver"
@@ -196,7 +148,7 @@ class GoTraceWriterTest {
         Scheduler s = new Scheduler(Workloads.config(2, true));
         s.run(() -> {
             Scheduler rt = Scheduler.current();
-            Waiter parked = new Waiter(WaitReason.CHAN_RECEIVE);
+            GoSema parked = new GoSema("recv", 0, WaitReason.CHAN_RECEIVE);
             GoSema done = new GoSema("done", 0);
             CountDownLatch inSyscall = new CountDownLatch(1);
             CountDownLatch leave = new CountDownLatch(1);
