@@ -90,11 +90,16 @@ final class World {
         return ret;
     }
 
-    /** Stops the world, sets newprocs, starts it (procresize). Go: the STW of GOMAXPROCS. */
-    void setprocs(int n) {
+    /** Takes {@link #worldsema}, letting the goroutine that holds it run meanwhile. Go: semacquire(&worldsema). */
+    private void acquireWorldsema() {
         while (!worldsema.compareAndSet(false, true)) {
             Scheduler.gosched(); // another goroutine is stopping the world: let it
         }
+    }
+
+    /** Stops the world, sets newprocs, starts it (procresize). Go: the STW of GOMAXPROCS. */
+    void setprocs(int n) {
+        acquireWorldsema();
         try {
             if (n != s.gomaxprocs) {
                 stopTheWorld();
@@ -120,9 +125,7 @@ final class World {
         if (mp == null || mp.sched != s || mp.p == null) {
             throw new IllegalStateException("gort: stopping the world must be done from a goroutine of this runtime");
         }
-        while (!worldsema.compareAndSet(false, true)) {
-            Scheduler.gosched(); // another goroutine is stopping the world: let it
-        }
+        acquireWorldsema();
         try {
             stopTheWorld();
             try {
