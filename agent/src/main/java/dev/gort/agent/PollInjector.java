@@ -63,7 +63,7 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *       {@code InheritableThreadLocal}) becomes {@code Poll.threadLocalGet/Set/Remove(tl, ...)}, and
  *       each of {@code Thread.currentThread()} {@code Poll.currentThread()}: the same call through a
  *       handle the JIT cannot inline, so that compiled code never reuses a carrier thread read
- *       before a yield ({@link #threadLocalCall}); each of {@code Thread.yield()}
+ *       before a yield ({@link #replacementCall}); each of {@code Thread.yield()}
  *       {@code Poll.threadYield()}: {@code runtime.Gosched()} where the goroutine may yield and
  *       other work is runnable, else the carrier's {@code Thread.yield()};
  *   <li>every strategy but {@code none}: around each call site, outside constructors and class
@@ -80,11 +80,18 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *       {@code parkerEnter()} first and {@code parkerExit()} on every exit, as a synchronized
  *       method gets its monitor hooks: its goroutine stays on its carrier while it runs
  *       ({@link #parksCarrier});
- *   <li>every strategy but {@code none}: {@code blockReturned()} after each call site of
- *       {@code Object.wait()}, {@code wait(long)} and {@code wait(long, int)} (any owner: they are
- *       final in {@code Object}): a wait blocks the carrier, sysmon may retake its P meanwhile, and
- *       the goroutine leaves that "syscall" where the wait returns, as Go's exitsyscall does (the
- *       monitor and lock hooks do the same after an entry or a {@code lock()});
+ *   <li>every strategy but {@code none}: around each call site, outside class initialisers, of a
+ *       JDK method known to block its thread ({@link #isBlockingCall}: a {@code java.util.concurrent}
+ *       queue's {@code take}/{@code put}/timed {@code poll}/{@code offer}, {@code Future.get},
+ *       {@code CountDownLatch.await}, {@code Condition.await}, {@code LockSupport.park*},
+ *       {@code Thread.join}, {@code ServerSocket.accept}, {@code Selector.select}, ..., and
+ *       {@code Object.wait} whatever the owner), {@code blockingEnter()} before it (a syscall for
+ *       the call, as Go's syscall wrappers enter one), {@code blockingExit()} after it and in a
+ *       handler of the call alone, first in the exception table, which rethrows (in a
+ *       constructor, no handler: see {@link #hookBlockingCall}); each of {@code Thread.sleep}
+ *       ({@code (J)}, {@code (JI)}, {@code (Duration)}) becomes {@code Poll.threadSleep} and
+ *       {@code TimeUnit.sleep} {@code Poll.timeUnitSleep}: the goroutine's sleep where it may
+ *       yield, else the carrier's in a syscall;
  *   <li>every strategy but {@code none}: {@code <clinit>} gets {@code clinitEnter()} first and
  *       {@code clinitExit()} on every exit (before its return and in a catch-all handler), and no
  *       poll: a class initialiser pins the continuation and holds the class's init lock.
@@ -297,9 +304,8 @@ public final class PollInjector {
 
     /**
      * A call of {@code Object.wait()}, {@code wait(long)} or {@code wait(long, int)}, whatever the
-     * owner javac named (they are final in {@code Object}: no class declares its own). The agent
-     * puts {@code Poll.blockReturned()} after it: a wait blocks the carrier in the JVM, sysmon may
-     * retake its P meanwhile, and the goroutine must leave that "syscall" when the wait returns.
+     * owner javac named (they are final in {@code Object}: no class declares its own): one of the
+     * blocking calls ({@link #isBlockingCall}), a syscall for the goroutine while it waits.
      */
     static boolean isObjectWait(AbstractInsnNode in) {
         return in instanceof MethodInsnNode m
@@ -308,20 +314,235 @@ public final class PollInjector {
                 && (m.desc.equals("()V") || m.desc.equals("(J)V") || m.desc.equals("(JI)V"));
     }
 
+    private static final String TU = "Ljava/util/concurrent/TimeUnit;";
+    private static final String OBJ = "Ljava/lang/Object;";
+    private static final String COLL = "Ljava/util/Collection;";
+
+    /**
+     * The blocking methods of {@code java.util.concurrent}'s queues ({@code BlockingQueue},
+     * {@code BlockingDeque}, {@code TransferQueue}, {@code CompletionService}), by name and
+     * descriptor: a call site of one of them whose owner is a class or interface of the package
+     * itself (not a subpackage: {@code atomic}, {@code locks}) blocks until the queue gives or takes.
+     */
+    private static final Set<String> QUEUE_BLOCKING = Set.of(
+            "take()" + OBJ,
+            "put(" + OBJ + ")V",
+            "poll(J" + TU + ")" + OBJ,
+            "offer(" + OBJ + "J" + TU + ")Z",
+            "takeFirst()" + OBJ,
+            "takeLast()" + OBJ,
+            "putFirst(" + OBJ + ")V",
+            "putLast(" + OBJ + ")V",
+            "pollFirst(J" + TU + ")" + OBJ,
+            "pollLast(J" + TU + ")" + OBJ,
+            "offerFirst(" + OBJ + "J" + TU + ")Z",
+            "offerLast(" + OBJ + "J" + TU + ")Z",
+            "transfer(" + OBJ + ")V",
+            "tryTransfer(" + OBJ + "J" + TU + ")Z",
+            "take()Ljava/util/concurrent/Future;",
+            "poll(J" + TU + ")Ljava/util/concurrent/Future;");
+
+    /** Owners whose {@code get}/{@code join} wait for a result. */
+    private static final Set<String> FUTURES = Set.of(
+            "java/util/concurrent/Future",
+            "java/util/concurrent/RunnableFuture",
+            "java/util/concurrent/ScheduledFuture",
+            "java/util/concurrent/RunnableScheduledFuture",
+            "java/util/concurrent/CompletableFuture",
+            "java/util/concurrent/FutureTask",
+            "java/util/concurrent/ForkJoinTask",
+            "java/util/concurrent/RecursiveTask",
+            "java/util/concurrent/RecursiveAction",
+            "java/util/concurrent/CountedCompleter");
+
+    /** Owners whose {@code awaitTermination}, {@code invokeAll}, {@code invokeAny} and {@code close} wait for tasks. */
+    private static final Set<String> EXECUTORS = Set.of(
+            "java/util/concurrent/ExecutorService",
+            "java/util/concurrent/ScheduledExecutorService",
+            "java/util/concurrent/AbstractExecutorService",
+            "java/util/concurrent/ThreadPoolExecutor",
+            "java/util/concurrent/ScheduledThreadPoolExecutor",
+            "java/util/concurrent/ForkJoinPool");
+
+    /** Owners whose {@code await*} methods are {@code Condition}'s. */
+    private static final Set<String> CONDITIONS = Set.of(
+            "java/util/concurrent/locks/Condition",
+            "java/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject",
+            "java/util/concurrent/locks/AbstractQueuedLongSynchronizer$ConditionObject");
+
+    /**
+     * The other JDK methods that block their thread, by owner (exactly as the call site names it),
+     * then name and descriptor.
+     */
+    private static final Map<String, Set<String>> BLOCKING = blockingTable();
+
+    /** Every method name in {@link #QUEUE_BLOCKING} and {@link #BLOCKING}, and {@code wait}. */
+    private static final Set<String> BLOCKING_NAMES = blockingNames();
+
+    private static Set<String> blockingNames() {
+        Set<String> names = new HashSet<>();
+        names.add("wait");
+        for (String nd : QUEUE_BLOCKING) {
+            names.add(nd.substring(0, nd.indexOf('(')));
+        }
+        for (Set<String> methods : BLOCKING.values()) {
+            for (String nd : methods) {
+                names.add(nd.substring(0, nd.indexOf('(')));
+            }
+        }
+        return Set.copyOf(names);
+    }
+
+    private static Map<String, Set<String>> blockingTable() {
+        Map<String, Set<String>> t = new java.util.HashMap<>();
+        for (String f : FUTURES) {
+            t.put(f, Set.of("get()" + OBJ, "get(J" + TU + ")" + OBJ, "join()" + OBJ));
+        }
+        for (String e : EXECUTORS) {
+            t.put(
+                    e,
+                    Set.of(
+                            "awaitTermination(J" + TU + ")Z",
+                            "invokeAll(" + COLL + ")Ljava/util/List;",
+                            "invokeAll(" + COLL + "J" + TU + ")Ljava/util/List;",
+                            "invokeAny(" + COLL + ")" + OBJ,
+                            "invokeAny(" + COLL + "J" + TU + ")" + OBJ,
+                            "close()V"));
+        }
+        for (String c : CONDITIONS) {
+            t.put(
+                    c,
+                    Set.of(
+                            "await()V",
+                            "await(J" + TU + ")Z",
+                            "awaitNanos(J)J",
+                            "awaitUninterruptibly()V",
+                            "awaitUntil(Ljava/util/Date;)Z"));
+        }
+        t.put("java/util/concurrent/CountDownLatch", Set.of("await()V", "await(J" + TU + ")Z"));
+        t.put("java/util/concurrent/CyclicBarrier", Set.of("await()I", "await(J" + TU + ")I"));
+        t.put(
+                "java/util/concurrent/Semaphore",
+                Set.of(
+                        "acquire()V",
+                        "acquire(I)V",
+                        "acquireUninterruptibly()V",
+                        "acquireUninterruptibly(I)V",
+                        "tryAcquire(J" + TU + ")Z",
+                        "tryAcquire(IJ" + TU + ")Z"));
+        t.put(
+                "java/util/concurrent/Phaser",
+                Set.of(
+                        "awaitAdvance(I)I",
+                        "awaitAdvanceInterruptibly(I)I",
+                        "awaitAdvanceInterruptibly(IJ" + TU + ")I",
+                        "arriveAndAwaitAdvance()I"));
+        t.put(
+                "java/util/concurrent/Exchanger",
+                Set.of("exchange(" + OBJ + ")" + OBJ, "exchange(" + OBJ + "J" + TU + ")" + OBJ));
+        t.put(
+                "java/util/concurrent/locks/LockSupport",
+                Set.of(
+                        "park()V",
+                        "park(" + OBJ + ")V",
+                        "parkNanos(J)V",
+                        "parkNanos(" + OBJ + "J)V",
+                        "parkUntil(J)V",
+                        "parkUntil(" + OBJ + "J)V"));
+        t.put("java/lang/Thread", Set.of("join()V", "join(J)V", "join(JI)V", "join(Ljava/time/Duration;)Z"));
+        t.put("java/lang/Process", Set.of("waitFor()I", "waitFor(J" + TU + ")Z"));
+        t.put("java/net/ServerSocket", Set.of("accept()Ljava/net/Socket;"));
+        t.put("java/net/Socket", Set.of("connect(Ljava/net/SocketAddress;)V", "connect(Ljava/net/SocketAddress;I)V"));
+        t.put("java/net/DatagramSocket", Set.of("receive(Ljava/net/DatagramPacket;)V"));
+        t.put(
+                "java/net/InetAddress",
+                Set.of(
+                        "getByName(Ljava/lang/String;)Ljava/net/InetAddress;",
+                        "getAllByName(Ljava/lang/String;)[Ljava/net/InetAddress;",
+                        "getLocalHost()Ljava/net/InetAddress;"));
+        t.put("java/nio/channels/ServerSocketChannel", Set.of("accept()Ljava/nio/channels/SocketChannel;"));
+        t.put(
+                "java/nio/channels/SocketChannel",
+                Set.of(
+                        "connect(Ljava/net/SocketAddress;)Z",
+                        "read(Ljava/nio/ByteBuffer;)I",
+                        "write(Ljava/nio/ByteBuffer;)I"));
+        t.put("java/nio/channels/Selector", Set.of("select()I", "select(J)I"));
+        t.put(
+                "java/net/http/HttpClient",
+                Set.of(
+                        "send(Ljava/net/http/HttpRequest;Ljava/net/http/HttpResponse$BodyHandler;)Ljava/net/http/HttpResponse;"));
+        return Map.copyOf(t);
+    }
+
+    /**
+     * A call of a JDK method known to block its thread: the blocking methods of
+     * {@code java.util.concurrent}'s queues ({@link #QUEUE_BLOCKING}), the waits in
+     * {@link #BLOCKING} ({@code Future.get}, {@code CountDownLatch.await}, {@code Condition.await},
+     * {@code LockSupport.park*}, {@code Thread.join}, {@code ServerSocket.accept},
+     * {@code Selector.select}, ...) and {@code Object.wait} ({@link #isObjectWait}). The owner is
+     * the one the call site names, exactly: a library's own class that extends a JDK queue and is
+     * called through its own type is not recognised (its calls into the JDK inside are, if the
+     * agent instruments it). The agent wraps each such call in {@code Poll.blockingEnter} /
+     * {@code blockingExit}: the goroutine is in a syscall for the call, as Go's syscall wrappers
+     * enter one, and sysmon retakes its P at its next tick if the call blocks while other work
+     * waits.
+     */
+    static boolean isBlockingCall(AbstractInsnNode in) {
+        if (!(in instanceof MethodInsnNode m)
+                || m.getOpcode() == Opcodes.INVOKESPECIAL
+                || !BLOCKING_NAMES.contains(m.name)) {
+            return false; // most calls: one lookup of a hash the name's String caches
+        }
+        if (isObjectWait(in)) {
+            return true;
+        }
+        String nameDesc = m.name + m.desc;
+        if (m.getOpcode() != Opcodes.INVOKESTATIC
+                && m.owner.startsWith("java/util/concurrent/")
+                && m.owner.indexOf('/', "java/util/concurrent/".length()) < 0
+                && QUEUE_BLOCKING.contains(nameDesc)) {
+            return true;
+        }
+        Set<String> methods = BLOCKING.get(m.owner);
+        return methods != null && methods.contains(nameDesc);
+    }
+
+    /**
+     * The {@code InputStream} and {@code OutputStream} calls replaced by a {@code Poll} method
+     * (name and descriptor to the method's name): the ones that move an array, where a socket's
+     * stream blocks. Not {@code read()} or {@code write(int)}: a byte at a time through a stream
+     * typed {@code InputStream} is common in parsers, and the run-time look at the stream's class
+     * would cost them more than it saves.
+     */
+    static final Map<String, String> STREAM_CALLS = Map.of(
+            "read([BII)I", "streamRead",
+            "read([B)I", "streamRead",
+            "readNBytes([BII)I", "streamReadNBytes",
+            "readNBytes(I)[B", "streamReadNBytes",
+            "readAllBytes()[B", "streamReadAllBytes",
+            "transferTo(Ljava/io/OutputStream;)J", "streamTransferTo",
+            "write([BII)V", "streamWrite",
+            "write([B)V", "streamWrite");
+
     static final String THREAD_LOCAL = "java/lang/ThreadLocal";
     static final String INHERITABLE_THREAD_LOCAL = "java/lang/InheritableThreadLocal";
 
     /**
-     * The replacement of a call site of {@code ThreadLocal.get()}, {@code set(Object)} or
+     * The static {@code Poll} method that replaces a call site, or null; the receiver, if any,
+     * becomes the first argument, so the stack is the same before and after and no frame changes:
+     * {@code Thread.currentThread()}, {@code Thread.yield()}, {@code Thread.sleep} and
+     * {@code TimeUnit.sleep} (see the class comment); the array reads and writes of a stream the
+     * call site names {@code java.io.InputStream} or {@code OutputStream} ({@link #STREAM_CALLS}:
+     * {@code Poll.streamRead}, ... are a syscall where the stream is a socket's or a process
+     * pipe's, known only at run time); and {@code ThreadLocal.get()}, {@code set(Object)} or
      * {@code remove()} (owner {@code ThreadLocal} or {@code InheritableThreadLocal}, as javac writes
-     * it for a field of either type), or null: {@code Poll.threadLocalGet/Set/Remove}, static, with
-     * the receiver as first argument, so the stack is the same before and after and no frame
-     * changes. They reach the real method through a handle the JIT cannot inline, so that the
+     * it for a field of either type): {@code Poll.threadLocalGet/Set/Remove}. They reach the real method through a handle the JIT cannot inline, so that the
      * caller's compiled code never keeps a {@code Thread.currentThread()} across a yield (see
      * {@code Poll}). A subclass named as the owner is left alone (it may not be a ThreadLocal at
      * all without a look at its hierarchy, which the agent does not load).
      */
-    static MethodInsnNode threadLocalCall(AbstractInsnNode in) {
+    static MethodInsnNode replacementCall(AbstractInsnNode in) {
         if (in instanceof MethodInsnNode m
                 && m.getOpcode() == Opcodes.INVOKESTATIC
                 && m.owner.equals("java/lang/Thread")
@@ -337,6 +558,31 @@ public final class PollInjector {
                 && m.desc.equals("()V")) {
             // Thread.yield(): Gosched where the goroutine may yield and others wait (Poll.threadYield)
             return new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "threadYield", m.desc, false);
+        }
+        if (in instanceof MethodInsnNode m
+                && m.getOpcode() == Opcodes.INVOKESTATIC
+                && m.owner.equals("java/lang/Thread")
+                && m.name.equals("sleep")
+                && (m.desc.equals("(J)V") || m.desc.equals("(JI)V") || m.desc.equals("(Ljava/time/Duration;)V"))) {
+            // Thread.sleep: the goroutine's sleep where it may yield (Poll.threadSleep)
+            return new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "threadSleep", m.desc, false);
+        }
+        if (in instanceof MethodInsnNode m
+                && m.getOpcode() == Opcodes.INVOKEVIRTUAL
+                && m.owner.equals("java/util/concurrent/TimeUnit")
+                && m.name.equals("sleep")
+                && m.desc.equals("(J)V")) {
+            // TimeUnit.sleep, which calls Thread.sleep inside the JDK: the same (Poll.timeUnitSleep)
+            return new MethodInsnNode(
+                    Opcodes.INVOKESTATIC, POLL, "timeUnitSleep", "(Ljava/util/concurrent/TimeUnit;J)V", false);
+        }
+        if (in instanceof MethodInsnNode m
+                && m.getOpcode() == Opcodes.INVOKEVIRTUAL
+                && (m.owner.equals("java/io/InputStream") || m.owner.equals("java/io/OutputStream"))
+                && STREAM_CALLS.get(m.name + m.desc) instanceof String helper) {
+            // A stream's read or write that may block on a socket (Poll.streamRead, ...)
+            return new MethodInsnNode(
+                    Opcodes.INVOKESTATIC, POLL, helper, "(L" + m.owner + ";" + m.desc.substring(1), false);
         }
         if (!(in instanceof MethodInsnNode m)
                 || m.getOpcode() != Opcodes.INVOKEVIRTUAL
@@ -513,6 +759,70 @@ public final class PollInjector {
             mn.tryCatchBlocks.add(new TryCatchBlockNode(handler, handlerEnd, tcb.handler, tcb.type));
         }
         return true;
+    }
+
+    /**
+     * Wraps a blocking call site ({@link #isBlockingCall}): {@code Poll.blockingEnter()} before it
+     * (its arguments are on the stack already: a {@code ()V} call changes nothing there) and
+     * {@code Poll.blockingExit()} after it, and, if {@code handler}, a handler of the call
+     * instruction alone, first in the exception table, that runs {@code blockingExit()} and
+     * rethrows (a timed wait's {@code TimeoutException}, an {@code InterruptedException}: the
+     * goroutine must not go on in the syscall). The handler goes at the end of the method with the
+     * copies of the entries that covered the call, and its frame's locals are the types the
+     * frames of those entries' handlers agree on, as for a callback call site
+     * ({@link #hookCallbackCall}); where they disagree, the call gets no handler. No local is
+     * added.
+     */
+    private static void hookBlockingCall(MethodNode mn, MethodInsnNode call, boolean frames, boolean handler) {
+        InsnList insns = mn.instructions;
+        insns.insertBefore(call, call("blockingEnter"));
+        List<TryCatchBlockNode> around = new ArrayList<>();
+        Object[] slots = new Object[mn.maxLocals];
+        java.util.Arrays.fill(slots, Opcodes.TOP);
+        if (handler) {
+            for (TryCatchBlockNode tcb : mn.tryCatchBlocks) {
+                if (covers(tcb, call)) {
+                    around.add(tcb);
+                    if (frames
+                            && !(frameAt(tcb.handler) instanceof FrameNode f && meet(slots, f.local, slots.length))) {
+                        handler = false;
+                        break;
+                    }
+                }
+            }
+        }
+        if (!handler) {
+            insns.insert(call, call("blockingExit"));
+            return;
+        }
+        LabelNode start = new LabelNode();
+        LabelNode end = new LabelNode();
+        LabelNode h = new LabelNode();
+        LabelNode hEnd = new LabelNode();
+        insns.insertBefore(call, start);
+        InsnList after = new InsnList();
+        after.add(end);
+        after.add(call("blockingExit"));
+        insns.insert(call, after);
+        InsnList code = new InsnList();
+        code.add(h);
+        if (frames) {
+            List<Object> locals = fromSlots(slots);
+            while (!locals.isEmpty() && locals.get(locals.size() - 1) == Opcodes.TOP) {
+                locals.remove(locals.size() - 1);
+            }
+            code.add(new FrameNode(
+                    Opcodes.F_NEW, locals.size(), locals.toArray(), 1, new Object[] {"java/lang/Throwable"}));
+        }
+        code.add(call("blockingExit"));
+        code.add(new InsnNode(Opcodes.ATHROW));
+        code.add(hEnd);
+        insns.add(code);
+        mn.tryCatchBlocks.add(0, new TryCatchBlockNode(start, end, h, null));
+        for (TryCatchBlockNode tcb : around) {
+            mn.tryCatchBlocks.add(new TryCatchBlockNode(h, hEnd, tcb.handler, tcb.type));
+        }
+        mn.maxStack = Math.max(mn.maxStack, 1);
     }
 
     /** The locals a method's callback sites share: up to three arguments, then the count. */
@@ -707,6 +1017,7 @@ public final class PollInjector {
         int lockSites = 0;
         int callbackSites = 0;
         List<MethodInsnNode> callbacks = new ArrayList<>();
+        List<MethodInsnNode> blocking = new ArrayList<>();
         for (AbstractInsnNode in = insns.getFirst(); in != null; ) {
             AbstractInsnNode next = in.getNext();
             if (in instanceof LabelNode l) {
@@ -736,13 +1047,12 @@ public final class PollInjector {
                     hookLockCall(mn, (MethodInsnNode) in, hook);
                     lockSites++;
                     hooks++;
-                } else if (threadLocalCall(in) instanceof MethodInsnNode helper) {
+                } else if (replacementCall(in) instanceof MethodInsnNode helper) {
                     insns.set(in, helper);
                     hooks++;
-                } else if (isObjectWait(in)) {
-                    // After the call: it pushes nothing and pops nothing, like a monitor hook.
-                    insns.insert(in, call("blockReturned"));
-                    hooks++;
+                } else if (isBlockingCall(in)) {
+                    // Wrapped after this pass, as the callbacks are.
+                    blocking.add((MethodInsnNode) in);
                 } else if (!clinit && !"<init>".equals(mn.name) && callbackIndex(in) >= 0) {
                     // Not in a constructor: a handler range before its super() call would hold an
                     // uninitialised this (as for parkerEnter). Wrapped after this pass, so that a
@@ -761,6 +1071,16 @@ public final class PollInjector {
                     callbackSites++;
                     hooks += 3;
                 }
+            }
+        }
+        for (MethodInsnNode call : blocking) {
+            // Not in a class initialiser (where the runtime would not enter the syscall anyway);
+            // no handler in a constructor (a range before its super() call would hold an
+            // uninitialised this, as for parkerEnter): an exception there leaves the syscall at the
+            // goroutine's next gort call.
+            if (!clinit) {
+                hookBlockingCall(mn, call, frames, !"<init>".equals(mn.name));
+                hooks += 2;
             }
         }
         if (!enters.isEmpty()) {

@@ -408,7 +408,7 @@ class AgentLocksTest {
         System.out.println("retaken exit inside a JDK lock: " + st);
         assertNull(failure, () -> "the goroutine failed: " + failure);
         assertTrue(
-                st.blockedRetakes() >= 1 && slowExits(s) >= 1,
+                retaken(st) >= 1 && slowExits(s) >= 1,
                 () -> "the scenario never happened (no syscall exit found its P gone): " + st);
         assertEquals(1, carriers[0], () -> "it left its carrier while the JDK held the bin's monitor: " + st);
     }
@@ -489,7 +489,7 @@ class AgentLocksTest {
         var st = s.syscallStats.snapshot(s);
         System.out.println("retaken " + how + ": " + st);
         assertNull(failure, () -> "the goroutine failed: " + failure);
-        assertTrue(st.blockedRetakes() >= 1, () -> "the scenario never happened (no retake): " + st);
+        assertTrue(retaken(st) >= 1, () -> "the scenario never happened (no retake): " + st);
         assertTrue(hadP[0], () -> "it ran on without a P after its " + how + " returned: " + st);
     }
 
@@ -549,7 +549,7 @@ class AgentLocksTest {
         System.out.println("future waiter: rounds=" + rounds.get() + " lost=" + lost.get() + " " + st);
         assertNull(failure, () -> "the waiter failed: " + failure);
         assertTrue(
-                st.blockedRetakes() >= 1 && slowExits(s) >= 1,
+                retaken(st) >= 1 && slowExits(s) >= 1,
                 () -> "the scenario never happened (no syscall exit found its P gone): " + st);
         assertEquals(1, carriers[0], () -> "the waiter left the carrier its waker unparks: " + st);
         assertEquals(0, lost.get(), () -> "a park waited its full 5 s: the wake-up was lost; " + st);
@@ -589,13 +589,23 @@ class AgentLocksTest {
     }
 
     /**
+     * Ps sysmon retook from blocked carriers: those it found blocked in the JVM
+     * ({@code Retake.retakeBlocked}) and those in the syscall the agent's hook entered around a
+     * blocking JDK call ({@code CountDownLatch.await}, {@code Object.wait}, {@code LockSupport.park}:
+     * {@code Poll.blockingEnter}).
+     */
+    private static long retaken(dev.gort.runtime.SyscallStats.Snapshot st) {
+        return st.retakes() + st.blockedRetakes();
+    }
+
+    /**
      * From a thread outside the runtime: waits (bounded by {@code deadline}) until sysmon has retaken
-     * a blocked carrier's P and {@link #besideASpinner}'s spinner has made progress since, so that
+     * a blocked carrier's P ({@link #retaken}) and {@link #besideASpinner}'s spinner has made progress since, so that
      * it holds the only P.
      */
     private static void awaitRetakenBesideTheSpinner(Scheduler s, AtomicLong progress, long deadline)
             throws InterruptedException {
-        while (s.syscallStats.snapshot(s).blockedRetakes() < 1 && System.nanoTime() < deadline) {
+        while (retaken(s.syscallStats.snapshot(s)) < 1 && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }
         long seen = progress.get();

@@ -54,10 +54,10 @@ class GortTransformerTest {
         return out;
     }
 
-    /** The enter/exit hooks among {@link #calls} (no yield points). */
+    /** The enter/exit hooks among {@link #calls} (no yield points), but a blocking call site's. */
     private static List<String> hooks(MethodNode mn) {
         return calls(mn).stream()
-                .filter(n -> n.endsWith("Enter") || n.endsWith("Exit"))
+                .filter(n -> (n.endsWith("Enter") || n.endsWith("Exit")) && !n.startsWith("blocking"))
                 .toList();
     }
 
@@ -312,6 +312,78 @@ class GortTransformerTest {
         assertEquals(1, sm.tryCatchBlocks.size());
         assertNull(sm.tryCatchBlocks.get(0).type, "a catch-all");
         assertTrue((sm.access & Opcodes.ACC_SYNCHRONIZED) != 0);
+    }
+
+    /**
+     * A call site of a JDK method that blocks its thread ({@code PollInjector.isBlockingCall}) gets
+     * blockingEnter before it, blockingExit after it and a handler of the call alone, first in the
+     * exception table, that runs blockingExit and rethrows; a constructor's gets no handler, a class
+     * initialiser's nothing, a call that does not block nothing. {@code Thread.sleep} and
+     * {@code TimeUnit.sleep} become {@code Poll.threadSleep} and {@code Poll.timeUnitSleep}. The JVM
+     * verifies and runs them (outside a goroutine the hooks do nothing).
+     */
+    @Test
+    void blockingJdkCallsAreWrappedInBlockingHooks() throws Exception {
+        PollInjector.Result r =
+                new PollInjector(PreemptStrategy.BACKEDGE, true).instrument(bytes("dev.gort.agent.work.Blockers"));
+        for (String name : List.of("take", "takeSynchronous", "putSynchronous", "statusAfterTimeout")) {
+            MethodNode mn = method(r.bytes(), name);
+            assertEquals(
+                    List.of("blockingEnter", "blockingExit", "blockingExit"),
+                    calls(mn).stream().filter(n -> n.startsWith("blocking")).toList(),
+                    name + ": the return and the handler");
+            TryCatchBlockNode first = mn.tryCatchBlocks.get(0);
+            assertNull(first.type, name + ": a catch-all first");
+            AbstractInsnNode covered = first.start.getNext();
+            assertTrue(
+                    covered instanceof MethodInsnNode m
+                            && !m.owner.equals(PollInjector.POLL)
+                            && first.end == covered.getNext(),
+                    name + ": the handler covers the call alone");
+        }
+        MethodNode ctor = method(r.bytes(), "<init>");
+        assertEquals(
+                List.of("blockingEnter", "blockingExit"),
+                calls(ctor).stream().filter(n -> n.startsWith("blocking")).toList(),
+                "a constructor: no handler");
+        assertTrue(ctor.tryCatchBlocks.isEmpty());
+        assertEquals(
+                List.of(),
+                calls(method(r.bytes(), "<clinit>")).stream()
+                        .filter(n -> n.startsWith("blocking"))
+                        .toList());
+        assertEquals(
+                List.of(),
+                calls(method(r.bytes(), "nonBlocking")).stream()
+                        .filter(n -> n.startsWith("blocking"))
+                        .toList());
+        List<String> sleeps = new ArrayList<>();
+        ClassNode cn = new ClassNode();
+        new ClassReader(r.bytes()).accept(cn, 0);
+        for (MethodNode mn : cn.methods) {
+            if (mn.name.equals("sleep")) {
+                sleeps.addAll(
+                        calls(mn).stream().filter(n -> n.endsWith("Sleep")).toList());
+            }
+        }
+        assertEquals(
+                List.of("threadSleep", "threadSleep", "threadSleep", "timeUnitSleep"),
+                sleeps.stream().sorted().toList());
+        assertEquals(
+                List.of("streamRead"),
+                calls(method(r.bytes(), "read")).stream()
+                        .filter(n -> n.startsWith("stream"))
+                        .toList(),
+                "a stream's array read");
+        Class<?> c = instrumented("dev.gort.agent.work.Blockers");
+        assertEquals("clinit", c.getField("TAKEN_IN_CLINIT").get(null));
+        var q = new java.util.concurrent.LinkedBlockingQueue<Object>(List.of("a", "b"));
+        c.getConstructor(java.util.concurrent.BlockingQueue.class).newInstance(q);
+        assertEquals(
+                "b",
+                c.getMethod("take", java.util.concurrent.BlockingQueue.class).invoke(null, q));
+        assertEquals(null, c.getMethod("nonBlocking", java.util.Queue.class).invoke(null, q));
+        c.getMethod("sleep", long.class).invoke(null, 1L);
     }
 
     /**

@@ -242,16 +242,30 @@ public final class G extends Continuation {
     int monitorDepth;
 
     /**
-     * The G's current {@code _Gsyscall} was entered for it by sysmon ({@link Retake#retakeBlocked}:
-     * its carrier was blocked in unwrapped user code), not by its own {@code entersyscall}: only
-     * then does a preemption poll leave the syscall ({@link Poll}). A poll inside a call the G
-     * wrapped itself ({@code Syscall.block}) must not: the G would go on into its blocking call
-     * holding a P, out of sysmon's sight. Written true by sysmon while it holds the G's scan bit,
-     * before the release store of {@code _Gsyscall}; written false by the G's own entersyscall
-     * or entersyscallblock (only when set; also when the G is already in sysmon's {@code _Gsyscall},
-     * which then becomes its own). Volatile.
+     * Who entered the G's current {@code _Gsyscall}: {@link #SYSCALL_OWN} (its own {@code
+     * entersyscall}: {@code Syscall.block}), {@link #SYSCALL_RETAKE} (sysmon, {@link
+     * Retake#retakeBlocked}: its carrier was blocked in unwrapped user code) or {@link
+     * #SYSCALL_HOOK} (the agent's hook around a JDK call known to block, {@link
+     * Poll#blockingEnter}). Only an implicit one (not OWN) is left by a preemption poll, a gort
+     * call or the hook after a blocking call ({@link Poll}): a poll inside a call the G wrapped
+     * itself must not leave it, or the G would go on into its blocking call holding a P, out of
+     * sysmon's sight. RETAKE is written by sysmon while it holds the G's scan bit, before the
+     * release store of {@code _Gsyscall}; HOOK by the G itself before its CAS to {@code
+     * _Gsyscall}; OWN by the G's own entersyscall or entersyscallblock (only when not OWN
+     * already; also when the G is already in an implicit {@code _Gsyscall}, which then becomes
+     * its own) and by the hook's exit. Volatile (a byte: the boolean it replaced took the same
+     * padding).
      */
-    volatile boolean syscallByRetake;
+    volatile byte syscallImplicit;
+
+    /** {@link #syscallImplicit}: the G's own syscall, or none. */
+    static final byte SYSCALL_OWN = 0;
+
+    /** {@link #syscallImplicit}: sysmon made a syscall of a blocked carrier ({@link Retake#retakeBlocked}). */
+    static final byte SYSCALL_RETAKE = 1;
+
+    /** {@link #syscallImplicit}: the agent's hook before a JDK call known to block ({@link Poll#blockingEnter}). */
+    static final byte SYSCALL_HOOK = 2;
 
     /**
      * Counts runnable transitions; every 8th is timed (Go: g.trackingSeq, gTrackingPeriod),

@@ -2,6 +2,8 @@ package dev.gort.runtime;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 
 /**
@@ -129,7 +131,7 @@ public final class Poll {
 
     /**
      * After MONITORENTER and at the entry of a synchronized method. A contended entry blocks the
-     * carrier in the JVM, so it may come back from a retaken "syscall" ({@link #blockReturned}).
+     * carrier in the JVM, so it may come back from a retaken "syscall" ({@link #returned}).
      */
     public static void monitorEnter() {
         M mp = M.current(); // never a cached carrier: see the class comment
@@ -143,28 +145,69 @@ public final class Poll {
     }
 
     /**
-     * After a call of {@code Object.wait} returned (the agent puts it after every call site of
-     * {@code wait()}, {@code wait(long)} and {@code wait(long, int)}), and, through the lock and
-     * monitor hooks, after every monitor entry and {@code Lock.lock}: calls that block the
-     * carrier in the JVM. If sysmon retook the P while the carrier was blocked there
-     * ({@link Retake}), the goroutine leaves that "syscall" now ({@link Preempt#leaveRetake}), as
-     * Go's exitsyscall runs when the call returns. It used to run on without a P until its next
-     * poll that took the slow path, and sysmon keeps a blocked retaken carrier's NOTICE out of the
-     * polls' armed count until it sees that carrier run again, up to a sysmon sleep (10 ms) later:
-     * meanwhile the goroutine ran user code beyond GOMAXPROCS (H2 at GOMAXPROCS=1: woken row-lock
-     * waiters ran transactions in parallel with the P's goroutine and blocked each other again).
-     * One volatile load when nothing was retaken.
+     * Before a call of a JDK method known to block its thread (the agent puts it before every call
+     * site of {@code BlockingQueue.take}/{@code put}/timed {@code poll}/{@code offer},
+     * {@code Future.get}, {@code CountDownLatch.await}, {@code Condition.await},
+     * {@code LockSupport.park*}, {@code Object.wait}, {@code Thread.join},
+     * {@code ServerSocket.accept}, {@code Selector.select}, ...: the agent's list): the goroutine
+     * enters a syscall for the call, as Go's syscall wrappers call entersyscall, so that sysmon
+     * retakes its P at its next tick if the call blocks while other work waits. Unwrapped, such a
+     * block was noticed only when sysmon saw the carrier blocked at two ticks in a row (a wait the
+     * JVM reports as RUNNABLE, such as {@code Selector.select}: after the time slice, and only on
+     * Linux), and each waiter held a P meanwhile (HikariCP's borrowers, parked in
+     * {@code SynchronousQueue.poll}). The syscall is implicit ({@link G#SYSCALL_HOOK}): a gort
+     * call, or a poll that finds a request, inside the call (user code the JDK calls back) leaves
+     * it, as a blocked-carrier retake's. Nothing outside a goroutine, inside a syscall already
+     * (the G's own {@code Syscall.block} around the call, or a retake it has not left), or inside a
+     * class initialiser (the G could not leave its carrier at the exit, and the Ms holding every
+     * P may wait for that class: see {@link Preempt#leaveRetake}). Costs a CAS at entry and one at
+     * exit when the call does not block for long (~20 ns of carrier CPU each, ADR 0003).
+     *
+     * <p>Go: proc.go entersyscall (called by syscall.Syscall around the kernel call)
      */
-    public static void blockReturned() {
+    public static void blockingEnter() {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
-        if (gp != null) {
-            returned(mp, gp);
+        if (gp != null && mp.locks == 0 && gp.readgstatusNoScan() == G._Grunning && gp.clinitDepth() == 0) {
+            Syscalls.reentersyscall(mp, gp, G.SYSCALL_HOOK);
         }
     }
 
+    /**
+     * After a blocking call that {@link #blockingEnter} preceded, on its return and in a handler of
+     * its exceptions: the goroutine leaves the syscall the hook entered (exitsyscall: its P if
+     * sysmon did not take it, with the slice going on; else an idle P; else it waits on the global
+     * queue, on another carrier or, holding a lock, on this one). If the G was already in a syscall
+     * at the call, a syscall that sysmon made of its blocked carrier ({@link Retake}) is left here
+     * too ({@link Preempt#leaveRetake}), and one of its own is kept.
+     *
+     * <p>Go: proc.go exitsyscall
+     */
+    public static void blockingExit() {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp != null) {
+            if (gp.syscallImplicit == G.SYSCALL_HOOK && gp.readgstatusNoScan() == G._Gsyscall) {
+                Syscalls.exitsyscall(gp);
+            } else {
+                returned(mp, gp);
+            }
+        }
+    }
+
+    /**
+     * Where a call that may have blocked the carrier in the JVM returned (the monitor and lock
+     * hooks: after every monitor entry and {@code Lock.lock}). If sysmon retook the P while the
+     * carrier was blocked there ({@link Retake}), the goroutine leaves that "syscall" now
+     * ({@link Preempt#leaveRetake}), as Go's exitsyscall runs when the call returns. It used to
+     * run on without a P until its next poll that took the slow path, and sysmon keeps a blocked
+     * retaken carrier's NOTICE out of the polls' armed count until it sees that carrier run again,
+     * up to a sysmon sleep (10 ms) later: meanwhile the goroutine ran user code beyond GOMAXPROCS
+     * (H2 at GOMAXPROCS=1: woken row-lock waiters ran transactions in parallel with the P's
+     * goroutine and blocked each other again). One volatile load when nothing was retaken.
+     */
     private static void returned(M mp, G gp) {
-        if (gp.syscallByRetake && gp.readgstatusNoScan() == G._Gsyscall) {
+        if (gp.syscallImplicit != G.SYSCALL_OWN && gp.readgstatusNoScan() == G._Gsyscall) {
             mp.sched.preempt.leaveRetake(mp, gp);
         }
     }
@@ -214,7 +257,7 @@ public final class Poll {
             if (gp != null) {
                 gp.rare().lockDepth++;
                 gp.monitorDepth++;
-                returned(mp, gp); // lock() may have parked the carrier: see blockReturned
+                returned(mp, gp); // lock() may have parked the carrier: see returned
             }
         }
     }
@@ -489,7 +532,9 @@ public final class Poll {
      * counted monitor or lock, class initialiser or JDK frame holding a lock, as for a preemption),
      * with other work runnable on its P or the global queue, it is {@code runtime.Gosched()} (the
      * goroutine goes to the global queue), as a virtual thread's {@code Thread.yield()} yields the
-     * virtual thread; otherwise, and outside goroutines, it is the carrier's {@code Thread.yield()}.
+     * virtual thread; holding a monitor or lock, with other work runnable, a yield in place (the
+     * P goes to that work, the goroutine waits on its carrier: {@link Preempt#threadYield});
+     * otherwise, and outside goroutines, it is the carrier's {@code Thread.yield()}.
      * Without it, a loop that yields while it waits for another goroutine (a spin-then-yield
      * wait, a yielding idle strategy) waited at GOMAXPROCS=1 for sysmon's preemption after every
      * hand-off (10-25 ms each). See {@link Preempt#threadYield}.
@@ -501,6 +546,229 @@ public final class Poll {
             return;
         }
         mp.sched.preempt.threadYield(mp);
+    }
+
+    /**
+     * {@code Thread.sleep(millis)} at an instrumented call site: in a goroutine that may yield there
+     * (as for {@link #threadYield}: no counted monitor or lock, class initialiser or JDK frame
+     * holding a lock), the goroutine sleeps ({@code time.Sleep}: its carrier and P run other
+     * goroutines meanwhile, and inside a synctest bubble the bubble's clock counts), as a virtual
+     * thread's {@code Thread.sleep} parks the virtual thread; otherwise, and outside goroutines,
+     * the carrier sleeps, in a syscall ({@link #blockingEnter}). The JDK's checks and messages:
+     * a negative duration is an {@code IllegalArgumentException}, an interrupt status already set
+     * is an {@code InterruptedException} ({@code "sleep interrupted"}, the status cleared), and a
+     * sleep of 0 is a yield ({@link #threadYield}). A goroutine cannot be interrupted during its
+     * sleep: an interrupt is delivered to a carrier, not a goroutine (README, "Limitations").
+     */
+    public static void threadSleep(long millis) throws InterruptedException {
+        if (millis < 0) {
+            throw new IllegalArgumentException("timeout value is negative");
+        }
+        sleepNanos(TimeUnit.MILLISECONDS.toNanos(millis));
+    }
+
+    /** {@code Thread.sleep(millis, nanos)} at an instrumented call site: see {@link #threadSleep(long)}. */
+    public static void threadSleep(long millis, int nanos) throws InterruptedException {
+        if (millis < 0) {
+            throw new IllegalArgumentException("timeout value is negative");
+        }
+        if (nanos < 0 || nanos > 999_999) {
+            throw new IllegalArgumentException("nanosecond timeout value out of range");
+        }
+        long total = TimeUnit.MILLISECONDS.toNanos(millis);
+        total += Math.min(Long.MAX_VALUE - total, nanos);
+        sleepNanos(total);
+    }
+
+    /**
+     * {@code Thread.sleep(Duration)} at an instrumented call site: see {@link #threadSleep(long)}; a
+     * negative duration returns at once, as the JDK's does.
+     */
+    public static void threadSleep(Duration duration) throws InterruptedException {
+        long nanos = TimeUnit.NANOSECONDS.convert(duration); // Long.MAX_VALUE if > 292 years
+        if (nanos >= 0) {
+            sleepNanos(nanos);
+        }
+    }
+
+    /**
+     * {@code unit.sleep(timeout)} at an instrumented call site (the JDK's calls {@code Thread.sleep}
+     * where the agent cannot see it): see {@link #threadSleep(long)}; a timeout of 0 or less
+     * returns at once, as the JDK's does.
+     */
+    public static void timeUnitSleep(TimeUnit unit, long timeout) throws InterruptedException {
+        long nanos = unit.toNanos(timeout); // null unit: the NullPointerException of the JDK's call
+        if (timeout > 0) {
+            sleepNanos(nanos);
+        }
+    }
+
+    private static void sleepNanos(long nanos) throws InterruptedException {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp != null && gp.readgstatusNoScan() == G._Grunning && Preempt.refusal(mp, gp, true) == Preempt.R_NONE) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException("sleep interrupted");
+            }
+            if (nanos == 0) {
+                mp.sched.preempt.threadYield(mp); // the JVM's sleep(0) yields; a virtual thread's too
+            } else {
+                Timer.timeSleep(nanos);
+            }
+            return;
+        }
+        blockingEnter();
+        try {
+            Thread.sleep(Duration.ofNanos(nanos));
+        } finally {
+            blockingExit();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Streams. The agent replaces an instrumented call site's array read or write of a stream it
+    // names java.io.InputStream or OutputStream (its declared type: a socket's stream is handed
+    // out as one) with these: a syscall (blockingEnter/blockingExit) when the stream's class is
+    // one of the JDK's that block on a socket or a process pipe, the plain call otherwise.
+
+    /**
+     * The JDK's stream classes whose reads and writes wait for a peer: a {@code Socket}'s (and
+     * the socket implementation's own), an {@code SSLSocket}'s, a socket channel's as
+     * {@code Channels.newInputStream} wraps it, a child process's pipes. A file's is not: its
+     * reads and writes do not wait for anyone (sysmon still finds a carrier blocked in one).
+     */
+    private static final java.util.Set<String> BLOCKING_STREAM_CLASSES = java.util.Set.of(
+            "java.net.Socket$SocketInputStream",
+            "java.net.Socket$SocketOutputStream",
+            "sun.nio.ch.NioSocketImpl$1",
+            "sun.nio.ch.NioSocketImpl$2",
+            "sun.security.ssl.SSLSocketImpl$AppInputStream",
+            "sun.security.ssl.SSLSocketImpl$AppOutputStream",
+            "sun.nio.ch.SocketInputStream",
+            "sun.nio.ch.SocketOutputStream",
+            "java.lang.ProcessImpl$ProcessPipeInputStream",
+            "java.lang.ProcessImpl$ProcessPipeOutputStream");
+
+    /** Whether a stream class is one of {@link #BLOCKING_STREAM_CLASSES}: a field read once computed. */
+    private static final ClassValue<Boolean> BLOCKING_STREAM = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> c) {
+            return c.getClassLoader() == null && BLOCKING_STREAM_CLASSES.contains(c.getName());
+        }
+    };
+
+    /** A syscall for this stream's call (outside a goroutine, blockingEnter does nothing)? */
+    private static boolean blocks(Object stream) {
+        return BLOCKING_STREAM.get(stream.getClass()); // a null stream: the call's NullPointerException
+    }
+
+    /** {@code in.read(b, off, len)} at an instrumented call site: a syscall on a socket's or pipe's stream. */
+    public static int streamRead(java.io.InputStream in, byte[] b, int off, int len) throws java.io.IOException {
+        if (!blocks(in)) {
+            return in.read(b, off, len);
+        }
+        blockingEnter();
+        try {
+            return in.read(b, off, len);
+        } finally {
+            blockingExit();
+        }
+    }
+
+    /** {@code in.read(b)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)}. */
+    public static int streamRead(java.io.InputStream in, byte[] b) throws java.io.IOException {
+        if (!blocks(in)) {
+            return in.read(b);
+        }
+        blockingEnter();
+        try {
+            return in.read(b);
+        } finally {
+            blockingExit();
+        }
+    }
+
+    /** {@code in.readNBytes(b, off, len)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)}. */
+    public static int streamReadNBytes(java.io.InputStream in, byte[] b, int off, int len) throws java.io.IOException {
+        if (!blocks(in)) {
+            return in.readNBytes(b, off, len);
+        }
+        blockingEnter();
+        try {
+            return in.readNBytes(b, off, len);
+        } finally {
+            blockingExit();
+        }
+    }
+
+    /** {@code in.readNBytes(len)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)}. */
+    public static byte[] streamReadNBytes(java.io.InputStream in, int len) throws java.io.IOException {
+        if (!blocks(in)) {
+            return in.readNBytes(len);
+        }
+        blockingEnter();
+        try {
+            return in.readNBytes(len);
+        } finally {
+            blockingExit();
+        }
+    }
+
+    /** {@code in.readAllBytes()} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)}. */
+    public static byte[] streamReadAllBytes(java.io.InputStream in) throws java.io.IOException {
+        if (!blocks(in)) {
+            return in.readAllBytes();
+        }
+        blockingEnter();
+        try {
+            return in.readAllBytes();
+        } finally {
+            blockingExit();
+        }
+    }
+
+    /**
+     * {@code in.transferTo(out)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)}
+     * (the source decides: the JDK's loop writes to {@code out} where the agent cannot see it).
+     */
+    public static long streamTransferTo(java.io.InputStream in, java.io.OutputStream out) throws java.io.IOException {
+        if (!blocks(in)) {
+            return in.transferTo(out);
+        }
+        blockingEnter();
+        try {
+            return in.transferTo(out);
+        } finally {
+            blockingExit();
+        }
+    }
+
+    /** {@code out.write(b, off, len)} at an instrumented call site: a syscall on a socket's or pipe's stream. */
+    public static void streamWrite(java.io.OutputStream out, byte[] b, int off, int len) throws java.io.IOException {
+        if (!blocks(out)) {
+            out.write(b, off, len);
+            return;
+        }
+        blockingEnter();
+        try {
+            out.write(b, off, len);
+        } finally {
+            blockingExit();
+        }
+    }
+
+    /** {@code out.write(b)} at an instrumented call site: see {@link #streamWrite(java.io.OutputStream, byte[], int, int)}. */
+    public static void streamWrite(java.io.OutputStream out, byte[] b) throws java.io.IOException {
+        if (!blocks(out)) {
+            out.write(b);
+            return;
+        }
+        blockingEnter();
+        try {
+            out.write(b);
+        } finally {
+            blockingExit();
+        }
     }
 
     /** {@code tl.set(v)} at an instrumented call site (see above). */

@@ -133,6 +133,9 @@ public final class Preempt {
     /** Of {@link #honoured}: preemptions in place ({@link #preemptInPlace}). */
     final AtomicLong honouredInPlace = new AtomicLong();
 
+    /** {@code Thread.yield()}s that handed the P to other work in place ({@link #yieldInPlace}); not requests. */
+    final AtomicLong threadYieldsInPlace = new AtomicLong();
+
     final AtomicLong refusedMonitor = new AtomicLong();
     final AtomicLong refusedRuntimeLock = new AtomicLong();
     final AtomicLong refusedLock = new AtomicLong();
@@ -720,7 +723,7 @@ public final class Preempt {
             return;
         }
         if (gp.readgstatusNoScan() == G._Gsyscall) {
-            if (!gp.syscallByRetake) {
+            if (gp.syscallImplicit == G.SYSCALL_OWN) {
                 // The G's own syscall (Syscall.block around code with polls), with a request
                 // sysmon raised for the slice it ran before: a G in a syscall is not preempted
                 // (Go's syscalls run no preemptible code), and leaving it here would take a P into
@@ -730,8 +733,9 @@ public final class Preempt {
                 }
                 return;
             }
-            // Raised by Retake.retakeBlocked: sysmon took this carrier's P while it was blocked in
-            // user code.
+            // An implicit syscall: Retake.retakeBlocked (sysmon took this carrier's P while it was
+            // blocked in user code: the NOTICE), or the agent's hook around a blocking JDK call
+            // that called back into user code (Poll.blockingEnter).
             leaveRetake(mp, gp);
             return;
         }
@@ -770,9 +774,11 @@ public final class Preempt {
     }
 
     /**
-     * {@code gp}, on {@code mp}'s carrier, is in the "syscall" that {@link Retake#retakeBlocked}
-     * made of a block of that carrier in user code, and runs again: a poll found it (the NOTICE),
-     * or the agent's hook after a call that blocks in the JVM ({@link Poll#blockReturned}). Exits
+     * {@code gp}, on {@code mp}'s carrier, is in an implicit "syscall" ({@link G#syscallImplicit}:
+     * the one {@link Retake#retakeBlocked} made of a block of that carrier in user code, or the
+     * agent's hook's around a blocking JDK call that called back into user code) and runs again:
+     * a poll found it (the NOTICE, or a request), or the hook after a call that blocks in the JVM
+     * ({@link Poll#blockingExit}, the monitor and lock hooks). Exits
      * that "syscall" (gets a P back, maybe on another M, or waits for one on this carrier while it
      * holds a Java lock) and carries on; a pending REQ stays for the exit to answer. But not inside
      * a class initialiser: the G cannot leave its carrier there, so with no idle P it would wait for
@@ -911,25 +917,58 @@ public final class Preempt {
     }
 
     /**
-     * {@code Thread.yield()} in instrumented code ({@link Poll#threadYield}): Gosched when the
-     * goroutine may yield here (the checks of a preemption, the stack walk for JDK frames holding
-     * a lock included) and other work is runnable on its P or the global queue; else the carrier's
-     * {@code Thread.yield()}, a hint as before. A goroutine whose P sysmon retook has no P here and
-     * takes the second way; it leaves that state at its next poll.
+     * {@code Thread.yield()} in instrumented code ({@link Poll#threadYield}), when other work is
+     * runnable on its P or the global queue: Gosched where the goroutine may yield here (the
+     * checks of a preemption, the stack walk for JDK frames holding a lock included); where it may
+     * not because it holds a monitor, a counted {@code Lock}, a parker method's carrier or a JDK
+     * frame's lock, a yield in place ({@link #yieldInPlace}: the P goes to the waiting work, the
+     * goroutine waits for its turn on its own carrier); else (a class initialiser, a runtime lock,
+     * or nothing else to run) the carrier's {@code Thread.yield()}, a hint as before. A goroutine
+     * whose P sysmon retook has no P here and takes the last way; it leaves that state at its
+     * next poll.
      *
      * <p>Go: proc.go Gosched (the Java call it stands for has no Go twin)
      */
     void threadYield(M mp) {
         G gp = mp.curg;
         P pp = mp.p;
-        if (gp == null
-                || pp == null
-                || (pp.runq.runqempty() && sched.sched.runq.empty())
-                || refusal(mp, gp, true) != R_NONE) {
+        if (gp == null || pp == null || (pp.runq.runqempty() && sched.sched.runq.empty())) {
             Thread.yield();
             return;
         }
-        Scheduler.gosched();
+        int why = refusal(mp, gp, true);
+        if (why == R_NONE) {
+            Scheduler.gosched();
+        } else if (why != R_CLINIT && gp.clinitDepth() == 0 && mp.locks == 0 && !sched.exiting) {
+            yieldInPlace(mp, gp);
+        } else {
+            Thread.yield();
+        }
+    }
+
+    /**
+     * {@code Thread.yield()} of a G that must stay on its carrier (it holds a monitor, a counted
+     * {@code Lock}, a JDK frame's lock, or a parker method's hold on its carrier), with other work
+     * runnable: as {@link #preemptInPlace}, without a request: the G becomes runnable with its
+     * continuation mounted, its P is handed off to that work, and the carrier sleeps until the G
+     * is scheduled again (the global queue's tail, locked to this carrier for the moment). A
+     * thread hand-off each way, where the carrier's own {@code Thread.yield()} let nothing else
+     * run on this P: a holder that spins with {@code Thread.yield()} for a goroutine queued
+     * behind it spun until sysmon preempted it in place, a slice later (HikariCP's
+     * {@code ConcurrentBag.requite}, a parker method, spins on {@code Thread.yield()} until a
+     * borrower it counted as waiting polls its hand-off queue; at GOMAXPROCS=2, 200 goroutines:
+     * 7,200 refused requests, 20 ms per schedule).
+     *
+     * <p>Go: proc.go gosched_m, for a G that cannot leave its thread (as {@link #preemptInPlace})
+     */
+    private void yieldInPlace(M mp, G gp) {
+        Scheduler s = sched;
+        P pp = mp.p;
+        if (s.trace.on) s.trace.goStop(mp, pp, gp, Ev.S_GOSCHED);
+        gp.casgstatus(G._Grunning, G._Grunnable);
+        threadYieldsInPlace.incrementAndGet();
+        s.idle.handoffp(mp.releasep());
+        Syscalls.waitForP(mp, gp, false, false); // a new slice; no boost: it asked to wait
     }
 
     /**
@@ -945,10 +984,11 @@ public final class Preempt {
             return false;
         }
         if (gp.readgstatusNoScan() == G._Gsyscall) {
-            if (!gp.syscallByRetake) {
+            if (gp.syscallImplicit == G.SYSCALL_OWN) {
                 return false; // the G's own syscall: not preemptible (see poll)
             }
-            // Retake.retakeBlocked retook this carrier's P: get one back (this may move the G).
+            // An implicit syscall (Retake.retakeBlocked's or the blocking-call hook's): leave it,
+            // getting a P back (this may move the G).
             boolean moved = Syscalls.exitsyscall();
             if (!owedOpaque(gp.m)) {
                 return moved;
@@ -1063,6 +1103,7 @@ public final class Preempt {
                 stale.get(),
                 unhonoured.get(),
                 budgetYields.get(),
+                threadYieldsInPlace.get(),
                 rearmed.get(),
                 spuriousPolls.get(),
                 Map.copyOf(pinned),

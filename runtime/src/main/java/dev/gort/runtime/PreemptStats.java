@@ -36,6 +36,9 @@ import org.HdrHistogram.Histogram;
  * @param unhonoured          the G left the carrier (parked, ended, yielded) before reaching a poll:
  *                            never honoured; with strategy {@code none} every request ends here
  * @param budgetYields        yields because the per-slice budget was spent while work was waiting
+ * @param threadYieldsInPlace {@code Thread.yield()}s in instrumented code that handed the P to waiting
+ *                            work while the G stayed on its carrier (it held a monitor or lock:
+ *                            {@code Preempt.yieldInPlace}); not requests, not in the balance
  * @param rearmed             requests re-armed when a refused G released its last monitor
  * @param spuriousPolls       slow-path entries on a carrier with no request of its own (another
  *                            carrier's request was pending: see {@link Poll})
@@ -62,6 +65,7 @@ public record PreemptStats(
         long stale,
         long unhonoured,
         long budgetYields,
+        long threadYieldsInPlace,
         long rearmed,
         long spuriousPolls,
         Map<String, Long> pinnedByReason,
@@ -109,7 +113,8 @@ public record PreemptStats(
                 + " runtimeLock=" + refusedRuntimeLock + " lock=" + refusedLock + " jdkLock=" + refusedJdkLock
                 + " clinit=" + refusedClinit + "} syscallExitsDeferred=" + syscallExitsDeferred + " stale=" + stale
                 + " unhonoured=" + unhonoured
-                + " budgetYields=" + budgetYields + " rearmed=" + rearmed + " spurious=" + spuriousPolls
+                + " budgetYields=" + budgetYields + " yieldsInPlace=" + threadYieldsInPlace + " rearmed=" + rearmed
+                + " spurious=" + spuriousPolls
                 + " request->yield{" + requestToYield + "} overrun{" + sliceOverrun + "}";
     }
 }

@@ -236,7 +236,7 @@ final class Retake {
         mp.sysmonAsleepLook = viaKernel ? now : 0;
         mp.sysmonAsleepCpu = viaKernel ? pp.sysmonSleepCpu : 0;
         mp.sysmonAsleepStill = viaKernel;
-        gp.syscallByRetake = true; // published by the release store below
+        gp.syscallImplicit = G.SYSCALL_RETAKE; // published by the release store below
         gp.setgstatusRelease(G._Gsyscall);
         Preempt.notice(mp); // its next poll (if instrumented) notices: Preempt.poll
         s.sysmon.watchRetaken(mp); // parked (out of Poll's armed count) while it stays blocked

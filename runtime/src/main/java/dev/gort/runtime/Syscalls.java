@@ -77,15 +77,19 @@ public final class Syscalls {
         if (mp == null || (gp = mp.curg) == null) {
             return null;
         }
-        reentersyscall(mp, gp);
+        reentersyscall(mp, gp, G.SYSCALL_OWN);
         return gp;
     }
 
-    /** Go: proc.go reentersyscall (Go 1.26+; {@link #reentersyscall125} under {@code psyscall=1}). */
-    static void reentersyscall(M mp, G gp) {
+    /**
+     * Go: proc.go reentersyscall (Go 1.26+; {@link #reentersyscall125} under {@code psyscall=1}).
+     * {@code implicit}: who enters it ({@link G#syscallImplicit}: the G's own call, or the agent's
+     * hook around a blocking JDK call); a G already in a syscall stays in it, its own from then on.
+     */
+    static void reentersyscall(M mp, G gp, byte implicit) {
         Scheduler s = mp.sched;
         if (s.psyscall) {
-            reentersyscall125(mp, gp);
+            reentersyscall125(mp, gp, implicit);
             return;
         }
         // Disable preemption (and sysmon's blocked-carrier retake) while the P is still ours to touch.
@@ -95,7 +99,9 @@ public final class Syscalls {
             mp.locks--;
             if (st == G._Gsyscall) {
                 // Already in a syscall: nested, or sysmon retook the P from this blocked carrier.
-                ownRetakenSyscall(gp);
+                if (implicit == G.SYSCALL_OWN) {
+                    ownRetakenSyscall(gp);
+                }
                 return;
             }
             throw Fatal.fatal(s, "entersyscall: bad g status " + G.gstatusName(st));
@@ -110,8 +116,8 @@ public final class Syscalls {
             // Optimization: a pending STW gets our P now.
             entersyscallHandleGCWait(s, mp, pp);
         }
-        if (gp.syscallByRetake) {
-            gp.syscallByRetake = false; // this syscall is the G's own (see G.syscallByRetake)
+        if (gp.syscallImplicit != implicit) {
+            gp.syscallImplicit = implicit; // the G's own, or the hook's (see G.syscallImplicit)
         }
         // As soon as we switch to _Gsyscall, we are in danger of losing our P: a CAS (a full fence,
         // the Dekker half against stopTheWorld, which sets gcwaiting and then reads G statuses).
@@ -160,14 +166,16 @@ public final class Syscalls {
     }
 
     /** Go 1.25's reentersyscall: the P goes to {@code _Psyscall} without its M. Go: proc.go reentersyscall (1.25). */
-    static void reentersyscall125(M mp, G gp) {
+    static void reentersyscall125(M mp, G gp, byte implicit) {
         if (!gp.tryCasgstatus(G._Grunning, G._Gsyscall) && !casToSyscallSlow(mp, gp)) {
             // Already in a syscall: nested, or sysmon retook the P from this blocked carrier.
-            ownRetakenSyscall(gp);
+            if (implicit == G.SYSCALL_OWN) {
+                ownRetakenSyscall(gp);
+            }
             return;
         }
-        if (gp.syscallByRetake) {
-            gp.syscallByRetake = false; // this syscall is the G's own (see G.syscallByRetake)
+        if (gp.syscallImplicit != implicit) {
+            gp.syscallImplicit = implicit; // the G's own, or the hook's (see G.syscallImplicit)
         }
         P pp = mp.p;
         Scheduler s = mp.sched;
@@ -192,14 +200,14 @@ public final class Syscalls {
      * {@code Syscall.block}): if that {@code _Gsyscall} was sysmon's ({@link Retake#retakeBlocked}
      * retook the P of its blocked carrier and nothing since has left the retake), it is the G's own
      * from now on, as if the G had entered it with a P. Otherwise a preemption poll inside the call
-     * (or a blocking call's return, {@link Poll#blockReturned}) would leave the "retake" and take a P
+     * (or a blocking call's return, {@link Poll#blockingExit}) would leave the "retake" and take a P
      * into the G's blocking call, out of sysmon's sight, and sysmon would keep watching the carrier
      * as a retaken one. Safe without the scan bit: sysmon writes the flag true only while it moves
      * the G from {@code _Grunning}, which it is not.
      */
     private static void ownRetakenSyscall(G gp) {
-        if (gp.syscallByRetake) {
-            gp.syscallByRetake = false; // this syscall is the G's own (see G.syscallByRetake)
+        if (gp.syscallImplicit != G.SYSCALL_OWN) {
+            gp.syscallImplicit = G.SYSCALL_OWN; // this syscall is the G's own (see G.syscallImplicit)
         }
     }
 
@@ -255,8 +263,8 @@ public final class Syscalls {
             if (st != G._Grunning) {
                 throw Fatal.fatal(s, "entersyscallblock: bad g status " + G.gstatusName(st));
             }
-            if (gp.syscallByRetake) {
-                gp.syscallByRetake = false;
+            if (gp.syscallImplicit != G.SYSCALL_OWN) {
+                gp.syscallImplicit = G.SYSCALL_OWN;
             }
             mp.locks++;
             P pp = mp.p;
@@ -274,8 +282,8 @@ public final class Syscalls {
             ownRetakenSyscall(gp); // no P to hand off: nested, or sysmon took it
             return gp;
         }
-        if (gp.syscallByRetake) {
-            gp.syscallByRetake = false; // this syscall is the G's own (see G.syscallByRetake)
+        if (gp.syscallImplicit != G.SYSCALL_OWN) {
+            gp.syscallImplicit = G.SYSCALL_OWN; // this syscall is the G's own (see G.syscallImplicit)
         }
         P pp = mp.p;
         if (s.trace.on) s.trace.syscallEnter(mp, pp, gp);
@@ -310,7 +318,10 @@ public final class Syscalls {
     static M currentLeavingRetake() {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
-        if (gp != null && gp.syscallByRetake && gp.readgstatusNoScan() == G._Gsyscall && exitsyscall(gp)) {
+        if (gp != null
+                && gp.syscallImplicit != G.SYSCALL_OWN
+                && gp.readgstatusNoScan() == G._Gsyscall
+                && exitsyscall(gp)) {
             mp = M.current(); // it moved
         }
         return mp;
@@ -603,7 +614,7 @@ public final class Syscalls {
         int frames = LockFrames.NONE;
         if (gp.lockedm() == null
                 && gp.monitorDepth == 0
-                && (!gp.syscallByRetake || (frames = LockFrames.scan()) == LockFrames.NONE)) {
+                && (gp.syscallImplicit == G.SYSCALL_OWN || (frames = LockFrames.scan()) == LockFrames.NONE)) {
             gp.yieldReason = G.YIELD_SYSCALL;
             if (Continuation.yield(G.SCOPE)) {
                 M.current().p.incSyscalltickOpaque();

@@ -430,7 +430,8 @@ public final class Sysmon {
         for (int i = retaken.size() - 1; i >= 0; i--) {
             M mp = retaken.get(i);
             G gp = mp.curg;
-            boolean inRetake = gp != null && gp.syscallByRetake && gp.readgstatusNoScan() == G._Gsyscall;
+            boolean inRetake =
+                    gp != null && gp.syscallImplicit == G.SYSCALL_RETAKE && gp.readgstatusNoScan() == G._Gsyscall;
             cpuReadDenied = false;
             if (inRetake && Retake.stillBlocked(this, mp, now)) {
                 Preempt.park(mp.thread);

@@ -24,7 +24,7 @@ class ParkedGoroutineSizeTest {
      * stamp while the G is runnable, Go's trackingStamp, which was a fourth long); atomicstatus,
      * monitorDepth (2 ints: 8); sched, fn, waitingOn, m, schedlink, allprev, allnext, param,
      * waiting, rare (10 references: 40); waitreason (a WaitReason's ordinal), yieldReason,
-     * trackingSeq, selectDone, syscallByRetake (5 bytes): 77 bytes. With the continuation's 31,
+     * trackingSeq, selectDone, syscallImplicit (5 bytes): 77 bytes. With the continuation's 31,
      * 108: a 120-byte object with the 12-byte header (one byte more and it is 128).
      * Before: 116 (128 bytes) with the separate stamp; before that a 112-byte G (99 bytes of
      * fields: a reference to its continuation, traceBuf and parkedOn, now in G.Rare, waitreason a

@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * ({@link Retake#retakeBlocked}: {@code _Gsyscall}, {@code syscallByRetake}) and that then enters a
  * syscall of its own ({@code Syscall.block}: entersyscall or entersyscallblock) before anything has
  * left the retake: that syscall is the goroutine's own. A blocking call returning inside it
- * ({@link Poll#blockReturned}, where the agent puts it after {@code Object.wait}) must not take a P
+ * ({@link Poll#blockingExit}, where the agent puts it after {@code Object.wait}) must not take a P
  * into the goroutine's blocking call, and sysmon no longer watches the carrier as a retaken one. It
  * kept sysmon's flag, so the return took a P mid-call (and a test that counted main's
  * entersyscallblock hand-off failed once under load, when main had been retaken just before).
@@ -49,13 +49,13 @@ class RetakenThenSyscallTest {
                                 throw new AssertionError(e);
                             }
                             G gp = M.current().curg;
-                            afterBlock.set(G.gstatusName(gp.readgstatusNoScan()) + " byRetake=" + gp.syscallByRetake);
+                            afterBlock.set(G.gstatusName(gp.readgstatusNoScan()) + " implicit=" + gp.syscallImplicit);
                             G own = enter.equals("entersyscall")
                                     ? Syscalls.entersyscall()
                                     : Syscalls.entersyscallblock();
-                            Poll.blockReturned(); // a blocking call inside the goroutine's own syscall returns
+                            Poll.blockingExit(); // a blocking call inside the goroutine's own syscall returns
                             M mp = M.current();
-                            inOwnCall.set(G.gstatusName(gp.readgstatusNoScan()) + " byRetake=" + gp.syscallByRetake);
+                            inOwnCall.set(G.gstatusName(gp.readgstatusNoScan()) + " implicit=" + gp.syscallImplicit);
                             pInOwnCall.set(mp.p);
                             Syscalls.exitsyscall(own);
                             done.release();
@@ -65,11 +65,11 @@ class RetakenThenSyscallTest {
             done.acquire();
         });
         assertEquals(
-                "syscall byRetake=true",
+                "syscall implicit=1",
                 afterBlock.get(),
                 "G1's P was retaken while its carrier blocked, and nothing has left the retake yet");
         assertEquals(
-                "syscall byRetake=false",
+                "syscall implicit=0",
                 inOwnCall.get(),
                 "inside the goroutine's own syscall: still in it, and it is the goroutine's");
         assertNull(pInOwnCall.get(), "no P taken into the goroutine's own blocking call");

@@ -47,8 +47,9 @@ final class Options {
               --goroutines N     fan-out: goroutines to start (default 48)
               --work-ms N        fan-out: CPU milliseconds per goroutine (default 1)
               --syscall M        syscalls: wrapped (Syscall.block around the call: entersyscall, then
-                                 sysmon retakes the P) or unwrapped (a plain Thread.sleep: sysmon
-                                 sees the blocked carrier and hands its P off); default: both
+                                 sysmon retakes the P) or unwrapped (a Thread.sleep the agent does
+                                 not see: sysmon sees the blocked carrier and hands its P off);
+                                 default: both
               --syscalls N       syscalls: goroutines blocked in a system call (default 6)
               --syscall-ms N     syscalls: how long each call blocks (default 30)
               --loop-ms N        tight-loop: length of the loop (default 40)

@@ -38,7 +38,8 @@ final class Syscalls extends Scenario {
                                 + "the P leaves its thread and waits in _Psyscall until sysmon or the returning call takes it),\n"
                         : "the goroutine goes to _Gsyscall and,\n"
                                 + "as in Go 1.26, its P stays _Prunning with the thread until sysmon takes it),\n")
-                + "and unwrapped (sysmon sees the carrier thread blocked while it holds its P).";
+                + "and unwrapped (a sleep the agent cannot see, as in a library it does not instrument: sysmon\n"
+                + "sees the carrier thread blocked while it holds its P).";
     }
 
     /**
@@ -81,17 +82,35 @@ final class Syscalls extends Scenario {
     /**
      * A call that blocks its thread (Go's read(2) on a slow file): announced with
      * {@code Syscall.block} (entersyscall/exitsyscall), or not at all (sysmon then finds the carrier
-     * blocked while it holds a P).
+     * blocked while it holds a P). Unannounced, the sleep is reached through a method handle, where
+     * the agent does not see it, as it does not see a blocking call inside a library it does not
+     * instrument: the agent makes a plain {@code Thread.sleep} in a goroutine {@code time.Sleep}
+     * (the goroutine parks, its carrier runs on) and wraps the JDK calls it knows to block in a
+     * syscall itself.
      */
     static void blockingCall(long ms, boolean wrapped) {
         try {
             if (wrapped) {
                 Syscall.block(() -> Thread.sleep(ms));
             } else {
-                Thread.sleep(ms);
+                UNSEEN_SLEEP.invokeExact(ms);
             }
         } catch (InterruptedException e) {
             throw new IllegalStateException("interrupted in a blocking call", e);
+        } catch (Throwable t) {
+            throw new IllegalStateException("the blocking call failed", t);
+        }
+    }
+
+    /** {@code Thread.sleep(long)}, called where the agent cannot see the call (a handle). */
+    private static final java.lang.invoke.MethodHandle UNSEEN_SLEEP;
+
+    static {
+        try {
+            UNSEEN_SLEEP = java.lang.invoke.MethodHandles.publicLookup()
+                    .findStatic(Thread.class, "sleep", java.lang.invoke.MethodType.methodType(void.class, long.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
 

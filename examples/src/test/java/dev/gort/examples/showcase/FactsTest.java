@@ -29,6 +29,7 @@ class FactsTest {
                 0,
                 0,
                 0,
+                0,
                 Map.of(),
                 Map.of(),
                 none,
