@@ -939,7 +939,14 @@ public final class Preempt {
         int why = refusal(mp, gp, true);
         if (why == R_NONE) {
             Scheduler.gosched();
-        } else if (why != R_CLINIT && gp.clinitDepth() == 0 && mp.locks == 0 && !sched.exiting) {
+        } else if (why != R_CLINIT
+                && gp.clinitDepth() == 0
+                && mp.locks == 0
+                && !sched.exiting
+                && gp.readgstatusNoScan() == G._Grunning) {
+            // Not in a syscall (its own Syscall.block, or the blocking-call hook's around a JDK
+            // call that called back here): its M may still hold the P there (Go 1.26 model), but
+            // the G is _Gsyscall, not the _Grunning that yieldInPlace moves to _Grunnable.
             yieldInPlace(mp, gp);
         } else {
             Thread.yield();

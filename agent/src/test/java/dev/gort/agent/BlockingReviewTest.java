@@ -1,0 +1,174 @@
+package dev.gort.agent;
+
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.gort.runtime.GoSema;
+import dev.gort.runtime.PreemptStrategy;
+import dev.gort.runtime.Scheduler;
+import java.lang.reflect.Method;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+class BlockingReviewTest {
+    private static Method method(String name, Class<?>... params) throws Exception {
+        return AgentPreemptionTest.method(PreemptStrategy.BACKEDGE, "BlockingReview", name, params);
+    }
+
+    private static Object call(Method m, Object... args) {
+        return AgentPreemptionTest.call(m, null, args);
+    }
+
+    private static Scheduler runAll(AtomicReference<Throwable> failure, Runnable... bodies) {
+        Scheduler s = AgentPreemptionTest.newScheduler(1);
+        try {
+            s.run(() -> {
+                Scheduler rt = Scheduler.current();
+                GoSema done = new GoSema(0);
+                for (Runnable b : bodies) {
+                    rt.newproc(() -> {
+                        try {
+                            b.run();
+                        } catch (Throwable t) {
+                            failure.compareAndSet(null, t);
+                        } finally {
+                            done.release();
+                        }
+                    });
+                }
+                for (int i = 0; i < bodies.length; i++) {
+                    done.acquire();
+                }
+            });
+        } catch (Throwable t) {
+            failure.compareAndSet(null, t);
+        }
+        return s;
+    }
+
+    /**
+     * Thread.yield() holding a monitor inside the goroutine's own syscall (Syscall.block), with a
+     * goroutine queued on the P it still holds (Go 1.26 model: the P stays with its M in a
+     * syscall): Preempt.threadYield takes yieldInPlace, whose casgstatus(_Grunning, _Grunnable)
+     * meets a _Gsyscall G: fatal "casgstatus: bad incoming values". Before cc4f823 this was the
+     * carrier's Thread.yield().
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void threadYieldHoldingAMonitorInsideItsOwnSyscallIsNotFatal() throws Exception {
+        Method m = method("yieldLockedInOwnSyscall", Object.class, AtomicBoolean.class);
+        for (int i = 0; i < 5; i++) {
+            AtomicBoolean go = new AtomicBoolean();
+            AtomicInteger yields = new AtomicInteger(-1);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            runAll(failure, () -> go.set(true), () -> yields.set((int) call(m, new Object(), go)));
+            assertNull(failure.get(), () -> "failed: " + failure.get());
+            assertTrue(yields.get() >= 0, () -> "yields " + yields.get());
+        }
+    }
+
+    /**
+     * The same inside the blocking-call hook's syscall: PriorityBlockingQueue.put (hooked) calls
+     * back compareTo, which yields inside the queue's lock (a JDK frame's lock: R_JDK_LOCK), its M
+     * still holding the P.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void threadYieldHoldingAJdkLockInACallbackOfAHookedCallIsNotFatal() throws Exception {
+        Method m = method("putSpinning", Object.class, AtomicBoolean.class);
+        for (int i = 0; i < 5; i++) {
+            AtomicBoolean go = new AtomicBoolean();
+            AtomicInteger yields = new AtomicInteger(-1);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            runAll(failure, () -> go.set(true), () -> yields.set((int) call(m, new Object(), go)));
+            assertNull(failure.get(), () -> "failed: " + failure.get());
+            assertTrue(yields.get() >= 0, () -> "yields " + yields.get());
+        }
+    }
+
+    private static byte[] bytes(String cls) throws Exception {
+        try (java.io.InputStream in =
+                BlockingReviewTest.class.getClassLoader().getResourceAsStream(cls.replace('.', '/') + ".class")) {
+            return in.readAllBytes();
+        }
+    }
+
+    /** Every shape passes ASM's BasicVerifier (verify=true) and the JVM's verifier, and runs. */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void blockingCallShapesVerifyAndRun() throws Exception {
+        for (String cls : java.util.List.of("dev.gort.agent.work.BlockingShapes")) {
+            PollInjector.Result r = new PollInjector(PreemptStrategy.BACKEDGE, true).instrument(bytes(cls));
+            org.objectweb.asm.tree.ClassNode cn = new org.objectweb.asm.tree.ClassNode();
+            new org.objectweb.asm.ClassReader(r.bytes()).accept(cn, 0);
+            for (org.objectweb.asm.tree.MethodNode mn : cn.methods) {
+                int enter = 0, exit = 0;
+                for (var in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
+                    if (in instanceof org.objectweb.asm.tree.MethodInsnNode mi && mi.owner.equals(PollInjector.POLL)) {
+                        if (mi.name.equals("blockingEnter")) enter++;
+                        if (mi.name.equals("blockingExit")) exit++;
+                    }
+                }
+                System.err.println("SHAPE " + mn.name + mn.desc + " enter=" + enter + " exit=" + exit);
+            }
+        }
+        for (int stride : new int[] {0, PreemptStrategy.DEFAULT_STRIDE}) {
+            Class<?> c = Class.forName(
+                    "dev.gort.agent.work.BlockingShapes",
+                    true,
+                    new InstrumentingLoader("dev.gort.agent.work.", PreemptStrategy.BACKEDGE, stride));
+            java.util.List<String> outside = runShapes(c);
+            System.err.println("OUTSIDE " + outside);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            AtomicReference<java.util.List<String>> inside = new AtomicReference<>();
+            runAll(failure, () -> {
+                try {
+                    inside.set(runShapes(c));
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            assertNull(failure.get(), () -> "failed: " + failure.get());
+            System.err.println("INSIDE " + inside.get());
+            // status() is -1 outside a goroutine, 2 (_Grunning) inside; 3 (_Gsyscall) would be a syscall left behind.
+            org.junit.jupiter.api.Assertions.assertEquals(
+                    "[nested=-993, conflicting=timeout-a-1, conflicting2=timeout-4-1, disagree=inner-s-1, syncMethod=-984,"
+                            + " syncBlockWait=-997, stackBelow=y121122.0, lambda=null-5-1, resources=t-1nullnullclosed-1,"
+                            + " condition=20, parker=6.0, throwing=-1,-1,-1,]",
+                    outside.toString());
+            org.junit.jupiter.api.Assertions.assertEquals(
+                    "[nested=2007, conflicting=timeout-a2, conflicting2=timeout-42, disagree=inner-s2, syncMethod=2016,"
+                            + " syncBlockWait=2003, stackBelow=y121122.0, lambda=null-52, resources=t2nullnullclosed2,"
+                            + " condition=21, parker=9.0, throwing=2,2,2,]",
+                    inside.get().toString());
+        }
+    }
+
+    private static java.util.List<String> runShapes(Class<?> c) throws Exception {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        var q = new java.util.concurrent.LinkedBlockingQueue<Object>();
+        out.add("nested=" + c.getMethod("nested", java.util.concurrent.BlockingQueue.class, int.class).invoke(null, q, 2));
+        var f = new java.util.concurrent.CompletableFuture<String>();
+        out.add("conflicting=" + c.getMethod("conflicting", java.util.concurrent.Future.class, boolean.class).invoke(null, f, true));
+        out.add("conflicting2=" + c.getMethod("conflicting", java.util.concurrent.Future.class, boolean.class).invoke(null, f, false));
+        out.add("disagree=" + c.getMethod("disagree", java.util.concurrent.Future.class, int.class).invoke(null, f, 1));
+        out.add("syncMethod=" + c.getMethod("syncMethod", java.util.concurrent.BlockingQueue.class, double.class, long.class).invoke(null, q, 1.5, 10L));
+        Object inst = c.getDeclaredConstructors()[0].newInstance();
+        out.add("syncBlockWait=" + c.getMethod("syncBlockWait", int.class).invoke(inst, 3));
+        out.add("stackBelow=" + c.getMethod("stackBelow", java.util.concurrent.BlockingQueue.class, long.class).invoke(null, q, 1L));
+        var call = (java.util.concurrent.Callable<?>) c.getMethod("lambda", java.util.concurrent.BlockingQueue.class).invoke(null, q);
+        out.add("lambda=" + call.call());
+        out.add("resources=" + c.getMethod("resources", java.util.concurrent.CompletableFuture.class, java.util.concurrent.BlockingQueue.class).invoke(null, f, q));
+        var l = new java.util.concurrent.locks.ReentrantLock();
+        out.add("condition=" + c.getMethod("condition", java.util.concurrent.locks.ReentrantLock.class, java.util.concurrent.locks.Condition.class, int.class).invoke(null, l, l.newCondition(), 2));
+        out.add("parker=" + c.getMethod("parker", int.class).invoke(null, 3));
+        var failed = new java.util.concurrent.CompletableFuture<String>();
+        failed.completeExceptionally(new RuntimeException("x"));
+        out.add("throwing=" + c.getMethod("throwing", java.util.concurrent.CompletableFuture.class, int.class).invoke(inst, failed, 3));
+        return out;
+    }
+}
