@@ -90,6 +90,40 @@ class BlockingReviewTest {
         }
     }
 
+    /**
+     * A class initialiser that runs inside a hooked call's callback (PriorityBlockingQueue.put ->
+     * compareTo -> Init.<clinit>) and sleeps (R_CLINIT: the carrier's sleep, then blockingExit).
+     * Sysmon retakes the P from the HOOK syscall for the goroutine queued behind, which waits for
+     * Init on its carrier, holding that P. blockingExit's HOOK branch calls exitsyscall directly,
+     * not leaveRetake: no P, a pinned yield, so it waits for a P inside the initialiser
+     * (slowInPlace, a lock-holder boost), which the P's holder, waiting for this very class, gives
+     * up only when sysmon finds its carrier blocked (a wait the JVM reports RUNNABLE: after a time
+     * slice, only on Linux). leaveRetake defers the exit inside an initialiser instead
+     * (syscallExitsDeferred).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void blockingExitInsideAClassInitialiserDoesNotWaitForAP() throws Exception {
+        Class<?> c = Class.forName(
+                "dev.gort.agent.work.BlockingClinit",
+                true,
+                new InstrumentingLoader("dev.gort.agent.work.", PreemptStrategy.BACKEDGE));
+        Method init = c.getMethod("putInitialising");
+        Method read = c.getMethod("readInit");
+        AtomicInteger a = new AtomicInteger();
+        AtomicInteger b = new AtomicInteger();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Scheduler s = runAll(failure, () -> b.set((int) call(read)), () -> a.set((int) call(init)));
+        assertNull(failure.get(), () -> "failed: " + failure.get());
+        org.junit.jupiter.api.Assertions.assertEquals(42, a.get());
+        org.junit.jupiter.api.Assertions.assertEquals(42, b.get());
+        var st = s.syscallStats.snapshot(s);
+        var ps = s.preempt.snapshot();
+        System.err.println("CLINIT " + st + " " + ps);
+        org.junit.jupiter.api.Assertions.assertEquals(
+                0, st.slowInPlace(), () -> "waited for a P inside a class initialiser: " + st + " " + ps);
+    }
+
     private static byte[] bytes(String cls) throws Exception {
         try (java.io.InputStream in =
                 BlockingReviewTest.class.getClassLoader().getResourceAsStream(cls.replace('.', '/') + ".class")) {

@@ -187,9 +187,13 @@ public final class Poll {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
         if (gp != null) {
-            if (gp.syscallImplicit == G.SYSCALL_HOOK && gp.readgstatusNoScan() == G._Gsyscall) {
+            if (gp.syscallImplicit == G.SYSCALL_HOOK && gp.readgstatusNoScan() == G._Gsyscall && gp.clinitDepth() == 0) {
                 Syscalls.exitsyscall(gp);
             } else {
+                // Inside a class initialiser (a hooked call's callback reached one: blockingEnter
+                // enters no syscall there), leaveRetake defers the exit, as for a retake: the G
+                // cannot leave its carrier, and waiting for a P there may wait on the Ms that
+                // wait for this class.
                 returned(mp, gp);
             }
         }
