@@ -124,6 +124,38 @@ class BlockingReviewTest {
                 0, st.slowInPlace(), () -> "waited for a P inside a class initialiser: " + st + " " + ps);
     }
 
+    /**
+     * User code inside a hooked call (a direct ExecutorService's invokeAll, named
+     * ExecutorService.invokeAll at the call site: a HOOK syscall) spins for 300 ms at GOMAXPROCS=1
+     * while another goroutine spins. Sysmon never asks a G in a syscall to yield (preemptone skips
+     * it: markSyscall), it retakes the P for the other goroutine, and raises no NOTICE for the
+     * carrier (Retake.retakeBlocked's does): the spinner runs on without a P, beyond GOMAXPROCS,
+     * until the call returns. Before cc4f823 it was _Grunning and was preempted at each slice.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void userCodeInsideAHookedCallStaysWithinGomaxprocs() throws Exception {
+        Class<?> c = Class.forName(
+                "dev.gort.agent.work.HookedUserCode",
+                true,
+                new InstrumentingLoader("dev.gort.agent.work.", PreemptStrategy.BACKEDGE));
+        Method spin = c.getMethod("spinInsideInvokeAll", java.util.concurrent.atomic.AtomicLong.class, long.class);
+        Method other = c.getMethod("other", java.util.concurrent.atomic.AtomicLong.class, long.class);
+        var otherAt = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong beyond = new java.util.concurrent.atomic.AtomicLong(-1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Scheduler s = runAll(
+                failure,
+                () -> call(other, otherAt, 300_000_000L),
+                () -> beyond.set((long) call(spin, otherAt, 300_000_000L)));
+        assertNull(failure.get(), () -> "failed: " + failure.get());
+        System.err.println("BEYOND " + beyond.get() / 1000 + "us " + s.syscallStats.snapshot(s));
+        assertTrue(
+                beyond.get() < 50_000_000L,
+                () -> "ran user code without a P, in its hook's syscall, for " + beyond.get() / 1_000_000
+                        + " ms after the P's next goroutine started (GOMAXPROCS=1)");
+    }
+
     private static byte[] bytes(String cls) throws Exception {
         try (java.io.InputStream in =
                 BlockingReviewTest.class.getClassLoader().getResourceAsStream(cls.replace('.', '/') + ".class")) {

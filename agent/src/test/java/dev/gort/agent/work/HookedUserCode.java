@@ -1,0 +1,85 @@
+package dev.gort.agent.work;
+
+import dev.gort.runtime.G;
+import dev.gort.runtime.Scheduler;
+import java.util.List;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * User code that runs inside a hooked "blocking" call: a direct ExecutorService (tasks run in the
+ * caller) whose invokeAll the call site names as ExecutorService.invokeAll, one of the agent's
+ * blocking calls (a HOOK syscall for the whole call).
+ */
+public final class HookedUserCode {
+    private HookedUserCode() {}
+
+    /** Runs every task in the caller. */
+    static final class Direct extends AbstractExecutorService {
+        private volatile boolean shut;
+
+        @Override
+        public void execute(Runnable r) {
+            r.run();
+        }
+
+        @Override
+        public void shutdown() {
+            shut = true;
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            shut = true;
+            return List.of();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return shut;
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return shut;
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) {
+            return true;
+        }
+    }
+
+    /**
+     * Spins for {@code nanos} inside a hooked invokeAll; returns the longest time (ns) it ran user
+     * code still in _Gsyscall after the other goroutine started ({@code otherAt}, nanoTime).
+     */
+    public static long spinInsideInvokeAll(AtomicLong otherAt, long nanos) throws Exception {
+        ExecutorService es = new Direct();
+        Callable<Long> task = () -> {
+            long end = System.nanoTime() + nanos;
+            long max = 0;
+            long now;
+            while ((now = System.nanoTime()) < end) {
+                long at = otherAt.get();
+                if (at != 0 && Scheduler.getg().readgstatus() == G._Gsyscall) {
+                    max = Math.max(max, now - at);
+                }
+            }
+            return max;
+        };
+        return es.invokeAll(List.of(task)).get(0).get();
+    }
+
+    /** Notes when it started ({@code at}), then spins for {@code nanos}. */
+    public static void other(AtomicLong at, long nanos) {
+        at.set(System.nanoTime());
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+    }
+}
