@@ -217,24 +217,50 @@ class BlockingReviewTest {
     private static java.util.List<String> runShapes(Class<?> c) throws Exception {
         java.util.List<String> out = new java.util.ArrayList<>();
         var q = new java.util.concurrent.LinkedBlockingQueue<Object>();
-        out.add("nested=" + c.getMethod("nested", java.util.concurrent.BlockingQueue.class, int.class).invoke(null, q, 2));
+        out.add("nested="
+                + c.getMethod("nested", java.util.concurrent.BlockingQueue.class, int.class)
+                        .invoke(null, q, 2));
         var f = new java.util.concurrent.CompletableFuture<String>();
-        out.add("conflicting=" + c.getMethod("conflicting", java.util.concurrent.Future.class, boolean.class).invoke(null, f, true));
-        out.add("conflicting2=" + c.getMethod("conflicting", java.util.concurrent.Future.class, boolean.class).invoke(null, f, false));
-        out.add("disagree=" + c.getMethod("disagree", java.util.concurrent.Future.class, int.class).invoke(null, f, 1));
-        out.add("syncMethod=" + c.getMethod("syncMethod", java.util.concurrent.BlockingQueue.class, double.class, long.class).invoke(null, q, 1.5, 10L));
+        out.add("conflicting="
+                + c.getMethod("conflicting", java.util.concurrent.Future.class, boolean.class)
+                        .invoke(null, f, true));
+        out.add("conflicting2="
+                + c.getMethod("conflicting", java.util.concurrent.Future.class, boolean.class)
+                        .invoke(null, f, false));
+        out.add("disagree="
+                + c.getMethod("disagree", java.util.concurrent.Future.class, int.class)
+                        .invoke(null, f, 1));
+        out.add("syncMethod="
+                + c.getMethod("syncMethod", java.util.concurrent.BlockingQueue.class, double.class, long.class)
+                        .invoke(null, q, 1.5, 10L));
         Object inst = c.getDeclaredConstructors()[0].newInstance();
         out.add("syncBlockWait=" + c.getMethod("syncBlockWait", int.class).invoke(inst, 3));
-        out.add("stackBelow=" + c.getMethod("stackBelow", java.util.concurrent.BlockingQueue.class, long.class).invoke(null, q, 1L));
-        var call = (java.util.concurrent.Callable<?>) c.getMethod("lambda", java.util.concurrent.BlockingQueue.class).invoke(null, q);
+        out.add("stackBelow="
+                + c.getMethod("stackBelow", java.util.concurrent.BlockingQueue.class, long.class)
+                        .invoke(null, q, 1L));
+        var call = (java.util.concurrent.Callable<?>)
+                c.getMethod("lambda", java.util.concurrent.BlockingQueue.class).invoke(null, q);
         out.add("lambda=" + call.call());
-        out.add("resources=" + c.getMethod("resources", java.util.concurrent.CompletableFuture.class, java.util.concurrent.BlockingQueue.class).invoke(null, f, q));
+        out.add("resources="
+                + c.getMethod(
+                                "resources",
+                                java.util.concurrent.CompletableFuture.class,
+                                java.util.concurrent.BlockingQueue.class)
+                        .invoke(null, f, q));
         var l = new java.util.concurrent.locks.ReentrantLock();
-        out.add("condition=" + c.getMethod("condition", java.util.concurrent.locks.ReentrantLock.class, java.util.concurrent.locks.Condition.class, int.class).invoke(null, l, l.newCondition(), 2));
+        out.add("condition="
+                + c.getMethod(
+                                "condition",
+                                java.util.concurrent.locks.ReentrantLock.class,
+                                java.util.concurrent.locks.Condition.class,
+                                int.class)
+                        .invoke(null, l, l.newCondition(), 2));
         out.add("parker=" + c.getMethod("parker", int.class).invoke(null, 3));
         var failed = new java.util.concurrent.CompletableFuture<String>();
         failed.completeExceptionally(new RuntimeException("x"));
-        out.add("throwing=" + c.getMethod("throwing", java.util.concurrent.CompletableFuture.class, int.class).invoke(inst, failed, 3));
+        out.add("throwing="
+                + c.getMethod("throwing", java.util.concurrent.CompletableFuture.class, int.class)
+                        .invoke(inst, failed, 3));
         return out;
     }
 }

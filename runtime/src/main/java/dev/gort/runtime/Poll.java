@@ -187,7 +187,9 @@ public final class Poll {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
         if (gp != null) {
-            if (gp.syscallImplicit == G.SYSCALL_HOOK && gp.readgstatusNoScan() == G._Gsyscall && gp.clinitDepth() == 0) {
+            if (gp.syscallImplicit == G.SYSCALL_HOOK
+                    && gp.readgstatusNoScan() == G._Gsyscall
+                    && gp.clinitDepth() == 0) {
                 Syscalls.exitsyscall(gp);
             } else {
                 // Inside a class initialiser (a hooked call's callback reached one: blockingEnter

@@ -1,7 +1,6 @@
 package dev.gort.agent.work;
 
 import dev.gort.runtime.G;
-import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.Syscalls;
 import java.util.concurrent.atomic.AtomicBoolean;
 
