@@ -316,7 +316,6 @@ public final class PollInjector {
 
     private static final String TU = "Ljava/util/concurrent/TimeUnit;";
     private static final String OBJ = "Ljava/lang/Object;";
-    private static final String COLL = "Ljava/util/Collection;";
 
     /**
      * The blocking methods of {@code java.util.concurrent}'s queues ({@code BlockingQueue},
@@ -349,20 +348,20 @@ public final class PollInjector {
             "java/util/concurrent/ScheduledFuture",
             "java/util/concurrent/RunnableScheduledFuture",
             "java/util/concurrent/CompletableFuture",
-            "java/util/concurrent/FutureTask",
-            "java/util/concurrent/ForkJoinTask",
-            "java/util/concurrent/RecursiveTask",
-            "java/util/concurrent/RecursiveAction",
-            "java/util/concurrent/CountedCompleter");
+            "java/util/concurrent/FutureTask");
 
-    /** Owners whose {@code awaitTermination}, {@code invokeAll}, {@code invokeAny} and {@code close} wait for tasks. */
+    /**
+     * Owners whose {@code awaitTermination} and {@code close} wait for tasks. Not
+     * {@code invokeAll}/{@code invokeAny}: a saturated pool's {@code CallerRunsPolicy} runs a task
+     * in the caller; not a {@code ForkJoinPool} nor a {@code ForkJoinTask}'s {@code join}/{@code get}
+     * (the caller may run the task itself): user code must not run inside the syscall.
+     */
     private static final Set<String> EXECUTORS = Set.of(
             "java/util/concurrent/ExecutorService",
             "java/util/concurrent/ScheduledExecutorService",
             "java/util/concurrent/AbstractExecutorService",
             "java/util/concurrent/ThreadPoolExecutor",
-            "java/util/concurrent/ScheduledThreadPoolExecutor",
-            "java/util/concurrent/ForkJoinPool");
+            "java/util/concurrent/ScheduledThreadPoolExecutor");
 
     /** Owners whose {@code await*} methods are {@code Condition}'s. */
     private static final Set<String> CONDITIONS = Set.of(
@@ -399,15 +398,7 @@ public final class PollInjector {
             t.put(f, Set.of("get()" + OBJ, "get(J" + TU + ")" + OBJ, "join()" + OBJ));
         }
         for (String e : EXECUTORS) {
-            t.put(
-                    e,
-                    Set.of(
-                            "awaitTermination(J" + TU + ")Z",
-                            "invokeAll(" + COLL + ")Ljava/util/List;",
-                            "invokeAll(" + COLL + "J" + TU + ")Ljava/util/List;",
-                            "invokeAny(" + COLL + ")" + OBJ,
-                            "invokeAny(" + COLL + "J" + TU + ")" + OBJ,
-                            "close()V"));
+            t.put(e, Set.of("awaitTermination(J" + TU + ")Z", "close()V"));
         }
         for (String c : CONDITIONS) {
             t.put(
@@ -486,7 +477,8 @@ public final class PollInjector {
      * agent instruments it). The agent wraps each such call in {@code Poll.blockingEnter} /
      * {@code blockingExit}: the goroutine is in a syscall for the call, as Go's syscall wrappers
      * enter one, and sysmon retakes its P at its next tick if the call blocks while other work
-     * waits.
+     * waits. An interface's or overridable method's call is a syscall only on a receiver of a JDK
+     * class ({@link #blockingEnter(MethodInsnNode, int)}): a library's implementation runs user code.
      */
     static boolean isBlockingCall(AbstractInsnNode in) {
         if (!(in instanceof MethodInsnNode m)
@@ -762,6 +754,51 @@ public final class PollInjector {
     }
 
     /**
+     * The hook before a blocking call site: {@code Poll.blockingEnter()} for a static call and for
+     * {@code Object.wait} and {@code Thread.join} (final in the JDK: whatever the receiver, the JDK's
+     * code runs); else {@code Poll.blockingEnter(receiver)}, which enters the syscall only for a
+     * receiver of a JDK class (a user's or a library's implementation of {@code BlockingQueue},
+     * {@code Future} or {@code ExecutorService} may run user code there, which must not run in a
+     * syscall: without a P once sysmon retakes it, beyond GOMAXPROCS, never preempted). The
+     * receiver lies under the call's arguments: they go to the method's blocking-call locals (from
+     * {@code argLocals}: at most {@link #BLOCKING_ARG_SLOTS} slots, used only in this straight-line
+     * code, so no frame mentions them), the receiver is copied, and they come back.
+     */
+    private static InsnList blockingEnter(MethodInsnNode call, int argLocals) {
+        InsnList l = new InsnList();
+        if (!needsReceiverCheck(call)) {
+            l.add(call("blockingEnter"));
+            return l;
+        }
+        Type[] args = Type.getArgumentTypes(call.desc);
+        int[] at = new int[args.length];
+        int next = argLocals;
+        for (int i = 0; i < args.length; i++) {
+            at[i] = next;
+            next += args[i].getSize();
+        }
+        for (int i = args.length - 1; i >= 0; i--) {
+            l.add(new VarInsnNode(args[i].getOpcode(Opcodes.ISTORE), at[i]));
+        }
+        l.add(new InsnNode(Opcodes.DUP));
+        l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "blockingEnter", "(Ljava/lang/Object;)V", false));
+        for (int i = 0; i < args.length; i++) {
+            l.add(new VarInsnNode(args[i].getOpcode(Opcodes.ILOAD), at[i]));
+        }
+        return l;
+    }
+
+    /** Whether a blocking call site's hook looks at its receiver ({@link #blockingEnter(MethodInsnNode, int)}). */
+    private static boolean needsReceiverCheck(MethodInsnNode call) {
+        return call.getOpcode() != Opcodes.INVOKESTATIC
+                && !isObjectWait(call)
+                && !(call.owner.equals("java/lang/Thread") && call.name.equals("join"));
+    }
+
+    /** The most local slots a blocking call's arguments take ({@code offer(Object, long, TimeUnit)}: 4). */
+    static final int BLOCKING_ARG_SLOTS = 4;
+
+    /**
      * Wraps a blocking call site ({@link #isBlockingCall}): {@code Poll.blockingEnter()} before it
      * (its arguments are on the stack already: a {@code ()V} call changes nothing there) and
      * {@code Poll.blockingExit()} after it, and, if {@code handler}, a handler of the call
@@ -773,9 +810,10 @@ public final class PollInjector {
      * ({@link #hookCallbackCall}); where they disagree, the call gets no handler. No local is
      * added.
      */
-    private static void hookBlockingCall(MethodNode mn, MethodInsnNode call, boolean frames, boolean handler) {
+    private static void hookBlockingCall(
+            MethodNode mn, MethodInsnNode call, boolean frames, boolean handler, int argLocals) {
         InsnList insns = mn.instructions;
-        insns.insertBefore(call, call("blockingEnter"));
+        insns.insertBefore(call, blockingEnter(call, argLocals));
         List<TryCatchBlockNode> around = new ArrayList<>();
         Object[] slots = new Object[mn.maxLocals];
         java.util.Arrays.fill(slots, Opcodes.TOP);
@@ -1073,13 +1111,21 @@ public final class PollInjector {
                 }
             }
         }
+        int argLocals = -1;
         for (MethodInsnNode call : blocking) {
             // Not in a class initialiser (where the runtime would not enter the syscall anyway);
             // no handler in a constructor (a range before its super() call would hold an
             // uninitialised this, as for parkerEnter): an exception there leaves the syscall at the
             // goroutine's next gort call.
             if (!clinit) {
-                hookBlockingCall(mn, call, frames, !"<init>".equals(mn.name));
+                if (argLocals < 0 && needsReceiverCheck(call)) {
+                    // One set of locals for every site: each is used only around its own call.
+                    argLocals = mn.maxLocals;
+                    mn.maxLocals += BLOCKING_ARG_SLOTS;
+                    // The receiver's copy above the receiver (its arguments wait in locals).
+                    mn.maxStack = Math.max(mn.maxStack, maxStack + 1);
+                }
+                hookBlockingCall(mn, call, frames, !"<init>".equals(mn.name), argLocals);
                 hooks += 2;
             }
         }

@@ -156,12 +156,16 @@ public final class Poll {
      * JVM reports as RUNNABLE, such as {@code Selector.select}: after the time slice, and only on
      * Linux), and each waiter held a P meanwhile (HikariCP's borrowers, parked in
      * {@code SynchronousQueue.poll}). The syscall is implicit ({@link G#SYSCALL_HOOK}): a gort
-     * call, or a poll that finds a request, inside the call (user code the JDK calls back) leaves
-     * it, as a blocked-carrier retake's. Nothing outside a goroutine, inside a syscall already
+     * call inside the call (a park on a channel in user code the JDK calls back) leaves it, as a
+     * blocked-carrier retake's. sysmon asks no G in a syscall to yield, so such user code (a
+     * {@code PriorityBlockingQueue} element's {@code compareTo}, an AQS subclass's
+     * {@code tryAcquire} under {@code Condition.await}: short by contract) runs in the syscall,
+     * without a P once sysmon has retaken it; a receiver that may run user code at length gets no
+     * syscall ({@link #blockingEnter(Object)}). Nothing outside a goroutine, inside a syscall already
      * (the G's own {@code Syscall.block} around the call, or a retake it has not left), or inside a
      * class initialiser (the G could not leave its carrier at the exit, and the Ms holding every
      * P may wait for that class: see {@link Preempt#leaveRetake}). Costs a CAS at entry and one at
-     * exit when the call does not block for long (~20 ns of carrier CPU each, ADR 0003).
+     * exit when the call does not block for long (~20 ns for the pair, agent/README.md).
      *
      * <p>Go: proc.go entersyscall (called by syscall.Syscall around the kernel call)
      */
@@ -172,6 +176,33 @@ public final class Poll {
             Syscalls.reentersyscall(mp, gp, G.SYSCALL_HOOK);
         }
     }
+
+    /**
+     * {@link #blockingEnter()} before a blocking call on {@code receiver} (an interface's or an
+     * overridable method's), only if the receiver's class is the JDK's own (the bootstrap or
+     * platform loader's) and not a {@code ForkJoinTask} or {@code ForkJoinPool}: a library's or a
+     * user's implementation of {@code BlockingQueue}, {@code Future}, {@code ExecutorService} may
+     * run user code there (a direct executor's tasks, a spinning take), and user code must not
+     * run inside a syscall (without a P once sysmon retakes it, beyond GOMAXPROCS, never
+     * preempted); a fork-join task's {@code join} may run the task itself. A null receiver: no
+     * syscall (the call throws its {@code NullPointerException}).
+     */
+    public static void blockingEnter(Object receiver) {
+        if (receiver != null && JDK_BLOCKER.get(receiver.getClass())) {
+            blockingEnter();
+        }
+    }
+
+    /** Whether a receiver's class is one whose blocking calls are syscalls ({@link #blockingEnter(Object)}). */
+    private static final ClassValue<Boolean> JDK_BLOCKER = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> c) {
+            ClassLoader l = c.getClassLoader();
+            return (l == null || l == ClassLoader.getPlatformClassLoader())
+                    && !java.util.concurrent.ForkJoinTask.class.isAssignableFrom(c)
+                    && !java.util.concurrent.ForkJoinPool.class.isAssignableFrom(c);
+        }
+    };
 
     /**
      * After a blocking call that {@link #blockingEnter} preceded, on its return and in a handler of

@@ -10,9 +10,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * User code that runs inside a hooked "blocking" call: a direct ExecutorService (tasks run in the
- * caller) whose invokeAll the call site names as ExecutorService.invokeAll, one of the agent's
- * blocking calls (a HOOK syscall for the whole call).
+ * User code reached through a call site that names a JDK blocking method, or used to: a direct
+ * ExecutorService (tasks run in the caller) whose invokeAll the call site names as
+ * ExecutorService.invokeAll (on the agent's list until the review of cc4f823), and a library's
+ * subclass of a JDK queue whose take runs its own code, called as BlockingQueue.take (on the
+ * list; the receiver is not a JDK class, so no syscall).
  */
 public final class HookedUserCode {
     private HookedUserCode() {}
@@ -72,6 +74,41 @@ public final class HookedUserCode {
             return max;
         };
         return es.invokeAll(List.of(task)).get(0).get();
+    }
+
+    /** A library's queue: a subclass of a JDK queue whose take runs its own code (here, it spins). */
+    static final class SpinningQueue extends java.util.concurrent.LinkedBlockingQueue<Long> {
+        private final AtomicLong otherAt;
+        private final long nanos;
+
+        SpinningQueue(AtomicLong otherAt, long nanos) {
+            this.otherAt = otherAt;
+            this.nanos = nanos;
+        }
+
+        @Override
+        public Long take() {
+            long end = System.nanoTime() + nanos;
+            long max = 0;
+            long now;
+            while ((now = System.nanoTime()) < end) {
+                long at = otherAt.get();
+                if (at != 0 && Scheduler.getg().readgstatus() == G._Gsyscall) {
+                    max = Math.max(max, now - at);
+                }
+            }
+            return max;
+        }
+    }
+
+    /**
+     * Spins for {@code nanos} inside a {@code take} that the call site names
+     * {@code BlockingQueue.take} (one of the agent's blocking calls) on a library's queue; returns
+     * what {@link #spinInsideInvokeAll} returns.
+     */
+    public static long spinInsideTake(AtomicLong otherAt, long nanos) throws InterruptedException {
+        java.util.concurrent.BlockingQueue<Long> q = new SpinningQueue(otherAt, nanos);
+        return q.take();
     }
 
     /** Notes when it started ({@code at}), then spins for {@code nanos}. */
