@@ -923,7 +923,7 @@ public final class Preempt {
      * not because it holds a monitor, a counted {@code Lock}, a parker method's carrier or a JDK
      * frame's lock, a yield in place ({@link #yieldInPlace}: the P goes to the waiting work, the
      * goroutine waits for its turn on its own carrier); else (a class initialiser, a runtime lock,
-     * or nothing else to run) the carrier's {@code Thread.yield()}, a hint as before. A goroutine
+     * a syscall, or nothing else to run) the carrier's {@code Thread.yield()}, a hint as before. A goroutine
      * whose P sysmon retook has no P here and takes the last way; it leaves that state at its
      * next poll.
      *
