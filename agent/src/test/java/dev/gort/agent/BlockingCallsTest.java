@@ -43,27 +43,34 @@ class BlockingCallsTest {
         return AgentPreemptionTest.call(m, null, args);
     }
 
-    /** Runs {@code bodies} as goroutines on a fresh one-P scheduler, in that order of creation. */
-    private static Scheduler runAll(AtomicReference<Throwable> failure, Runnable... bodies) {
+    /**
+     * Runs {@code bodies} as goroutines on a fresh one-P scheduler, in that order of creation; what
+     * a body throws, or the run itself (a fatal error), goes to {@code failure}.
+     */
+    static Scheduler runAll(AtomicReference<Throwable> failure, Runnable... bodies) {
         Scheduler s = AgentPreemptionTest.newScheduler(1);
-        s.run(() -> {
-            Scheduler rt = Scheduler.current();
-            GoSema done = new GoSema(0);
-            for (Runnable b : bodies) {
-                rt.newproc(() -> {
-                    try {
-                        b.run();
-                    } catch (Throwable t) {
-                        failure.compareAndSet(null, t);
-                    } finally {
-                        done.release();
-                    }
-                });
-            }
-            for (int i = 0; i < bodies.length; i++) {
-                done.acquire();
-            }
-        });
+        try {
+            s.run(() -> {
+                Scheduler rt = Scheduler.current();
+                GoSema done = new GoSema(0);
+                for (Runnable b : bodies) {
+                    rt.newproc(() -> {
+                        try {
+                            b.run();
+                        } catch (Throwable t) {
+                            failure.compareAndSet(null, t);
+                        } finally {
+                            done.release();
+                        }
+                    });
+                }
+                for (int i = 0; i < bodies.length; i++) {
+                    done.acquire();
+                }
+            });
+        } catch (Throwable t) {
+            failure.compareAndSet(null, t);
+        }
         return s;
     }
 

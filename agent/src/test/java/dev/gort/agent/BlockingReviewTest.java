@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.gort.runtime.GoSema;
 import dev.gort.runtime.PreemptStrategy;
 import dev.gort.runtime.Scheduler;
 import java.lang.reflect.Method;
@@ -27,30 +26,7 @@ class BlockingReviewTest {
     }
 
     private static Scheduler runAll(AtomicReference<Throwable> failure, Runnable... bodies) {
-        Scheduler s = AgentPreemptionTest.newScheduler(1);
-        try {
-            s.run(() -> {
-                Scheduler rt = Scheduler.current();
-                GoSema done = new GoSema(0);
-                for (Runnable b : bodies) {
-                    rt.newproc(() -> {
-                        try {
-                            b.run();
-                        } catch (Throwable t) {
-                            failure.compareAndSet(null, t);
-                        } finally {
-                            done.release();
-                        }
-                    });
-                }
-                for (int i = 0; i < bodies.length; i++) {
-                    done.acquire();
-                }
-            });
-        } catch (Throwable t) {
-            failure.compareAndSet(null, t);
-        }
-        return s;
+        return BlockingCallsTest.runAll(failure, bodies);
     }
 
     /**

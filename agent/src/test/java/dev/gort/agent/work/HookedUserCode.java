@@ -61,18 +61,7 @@ public final class HookedUserCode {
      */
     public static long spinInsideInvokeAll(AtomicLong otherAt, long nanos) throws Exception {
         ExecutorService es = new Direct();
-        Callable<Long> task = () -> {
-            long end = System.nanoTime() + nanos;
-            long max = 0;
-            long now;
-            while ((now = System.nanoTime()) < end) {
-                long at = otherAt.get();
-                if (at != 0 && Scheduler.getg().readgstatus() == G._Gsyscall) {
-                    max = Math.max(max, now - at);
-                }
-            }
-            return max;
-        };
+        Callable<Long> task = () -> spinNoting(otherAt, nanos);
         return es.invokeAll(List.of(task)).get(0).get();
     }
 
@@ -88,16 +77,7 @@ public final class HookedUserCode {
 
         @Override
         public Long take() {
-            long end = System.nanoTime() + nanos;
-            long max = 0;
-            long now;
-            while ((now = System.nanoTime()) < end) {
-                long at = otherAt.get();
-                if (at != 0 && Scheduler.getg().readgstatus() == G._Gsyscall) {
-                    max = Math.max(max, now - at);
-                }
-            }
-            return max;
+            return spinNoting(otherAt, nanos);
         }
     }
 
@@ -109,6 +89,23 @@ public final class HookedUserCode {
     public static long spinInsideTake(AtomicLong otherAt, long nanos) throws InterruptedException {
         java.util.concurrent.BlockingQueue<Long> q = new SpinningQueue(otherAt, nanos);
         return q.take();
+    }
+
+    /**
+     * Spins for {@code nanos}; returns the longest time (ns) it ran still in _Gsyscall after the
+     * other goroutine started ({@code otherAt}, nanoTime).
+     */
+    static long spinNoting(AtomicLong otherAt, long nanos) {
+        long end = System.nanoTime() + nanos;
+        long max = 0;
+        long now;
+        while ((now = System.nanoTime()) < end) {
+            long at = otherAt.get();
+            if (at != 0 && Scheduler.getg().readgstatus() == G._Gsyscall) {
+                max = Math.max(max, now - at);
+            }
+        }
+        return max;
     }
 
     /** Notes when it started ({@code at}), then spins for {@code nanos}. */
