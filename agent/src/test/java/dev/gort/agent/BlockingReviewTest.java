@@ -25,45 +25,25 @@ class BlockingReviewTest {
         return AgentPreemptionTest.call(m, null, args);
     }
 
-    private static Scheduler runAll(AtomicReference<Throwable> failure, Runnable... bodies) {
-        return BlockingCallsTest.runAll(failure, bodies);
-    }
-
     /**
-     * Thread.yield() holding a monitor inside the goroutine's own syscall (Syscall.block), with a
-     * goroutine queued on the P it still holds (Go 1.26 model: the P stays with its M in a
-     * syscall): Preempt.threadYield takes yieldInPlace, whose casgstatus(_Grunning, _Grunnable)
-     * meets a _Gsyscall G: fatal "casgstatus: bad incoming values". Before cc4f823 this was the
-     * carrier's Thread.yield().
+     * Thread.yield() holding a lock inside a syscall, with a goroutine queued on the P the M still
+     * holds (Go 1.26 model: the P stays with its M in a syscall): the goroutine's own syscall
+     * ({@code yieldLockedInOwnSyscall}: a monitor inside Syscall.block), and the blocking-call
+     * hook's ({@code putSpinning}: PriorityBlockingQueue.put, hooked, calls back compareTo, which
+     * yields inside the queue's lock, a JDK frame's lock: R_JDK_LOCK). Preempt.threadYield took
+     * yieldInPlace, whose casgstatus(_Grunning, _Grunnable) met a _Gsyscall G: fatal "casgstatus:
+     * bad incoming values". Before cc4f823 this was the carrier's Thread.yield(), as it is again.
      */
-    @Test
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"yieldLockedInOwnSyscall", "putSpinning"})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void threadYieldHoldingAMonitorInsideItsOwnSyscallIsNotFatal() throws Exception {
-        Method m = method("yieldLockedInOwnSyscall", Object.class, AtomicBoolean.class);
+    void threadYieldHoldingALockInsideASyscallIsNotFatal(String how) throws Exception {
+        Method m = method(how, Object.class, AtomicBoolean.class);
         for (int i = 0; i < 5; i++) {
             AtomicBoolean go = new AtomicBoolean();
             AtomicInteger yields = new AtomicInteger(-1);
             AtomicReference<Throwable> failure = new AtomicReference<>();
-            runAll(failure, () -> go.set(true), () -> yields.set((int) call(m, new Object(), go)));
-            assertNull(failure.get(), () -> "failed: " + failure.get());
-            assertTrue(yields.get() >= 0, () -> "yields " + yields.get());
-        }
-    }
-
-    /**
-     * The same inside the blocking-call hook's syscall: PriorityBlockingQueue.put (hooked) calls
-     * back compareTo, which yields inside the queue's lock (a JDK frame's lock: R_JDK_LOCK), its M
-     * still holding the P.
-     */
-    @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void threadYieldHoldingAJdkLockInACallbackOfAHookedCallIsNotFatal() throws Exception {
-        Method m = method("putSpinning", Object.class, AtomicBoolean.class);
-        for (int i = 0; i < 5; i++) {
-            AtomicBoolean go = new AtomicBoolean();
-            AtomicInteger yields = new AtomicInteger(-1);
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            runAll(failure, () -> go.set(true), () -> yields.set((int) call(m, new Object(), go)));
+            BlockingCallsTest.runAll(failure, () -> go.set(true), () -> yields.set((int) call(m, new Object(), go)));
             assertNull(failure.get(), () -> "failed: " + failure.get());
             assertTrue(yields.get() >= 0, () -> "yields " + yields.get());
         }
@@ -92,15 +72,13 @@ class BlockingReviewTest {
         AtomicInteger a = new AtomicInteger();
         AtomicInteger b = new AtomicInteger();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        Scheduler s = runAll(failure, () -> b.set((int) call(read)), () -> a.set((int) call(init)));
+        Scheduler s = BlockingCallsTest.runAll(failure, () -> b.set((int) call(read)), () -> a.set((int) call(init)));
         assertNull(failure.get(), () -> "failed: " + failure.get());
-        org.junit.jupiter.api.Assertions.assertEquals(42, a.get());
-        org.junit.jupiter.api.Assertions.assertEquals(42, b.get());
+        assertEquals(42, a.get());
+        assertEquals(42, b.get());
         var st = s.syscallStats.snapshot(s);
         var ps = s.preempt.snapshot();
-        System.err.println("CLINIT " + st + " " + ps);
-        org.junit.jupiter.api.Assertions.assertEquals(
-                0, st.slowInPlace(), () -> "waited for a P inside a class initialiser: " + st + " " + ps);
+        assertEquals(0, st.slowInPlace(), () -> "waited for a P inside a class initialiser: " + st + " " + ps);
     }
 
     /**
@@ -126,7 +104,7 @@ class BlockingReviewTest {
         var otherAt = new java.util.concurrent.atomic.AtomicLong();
         java.util.concurrent.atomic.AtomicLong beyond = new java.util.concurrent.atomic.AtomicLong(-1);
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        runAll(
+        BlockingCallsTest.runAll(
                 failure,
                 () -> call(other, otherAt, 300_000_000L),
                 () -> beyond.set((long) call(spin, otherAt, 300_000_000L)));
@@ -151,6 +129,7 @@ class BlockingReviewTest {
     void blockingCallShapesVerifyAndRun() throws Exception {
         for (String cls : java.util.List.of("dev.gort.agent.work.BlockingShapes")) {
             PollInjector.Result r = new PollInjector(PreemptStrategy.BACKEDGE, true).instrument(bytes(cls));
+            java.util.Set<String> hooked = new java.util.TreeSet<>();
             org.objectweb.asm.tree.ClassNode cn = new org.objectweb.asm.tree.ClassNode();
             new org.objectweb.asm.ClassReader(r.bytes()).accept(cn, 0);
             for (org.objectweb.asm.tree.MethodNode mn : cn.methods) {
@@ -161,8 +140,19 @@ class BlockingReviewTest {
                         if (mi.name.equals("blockingExit")) exit++;
                     }
                 }
-                System.err.println("SHAPE " + mn.name + mn.desc + " enter=" + enter + " exit=" + exit);
+                // Each blocking call gets its exit after it and in its handler: no shape fell back to
+                // a call without a handler (the handlers' frames disagreed).
+                int e = enter;
+                assertEquals(2 * enter, exit, () -> mn.name + mn.desc + ": " + e + " hooked calls");
+                if (enter > 0) {
+                    hooked.add(mn.name);
+                }
             }
+            assertEquals(
+                    "[condition, conflicting, disagree, lambda$lambda$0, nested, parker, resources, stackBelow,"
+                            + " syncBlockWait, syncMethod, throwing]",
+                    hooked.toString(),
+                    "the shapes whose blocking calls were hooked");
         }
         for (int stride : new int[] {0, PreemptStrategy.DEFAULT_STRIDE}) {
             Class<?> c = Class.forName(
@@ -170,10 +160,9 @@ class BlockingReviewTest {
                     true,
                     new InstrumentingLoader("dev.gort.agent.work.", PreemptStrategy.BACKEDGE, stride));
             java.util.List<String> outside = runShapes(c);
-            System.err.println("OUTSIDE " + outside);
             AtomicReference<Throwable> failure = new AtomicReference<>();
             AtomicReference<java.util.List<String>> inside = new AtomicReference<>();
-            runAll(failure, () -> {
+            BlockingCallsTest.runAll(failure, () -> {
                 try {
                     inside.set(runShapes(c));
                 } catch (Exception e) {
@@ -181,14 +170,13 @@ class BlockingReviewTest {
                 }
             });
             assertNull(failure.get(), () -> "failed: " + failure.get());
-            System.err.println("INSIDE " + inside.get());
             // status() is -1 outside a goroutine, 2 (_Grunning) inside; 3 (_Gsyscall) would be a syscall left behind.
-            org.junit.jupiter.api.Assertions.assertEquals(
+            assertEquals(
                     "[nested=-993, conflicting=timeout-a-1, conflicting2=timeout-4-1, disagree=inner-s-1, syncMethod=-984,"
                             + " syncBlockWait=-997, stackBelow=y121122.0, lambda=null-5-1, resources=t-1nullnullclosed-1,"
                             + " condition=20, parker=6.0, throwing=-1,-1,-1,]",
                     outside.toString());
-            org.junit.jupiter.api.Assertions.assertEquals(
+            assertEquals(
                     "[nested=2007, conflicting=timeout-a2, conflicting2=timeout-42, disagree=inner-s2, syncMethod=2016,"
                             + " syncBlockWait=2003, stackBelow=y121122.0, lambda=null-52, resources=t2nullnullclosed2,"
                             + " condition=21, parker=9.0, throwing=2,2,2,]",

@@ -99,6 +99,7 @@ public final class GoTraceWriter {
     static final int EV_STRING = 37;
     static final int EV_GO_START_LOCAL = 38;
     static final int EV_GO_UNBLOCK_LOCAL = 39;
+    static final int EV_GO_BLOCK_GC = 42;
     static final int EV_COUNT = 50;
 
     /** Go's names of the event types this writer emits (internal/trace EventDescriptions). */
@@ -124,6 +125,7 @@ public final class GoTraceWriter {
             Map.entry(EV_GO_BLOCK_SYNC, "GoBlockSync"),
             Map.entry(EV_GO_BLOCK_COND, "GoBlockCond"),
             Map.entry(EV_GO_BLOCK_NET, "GoBlockNet"),
+            Map.entry(EV_GO_BLOCK_GC, "GoBlockGC"),
             Map.entry(EV_GO_SYS_CALL, "GoSysCall"),
             Map.entry(EV_GO_SYS_EXIT, "GoSysExit"),
             Map.entry(EV_GO_SYS_BLOCK, "GoSysBlock"),
@@ -811,7 +813,7 @@ public final class GoTraceWriter {
             case SYNC_COND_WAIT -> EV_GO_BLOCK_COND;
             case SLEEP -> EV_GO_SLEEP;
             case IO_WAIT -> EV_GO_BLOCK_NET;
-            case GC_ASSIST_WAIT -> 42; // EvGoBlockGC
+            case GC_ASSIST_WAIT -> EV_GO_BLOCK_GC;
             case CHAN_RECEIVE_NIL_CHAN, CHAN_SEND_NIL_CHAN, SELECT_NO_CASES -> EV_GO_STOP;
             default -> EV_GO_BLOCK;
         };

@@ -64,7 +64,7 @@ final class GoTraceDecoder {
         d(GoTraceWriter.EV_GO_IN_SYSCALL, 1, false);
         d(GoTraceWriter.EV_GO_START_LOCAL, 1, false);
         d(GoTraceWriter.EV_GO_UNBLOCK_LOCAL, 1, true);
-        d(42, 0, true); // EvGoBlockGC
+        d(GoTraceWriter.EV_GO_BLOCK_GC, 0, true);
     }
 
     private static void d(int type, int nargs, boolean stack) {
@@ -236,7 +236,7 @@ final class GoTraceDecoder {
                                 GoTraceWriter.EV_GO_BLOCK_COND,
                                 GoTraceWriter.EV_GO_BLOCK_NET,
                                 GoTraceWriter.EV_GO_SYS_BLOCK,
-                                42 -> lastG = 0;
+                                GoTraceWriter.EV_GO_BLOCK_GC -> lastG = 0;
                         case GoTraceWriter.EV_GO_SYS_EXIT,
                                 GoTraceWriter.EV_GO_WAITING,
                                 GoTraceWriter.EV_GO_IN_SYSCALL -> e.g = e.args[0];
@@ -287,7 +287,7 @@ final class GoTraceDecoder {
                     GoTraceWriter.EV_GO_BLOCK_NET,
                     GoTraceWriter.EV_GO_SLEEP,
                     GoTraceWriter.EV_GO_SYS_BLOCK,
-                    42 -> new Transition(e.g, NOSEQ, RUNNING, NOSEQ, WAITING);
+                    GoTraceWriter.EV_GO_BLOCK_GC -> new Transition(e.g, NOSEQ, RUNNING, NOSEQ, WAITING);
             case GoTraceWriter.EV_GO_SCHED, GoTraceWriter.EV_GO_PREEMPT ->
                 new Transition(e.g, NOSEQ, RUNNING, NOSEQ, RUNNABLE);
             case GoTraceWriter.EV_GO_UNBLOCK, GoTraceWriter.EV_GO_SYS_EXIT ->
@@ -508,7 +508,7 @@ final class GoTraceDecoder {
                         GoTraceWriter.EV_GO_BLOCK_SYNC,
                         GoTraceWriter.EV_GO_BLOCK_COND,
                         GoTraceWriter.EV_GO_BLOCK_NET,
-                        42 -> {
+                        GoTraceWriter.EV_GO_BLOCK_GC -> {
                     checkRunning(p, g, ev, false);
                     g.state = WAITING;
                     g.ev = ev;
