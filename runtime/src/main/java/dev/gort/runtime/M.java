@@ -242,6 +242,12 @@ public sealed class M extends CacheLinePad permits M.Padded {
      * by this M only, plain.
      */
     public Object traceBuf;
+
+    /**
+     * How deep this M is in trace sections ({@link dev.gort.runtime.trace.Tracer#sectionBegin},
+     * hence public); written and read by this M only, plain.
+     */
+    public int traceSectionDepth;
     /**
      * findRunnable's and stealWork's extra results (inheritTime, where the G was found, newWork,
      * pollUntil): one reused holder, see {@link Found} for who writes it. Immutable reference.
@@ -571,58 +577,67 @@ public sealed class M extends CacheLinePad permits M.Padded {
                 gp.rare().interrupted = true;
             }
             int st = G._Grunning;
-            if (gp.readgstatusNoScan() == G._Gsyscall && gp.yieldReason != G.YIELD_SYSCALL) {
-                // The G left its carrier in a syscall: it parked or yielded inside one (gopark and
-                // Gosched leave the exit to us, since a lock may be held there), or sysmon retook
-                // this M's P while the carrier was blocked in user code and the G then ended or
-                // yielded without a gort call noticing. Finish the syscall here, never waiting.
-                st = exitsyscallM(gp);
-            }
-            Consumer<G> hook = departHookForTest;
-            if (hook != null) {
-                hook.accept(gp); // a test blocks this carrier here, as a trace flush may
-            }
-            if (gp.isDone()) {
-                if (trace.on) trace.goStop(this, p, gp, Ev.S_EXIT);
-                goexit0(gp, st);
-                return null;
-            }
-            if (SchedCounts.ON) SchedCounts.countYield(gp.yieldReason);
-            switch (gp.yieldReason) {
-                case G.YIELD_PARK -> {
-                    if (trace.on) trace.goStop(this, p, gp, Ev.S_PARK);
-                    if (park_m(gp, st)) {
-                        if (trace.on) trace.goStart(this, p, gp, Ev.F_RESUME, 0, true);
-                        continue; // unlockf said no: run it again, same slice
-                    }
+            // The G left its carrier in a syscall: it parked or yielded inside one (gopark and
+            // Gosched leave the exit to us, since a lock may be held there), or sysmon retook
+            // this M's P while the carrier was blocked in user code and the G then ended or
+            // yielded without a gort call noticing. Finish the syscall here, never waiting. With
+            // no P to be had, the exit's record and the departure's (below) are one trace
+            // section: a trace start's snapshot between them would see the G in its syscall and
+            // then a stop that never left it.
+            boolean section = gp.readgstatusNoScan() == G._Gsyscall && gp.yieldReason != G.YIELD_SYSCALL;
+            try {
+                if (section) {
+                    trace.sectionBegin(this);
+                    st = exitsyscallM(gp);
+                }
+                Consumer<G> hook = departHookForTest;
+                if (hook != null) {
+                    hook.accept(gp); // a test blocks this carrier here, as a trace flush may
+                }
+                if (gp.isDone()) {
+                    if (trace.on) trace.goStop(this, p, gp, Ev.S_EXIT);
+                    goexit0(gp, st);
                     return null;
                 }
-                case G.YIELD_GOSCHED -> {
-                    if (trace.on) trace.goStop(this, p, gp, Ev.S_GOSCHED);
-                    goschedImpl(gp, false, st);
-                }
-                case G.YIELD_PREEMPT -> {
-                    if (trace.on) trace.goStop(this, p, gp, Ev.S_PREEMPT);
-                    goschedImpl(gp, true, st);
-                }
-                case G.YIELD_GOYIELD -> {
-                    if (trace.on) trace.goStop(this, p, gp, Ev.S_YIELD);
-                    if (st == G._Gsyscall) {
-                        goschedImpl(gp, false, st); // no P of our own: the global queue
-                    } else {
-                        goyield_m(gp);
+                if (SchedCounts.ON) SchedCounts.countYield(gp.yieldReason);
+                switch (gp.yieldReason) {
+                    case G.YIELD_PARK -> {
+                        if (trace.on) trace.goStop(this, p, gp, Ev.S_PARK);
+                        if (park_m(gp, st)) {
+                            if (trace.on) trace.goStart(this, p, gp, Ev.F_RESUME, 0, true);
+                            continue; // unlockf said no: run it again, same slice
+                        }
+                        return null;
+                    }
+                    case G.YIELD_GOSCHED -> {
+                        if (trace.on) trace.goStop(this, p, gp, Ev.S_GOSCHED);
+                        goschedImpl(gp, false, st);
+                    }
+                    case G.YIELD_PREEMPT -> {
+                        if (trace.on) trace.goStop(this, p, gp, Ev.S_PREEMPT);
+                        goschedImpl(gp, true, st);
+                    }
+                    case G.YIELD_GOYIELD -> {
+                        if (trace.on) trace.goStop(this, p, gp, Ev.S_YIELD);
+                        if (st == G._Gsyscall) {
+                            goschedImpl(gp, false, st); // no P of our own: the global queue
+                        } else {
+                            goyield_m(gp);
+                        }
+                    }
+                    case G.YIELD_SYSCALL -> {
+                        return exitsyscall0(gp);
+                    }
+                    default -> {
+                        System.err.println("runtime: goroutine " + gp.goid + " yieldReason=" + gp.yieldReason
+                                + " status=" + G.gstatusName(gp.readgstatus()) + " pinned=" + gp.pinnedReason());
+                        throw Fatal.fatal(sched, "execute: continuation yielded without a reason");
                     }
                 }
-                case G.YIELD_SYSCALL -> {
-                    return exitsyscall0(gp);
-                }
-                default -> {
-                    System.err.println("runtime: goroutine " + gp.goid + " yieldReason=" + gp.yieldReason + " status="
-                            + G.gstatusName(gp.readgstatus()) + " pinned=" + gp.pinnedReason());
-                    throw Fatal.fatal(sched, "execute: continuation yielded without a reason");
-                }
+                return null;
+            } finally {
+                if (section) trace.sectionEnd(this);
             }
-            return null;
         }
     }
 
@@ -699,7 +714,9 @@ public sealed class M extends CacheLinePad permits M.Padded {
             gp.casgstatus(G._Gwaiting, G._Grunnable);
             if (p == null) {
                 // No P to run it on: queue it, as exitsyscall0 does, and wake an idle P, which
-                // exitsyscall0 takes under the same lock (see goschedImpl).
+                // exitsyscall0 takes under the same lock (see goschedImpl). The trace has it
+                // parked (run's record): it is unblocked into the global queue.
+                if (trace.on) trace.goUnblock(this, null, gp, Ev.W_GLOBAL);
                 synchronized (sched.sched.lock) {
                     sched.sched.runq.globrunqput(gp);
                 }
@@ -814,8 +831,13 @@ public sealed class M extends CacheLinePad permits M.Padded {
      * <p>Go: proc.go exitsyscall0
      */
     private G exitsyscall0(G gp) {
-        gp.casgstatus(G._Gsyscall, G._Grunnable);
-        if (trace.on) trace.syscallExit(this, null, gp, Ev.X_NO_P); // the trace has it in global now
+        trace.sectionBegin(this); // no P: a trace start's snapshot sees the G before or after both
+        try {
+            gp.casgstatus(G._Gsyscall, G._Grunnable);
+            if (trace.on) trace.syscallExit(this, null, gp, Ev.X_NO_P); // the trace has it in global now
+        } finally {
+            trace.sectionEnd(this);
+        }
         dropg();
         P pp;
         boolean locked = false;

@@ -750,8 +750,15 @@ public final class Netpoll implements Describable {
         try {
             P pp = mp == null ? null : Syscalls.pForRuntime(mp);
             if (pp == null) {
-                for (G gp = glist; gp != null; gp = gp.schedlink) {
-                    if (sched.trace.on) sched.trace.goUnblock(mp, null, gp, Ev.W_GLOBAL);
+                // No P: the records are a trace section, before the Gs are queued (see
+                // Scheduler.readyGlobal).
+                sched.trace.sectionBegin(mp);
+                try {
+                    for (G gp = glist; gp != null; gp = gp.schedlink) {
+                        if (sched.trace.on) sched.trace.goUnblock(mp, null, gp, Ev.W_GLOBAL);
+                    }
+                } finally {
+                    sched.trace.sectionEnd(mp);
                 }
                 synchronized (sched.sched.lock) {
                     sched.sched.runq.globrunqputbatch(glist, tail, n);

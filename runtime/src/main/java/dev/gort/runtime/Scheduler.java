@@ -979,24 +979,7 @@ public final class Scheduler {
         // set before the G went waiting, and we found the G through the lock its unlockf released.
         M pm = gp.parkedOn();
         if (pm != null) {
-            // It can run only on that carrier, which finds itself a P (Syscalls.parkInPlace). Do as
-            // startlockedm does for its count, and BEFORE the hand-over: the carrier may see it at
-            // once (its park loop re-checks on any unpark, spurious ones included) and count itself
-            // idle-locked again in waitForP; were our decrement still to come, it would be counted
-            // twice and checkdead would call a running M idle ("runnable g").
-            idle.idlelockedWake(pm);
-            // Traced before the hand-over too: after it, the G may run and park again on its
-            // carrier before the hook ran (its next park's record, and JFR's park stamp, would come
-            // first). Before the CAS, as the stamps of a yielded G's unblock are.
-            if (trace.on) trace.goUnblock(M.current(), null, gp, Ev.W_GLOBAL);
-            gp.casgstatus(G._Gwaiting, G._Grunnable);
-            // The hand-over, after casgstatus has returned: the carrier waits for parkedOn to
-            // clear, not for the status, because casgstatus counts the G running in its bubble
-            // only after its CAS. Woken by the CAS alone, the G could run, park again and uncount
-            // itself before our count landed: the bubble would look idle while the waker runs
-            // (Go's ready cannot race so: the G runs only once runqput has queued it).
-            gp.setParkedOn(null);
-            java.util.concurrent.locks.LockSupport.unpark(pm.thread);
+            readyInPlace(gp, pm);
             return;
         }
         // Mark runnable.
@@ -1011,14 +994,67 @@ public final class Scheduler {
                 pp.runq.runqput(gp, next);
             }
             mp.locks--;
+        } else {
+            mp = null; // another runtime's carrier, or no carrier
         }
         if (pp == null) {
-            if (trace.on) trace.goUnblock(null, null, gp, Ev.W_GLOBAL);
-            synchronized (sched.lock) {
-                sched.runq.globrunqput(gp);
-            }
+            readyGlobal(gp, mp);
         }
         wakep();
+    }
+
+    /**
+     * ready's path for a waker without a P ({@code mp}: its M, or null on a thread outside this
+     * runtime), the G runnable already: its record is a trace section (Tracer.sectionBegin), and
+     * the G goes to the global queue only after it. A trace start's snapshot then sees the G
+     * waiting, and the unblock follows; or runnable in no queue, for which it records no status
+     * (the first event places it: the unblock, or the G's start); never waiting with the unblock
+     * lost, nor queued with an unblock after. Out of line: ready's common path stays small.
+     */
+    private void readyGlobal(G gp, M mp) {
+        trace.sectionBegin(mp);
+        try {
+            if (trace.on) trace.goUnblock(null, null, gp, Ev.W_GLOBAL);
+        } finally {
+            trace.sectionEnd(mp);
+        }
+        synchronized (sched.lock) {
+            sched.runq.globrunqput(gp);
+        }
+    }
+
+    /**
+     * ready's path for a G parked in place on carrier {@code pm} ({@link Syscalls#parkInPlace}):
+     * it can run only there, and that carrier finds itself a P.
+     */
+    private void readyInPlace(G gp, M pm) {
+        // Do as startlockedm does for its count, and BEFORE the hand-over: the carrier may see it at
+        // once (its park loop re-checks on any unpark, spurious ones included) and count itself
+        // idle-locked again in waitForP; were our decrement still to come, it would be counted
+        // twice and checkdead would call a running M idle ("runnable g").
+        idle.idlelockedWake(pm);
+        // Traced before the hand-over too: after it, the G may run and park again on its
+        // carrier before the hook ran (its next park's record, and JFR's park stamp, would come
+        // first). Before the CAS, as the stamps of a yielded G's unblock are. The waker may
+        // hold no P: the record and the CAS are one trace section (Tracer.sectionBegin).
+        M wm = M.current();
+        if (wm != null && wm.sched != this) {
+            wm = null; // another runtime's carrier: a thread outside this one
+        }
+        trace.sectionBegin(wm);
+        try {
+            if (trace.on) trace.goUnblock(wm, null, gp, Ev.W_GLOBAL);
+            gp.casgstatus(G._Gwaiting, G._Grunnable);
+        } finally {
+            trace.sectionEnd(wm);
+        }
+        // The hand-over, after casgstatus has returned: the carrier waits for parkedOn to
+        // clear, not for the status, because casgstatus counts the G running in its bubble
+        // only after its CAS. Woken by the CAS alone, the G could run, park again and uncount
+        // itself before our count landed: the bubble would look idle while the waker runs
+        // (Go's ready cannot race so: the G runs only once runqput has queued it).
+        gp.setParkedOn(null);
+        java.util.concurrent.locks.LockSupport.unpark(pm.thread);
     }
 
     /** Go: runtime.Goexit: unwinds the current goroutine (finally blocks run) and ends it. */

@@ -625,8 +625,7 @@ public final class Syscalls {
         Scheduler s = mp.sched;
         (gp.lockedm() != null && gp.lockedInt() == 0 ? s.syscallStats.slowLocked : s.syscallStats.slowInPlace)
                 .incrementAndGet();
-        gp.casgstatus(G._Gsyscall, G._Grunnable);
-        waitForP(mp, gp, true, holdsLock(gp, frames));
+        waitForP(mp, gp, true, holdsLock(gp, frames)); // from _Gsyscall
         mp.p.incSyscalltickOpaque();
         return false;
     }
@@ -645,10 +644,13 @@ public final class Syscalls {
 
     /**
      * exitsyscall0 for a G that stays mounted on its carrier (pinned, monitor held, or locked):
-     * G is {@code _Grunnable} and this M has no P. Takes an idle P, or queues the G globally, locked
-     * to this M for the moment, and sleeps until the M that dequeues it hands over its P
-     * (startlockedm). Returns with a P and the G {@code _Grunning} on a new slice.
-     * {@code fromSyscall}: the G leaves a syscall (else a park in place; only the trace differs).
+     * G is {@code _Grunnable} ({@code _Gsyscall} if {@code fromSyscall}) and this M has no P. Takes
+     * an idle P, or queues the G globally, locked to this M for the moment, and sleeps until the M
+     * that dequeues it hands over its P (startlockedm). Returns with a P and the G
+     * {@code _Grunning} on a new slice.
+     * {@code fromSyscall}: the G leaves a syscall (else a park in place or a preemption in place:
+     * it is runnable already); its CAS to runnable and the exit's record are one trace section
+     * ({@link dev.gort.runtime.trace.Tracer#sectionBegin}).
      * {@code lockHolder}: the G holds a Java lock ({@link #holdsLock}): with no idle P it waits at
      * the global queue's head, not its tail, and asks a running goroutine for its P
      * ({@link Preempt#boostLockHolder}; gort only: Go's locks do not stay with a thread).
@@ -657,40 +659,52 @@ public final class Syscalls {
      */
     static void waitForP(M mp, G gp, boolean fromSyscall, boolean lockHolder) {
         Scheduler s = mp.sched;
-        P pp;
+        P pp = null;
         boolean temp = false;
-        synchronized (s.sched.lock) {
-            pp = s.idle.pidleget();
-            if (pp == null) {
-                if (gp.lockedm() == null) {
-                    // Only this carrier can run it: lock it here until it runs (Go: lockOSThread).
-                    temp = true;
-                    gp.rare().lockedInt++;
-                    ThreadLock.dolockOSThread(mp, gp);
-                } else if (gp.lockedm() != mp) {
-                    throw Fatal.fatal(s, "waitForP: g locked to another m");
-                }
-                if (lockHolder) {
-                    s.sched.runq.globrunqputhead(gp);
-                    s.preempt.boostLockHolder(mp);
-                } else {
-                    s.sched.runq.globrunqput(gp);
-                }
-            }
+        if (fromSyscall) {
+            s.trace.sectionBegin(mp);
         }
-        if (pp != null) {
-            mp.acquirep(pp);
-            if (s.trace.on) {
-                if (fromSyscall) {
-                    s.trace.syscallExit(mp, pp, gp, Ev.X_OTHER_P);
-                } else {
-                    s.trace.goStart(mp, pp, gp, Ev.F_GLOBAL, 0, false); // ready put it "in global"
+        try {
+            if (fromSyscall) {
+                gp.casgstatus(G._Gsyscall, G._Grunnable);
+            }
+            synchronized (s.sched.lock) {
+                pp = s.idle.pidleget();
+                if (pp == null) {
+                    if (gp.lockedm() == null) {
+                        // Only this carrier can run it: lock it here until it runs (Go: lockOSThread).
+                        temp = true;
+                        gp.rare().lockedInt++;
+                        ThreadLock.dolockOSThread(mp, gp);
+                    } else if (gp.lockedm() != mp) {
+                        throw Fatal.fatal(s, "waitForP: g locked to another m");
+                    }
+                    if (lockHolder) {
+                        s.sched.runq.globrunqputhead(gp);
+                        s.preempt.boostLockHolder(mp);
+                    } else {
+                        s.sched.runq.globrunqput(gp);
+                    }
                 }
             }
-        } else {
-            if (s.trace.on && fromSyscall) {
+            if (pp != null) {
+                mp.acquirep(pp);
+                if (s.trace.on) {
+                    if (fromSyscall) {
+                        s.trace.syscallExit(mp, pp, gp, Ev.X_OTHER_P);
+                    } else {
+                        s.trace.goStart(mp, pp, gp, Ev.F_GLOBAL, 0, false); // ready put it "in global"
+                    }
+                }
+            } else if (fromSyscall && s.trace.on) {
                 s.trace.syscallExit(mp, null, gp, Ev.X_NO_P);
             }
+        } finally {
+            if (fromSyscall) {
+                s.trace.sectionEnd(mp); // before the sleep below: a section never waits for a P
+            }
+        }
+        if (pp == null) {
             // Wait until another thread schedules gp and so m again (Go: stoplockedm).
             s.preempt.carrierSleeps(mp.thread); // no poll answers a REQ left here: it would arm every poll
             s.idle.idlelockedSleep(mp);
@@ -771,25 +785,37 @@ public final class Syscalls {
     static void parkInPlace(M mp, G gp, G.ParkUnlock<Object> unlockf, Object lock) {
         Scheduler s = mp.sched;
         // In a syscall (see gopark): take a P back only if one is free at once; never wait for
-        // one here, where the caller may still hold the lock that unlockf releases.
-        int from = gp.readgstatusNoScan() == G._Gsyscall && !exitsyscallNoWait(mp, gp) ? G._Gsyscall : G._Grunning;
-        gp.setParkedOn(mp); // before the CAS to waiting: a waker found gp through the lock unlockf releases
-        // The park's record before the G can be readied (the CAS, then unlockf's release): a
-        // producer is stamped before what it publishes (Tracer, "Timestamps"), so that a waker's
-        // unblock on another M never sorts before it.
-        if (s.trace.on) s.trace.goStop(mp, mp.p, gp, Ev.S_PARK);
-        gp.casgstatus(from, G._Gwaiting);
-        if (gp.waitsince == 0) {
-            gp.waitsince = System.nanoTime();
-        }
-        if (unlockf != null && !unlockf.unlock(gp, lock)) {
-            // Cancelled: unlockf guarantees nobody can ready it. Run on (Go: execute(gp, true)),
-            // still in the syscall if it was; traced as M.run traces a cancelled park.
-            gp.setParkedOn(null);
-            gp.casgstatus(G._Gwaiting, from);
-            gp.waitsince = 0;
-            if (s.trace.on) s.trace.goStart(mp, mp.p, gp, Ev.F_RESUME, 0, true);
-            return;
+        // one here, where the caller may still hold the lock that unlockf releases. With none,
+        // the exit's record and the park's are one trace section (as M.run's departures).
+        boolean section = gp.readgstatusNoScan() == G._Gsyscall;
+        int from;
+        try {
+            if (section) {
+                s.trace.sectionBegin(mp);
+            }
+            from = section && !exitsyscallNoWait(mp, gp) ? G._Gsyscall : G._Grunning;
+            gp.setParkedOn(mp); // before the CAS to waiting: a waker found gp through the lock unlockf releases
+            // The park's record before the G can be readied (the CAS, then unlockf's release): a
+            // producer is stamped before what it publishes (Tracer, "Timestamps"), so that a waker's
+            // unblock on another M never sorts before it.
+            if (s.trace.on) s.trace.goStop(mp, mp.p, gp, Ev.S_PARK);
+            gp.casgstatus(from, G._Gwaiting);
+            if (gp.waitsince == 0) {
+                gp.waitsince = System.nanoTime();
+            }
+            if (unlockf != null && !unlockf.unlock(gp, lock)) {
+                // Cancelled: unlockf guarantees nobody can ready it. Run on (Go: execute(gp, true)),
+                // still in the syscall if it was; traced as M.run traces a cancelled park.
+                gp.setParkedOn(null);
+                gp.casgstatus(G._Gwaiting, from);
+                gp.waitsince = 0;
+                if (s.trace.on) s.trace.goStart(mp, mp.p, gp, Ev.F_RESUME, 0, true);
+                return;
+            }
+        } finally {
+            if (section) {
+                s.trace.sectionEnd(mp);
+            }
         }
         s.syscallStats.pinnedParks.incrementAndGet();
         if (from == G._Grunning) {

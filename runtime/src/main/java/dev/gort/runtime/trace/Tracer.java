@@ -173,9 +173,11 @@ public final class Tracer {
      * Starts recording; a running session is stopped and discarded first. With the world stopped,
      * as Go's StartTrace: a snapshot of the Ps and goroutines taken while Ms run could miss a
      * transition between it and the hooks' start (an M acquiring an idle P: no ProcStart; a
-     * goroutine created in between: no GoCreate), which Go's trace readers refuse. The tracer's
-     * lock is taken inside, with the world stopped: stopping the world may Gosched, which must not
-     * carry a monitor to another carrier.
+     * goroutine created in between: no GoCreate), which Go's trace readers refuse. What the
+     * stopped world does not stop, threads that hold no P, the snapshot excludes by waiting out
+     * their trace sections ({@link #sectionBegin}). The tracer's lock is taken inside, with the
+     * world stopped: stopping the world may Gosched, which must not carry a monitor to another
+     * carrier.
      */
     public void start(Options o) {
         Scheduler s = sched;
@@ -188,6 +190,20 @@ public final class Tracer {
 
     private synchronized void startLocked(Options o) {
         TraceClock.init(); // here, not in the first hook: see init
+        // No section runs from here to the end of the snapshot (see sectionBegin): wait out those
+        // under way; new ones wait for snapshotting to clear.
+        snapshotting = true;
+        try {
+            for (int spins = 0; sections.get() != 0; spins++) {
+                backOff(spins);
+            }
+            startSession(o);
+        } finally {
+            snapshotting = false;
+        }
+    }
+
+    private void startSession(Options o) {
         // 8-16 bytes per event (TraceBuf's compact forms), 98000-196000 events per 1.5 MB chunk (10-20 ms of a busy
         // M's ping-pong, whose records are all one long): a window of W ms keeps W/10 chunks per M, a memory bound
         // (Go's FlightRecorderConfig.MaxBytes) that holds at least W ms of all but the busiest Ms; the decoder
@@ -197,9 +213,89 @@ public final class Tracer {
         s.level = o.level;
         s.windowNanos =
                 o.windowMs <= 0 ? 0 : o.windowMs > Long.MAX_VALUE / 1_000_000 ? Long.MAX_VALUE : o.windowMs * 1_000_000;
-        session = s;
+        // Published after the snapshot: with on already true (a session running, or JFR), a hook
+        // in a thread outside the runtime (a goroutine created with no P, outside any section)
+        // would record into this session what the snapshot then records again ("created twice").
         s.recordInitialState(sched);
+        session = s;
         on = true;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Sections: what a trace start's snapshot waits out.
+
+    /**
+     * Threads inside a {@linkplain #sectionBegin section}, outermost sections only. Incremented and
+     * decremented by those threads (atomic read-modify-write); read by {@link #startLocked}.
+     */
+    private final AtomicInteger sections = new AtomicInteger();
+    /**
+     * True while {@link #startLocked} waits out the sections under way and takes its snapshot; new
+     * sections wait for it to clear. Written by startLocked only (volatile); read by
+     * {@link #sectionBegin}.
+     */
+    private volatile boolean snapshotting;
+    /**
+     * The section depth of a thread that is not one of this runtime's Ms (an M keeps its own:
+     * {@link M#traceSectionDepth}); one per tracer, as the count is.
+     */
+    private final ThreadLocal<int[]> foreignDepth = ThreadLocal.withInitial(() -> new int[1]);
+
+    /**
+     * Opens a section: a goroutine's change of status made by a thread that holds no P (an M
+     * leaving a syscall without one, sysmon, a thread outside the runtime), together with the
+     * hooks that trace it, is atomic with respect to a trace start's snapshot. A start stops the
+     * world, which stops every thread that holds a P, but not these: without sections, such a
+     * thread could change a goroutine's status before the snapshot read it and read {@link #on}
+     * after the start turned it on (an event for a change the snapshot already shows: "G leaves a
+     * syscall while runnable"), or the other way round (a change the trace never shows). Inside a
+     * section {@code on} does not change from off to on, so its hooks see what the snapshot saw.
+     * A readying CAS may come before the section where the goroutine enters no run queue until
+     * the section has ended (Scheduler.readyGlobal): the snapshot records no status for a
+     * runnable goroutine in no queue, and its first event places it.
+     * Nests ({@code mp}: the calling M of this runtime, or null on any other thread). Never blocks but while a
+     * start takes its snapshot; what runs inside must not wait for the world to start again (a
+     * P, an M's park) nor for the tracer's monitor.
+     *
+     * <p>The handshake is Dekker's: a section counts itself in {@link #sections}, then reads
+     * {@link #snapshotting}; a start sets {@code snapshotting}, then waits for the count to drop
+     * to zero. One of the two sees the other's write, so no section overlaps a snapshot, and a
+     * start waits only for sections that began before it.
+     *
+     * <p>Go: traceruntime.go traceAcquire / traceRelease (an M's seqlock, which traceAdvance waits
+     * out for the Ms that hold no P); gort's snapshot is Go 1.19's StartTrace, so one count
+     * serves every thread.
+     */
+    public void sectionBegin(M mp) {
+        if (mp != null ? mp.traceSectionDepth++ != 0 : foreignDepth.get()[0]++ != 0) {
+            return; // nested: counted already
+        }
+        while (true) {
+            sections.getAndIncrement();
+            if (!snapshotting) {
+                return;
+            }
+            sections.getAndDecrement();
+            for (int spins = 0; snapshotting; spins++) {
+                backOff(spins);
+            }
+        }
+    }
+
+    /** Closes the section {@link #sectionBegin} opened on this thread ({@code mp}: as there). */
+    public void sectionEnd(M mp) {
+        if (mp != null ? --mp.traceSectionDepth == 0 : --foreignDepth.get()[0] == 0) {
+            sections.getAndDecrement();
+        }
+    }
+
+    /** A short spin, then the CPU to others: the waits above last a snapshot or a section. */
+    private static void backOff(int spins) {
+        if (spins < 64) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
     }
 
     /** Whether a buffering session is running. */
@@ -553,8 +649,16 @@ public final class Tracer {
                 int st = gp.readgstatus();
                 M gm = gp.m();
                 switch (st) {
-                    case G._Grunning ->
-                        b.emit(ts, hdr(Ev.GO_STATUS, Ev.L_RUNNING, gm == null ? null : gm.p(), gm), gp.goid, 0, 0);
+                    case G._Grunning -> {
+                        P gpp = gm == null ? null : gm.p();
+                        if (gpp != null) {
+                            b.emit(ts, hdr(Ev.GO_STATUS, Ev.L_RUNNING, gpp, gm), gp.goid, 0, 0);
+                        }
+                        // else a G between states on an M that holds no P: out of a syscall,
+                        // between its CAS to running and finding no P (Syscalls.exitsyscall126),
+                        // or into one, its P handed off before its CAS to _Gsyscall
+                        // (entersyscallblock, entersyscallHandleGCWait): its first event places it
+                    }
                     case G._Gsyscall -> b.emit(ts, hdr(Ev.GO_STATUS, Ev.L_SYSCALL, null, gm), gp.goid, 0, 0);
                     case G._Gwaiting, G._Gpreempted ->
                         b.emit(
@@ -1009,10 +1113,15 @@ public final class Tracer {
      * are written plainly by that M before its P's {@code _Psyscall} store (Go 1.26+: before its
      * G's CAS to {@code _Gsyscall}) and read by whoever took the P after its CAS from
      * {@code _Psyscall} (the G's scan-bit CAS), which orders them; the array reference is volatile,
-     * replaced (grown) under this tracer's lock. A racing grow can lose one entry: that hand-off then
-     * names no M (-1).
+     * replaced (grown) under {@link #syscallMLock}. A racing grow can lose one entry: that hand-off
+     * then names no M (-1).
      */
     private volatile M[] syscallM = new M[8];
+    /**
+     * Serialises grows of {@link #syscallM}: a lock of its own, not this tracer's monitor, which a
+     * start holds while it waits out the sections whose hooks may grow it ({@link #sectionBegin}).
+     */
+    private final Object syscallMLock = new Object();
 
     private void noteSyscallM(P pp, M mp) {
         if (pp == null) {
@@ -1025,7 +1134,13 @@ public final class Tracer {
         a[pp.id] = mp;
     }
 
-    private synchronized M[] growSyscallM(int id) {
+    private M[] growSyscallM(int id) {
+        synchronized (syscallMLock) {
+            return growSyscallMLocked(id);
+        }
+    }
+
+    private M[] growSyscallMLocked(int id) {
         M[] a = syscallM;
         if (id >= a.length) {
             a = java.util.Arrays.copyOf(a, Math.max(id + 1, a.length * 2));
