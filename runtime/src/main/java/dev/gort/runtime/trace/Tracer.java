@@ -194,8 +194,11 @@ public final class Tracer {
         // under way; new ones wait for snapshotting to clear.
         snapshotting = true;
         try {
-            for (int spins = 0; sections.get() != 0; spins++) {
-                backOff(spins);
+            if (sections.get() != 0) {
+                startsThatWaited++;
+                for (int spins = 0; sections.get() != 0; spins++) {
+                    backOff(spins);
+                }
             }
             startSession(o);
         } finally {
@@ -235,6 +238,8 @@ public final class Tracer {
      * {@link #sectionBegin}.
      */
     private volatile boolean snapshotting;
+    /** Starts that found a section open ({@link #startsThatWaited}). Written by startLocked (its monitor held), volatile. */
+    private volatile int startsThatWaited;
     /**
      * The section depth of a thread that is not one of this runtime's Ms (an M keeps its own:
      * {@link M#traceSectionDepth}); one per tracer, as the count is.
@@ -282,11 +287,32 @@ public final class Tracer {
         }
     }
 
-    /** Closes the section {@link #sectionBegin} opened on this thread ({@code mp}: as there). */
+    /**
+     * Closes the section {@link #sectionBegin} opened on this thread ({@code mp}: as there). An end
+     * with no section open is a fatal error: the count would no longer say who is inside.
+     */
     public void sectionEnd(M mp) {
-        if (mp != null ? --mp.traceSectionDepth == 0 : --foreignDepth.get()[0] == 0) {
+        int depth = mp != null ? --mp.traceSectionDepth : --foreignDepth.get()[0];
+        if (depth == 0) {
             sections.getAndDecrement();
+        } else if (depth < 0) {
+            if (mp != null) {
+                mp.traceSectionDepth = 0;
+            } else {
+                foreignDepth.get()[0] = 0;
+            }
+            throw dev.gort.runtime.Fatal.fatal(sched, "traceRelease: a trace section ended that had not begun");
         }
+    }
+
+    /** Whether a start is waiting out the sections or taking its snapshot (tests). */
+    boolean snapshotting() {
+        return snapshotting;
+    }
+
+    /** How many starts found a section under way and waited for it. */
+    public int startsThatWaited() {
+        return startsThatWaited;
     }
 
     /** A short spin, then the CPU to others: the waits above last a snapshot or a section. */
