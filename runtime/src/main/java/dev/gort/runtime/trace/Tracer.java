@@ -242,7 +242,8 @@ public final class Tracer {
     private volatile int startsThatWaited;
     /**
      * The section depth of a thread that is not one of this runtime's Ms (an M keeps its own:
-     * {@link M#traceSectionDepth}); one per tracer, as the count is.
+     * {@link M#traceSectionDepth}); one per tracer, as the count is. Each thread's int is written
+     * and read by that thread only, plain; the reference is immutable.
      */
     private final ThreadLocal<int[]> foreignDepth = ThreadLocal.withInitial(() -> new int[1]);
 
@@ -1146,6 +1147,7 @@ public final class Tracer {
     /**
      * Serialises grows of {@link #syscallM}: a lock of its own, not this tracer's monitor, which a
      * start holds while it waits out the sections whose hooks may grow it ({@link #sectionBegin}).
+     * Immutable reference.
      */
     private final Object syscallMLock = new Object();
 
