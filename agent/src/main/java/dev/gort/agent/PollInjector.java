@@ -682,27 +682,15 @@ public final class PollInjector {
     private static boolean hookCallbackCall(MethodNode mn, MethodInsnNode call, int index, int first, boolean frames) {
         InsnList insns = mn.instructions;
         List<TryCatchBlockNode> around = new ArrayList<>();
-        for (TryCatchBlockNode tcb : mn.tryCatchBlocks) {
-            if (covers(tcb, call)) {
-                around.add(tcb);
-            }
-        }
         int nargs = Type.getArgumentTypes(call.desc).length;
         int counted = first + CALLBACK_LOCALS - 1;
-        Object[] slots = new Object[counted + 1];
-        java.util.Arrays.fill(slots, Opcodes.TOP);
-        if (frames) {
-            for (TryCatchBlockNode tcb : around) {
-                if (!(frameAt(tcb.handler) instanceof FrameNode f) || !meet(slots, f.local, counted)) {
-                    return false;
-                }
-            }
+        Object[] slots = handlerLocals(mn, call, counted + 1, counted, frames, around);
+        if (slots == null) {
+            return false;
         }
         slots[counted] = Opcodes.INTEGER;
         LabelNode start = new LabelNode();
         LabelNode end = new LabelNode();
-        LabelNode handler = new LabelNode();
-        LabelNode handlerEnd = new LabelNode();
         InsnList before = new InsnList();
         for (int i = nargs - 1; i >= 0; i--) {
             before.add(new VarInsnNode(Opcodes.ASTORE, first + i));
@@ -734,23 +722,69 @@ public final class PollInjector {
         after.add(new VarInsnNode(Opcodes.ILOAD, counted));
         after.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "jdkCallbackExit", "(I)V", false));
         insns.insert(call, after);
-        InsnList h = new InsnList();
-        h.add(handler);
-        if (frames) {
+        InsnList exit = new InsnList();
+        exit.add(new VarInsnNode(Opcodes.ILOAD, counted));
+        exit.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "jdkCallbackExit", "(I)V", false));
+        addRethrowingHandler(mn, start, end, around, frames ? slots : null, exit);
+        return true;
+    }
+
+    /**
+     * The locals of a handler for {@code call} alone ({@link #hookCallbackCall}): one entry per
+     * slot of {@code length}, the type every frame of the handlers that cover the call gives it
+     * below {@code limit} (with {@code frames}), TOP elsewhere; null where two of those frames
+     * disagree. The covering entries go to {@code around}, in their order.
+     */
+    private static Object[] handlerLocals(
+            MethodNode mn, MethodInsnNode call, int length, int limit, boolean frames, List<TryCatchBlockNode> around) {
+        Object[] slots = new Object[length];
+        java.util.Arrays.fill(slots, Opcodes.TOP);
+        for (TryCatchBlockNode tcb : mn.tryCatchBlocks) {
+            if (covers(tcb, call)) {
+                around.add(tcb);
+                if (frames && !(frameAt(tcb.handler) instanceof FrameNode f && meet(slots, f.local, limit))) {
+                    return null;
+                }
+            }
+        }
+        return slots;
+    }
+
+    /**
+     * A handler of the instructions from {@code start} to {@code end}, first in the exception
+     * table, that runs {@code exit} and rethrows, at the end of the method (after its last
+     * instruction: nothing falls into it), with the locals {@code slots} (null: the class has no
+     * frames; trailing TOPs left out) and a {@code Throwable} on the stack; the entries
+     * {@code around} that covered the hooked call get a copy covering the handler, in their order,
+     * so that the rethrown exception reaches the handler it would have reached from the call.
+     */
+    private static void addRethrowingHandler(
+            MethodNode mn,
+            LabelNode start,
+            LabelNode end,
+            List<TryCatchBlockNode> around,
+            Object[] slots,
+            InsnList exit) {
+        LabelNode h = new LabelNode();
+        LabelNode hEnd = new LabelNode();
+        InsnList code = new InsnList();
+        code.add(h);
+        if (slots != null) {
             List<Object> locals = fromSlots(slots);
-            h.add(new FrameNode(
+            while (!locals.isEmpty() && locals.get(locals.size() - 1) == Opcodes.TOP) {
+                locals.remove(locals.size() - 1);
+            }
+            code.add(new FrameNode(
                     Opcodes.F_NEW, locals.size(), locals.toArray(), 1, new Object[] {"java/lang/Throwable"}));
         }
-        h.add(new VarInsnNode(Opcodes.ILOAD, counted));
-        h.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "jdkCallbackExit", "(I)V", false));
-        h.add(new InsnNode(Opcodes.ATHROW));
-        h.add(handlerEnd);
-        insns.add(h);
-        mn.tryCatchBlocks.add(0, new TryCatchBlockNode(start, end, handler, null));
+        code.add(exit);
+        code.add(new InsnNode(Opcodes.ATHROW));
+        code.add(hEnd);
+        mn.instructions.add(code);
+        mn.tryCatchBlocks.add(0, new TryCatchBlockNode(start, end, h, null));
         for (TryCatchBlockNode tcb : around) {
-            mn.tryCatchBlocks.add(new TryCatchBlockNode(handler, handlerEnd, tcb.handler, tcb.type));
+            mn.tryCatchBlocks.add(new TryCatchBlockNode(h, hEnd, tcb.handler, tcb.type));
         }
-        return true;
     }
 
     /**
@@ -815,51 +849,21 @@ public final class PollInjector {
         InsnList insns = mn.instructions;
         insns.insertBefore(call, blockingEnter(call, argLocals));
         List<TryCatchBlockNode> around = new ArrayList<>();
-        Object[] slots = new Object[mn.maxLocals];
-        java.util.Arrays.fill(slots, Opcodes.TOP);
-        if (handler) {
-            for (TryCatchBlockNode tcb : mn.tryCatchBlocks) {
-                if (covers(tcb, call)) {
-                    around.add(tcb);
-                    if (frames
-                            && !(frameAt(tcb.handler) instanceof FrameNode f && meet(slots, f.local, slots.length))) {
-                        handler = false;
-                        break;
-                    }
-                }
-            }
-        }
-        if (!handler) {
+        Object[] slots = handler ? handlerLocals(mn, call, mn.maxLocals, mn.maxLocals, frames, around) : null;
+        if (slots == null) {
             insns.insert(call, call("blockingExit"));
             return;
         }
         LabelNode start = new LabelNode();
         LabelNode end = new LabelNode();
-        LabelNode h = new LabelNode();
-        LabelNode hEnd = new LabelNode();
         insns.insertBefore(call, start);
         InsnList after = new InsnList();
         after.add(end);
         after.add(call("blockingExit"));
         insns.insert(call, after);
-        InsnList code = new InsnList();
-        code.add(h);
-        if (frames) {
-            List<Object> locals = fromSlots(slots);
-            while (!locals.isEmpty() && locals.get(locals.size() - 1) == Opcodes.TOP) {
-                locals.remove(locals.size() - 1);
-            }
-            code.add(new FrameNode(
-                    Opcodes.F_NEW, locals.size(), locals.toArray(), 1, new Object[] {"java/lang/Throwable"}));
-        }
-        code.add(call("blockingExit"));
-        code.add(new InsnNode(Opcodes.ATHROW));
-        code.add(hEnd);
-        insns.add(code);
-        mn.tryCatchBlocks.add(0, new TryCatchBlockNode(start, end, h, null));
-        for (TryCatchBlockNode tcb : around) {
-            mn.tryCatchBlocks.add(new TryCatchBlockNode(h, hEnd, tcb.handler, tcb.type));
-        }
+        InsnList exit = new InsnList();
+        exit.add(call("blockingExit"));
+        addRethrowingHandler(mn, start, end, around, frames ? slots : null, exit);
         mn.maxStack = Math.max(mn.maxStack, 1);
     }
 
