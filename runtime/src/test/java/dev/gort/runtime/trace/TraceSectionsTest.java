@@ -94,13 +94,22 @@ class TraceSectionsTest {
     }
 
     @Test
-    void anEndWithoutABeginIsAFatalError() {
+    void anEndWithoutABeginIsAFatalError() throws InterruptedException {
         Scheduler s = new Scheduler(Workloads.config(1, true));
         GortFatalError e = assertThrows(GortFatalError.class, () -> s.trace.sectionEnd(null));
         assertTrue(e.getMessage().contains("traceRelease: a trace section ended that had not begun"), e.getMessage());
-        s.trace.sectionBegin(null); // the count is whole again: a balanced pair still works
+        s.trace.sectionBegin(null); // the depth is whole again: a balanced pair still works
         s.trace.sectionEnd(null);
-        assertFalse(s.trace.snapshotting());
+        // And so is the count: a start finds no section open. A stuck count would keep the start
+        // spinning: on a daemon thread, so that the test fails instead of hanging.
+        Thread starter = new Thread(s.trace::start);
+        starter.setDaemon(true);
+        starter.start();
+        starter.join(TimeUnit.SECONDS.toMillis(20));
+        assertFalse(starter.isAlive(), "the start is still waiting for a section");
+        assertEquals(0, s.trace.startsThatWaited());
+        assertTrue(s.trace.recording());
+        s.trace.stop();
     }
 
     private static void check(List<String> failures, boolean ok, String what) {
