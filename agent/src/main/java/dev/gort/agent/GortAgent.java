@@ -68,6 +68,7 @@ public final class GortAgent {
         // each goroutine its own ThreadLocals (dev.gort.runtime.GoroutineLocals).
         openThreadLocals(inst);
         exportDescriptors(inst);
+        openStreams(inst);
         // Any registered strategy or a Strategy class name (Strategies); resolving it registers its
         // name with the runtime, which then accepts the same gort.preempt.
         Strategy strategy = args != null && !args.isBlank() ? Strategies.named(args) : Strategies.fromEnvironment();
@@ -130,6 +131,27 @@ public final class GortAgent {
         Module app = ClassLoader.getSystemClassLoader().getUnnamedModule();
         if (!base.isExported("jdk.internal.vm", app)) {
             inst.redefineModule(base, Set.of(), Map.of("jdk.internal.vm", Set.of(app)), Map.of(), Set.of(), Map.of());
+        }
+    }
+
+    /**
+     * Opens {@code java.io} and {@code sun.nio.cs} of {@code java.base} to the runtime's module: the
+     * hooks of the stream calls the agent wraps ({@code Poll.blockingEnterStream},
+     * {@code Poll.streamRead}, ...) look through the JDK's wrappers ({@code BufferedReader},
+     * {@code InputStreamReader}'s decoder, {@code DataInputStream}, ...) for a socket's stream at
+     * the end ({@code dev.gort.runtime.PeerStreams}, which decides once, when it initialises).
+     */
+    private static void openStreams(Instrumentation inst) {
+        Module base = Object.class.getModule();
+        Module runtime = Fatal.class.getModule();
+        Map<String, Set<Module>> opens = new java.util.HashMap<>();
+        for (String pkg : new String[] {"java.io", "sun.nio.cs"}) {
+            if (!base.isOpen(pkg, runtime)) {
+                opens.put(pkg, Set.of(runtime));
+            }
+        }
+        if (!opens.isEmpty()) {
+            inst.redefineModule(base, Set.of(), Map.of(), opens, Set.of(), Map.of());
         }
     }
 

@@ -66,8 +66,9 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *       before a yield ({@link #replacementCall}); each of {@code Thread.yield()}
  *       {@code Poll.threadYield()}: {@code runtime.Gosched()} where the goroutine may yield and
  *       other work is runnable, else the carrier's {@code Thread.yield()};
- *   <li>every strategy but {@code none}: around each call site, outside constructors and class
- *       initialisers, of a JDK collection method that runs a callback ({@link #CALLBACKS}:
+ *   <li>every strategy but {@code none}: around each call site, outside class initialisers and
+ *       the code of a constructor before its {@code super(...)}/{@code this(...)} call, of a JDK
+ *       collection method that runs a callback ({@link #CALLBACKS}:
  *       {@code computeIfAbsent}, {@code forEach}, ...; by name and the JDK's descriptor, whatever
  *       the owner; a {@code super.} call too), the arguments go to locals shared by the method's
  *       sites, the receiver and the method's index and arity go to {@code jdkCallbackEnter} (for a
@@ -84,11 +85,14 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *       JDK method known to block its thread ({@link #isBlockingCall}: a {@code java.util.concurrent}
  *       queue's {@code take}/{@code put}/timed {@code poll}/{@code offer}, {@code Future.get},
  *       {@code CountDownLatch.await}, {@code Condition.await}, {@code LockSupport.park*},
- *       {@code Thread.join}, {@code ServerSocket.accept}, {@code Selector.select}, ..., and
- *       {@code Object.wait} whatever the owner), {@code blockingEnter()} before it (a syscall for
- *       the call, as Go's syscall wrappers enter one), {@code blockingExit()} after it and in a
- *       handler of the call alone, first in the exception table, which rethrows (in a
- *       constructor, no handler: see {@link #hookBlockingCall}); each of {@code Thread.sleep}
+ *       {@code Thread.join}, {@code ServerSocket.accept}, {@code Selector.select}, ...,
+ *       {@code Object.wait} whatever the owner, and the reads, writes and flushes of the JDK's
+ *       stream wrappers, {@link #STREAM_WRAPPER_CALLS}), {@code blockingEnter()} before it (a
+ *       syscall for the call, as Go's syscall wrappers enter one; {@code blockingEnter(receiver)}
+ *       or {@code blockingEnterStream(receiver)} where the receiver decides), {@code blockingExit()}
+ *       after it and in a handler of the call alone, first in the exception table, which rethrows
+ *       (in a constructor before its {@code super(...)} call, no handler: see
+ *       {@link #hookBlockingCall}); each of {@code Thread.sleep}
  *       ({@code (J)}, {@code (JI)}, {@code (Duration)}) becomes {@code Poll.threadSleep} and
  *       {@code TimeUnit.sleep} {@code Poll.timeUnitSleep}: the goroutine's sleep where it may
  *       yield, else the carrier's in a syscall;
@@ -370,6 +374,82 @@ public final class PollInjector {
             "java/util/concurrent/locks/AbstractQueuedLongSynchronizer$ConditionObject");
 
     /**
+     * The reads, writes and flushes of the JDK's stream wrappers, by owner (exactly as the call site
+     * names it), then name and descriptor: a syscall where the wrapper's chain ends at a socket's or
+     * a pipe's stream, known only at run time ({@code Poll.blockingEnterStream}). The array reads
+     * and writes of a stream named {@code InputStream} or {@code OutputStream} are
+     * {@link #STREAM_CALLS}. Not a single byte's or char's {@code read()} or {@code write(int)}
+     * (common in parsers over buffered files, which the run-time look would slow), nor the
+     * {@code Writer}s' writes (a socket's writes wait only for a full send buffer; their
+     * {@code flush} is here).
+     */
+    static final Map<String, Set<String>> STREAM_WRAPPER_CALLS = streamWrapperCalls();
+
+    private static Map<String, Set<String>> streamWrapperCalls() {
+        Set<String> in = Set.of(
+                "read([BII)I",
+                "read([B)I",
+                "readNBytes([BII)I",
+                "readNBytes(I)[B",
+                "readAllBytes()[B",
+                "transferTo(Ljava/io/OutputStream;)J");
+        Set<String> data = new HashSet<>(in);
+        data.addAll(Set.of(
+                "readFully([B)V",
+                "readFully([BII)V",
+                "readShort()S",
+                "readUnsignedShort()I",
+                "readChar()C",
+                "readInt()I",
+                "readLong()J",
+                "readFloat()F",
+                "readDouble()D",
+                "readUTF()Ljava/lang/String;",
+                "readLine()Ljava/lang/String;"));
+        Set<String> out = Set.of("write([BII)V", "write([B)V", "flush()V");
+        Set<String> reader =
+                Set.of("read([CII)I", "read([C)I", "read(Ljava/nio/CharBuffer;)I", "transferTo(Ljava/io/Writer;)J");
+        Set<String> buffered = new HashSet<>(reader);
+        buffered.add("readLine()Ljava/lang/String;");
+        Map<String, Set<String>> t = new java.util.HashMap<>();
+        for (String c : List.of(
+                "java/io/FilterInputStream",
+                "java/io/BufferedInputStream",
+                "java/io/PushbackInputStream",
+                "java/util/zip/InflaterInputStream",
+                "java/util/zip/GZIPInputStream")) {
+            t.put(c, in);
+        }
+        t.put("java/io/DataInputStream", Set.copyOf(data));
+        t.put("java/io/OutputStream", Set.of("flush()V")); // its array writes: STREAM_CALLS
+        for (String c : List.of(
+                "java/io/FilterOutputStream",
+                "java/io/BufferedOutputStream",
+                "java/io/DataOutputStream",
+                "java/io/PrintStream",
+                "java/util/zip/DeflaterOutputStream",
+                "java/util/zip/GZIPOutputStream")) {
+            t.put(c, out);
+        }
+        for (String c : List.of("java/io/Reader", "java/io/InputStreamReader", "java/io/PushbackReader")) {
+            t.put(c, reader);
+        }
+        t.put("java/io/BufferedReader", Set.copyOf(buffered));
+        t.put("java/io/LineNumberReader", Set.copyOf(buffered));
+        for (String c : List.of(
+                "java/io/Writer", "java/io/BufferedWriter", "java/io/OutputStreamWriter", "java/io/PrintWriter")) {
+            t.put(c, Set.of("flush()V"));
+        }
+        return Map.copyOf(t);
+    }
+
+    /** Whether a call is one of {@link #STREAM_WRAPPER_CALLS}. */
+    static boolean isStreamWrapperCall(MethodInsnNode m) {
+        Set<String> methods = STREAM_WRAPPER_CALLS.get(m.owner);
+        return methods != null && m.getOpcode() == Opcodes.INVOKEVIRTUAL && methods.contains(m.name + m.desc);
+    }
+
+    /**
      * The other JDK methods that block their thread, by owner (exactly as the call site names it),
      * then name and descriptor.
      */
@@ -385,6 +465,11 @@ public final class PollInjector {
             names.add(nd.substring(0, nd.indexOf('(')));
         }
         for (Set<String> methods : BLOCKING.values()) {
+            for (String nd : methods) {
+                names.add(nd.substring(0, nd.indexOf('(')));
+            }
+        }
+        for (Set<String> methods : STREAM_WRAPPER_CALLS.values()) {
             for (String nd : methods) {
                 names.add(nd.substring(0, nd.indexOf('(')));
             }
@@ -497,7 +582,7 @@ public final class PollInjector {
             return true;
         }
         Set<String> methods = BLOCKING.get(m.owner);
-        return methods != null && methods.contains(nameDesc);
+        return methods != null && methods.contains(nameDesc) || isStreamWrapperCall(m);
     }
 
     /**
@@ -815,7 +900,8 @@ public final class PollInjector {
             l.add(new VarInsnNode(args[i].getOpcode(Opcodes.ISTORE), at[i]));
         }
         l.add(new InsnNode(Opcodes.DUP));
-        l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "blockingEnter", "(Ljava/lang/Object;)V", false));
+        String hook = isStreamWrapperCall(call) ? "blockingEnterStream" : "blockingEnter";
+        l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, hook, "(Ljava/lang/Object;)V", false));
         for (int i = 0; i < args.length; i++) {
             l.add(new VarInsnNode(args[i].getOpcode(Opcodes.ILOAD), at[i]));
         }
@@ -1060,8 +1146,31 @@ public final class PollInjector {
         int callbackSites = 0;
         List<MethodInsnNode> callbacks = new ArrayList<>();
         List<MethodInsnNode> blocking = new ArrayList<>();
+        // The blocking call sites that may get a handler: in a constructor, only those after its
+        // super(...) or this(...) call (a handler's range before it would hold an uninitialised
+        // this, which the handler's frame cannot describe: VerifyError).
+        Set<MethodInsnNode> handled = new HashSet<>();
+        boolean constructor = "<init>".equals(mn.name);
+        boolean initialised = !constructor;
+        int pendingNews = 0;
         for (AbstractInsnNode in = insns.getFirst(); in != null; ) {
             AbstractInsnNode next = in.getNext();
+            if (!initialised) {
+                // In code order, every NEW is initialised by an <init> call before the constructor's
+                // own (javac evaluates super(...)'s arguments first, a flexible constructor body's
+                // statements before them): the first <init> call with no NEW pending is this one's.
+                if (in.getOpcode() == Opcodes.NEW) {
+                    pendingNews++;
+                } else if (in instanceof MethodInsnNode m
+                        && m.getOpcode() == Opcodes.INVOKESPECIAL
+                        && m.name.equals("<init>")) {
+                    if (pendingNews == 0) {
+                        initialised = true;
+                    } else {
+                        pendingNews--;
+                    }
+                }
+            }
             if (in instanceof LabelNode l) {
                 seen.add(l);
             } else if (!clinit
@@ -1095,10 +1204,13 @@ public final class PollInjector {
                 } else if (isBlockingCall(in)) {
                     // Wrapped after this pass, as the callbacks are.
                     blocking.add((MethodInsnNode) in);
-                } else if (!clinit && !"<init>".equals(mn.name) && callbackIndex(in) >= 0) {
-                    // Not in a constructor: a handler range before its super() call would hold an
-                    // uninitialised this (as for parkerEnter). Wrapped after this pass, so that a
-                    // strategy measuring a loop's body (looplen) sees it as javac wrote it.
+                    if (initialised) {
+                        handled.add((MethodInsnNode) in);
+                    }
+                } else if (!clinit && initialised && callbackIndex(in) >= 0) {
+                    // Not in a constructor before its super() call: the hook's handler range would
+                    // hold an uninitialised this. Wrapped after this pass, so that a strategy
+                    // measuring a loop's body (looplen) sees it as javac wrote it.
                     callbacks.add((MethodInsnNode) in);
                 }
             }
@@ -1118,9 +1230,9 @@ public final class PollInjector {
         int argLocals = -1;
         for (MethodInsnNode call : blocking) {
             // Not in a class initialiser (where the runtime would not enter the syscall anyway);
-            // no handler in a constructor (a range before its super() call would hold an
-            // uninitialised this, as for parkerEnter): an exception there leaves the syscall at the
-            // goroutine's next gort call.
+            // no handler in a constructor before its super() call (its range would hold an
+            // uninitialised this, as for parkerEnter): an exception there leaves the syscall at
+            // the goroutine's next gort call.
             if (!clinit) {
                 if (argLocals < 0 && needsReceiverCheck(call)) {
                     // One set of locals for every site: each is used only around its own call.
@@ -1129,7 +1241,7 @@ public final class PollInjector {
                     // The receiver's copy above the receiver (its arguments wait in locals).
                     mn.maxStack = Math.max(mn.maxStack, maxStack + 1);
                 }
-                hookBlockingCall(mn, call, frames, !"<init>".equals(mn.name), argLocals);
+                hookBlockingCall(mn, call, frames, handled.contains(call), argLocals);
                 hooks += 2;
             }
         }

@@ -1,10 +1,12 @@
 package dev.gort.agent;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.gort.runtime.Bubble;
 import dev.gort.runtime.G;
@@ -14,8 +16,30 @@ import dev.gort.runtime.PreemptStats;
 import dev.gort.runtime.PreemptStrategy;
 import dev.gort.runtime.Scheduler;
 import dev.gort.runtime.SyscallStats;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.BufferedReader;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.io.Reader;
+import java.io.SequenceInputStream;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.CharsetDecoder;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +49,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.tree.MethodInsnNode;
 
 /**
  * JDK calls that block their thread, in instrumented code ({@code dev.gort.agent.work.Blockers},
@@ -273,5 +301,278 @@ class BlockingCallsTest {
         assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
         assertTrue(yields.get() >= 1, () -> "it left the monitor's carrier, or never yielded: " + yields.get());
         assertTrue(ps.threadYieldsInPlace() >= 1, () -> "no yield in place: " + ps);
+    }
+
+    /** A class of the agent's test work (a nested one too), loaded and instrumented under backedge. */
+    private static Class<?> workClass(String name) throws Exception {
+        return Class.forName(
+                "dev.gort.agent.work." + name,
+                true,
+                new InstrumentingLoader("dev.gort.agent.work.", PreemptStrategy.BACKEDGE));
+    }
+
+    /** The syscalls a run's goroutines left (every exitsyscall path). */
+    private static long syscallExits(SyscallStats.Snapshot st) {
+        return st.fastOldP() + st.fastIdleP() + st.slowIdleP() + st.slowGlobal() + st.slowLocked() + st.slowInPlace();
+    }
+
+    /**
+     * A read through the JDK's wrappers of a socket's stream ({@code BufferedReader} over an
+     * {@code InputStreamReader}, {@code DataInputStream} over a {@code BufferedInputStream}, a
+     * {@code BufferedInputStream} typed {@code InputStream}, a {@code readLine} in a constructor)
+     * waits in native code, which the JVM reports as RUNNABLE: sysmon used to find such a carrier
+     * only past the goroutine's time slice and only by asking the kernel ({@code blockedRetakes}).
+     * The call is a syscall now ({@code Poll.blockingEnterStream}: the wrappers' chain ends at the
+     * socket's stream): at GOMAXPROCS=1 the goroutine queued behind the reader gets the P through
+     * sysmon's syscall branch and writes what the reader waits for.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"readLine", "readInt", "bufferedArrayRead", "readLineInAConstructor"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aReadThroughTheJdksWrappersOfASocketsStreamIsASyscall(String shape) throws Exception {
+        Class<?> wrappers = workClass("StreamWrappers");
+        Method readLine = wrappers.getMethod("readLine", BufferedReader.class);
+        Method readInt = wrappers.getMethod("readInt", DataInputStream.class);
+        Method read = method("read", InputStream.class, byte[].class);
+        Constructor<?> holder = workClass("StreamWrappers$LineHolder").getConstructor(BufferedReader.class);
+        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                Socket client = new Socket(ss.getInetAddress(), ss.getLocalPort());
+                Socket server = ss.accept()) {
+            InputStream in = client.getInputStream();
+            byte[] payload = shape.equals("readInt") ? new byte[] {0, 0, 1, 2} : new byte[] {'h', 'i', '\n'};
+            AtomicReference<Object> got = new AtomicReference<>();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Runnable reader = switch (shape) {
+                case "readLine" -> () -> got.set(call(readLine, new BufferedReader(new InputStreamReader(in, UTF_8))));
+                case "readInt" -> () -> got.set(call(readInt, new DataInputStream(new BufferedInputStream(in))));
+                case "bufferedArrayRead" -> () -> got.set(call(read, new BufferedInputStream(in), new byte[2]));
+                default ->
+                    () -> {
+                        try {
+                            Object h = holder.newInstance(new BufferedReader(new InputStreamReader(in, UTF_8)));
+                            got.set(h.getClass().getField("line").get(h));
+                        } catch (ReflectiveOperationException e) {
+                            throw new RuntimeException(e);
+                        }
+                    };
+            };
+            // Created last, the reader is in runnext and runs first; the writer waits in the run queue.
+            Scheduler s = runAll(
+                    failure,
+                    () -> {
+                        try {
+                            server.getOutputStream().write(payload);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    },
+                    reader);
+            SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
+            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+            assertEquals(
+                    switch (shape) {
+                        case "readInt" -> 258;
+                        case "bufferedArrayRead" -> 2;
+                        default -> "hi";
+                    },
+                    got.get());
+            assertTrue(st.retakes() >= 1, () -> "no syscall retake: " + st);
+            assertEquals(0, st.blockedRetakes(), () -> "sysmon had to find the carrier blocked: " + st);
+        }
+    }
+
+    /**
+     * A flush of a {@code BufferedOutputStream} over a socket's stream whose peer has not read yet
+     * waits for room in the socket's buffers: a syscall, so at GOMAXPROCS=1 the reader queued
+     * behind it gets the P through sysmon's syscall branch (its reads are array reads of the
+     * socket's stream: syscalls too).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aFlushOfABufferedSocketStreamIsASyscall() throws Exception {
+        Method flush = workClass("StreamWrappers").getMethod("flush", OutputStream.class);
+        Method read = method("read", InputStream.class, byte[].class);
+        int size = 32 << 20; // more than loopback's socket buffers hold
+        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                Socket client = new Socket(ss.getInetAddress(), ss.getLocalPort());
+                Socket server = ss.accept()) {
+            BufferedOutputStream out = new BufferedOutputStream(server.getOutputStream(), size + 1);
+            out.write(new byte[size]); // fits the buffer (one as long is written at once): no write yet
+            AtomicLong received = new AtomicLong();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Scheduler s = runAll(
+                    failure,
+                    () -> {
+                        byte[] buf = new byte[1 << 16];
+                        InputStream in;
+                        try {
+                            in = client.getInputStream();
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                        long n = 0;
+                        while (n < size) {
+                            n += (int) call(read, in, buf);
+                        }
+                        received.set(n);
+                    },
+                    () -> call(flush, out));
+            SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
+            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+            assertEquals(size, received.get());
+            assertTrue(st.retakes() >= 1, () -> "no syscall retake: " + st);
+            assertEquals(0, st.blockedRetakes(), () -> "sysmon had to find the carrier blocked: " + st);
+        }
+    }
+
+    /**
+     * A JDK wrapper over a stream that runs a user's code is no syscall: a {@code BufferedReader}
+     * over a user's {@code Reader}, and an {@code InputStreamReader} over a pipe (a peer's stream)
+     * with a user's charset decoder. That code sees its goroutine running, as it would unhooked
+     * (inside a syscall it would run without a P once sysmon retook it, beyond GOMAXPROCS, never
+     * preempted), and the goroutine leaves no syscall; with the JDK's decoder the same read over the
+     * pipe is one.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aJdkWrapperOverAUsersCodeIsNoSyscall() throws Exception {
+        Class<?> wrappers = workClass("StreamWrappers");
+        Method readLine = wrappers.getMethod("readLine", BufferedReader.class);
+        ClassLoader work = wrappers.getClassLoader();
+        Reader user = (Reader) Class.forName("dev.gort.agent.work.StreamWrappers$UserReader", true, work)
+                .getConstructor()
+                .newInstance();
+        CharsetDecoder decoder =
+                (CharsetDecoder) Class.forName("dev.gort.agent.work.StreamWrappers$UserDecoder", true, work)
+                        .getConstructor()
+                        .newInstance();
+        PipedOutputStream po = new PipedOutputStream();
+        PipedInputStream pi = new PipedInputStream(po);
+        po.write("pipe\n".getBytes(UTF_8));
+        PipedOutputStream po2 = new PipedOutputStream();
+        PipedInputStream pi2 = new PipedInputStream(po2);
+        po2.write("jdk\n".getBytes(UTF_8));
+        AtomicReference<Object> fromUser = new AtomicReference<>();
+        AtomicReference<Object> fromDecoder = new AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Scheduler s = runAll(
+                failure,
+                () -> fromUser.set(call(readLine, new BufferedReader(user))),
+                () -> fromDecoder.set(call(readLine, new BufferedReader(new InputStreamReader(pi, decoder)))));
+        SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
+        assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+        assertEquals("user", fromUser.get());
+        assertEquals("pipe", fromDecoder.get());
+        assertEquals(
+                G._Grunning, user.getClass().getField("statusInRead").get(user), "the user's reader ran in a syscall");
+        assertEquals(
+                G._Grunning,
+                decoder.getClass().getField("statusInDecode").get(decoder),
+                "the user's decoder ran in a syscall");
+        assertEquals(0, syscallExits(st), () -> "a syscall was entered: " + st);
+        AtomicReference<Object> fromJdk = new AtomicReference<>();
+        Scheduler s2 = runAll(
+                failure, () -> fromJdk.set(call(readLine, new BufferedReader(new InputStreamReader(pi2, UTF_8)))));
+        SyscallStats.Snapshot st2 = s2.syscallStats.snapshot(s2);
+        assertNull(failure.get(), () -> "the goroutine failed: " + failure.get());
+        assertEquals("jdk", fromJdk.get());
+        assertEquals(1, syscallExits(st2), () -> "the JDK's reader over a pipe: " + st2);
+    }
+
+    /**
+     * A blocking call in a constructor, after its super(), that throws (a timed
+     * {@code Future.get}'s {@code TimeoutException}) leaves its syscall in the hook's handler, as in
+     * a method: the goroutine is running again where the constructor catches the exception. Before,
+     * a constructor's call site got no handler, and the goroutine ran on in the syscall until its
+     * next gort call.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aBlockingCallThatThrowsInAConstructorLeavesItsSyscall() throws Exception {
+        Constructor<?> ctor = workClass("Blockers").getConstructor(CompletableFuture.class);
+        Field status = ctor.getDeclaringClass().getField("statusAfterTimeout");
+        AtomicReference<Object> made = new AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        runAll(failure, () -> {
+            try {
+                made.set(ctor.newInstance(new CompletableFuture<>()));
+            } catch (ReflectiveOperationException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        assertNull(failure.get(), () -> "the goroutine failed: " + failure.get());
+        assertEquals(G._Grunning, status.get(made.get()), "status after the catch (3: _Gsyscall)");
+    }
+
+    /**
+     * A plain read (a stream that is no peer's by the agent's look: a {@code SequenceInputStream},
+     * here over a socket's stream) that blocks goes through {@code Poll.streamRead} and enters no
+     * syscall: sysmon must find the carrier blocked, as for any uninstrumented blocking call, and
+     * hand its P off. It never did: the innermost frame that is not the JDK's was
+     * {@code Poll.streamRead}, gort's own, so sysmon took it for a wait inside the runtime and left
+     * the P; at GOMAXPROCS=1 the writer queued behind the reader never ran (this test timed out).
+     * The stand-in's frame is looked past now. Needs the kernel's view (/proc): the JVM reports a
+     * socket read as RUNNABLE.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aPlainStreamReadThatBlocksHandsItsPOff() throws Exception {
+        assumeTrue(
+                java.nio.file.Files.isDirectory(java.nio.file.Path.of("/proc/self/task")),
+                "the kernel cannot be asked here (no /proc)");
+        Method read = method("read", InputStream.class, byte[].class);
+        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                Socket client = new Socket(ss.getInetAddress(), ss.getLocalPort());
+                Socket server = ss.accept()) {
+            client.setSoTimeout(30_000); // fails, not hangs, where the P is never handed off
+            InputStream in = new SequenceInputStream(client.getInputStream(), InputStream.nullInputStream());
+            AtomicInteger n = new AtomicInteger();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Scheduler s = runAll(
+                    failure,
+                    () -> {
+                        try {
+                            server.getOutputStream().write(new byte[] {'h', 'i'});
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    },
+                    () -> n.set((int) call(read, in, new byte[16])));
+            SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
+            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+            assertEquals(2, n.get());
+            assertTrue(st.blockedRetakes() >= 1, () -> "the blocked carrier's P was not retaken: " + st);
+        }
+    }
+
+    /** Every replacement call the agent writes is a stand-in whose frame sysmon looks past. */
+    @Test
+    void everyReplacementCallIsAStandIn() throws Exception {
+        List<MethodInsnNode> sites = new ArrayList<>();
+        sites.add(
+                new MethodInsnNode(Opcodes.INVOKESTATIC, "java/lang/Thread", "currentThread", "()Ljava/lang/Thread;"));
+        sites.add(new MethodInsnNode(Opcodes.INVOKESTATIC, "java/lang/Thread", "yield", "()V"));
+        for (String d : List.of("(J)V", "(JI)V", "(Ljava/time/Duration;)V")) {
+            sites.add(new MethodInsnNode(Opcodes.INVOKESTATIC, "java/lang/Thread", "sleep", d));
+        }
+        sites.add(new MethodInsnNode(Opcodes.INVOKEVIRTUAL, "java/util/concurrent/TimeUnit", "sleep", "(J)V"));
+        for (String nd : PollInjector.STREAM_CALLS.keySet()) {
+            String owner = nd.startsWith("write") ? "java/io/OutputStream" : "java/io/InputStream";
+            int at = nd.indexOf('(');
+            sites.add(new MethodInsnNode(Opcodes.INVOKEVIRTUAL, owner, nd.substring(0, at), nd.substring(at)));
+        }
+        for (String owner : List.of(PollInjector.THREAD_LOCAL, PollInjector.INHERITABLE_THREAD_LOCAL)) {
+            sites.add(new MethodInsnNode(Opcodes.INVOKEVIRTUAL, owner, "get", "()Ljava/lang/Object;"));
+            sites.add(new MethodInsnNode(Opcodes.INVOKEVIRTUAL, owner, "set", "(Ljava/lang/Object;)V"));
+            sites.add(new MethodInsnNode(Opcodes.INVOKEVIRTUAL, owner, "remove", "()V"));
+        }
+        Field f = Class.forName("dev.gort.runtime.Poll").getDeclaredField("CALL_SITE_STAND_INS");
+        f.setAccessible(true);
+        Set<?> standIns = (Set<?>) f.get(null);
+        for (MethodInsnNode site : sites) {
+            MethodInsnNode helper = PollInjector.replacementCall(site);
+            assertTrue(helper != null, () -> "no replacement for " + site.owner + "." + site.name + site.desc);
+            assertTrue(standIns.contains(helper.name), () -> "Poll." + helper.name + " is not a stand-in");
+        }
     }
 }

@@ -44,6 +44,15 @@ class GortTransformerTest {
         return cn.methods.stream().filter(m -> m.name.equals(name)).findFirst().orElseThrow();
     }
 
+    private static MethodNode method(byte[] b, String name, String desc) {
+        ClassNode cn = new ClassNode();
+        new ClassReader(b).accept(cn, 0);
+        return cn.methods.stream()
+                .filter(m -> m.name.equals(name) && m.desc.equals(desc))
+                .findFirst()
+                .orElseThrow();
+    }
+
     private static List<String> calls(MethodNode mn) {
         List<String> out = new ArrayList<>();
         for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
@@ -317,8 +326,10 @@ class GortTransformerTest {
     /**
      * A call site of a JDK method that blocks its thread ({@code PollInjector.isBlockingCall}) gets
      * blockingEnter before it, blockingExit after it and a handler of the call alone, first in the
-     * exception table, that runs blockingExit and rethrows; a constructor's gets no handler, a class
-     * initialiser's nothing, a call that does not block nothing. {@code Thread.sleep} and
+     * exception table, that runs blockingExit and rethrows, in a constructor too after its super()
+     * call; one before it (in this(...)'s arguments) gets no handler, a class initialiser's
+     * nothing, a call that does not block nothing. A stream wrapper's read is wrapped the same way,
+     * with blockingEnterStream, which looks at the receiver. {@code Thread.sleep} and
      * {@code TimeUnit.sleep} become {@code Poll.threadSleep} and {@code Poll.timeUnitSleep}. The JVM
      * verifies and runs them (outside a goroutine the hooks do nothing).
      */
@@ -341,12 +352,28 @@ class GortTransformerTest {
                             && first.end == covered.getNext(),
                     name + ": the handler covers the call alone");
         }
-        MethodNode ctor = method(r.bytes(), "<init>");
+        MethodNode ctor = method(r.bytes(), "<init>", "(Ljava/util/concurrent/BlockingQueue;)V");
+        assertEquals(
+                List.of("blockingEnter", "blockingExit", "blockingExit"),
+                calls(ctor).stream().filter(n -> n.startsWith("blocking")).toList(),
+                "a constructor after its super(): the return and the handler");
+        assertNull(ctor.tryCatchBlocks.get(0).type, "a catch-all first");
+        MethodNode beforeThis = method(r.bytes(), "<init>", "(Ljava/util/concurrent/SynchronousQueue;I)V");
         assertEquals(
                 List.of("blockingEnter", "blockingExit"),
-                calls(ctor).stream().filter(n -> n.startsWith("blocking")).toList(),
-                "a constructor: no handler");
-        assertTrue(ctor.tryCatchBlocks.isEmpty());
+                calls(beforeThis).stream().filter(n -> n.startsWith("blocking")).toList(),
+                "a constructor before its this(...): no handler");
+        assertTrue(beforeThis.tryCatchBlocks.isEmpty());
+        PollInjector.Result w = new PollInjector(PreemptStrategy.BACKEDGE, true)
+                .instrument(bytes("dev.gort.agent.work.StreamWrappers"));
+        for (String name : List.of("readLine", "readInt", "flush")) {
+            assertEquals(
+                    List.of("blockingEnterStream", "blockingExit", "blockingExit"),
+                    calls(method(w.bytes(), name)).stream()
+                            .filter(n -> n.startsWith("blocking"))
+                            .toList(),
+                    name + ": a stream wrapper's call");
+        }
         assertEquals(
                 List.of(),
                 calls(method(r.bytes(), "<clinit>")).stream()
@@ -462,11 +489,20 @@ class GortTransformerTest {
         assertEquals(3, table.size(), "the call's handler, the method's own, and its copy over the rethrow");
         assertEquals(table.get(1).handler, table.get(2).handler, "the rethrow reaches the method's own handler");
         assertEquals(table.get(0).handler, table.get(2).start, "from the call's handler");
-        assertEquals(List.of(), hooks(method(r.bytes(), "<init>")), "a constructor is left alone");
+        assertEquals(
+                List.of("jdkCallbackEnter", "jdkCallbackExit", "jdkCallbackExit"),
+                hooks(method(r.bytes(), "<init>", "(Ljava/util/Map;)V")),
+                "a constructor after its super(): as a method");
+        assertEquals(
+                List.of(),
+                hooks(method(r.bytes(), "<init>", "(Ljava/util/Map;Ljava/lang/String;)V")),
+                "a constructor before its this(...) is left alone");
         assertEquals(List.of(), hooks(method(r.bytes(), "size")));
         Class<?> c = instrumented("dev.gort.agent.work.Callbacks");
         Map<String, Integer> m = new java.util.HashMap<>();
         c.getConstructor(Map.class).newInstance(m);
+        c.getConstructor(Map.class, String.class).newInstance(m, "d");
+        assertEquals(4, m.get("d"));
         assertEquals(
                 7, c.getMethod("viaMap", Map.class, String.class, int.class).invoke(null, m, "a", 7));
         var chm = new java.util.concurrent.ConcurrentHashMap<String, Integer>();

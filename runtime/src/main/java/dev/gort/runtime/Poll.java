@@ -193,6 +193,20 @@ public final class Poll {
         }
     }
 
+    /**
+     * {@link #blockingEnter()} before a read, write or flush of one of the JDK's stream wrappers
+     * at an instrumented call site ({@code BufferedReader.readLine}, {@code DataInputStream.readInt},
+     * {@code Writer.flush}, ...: the agent's list), only if the receiver waits for a peer
+     * ({@link PeerStreams}: a socket's or a pipe's stream at the end of a chain of the JDK's own
+     * wrappers, nothing else's code in between). A null receiver: no syscall (the call throws its
+     * {@code NullPointerException}).
+     */
+    public static void blockingEnterStream(Object receiver) {
+        if (receiver != null && PeerStreams.waitsForPeer(receiver)) {
+            blockingEnter();
+        }
+    }
+
     /** Whether a receiver's class is one whose blocking calls are syscalls ({@link #blockingEnter(Object)}). */
     private static final ClassValue<Boolean> JDK_BLOCKER = new ClassValue<>() {
         @Override
@@ -665,38 +679,38 @@ public final class Poll {
     // ------------------------------------------------------------------------------------------
     // Streams. The agent replaces an instrumented call site's array read or write of a stream it
     // names java.io.InputStream or OutputStream (its declared type: a socket's stream is handed
-    // out as one) with these: a syscall (blockingEnter/blockingExit) when the stream's class is
-    // one of the JDK's that block on a socket or a process pipe, the plain call otherwise.
+    // out as one) with these: a syscall (blockingEnter/blockingExit) when the stream waits for a
+    // peer (PeerStreams: a socket's or a pipe's, or one of the JDK's wrappers over one), the plain
+    // call otherwise. Calls on the wrappers' own types (BufferedReader.readLine, ...) are wrapped
+    // in blockingEnterStream/blockingExit.
 
     /**
-     * The JDK's stream classes whose reads and writes wait for a peer: a {@code Socket}'s (and
-     * the socket implementation's own), an {@code SSLSocket}'s, a socket channel's as
-     * {@code Channels.newInputStream} wraps it, a child process's pipes. A file's is not: its
-     * reads and writes do not wait for anyone (sysmon still finds a carrier blocked in one).
+     * The methods here that stand in for a user's call site (the agent's replacement calls) and
+     * make the user's call themselves: a carrier blocked below one of them (a plain stream read
+     * that waits, {@code Thread.sleep} where the goroutine may not yield) is blocked in the user's
+     * call, not in gort, so sysmon's blocked-carrier retake looks past their frames
+     * ({@link Retake#blockedInRuntime}). Before, such a carrier was never retaken: a goroutine
+     * reading a {@code SequenceInputStream} over a socket's stream held its P until the read
+     * returned. A test checks that every replacement the agent writes is here. Immutable.
      */
-    private static final java.util.Set<String> BLOCKING_STREAM_CLASSES = java.util.Set.of(
-            "java.net.Socket$SocketInputStream",
-            "java.net.Socket$SocketOutputStream",
-            "sun.nio.ch.NioSocketImpl$1",
-            "sun.nio.ch.NioSocketImpl$2",
-            "sun.security.ssl.SSLSocketImpl$AppInputStream",
-            "sun.security.ssl.SSLSocketImpl$AppOutputStream",
-            "sun.nio.ch.SocketInputStream",
-            "sun.nio.ch.SocketOutputStream",
-            "java.lang.ProcessImpl$ProcessPipeInputStream",
-            "java.lang.ProcessImpl$ProcessPipeOutputStream");
-
-    /** Whether a stream class is one of {@link #BLOCKING_STREAM_CLASSES}: a field read once computed. */
-    private static final ClassValue<Boolean> BLOCKING_STREAM = new ClassValue<>() {
-        @Override
-        protected Boolean computeValue(Class<?> c) {
-            return c.getClassLoader() == null && BLOCKING_STREAM_CLASSES.contains(c.getName());
-        }
-    };
+    static final java.util.Set<String> CALL_SITE_STAND_INS = java.util.Set.of(
+            "currentThread",
+            "threadYield",
+            "threadSleep",
+            "timeUnitSleep",
+            "sleepNanos",
+            "streamRead",
+            "streamReadNBytes",
+            "streamReadAllBytes",
+            "streamTransferTo",
+            "streamWrite",
+            "threadLocalGet",
+            "threadLocalSet",
+            "threadLocalRemove");
 
     /** A syscall for this stream's call (outside a goroutine, blockingEnter does nothing)? */
     private static boolean blocks(Object stream) {
-        return BLOCKING_STREAM.get(stream.getClass()); // a null stream: the call's NullPointerException
+        return PeerStreams.waitsForPeer(stream); // a null stream: the call's NullPointerException
     }
 
     /** {@code in.read(b, off, len)} at an instrumented call site: a syscall on a socket's or pipe's stream. */

@@ -251,7 +251,9 @@ final class Retake {
     /**
      * Is the carrier blocked inside gort's own code? The innermost frame that is not the JDK's
      * decides: gort (runtime or api) means yes; anything else (user code, a library) means the
-     * user blocked. JDK frames are those of named {@code java.*}/{@code jdk.*} modules.
+     * user blocked. JDK frames are those of named {@code java.*}/{@code jdk.*} modules; a
+     * {@code Poll} method that stands in for a user's call site and makes the user's call
+     * ({@link Poll#CALL_SITE_STAND_INS}) is looked past, as a JDK frame: the user's code called it.
      */
     static boolean blockedInRuntime(M mp) {
         for (StackTraceElement e : mp.thread.getStackTrace()) {
@@ -259,10 +261,15 @@ final class Retake {
             if (mod != null && (mod.startsWith("java.") || mod.startsWith("jdk."))) {
                 continue;
             }
+            if (e.getClassName().equals(POLL) && Poll.CALL_SITE_STAND_INS.contains(e.getMethodName())) {
+                continue;
+            }
             return isGortCode(e.getClassName());
         }
         return false;
     }
+
+    private static final String POLL = Poll.class.getName();
 
     private static final java.util.concurrent.ConcurrentHashMap<String, Boolean> GORT_CODE =
             new java.util.concurrent.ConcurrentHashMap<>();

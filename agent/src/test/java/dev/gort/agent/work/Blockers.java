@@ -34,9 +34,32 @@ public final class Blockers {
         }
     }
 
-    /** A constructor that takes from a queue: hooked without a handler. */
+    /** The goroutine's status after a constructor's timed wait timed out ({@link #Blockers(CompletableFuture)}). */
+    public int statusAfterTimeout = -3;
+
+    /** A constructor that takes from a queue after its super(): hooked with a handler, as in a method. */
     public Blockers(BlockingQueue<Object> q) throws InterruptedException {
         q.take();
+    }
+
+    /** A constructor that takes from a queue for its this(...): hooked without a handler. */
+    public Blockers(SynchronousQueue<Object> q, int unused) throws InterruptedException {
+        this(q.take());
+    }
+
+    private Blockers(Object taken) {}
+
+    /**
+     * A constructor whose timed {@code Future.get} times out: {@link #statusAfterTimeout} is the
+     * goroutine's status after the catch (with no gort call in between), or -1 outside a goroutine.
+     */
+    public Blockers(CompletableFuture<Object> f) throws InterruptedException, ExecutionException {
+        try {
+            f.get(1, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            G gp = Scheduler.getg();
+            statusAfterTimeout = gp == null ? -1 : gp.readgstatus();
+        }
     }
 
     public static Object take(BlockingQueue<Object> q) throws InterruptedException {

@@ -14,10 +14,20 @@ import java.util.function.Function;
  * goroutine that parks inside such a callback while another wants the same lock.
  */
 public final class Callbacks {
-    /** A constructor that calls one: left alone (a handler before its super() would not verify). */
+    /** A constructor that calls one after its super(): hooked, as in a method. */
     public Callbacks(Map<String, Integer> m) {
         m.computeIfAbsent("c", k -> 3);
     }
+
+    /**
+     * A constructor that calls one before its this(...): left alone (the hook's handler range would
+     * hold an uninitialised this, which no frame can describe).
+     */
+    public Callbacks(Map<String, Integer> m, String key) {
+        this(m.computeIfAbsent(key, k -> 4));
+    }
+
+    private Callbacks(Integer value) {}
 
     /** Through the interface ({@code INVOKEINTERFACE Map.computeIfAbsent}). */
     public static int viaMap(Map<String, Integer> m, String key, int value) {

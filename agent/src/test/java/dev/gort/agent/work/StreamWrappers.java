@@ -1,0 +1,92 @@
+package dev.gort.agent.work;
+
+import dev.gort.runtime.G;
+import dev.gort.runtime.Scheduler;
+import java.io.BufferedReader;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.Reader;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Reads, writes and flushes of the JDK's stream wrappers ({@code PollInjector.STREAM_WRAPPER_CALLS}):
+ * a syscall where the wrapper's chain ends at a socket's or a pipe's stream, nothing else's code
+ * in between ({@code Poll.blockingEnterStream}); and a reader and a charset decoder of a user's,
+ * which see their goroutine's status (they must not run inside a syscall).
+ */
+public final class StreamWrappers {
+    private StreamWrappers() {}
+
+    public static String readLine(BufferedReader r) throws IOException {
+        return r.readLine();
+    }
+
+    public static int readInt(DataInputStream in) throws IOException {
+        return in.readInt();
+    }
+
+    public static void flush(OutputStream out) throws IOException {
+        out.flush();
+    }
+
+    /** The line read in a constructor, after its super(). */
+    public static final class LineHolder {
+        public final String line;
+
+        public LineHolder(BufferedReader r) throws IOException {
+            line = r.readLine();
+        }
+    }
+
+    /** The running goroutine's status, or -1 outside one. */
+    static int status() {
+        G gp = Scheduler.getg();
+        return gp == null ? -1 : gp.readgstatus();
+    }
+
+    /** A user's reader of one line, "user\n", that records its goroutine's status when read. */
+    public static final class UserReader extends Reader {
+        public volatile int statusInRead = -3;
+        private boolean done;
+
+        @Override
+        public int read(char[] cbuf, int off, int len) {
+            statusInRead = status();
+            if (done) {
+                return -1;
+            }
+            done = true;
+            "user\n".getChars(0, 5, cbuf, off);
+            return 5;
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    /** A user's UTF-8 decoder (ASCII only) that records its goroutine's status when it decodes. */
+    public static final class UserDecoder extends CharsetDecoder {
+        public volatile int statusInDecode = -3;
+
+        public UserDecoder() {
+            super(StandardCharsets.UTF_8, 1, 1);
+        }
+
+        @Override
+        protected CoderResult decodeLoop(ByteBuffer in, CharBuffer out) {
+            statusInDecode = status();
+            while (in.hasRemaining()) {
+                if (!out.hasRemaining()) {
+                    return CoderResult.OVERFLOW;
+                }
+                out.put((char) in.get());
+            }
+            return CoderResult.UNDERFLOW;
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.gort.bench;
+
+import dev.gort.runtime.Poll;
+import java.io.BufferedInputStream;
+import java.io.BufferedReader;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * What the agent's hook around a stream wrapper's read costs where the stream waits for no peer (a
+ * file's, a parser's buffer: the common case, in which it enters no syscall): a
+ * {@code DataInputStream.readInt} over a {@code BufferedInputStream}, and a
+ * {@code BufferedReader.readLine} over an {@code InputStreamReader}, each over a stream that is
+ * not a socket's. {@code plain} is the call alone; {@code hooked} is the call between
+ * {@code Poll.blockingEnterStream(receiver)} and {@code Poll.blockingExit()}, as the agent writes
+ * it at an instrumented call site: the look through the wrappers' chain
+ * ({@code dev.gort.runtime.PeerStreams}: a class-value lookup per link and the wrapped stream's
+ * field read) and the exit's look at the current M. Run outside a goroutine (the look is the
+ * same inside one).
+ *
+ * <p>Run: {@code ./gort java -jar bench/target/benchmarks.jar StreamHookCost -f 2 -wi 3 -i 5}
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@State(Scope.Thread)
+@Fork(
+        value = 1,
+        jvmArgsAppend = {
+            "-XX:+UseG1GC",
+            "--add-exports",
+            "java.base/jdk.internal.vm=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/java.io=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/sun.nio.cs=ALL-UNNAMED"
+        })
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+public class StreamHookCost {
+    @Param({"plain", "hooked"})
+    public String mode;
+
+    private DataInputStream data;
+    private BufferedReader lines;
+    private boolean hooked;
+
+    /** Endless bytes: a line of 79 digits and a newline, again and again. Not a JDK class. */
+    static final class Lines extends InputStream {
+        private static final byte[] LINE = ("0123456789".repeat(8).substring(0, 79) + "\n").getBytes(StandardCharsets.US_ASCII);
+        private int at;
+
+        @Override
+        public int read() {
+            byte b = LINE[at];
+            at = (at + 1) % LINE.length;
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            for (int i = 0; i < len; i++) {
+                b[off + i] = LINE[at];
+                at = (at + 1) % LINE.length;
+            }
+            return len;
+        }
+    }
+
+    @Setup
+    public void setup() {
+        hooked = mode.equals("hooked");
+        data = new DataInputStream(new BufferedInputStream(new Lines()));
+        lines = new BufferedReader(new InputStreamReader(new Lines(), StandardCharsets.US_ASCII));
+    }
+
+    @Benchmark
+    public int readInt() throws IOException {
+        if (!hooked) {
+            return data.readInt();
+        }
+        Poll.blockingEnterStream(data);
+        int v = data.readInt();
+        Poll.blockingExit();
+        return v;
+    }
+
+    @Benchmark
+    public String readLine() throws IOException {
+        if (!hooked) {
+            return lines.readLine();
+        }
+        Poll.blockingEnterStream(lines);
+        String s = lines.readLine();
+        Poll.blockingExit();
+        return s;
+    }
+}

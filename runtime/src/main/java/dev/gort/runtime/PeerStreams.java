@@ -1,0 +1,231 @@
+package dev.gort.runtime;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.Map;
+
+/**
+ * Which of the JDK's streams, readers and writers wait for a peer: the ones whose read, write or
+ * flush at an instrumented call site is a syscall ({@link Poll#blockingEnterStream},
+ * {@link Poll#streamRead}, ...). A socket's streams (and the socket implementation's own), an
+ * {@code SSLSocket}'s, a socket channel's as {@code Channels.newInputStream} wraps it, a child
+ * process's pipes and the {@code java.io} pipes between threads wait for a peer; a file's do
+ * not (their reads and writes wait for no one; sysmon still finds a carrier blocked in one). So
+ * does one of the JDK's wrappers whose chain of wrapped streams ends at one of those: a
+ * {@code BufferedInputStream} or {@code DataInputStream} over a socket's stream, a
+ * {@code BufferedReader} over an {@code InputStreamReader} over it, a {@code PrintWriter} over
+ * an {@code OutputStreamWriter} over its output stream, and so on ({@link #KINDS}).
+ *
+ * <p>Only the exact classes listed count, all the JDK's own: a subclass, or a wrapper around a
+ * stream of any other class, is a library's or a user's code, which must not run inside a syscall
+ * (without a P once sysmon retakes it, beyond GOMAXPROCS, never preempted). For the same reason
+ * an {@code InputStreamReader}'s or {@code OutputStreamWriter}'s charset coder must be a JDK
+ * class (a charset provider's is not). Wrappers whose work calls code they were handed are not
+ * listed ({@code CheckedInputStream}'s checksum, {@code DigestInputStream}'s and
+ * {@code CipherInputStream}'s providers, {@code ObjectInputStream}'s {@code readObject}).
+ *
+ * <p>The wrapped stream is read from the wrapper's private or protected field at each call (a
+ * closed {@code BufferedInputStream} has none), which needs {@code java.io} and
+ * {@code sun.nio.cs} of {@code java.base} open to this module: the agent opens them
+ * ({@code GortAgent}); only the agent's hooks call this. Whether they are open is decided once,
+ * when this class initialises; where they are not, only a stream of a peer's own class counts.
+ * A look costs a class-value lookup per link (a socket's stream under a {@code BufferedReader}
+ * and an {@code InputStreamReader}: three links) and a field read between links.
+ */
+final class PeerStreams {
+    private PeerStreams() {}
+
+    /** A class none of the kinds below: its stream waits for no peer, or runs code not the JDK's. */
+    private static final int OTHER = 0;
+    /** A stream that waits for a peer: a socket's, a pipe's. */
+    private static final int PEER = 1;
+    /** A {@code FilterInputStream}: look at its {@code in}. */
+    private static final int FILTER_IN = 2;
+    /** A {@code FilterOutputStream}: look at its {@code out}. */
+    private static final int FILTER_OUT = 3;
+    /** A {@code FilterReader}: look at its {@code in}. */
+    private static final int FILTER_READER = 4;
+    /** A {@code BufferedReader}: look at its {@code in}. */
+    private static final int BUFFERED_READER = 5;
+    /** An {@code InputStreamReader}: its decoder's {@code in}, if its charset decoder is the JDK's. */
+    private static final int STREAM_READER = 6;
+    /** A {@code BufferedWriter}: look at its {@code out}. */
+    private static final int BUFFERED_WRITER = 7;
+    /** An {@code OutputStreamWriter}: its encoder's {@code out}, if its charset encoder is the JDK's. */
+    private static final int STREAM_WRITER = 8;
+    /** A {@code PrintWriter}: look at its {@code out}. */
+    private static final int PRINT_WRITER = 9;
+
+    /** The JDK's classes by exact name, and their kinds. Immutable. */
+    private static final Map<String, Integer> KINDS = Map.ofEntries(
+            Map.entry("java.net.Socket$SocketInputStream", PEER),
+            Map.entry("java.net.Socket$SocketOutputStream", PEER),
+            Map.entry("sun.nio.ch.NioSocketImpl$1", PEER),
+            Map.entry("sun.nio.ch.NioSocketImpl$2", PEER),
+            Map.entry("sun.security.ssl.SSLSocketImpl$AppInputStream", PEER),
+            Map.entry("sun.security.ssl.SSLSocketImpl$AppOutputStream", PEER),
+            Map.entry("sun.nio.ch.SocketInputStream", PEER),
+            Map.entry("sun.nio.ch.SocketOutputStream", PEER),
+            Map.entry("java.lang.ProcessImpl$ProcessPipeInputStream", PEER),
+            Map.entry("java.lang.ProcessImpl$ProcessPipeOutputStream", PEER),
+            Map.entry("java.io.PipedInputStream", PEER),
+            Map.entry("java.io.PipedOutputStream", PEER),
+            Map.entry("java.io.PipedReader", PEER),
+            Map.entry("java.io.PipedWriter", PEER),
+            Map.entry("java.io.FilterInputStream", FILTER_IN),
+            Map.entry("java.io.BufferedInputStream", FILTER_IN),
+            Map.entry("java.io.DataInputStream", FILTER_IN),
+            Map.entry("java.io.PushbackInputStream", FILTER_IN),
+            Map.entry("java.util.zip.InflaterInputStream", FILTER_IN),
+            Map.entry("java.util.zip.GZIPInputStream", FILTER_IN),
+            Map.entry("java.io.FilterOutputStream", FILTER_OUT),
+            Map.entry("java.io.BufferedOutputStream", FILTER_OUT),
+            Map.entry("java.io.DataOutputStream", FILTER_OUT),
+            Map.entry("java.io.PrintStream", FILTER_OUT),
+            Map.entry("java.util.zip.DeflaterOutputStream", FILTER_OUT),
+            Map.entry("java.util.zip.GZIPOutputStream", FILTER_OUT),
+            Map.entry("java.io.PushbackReader", FILTER_READER),
+            Map.entry("java.io.BufferedReader", BUFFERED_READER),
+            Map.entry("java.io.LineNumberReader", BUFFERED_READER),
+            Map.entry("java.io.InputStreamReader", STREAM_READER),
+            Map.entry("java.io.BufferedWriter", BUFFERED_WRITER),
+            Map.entry("java.io.OutputStreamWriter", STREAM_WRITER),
+            Map.entry("java.io.PrintWriter", PRINT_WRITER));
+
+    /** A class's kind: one of {@link #KINDS} loaded by the bootstrap loader, else OTHER. */
+    private static final ClassValue<Integer> KIND = new ClassValue<>() {
+        @Override
+        protected Integer computeValue(Class<?> c) {
+            return c.getClassLoader() == null ? KINDS.getOrDefault(c.getName(), OTHER) : OTHER;
+        }
+    };
+
+    /** Whether a class is the JDK's own (bootstrap or platform loader): a charset coder must be. */
+    private static final ClassValue<Boolean> JDK_CLASS = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> c) {
+            ClassLoader l = c.getClassLoader();
+            return l == null || l == ClassLoader.getPlatformClassLoader();
+        }
+    };
+
+    /** The most links followed: more is a chain of the JDK's wrappers no one builds. */
+    private static final int MAX_LINKS = 8;
+
+    // Getters adapted to (Object) Object, called with invokeExact from static finals (the JIT folds
+    // them to field reads); all null where the packages are not open. Immutable.
+    private static final MethodHandle FILTER_IN_IN;
+    private static final MethodHandle FILTER_OUT_OUT;
+    private static final MethodHandle FILTER_READER_IN;
+    private static final MethodHandle BUFFERED_READER_IN;
+    private static final MethodHandle READER_DECODER; // InputStreamReader.sd (a StreamDecoder)
+    private static final MethodHandle DECODER_IN; // StreamDecoder.in (null when it reads a channel)
+    private static final MethodHandle DECODER_CODER; // StreamDecoder.decoder
+    private static final MethodHandle BUFFERED_WRITER_OUT;
+    private static final MethodHandle WRITER_ENCODER; // OutputStreamWriter.se (a StreamEncoder)
+    private static final MethodHandle ENCODER_OUT; // StreamEncoder.out
+    private static final MethodHandle ENCODER_CODER; // StreamEncoder.encoder
+    private static final MethodHandle PRINT_WRITER_OUT;
+    /** Whether the getters above are there (the packages are open to this module). Immutable. */
+    private static final boolean LOOK_THROUGH;
+
+    static {
+        MethodHandle[] g = new MethodHandle[12];
+        boolean ok;
+        try {
+            MethodHandles.Lookup self = MethodHandles.lookup();
+            Class<?> decoder = Class.forName("sun.nio.cs.StreamDecoder");
+            Class<?> encoder = Class.forName("sun.nio.cs.StreamEncoder");
+            g[0] = getter(self, java.io.FilterInputStream.class, "in", java.io.InputStream.class);
+            g[1] = getter(self, java.io.FilterOutputStream.class, "out", java.io.OutputStream.class);
+            g[2] = getter(self, java.io.FilterReader.class, "in", java.io.Reader.class);
+            g[3] = getter(self, java.io.BufferedReader.class, "in", java.io.Reader.class);
+            g[4] = getter(self, java.io.InputStreamReader.class, "sd", decoder);
+            g[5] = getter(self, decoder, "in", java.io.InputStream.class);
+            g[6] = getter(self, decoder, "decoder", java.nio.charset.CharsetDecoder.class);
+            g[7] = getter(self, java.io.BufferedWriter.class, "out", java.io.Writer.class);
+            g[8] = getter(self, java.io.OutputStreamWriter.class, "se", encoder);
+            g[9] = getter(self, encoder, "out", java.io.OutputStream.class);
+            g[10] = getter(self, encoder, "encoder", java.nio.charset.CharsetEncoder.class);
+            g[11] = getter(self, java.io.PrintWriter.class, "out", java.io.Writer.class);
+            ok = true;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            // Not open (no agent), or a JDK whose classes differ: only a peer's own stream counts.
+            java.util.Arrays.fill(g, null);
+            ok = false;
+        }
+        FILTER_IN_IN = g[0];
+        FILTER_OUT_OUT = g[1];
+        FILTER_READER_IN = g[2];
+        BUFFERED_READER_IN = g[3];
+        READER_DECODER = g[4];
+        DECODER_IN = g[5];
+        DECODER_CODER = g[6];
+        BUFFERED_WRITER_OUT = g[7];
+        WRITER_ENCODER = g[8];
+        ENCODER_OUT = g[9];
+        ENCODER_CODER = g[10];
+        PRINT_WRITER_OUT = g[11];
+        LOOK_THROUGH = ok;
+    }
+
+    private static MethodHandle getter(MethodHandles.Lookup self, Class<?> owner, String name, Class<?> type)
+            throws ReflectiveOperationException {
+        return MethodHandles.privateLookupIn(owner, self)
+                .findGetter(owner, name, type)
+                .asType(MethodType.methodType(Object.class, Object.class));
+    }
+
+    /**
+     * Whether {@code s} (not null) is a stream, reader or writer of the JDK's that waits for a peer,
+     * itself or at the end of its chain of the JDK's wrappers (see the class comment).
+     */
+    static boolean waitsForPeer(Object s) {
+        for (int links = 0; links < MAX_LINKS; links++) {
+            int kind = KIND.get(s.getClass());
+            if (kind == PEER) {
+                return true;
+            }
+            if (kind == OTHER || !LOOK_THROUGH || (s = inner(kind, s)) == null) {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /** The stream a wrapper of {@code kind} reads or writes, or null (closed, a channel, a coder not the JDK's). */
+    private static Object inner(int kind, Object s) {
+        try {
+            return switch (kind) {
+                case FILTER_IN -> (Object) FILTER_IN_IN.invokeExact(s);
+                case FILTER_OUT -> (Object) FILTER_OUT_OUT.invokeExact(s);
+                case FILTER_READER -> (Object) FILTER_READER_IN.invokeExact(s);
+                case BUFFERED_READER -> (Object) BUFFERED_READER_IN.invokeExact(s);
+                case STREAM_READER -> {
+                    Object sd = (Object) READER_DECODER.invokeExact(s);
+                    yield sd != null && jdkCoder((Object) DECODER_CODER.invokeExact(sd))
+                            ? (Object) DECODER_IN.invokeExact(sd)
+                            : null;
+                }
+                case BUFFERED_WRITER -> (Object) BUFFERED_WRITER_OUT.invokeExact(s);
+                case STREAM_WRITER -> {
+                    Object se = (Object) WRITER_ENCODER.invokeExact(s);
+                    yield se != null && jdkCoder((Object) ENCODER_CODER.invokeExact(se))
+                            ? (Object) ENCODER_OUT.invokeExact(se)
+                            : null;
+                }
+                case PRINT_WRITER -> (Object) PRINT_WRITER_OUT.invokeExact(s);
+                default -> throw Fatal.fatal("PeerStreams.inner: kind " + kind + " wraps nothing");
+            };
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t); // a getter throws nothing checked
+        }
+    }
+
+    private static boolean jdkCoder(Object coder) {
+        return coder != null && JDK_CLASS.get(coder.getClass());
+    }
+}
