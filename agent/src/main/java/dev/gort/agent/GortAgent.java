@@ -13,7 +13,9 @@ import java.util.Set;
  * {@code -Dgort.preempt} / {@code GORT_PREEMPT} (default {@code backedge}; {@code none} installs
  * nothing), exports {@code java.base/jdk.internal.vm} to the application class loader's unnamed
  * module and opens {@code java.base/java.lang} to the runtime's module (goroutine-scoped
- * ThreadLocals, {@code -Dgort.threadlocals}) so that {@code -javaagent} alone is enough.
+ * ThreadLocals, {@code -Dgort.threadlocals}) so that {@code -javaagent} alone is enough; it also
+ * exports {@code sun.nio.ch} (the network poller) and opens {@code java.io} and
+ * {@code sun.nio.cs} (the look through the JDK's stream wrappers) to it.
  *
  * <p>Two ways in:
  * <ul>

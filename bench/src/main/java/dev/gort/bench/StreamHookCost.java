@@ -7,18 +7,22 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -30,14 +34,17 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code Poll.blockingEnterStream(receiver)} and {@code Poll.blockingExit()}, as the agent writes
  * it at an instrumented call site: the look through the wrappers' chain
  * ({@code dev.gort.runtime.PeerStreams}: a class-value lookup per link and the wrapped stream's
- * field read) and the exit's look at the current M. Run outside a goroutine (the look is the
- * same inside one).
+ * field read) and the exit's look at the current M. One invocation is a batch of {@link #CALLS}
+ * calls, in goroutine 1 of a runtime kept for the trial ({@code where=goroutine}, {@link GortHost})
+ * or on JMH's own thread ({@code where=thread}: there the exit's look at the current M takes its
+ * slow path).
  *
  * <p>Run: {@code ./gort java -jar bench/target/benchmarks.jar StreamHookCost -f 2 -wi 3 -i 5}
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@State(Scope.Thread)
+@OperationsPerInvocation(StreamHookCost.CALLS)
+@State(Scope.Benchmark)
 @Fork(
         value = 1,
         jvmArgsAppend = {
@@ -52,16 +59,24 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class StreamHookCost {
+    /** Calls per invocation. */
+    static final int CALLS = 1 << 14;
+
     @Param({"plain", "hooked"})
     public String mode;
 
+    /** {@code goroutine}: the calls run in goroutine 1 of a runtime kept for the trial; {@code thread}: on JMH's thread. */
+    @Param({"goroutine", "thread"})
+    public String where;
+
     private DataInputStream data;
     private BufferedReader lines;
-    private boolean hooked;
+    private GortHost host;
 
     /** Endless bytes: a line of 79 digits and a newline, again and again. Not a JDK class. */
     static final class Lines extends InputStream {
-        private static final byte[] LINE = ("0123456789".repeat(8).substring(0, 79) + "\n").getBytes(StandardCharsets.US_ASCII);
+        private static final byte[] LINE =
+                ("0123456789".repeat(8).substring(0, 79) + "\n").getBytes(StandardCharsets.US_ASCII);
         private int at;
 
         @Override
@@ -81,32 +96,72 @@ public class StreamHookCost {
         }
     }
 
-    @Setup
+    @Setup(Level.Trial)
     public void setup() {
-        hooked = mode.equals("hooked");
         data = new DataInputStream(new BufferedInputStream(new Lines()));
         lines = new BufferedReader(new InputStreamReader(new Lines(), StandardCharsets.US_ASCII));
+        host = where.equals("goroutine") ? new GortHost(1) : null;
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        if (host != null) {
+            host.close();
+        }
+    }
+
+    private long on(java.util.function.LongSupplier batch) {
+        if (host == null) {
+            return batch.getAsLong();
+        }
+        long[] out = new long[1];
+        host.run(() -> out[0] = batch.getAsLong());
+        return out[0];
     }
 
     @Benchmark
-    public int readInt() throws IOException {
-        if (!hooked) {
-            return data.readInt();
-        }
-        Poll.blockingEnterStream(data);
-        int v = data.readInt();
-        Poll.blockingExit();
-        return v;
+    public long readInt() {
+        boolean hooked = mode.equals("hooked");
+        DataInputStream in = data;
+        return on(() -> {
+            long s = 0;
+            try {
+                for (int i = 0; i < CALLS; i++) {
+                    if (hooked) {
+                        Poll.blockingEnterStream(in);
+                        s += in.readInt();
+                        Poll.blockingExit();
+                    } else {
+                        s += in.readInt();
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return s;
+        });
     }
 
     @Benchmark
-    public String readLine() throws IOException {
-        if (!hooked) {
-            return lines.readLine();
-        }
-        Poll.blockingEnterStream(lines);
-        String s = lines.readLine();
-        Poll.blockingExit();
-        return s;
+    public long readLine() {
+        boolean hooked = mode.equals("hooked");
+        BufferedReader in = lines;
+        return on(() -> {
+            long s = 0;
+            try {
+                for (int i = 0; i < CALLS; i++) {
+                    if (hooked) {
+                        Poll.blockingEnterStream(in);
+                        s += in.readLine().length();
+                        Poll.blockingExit();
+                    } else {
+                        s += in.readLine().length();
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return s;
+        });
     }
 }
