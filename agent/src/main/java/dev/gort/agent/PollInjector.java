@@ -381,7 +381,8 @@ public final class PollInjector {
      * {@link #STREAM_CALLS}. Not a single byte's or char's {@code read()} or {@code write(int)}
      * (common in parsers over buffered files, which the run-time look would slow), nor the
      * {@code Writer}s' writes (a socket's writes wait only for a full send buffer; their
-     * {@code flush} is here).
+     * {@code flush} is here). A {@code transferTo} writes to its target inside the call: its hook
+     * looks at the target too ({@code Poll.blockingEnterTransfer}).
      */
     static final Map<String, Set<String>> STREAM_WRAPPER_CALLS = streamWrapperCalls();
 
@@ -900,8 +901,20 @@ public final class PollInjector {
             l.add(new VarInsnNode(args[i].getOpcode(Opcodes.ISTORE), at[i]));
         }
         l.add(new InsnNode(Opcodes.DUP));
-        String hook = isStreamWrapperCall(call) ? "blockingEnterStream" : "blockingEnter";
-        l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, hook, "(Ljava/lang/Object;)V", false));
+        if (isStreamWrapperCall(call) && call.name.equals("transferTo")) {
+            // The target too (its writes run inside the call): its only argument, from its local
+            // (the stack holds no more than at the call: the argument went to its local first).
+            l.add(new VarInsnNode(Opcodes.ALOAD, at[0]));
+            l.add(new MethodInsnNode(
+                    Opcodes.INVOKESTATIC,
+                    POLL,
+                    "blockingEnterTransfer",
+                    "(Ljava/lang/Object;Ljava/lang/Object;)V",
+                    false));
+        } else {
+            String hook = isStreamWrapperCall(call) ? "blockingEnterStream" : "blockingEnter";
+            l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, hook, "(Ljava/lang/Object;)V", false));
+        }
         for (int i = 0; i < args.length; i++) {
             l.add(new VarInsnNode(args[i].getOpcode(Opcodes.ILOAD), at[i]));
         }

@@ -19,6 +19,7 @@ import dev.gort.runtime.SyscallStats;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,7 +29,9 @@ import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
 import java.io.Reader;
 import java.io.SequenceInputStream;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -47,6 +50,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.zip.Deflater;
+import java.util.zip.DeflaterOutputStream;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.GZIPOutputStream;
+import java.util.zip.Inflater;
+import java.util.zip.InflaterInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -574,5 +583,120 @@ class BlockingCallsTest {
             assertTrue(helper != null, () -> "no replacement for " + site.owner + "." + site.name + site.desc);
             assertTrue(standIns.contains(helper.name), () -> "Poll." + helper.name + " is not a stand-in");
         }
+    }
+
+    /** A pipe holding {@code data}, its writer closed. */
+    private static PipedInputStream pipeWith(byte[] data) throws IOException {
+        PipedOutputStream po = new PipedOutputStream();
+        PipedInputStream pi = new PipedInputStream(po, Math.max(1, data.length));
+        po.write(data);
+        po.close();
+        return pi;
+    }
+
+    /** A user's class of the work classes' loader, made with its no-argument constructor. */
+    private static Object userObject(Class<?> wrappers, String name) throws Exception {
+        return Class.forName(wrappers.getName() + "$" + name, true, wrappers.getClassLoader())
+                .getConstructor()
+                .newInstance();
+    }
+
+    /**
+     * A {@code transferTo} from a pipe (a peer's stream) runs its target's writes inside the call:
+     * into a user's stream or writer it is no syscall (the user's code sees its goroutine running;
+     * before, it ran inside the syscall, without a P once sysmon retook it), through a stream typed
+     * {@code InputStream} ({@code Poll.streamTransferTo}), a {@code BufferedInputStream} and a
+     * {@code BufferedReader} ({@code Poll.blockingEnterTransfer}); into the JDK's own byte array
+     * stream or string writer the same call is one.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"streamTyped", "buffered", "reader"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aTransferToAUsersTargetIsNoSyscall(String shape) throws Exception {
+        Class<?> wrappers = workClass("StreamWrappers");
+        Method m = switch (shape) {
+            case "streamTyped" -> wrappers.getMethod("transferTo", InputStream.class, OutputStream.class);
+            case "buffered" -> wrappers.getMethod("bufferedTransferTo", BufferedInputStream.class, OutputStream.class);
+            default -> wrappers.getMethod("readerTransferTo", BufferedReader.class, Writer.class);
+        };
+        boolean reader = shape.equals("reader");
+        Object user = userObject(wrappers, reader ? "UserWriter" : "UserOutputStream");
+        Object jdk = reader ? new StringWriter() : new ByteArrayOutputStream();
+        for (Object target : List.of(user, jdk)) {
+            PipedInputStream pipe = pipeWith("abc".getBytes(UTF_8));
+            Object source = switch (shape) {
+                case "streamTyped" -> pipe;
+                case "buffered" -> new BufferedInputStream(pipe);
+                default -> new BufferedReader(new InputStreamReader(pipe, UTF_8));
+            };
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Scheduler s = runAll(failure, () -> AgentPreemptionTest.call(m, null, source, target));
+            SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
+            assertNull(failure.get(), () -> "the goroutine failed: " + failure.get());
+            if (target == user) {
+                assertEquals(
+                        G._Grunning,
+                        user.getClass().getField("statusInWrite").get(user),
+                        "the user's target ran in a syscall");
+                assertEquals(0, syscallExits(st), () -> "a syscall was entered: " + st);
+            } else {
+                assertEquals("abc", reader ? target.toString() : ((ByteArrayOutputStream) target).toString(UTF_8));
+                assertEquals(1, syscallExits(st), () -> "the JDK's target: " + st);
+            }
+        }
+    }
+
+    /**
+     * An {@code InflaterInputStream} or {@code DeflaterOutputStream} may run a user's subclass of
+     * {@code Inflater} or {@code Deflater}: over a pipe, its read or write is no syscall (the user's
+     * code sees its goroutine running); the {@code GZIP} streams, which make their own, are.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aUsersInflaterOrDeflaterIsNoSyscall() throws Exception {
+        Class<?> wrappers = workClass("StreamWrappers");
+        Method read = wrappers.getMethod("inflaterRead", InflaterInputStream.class, byte[].class);
+        Method write = wrappers.getMethod("deflaterWrite", DeflaterOutputStream.class, byte[].class);
+        Inflater inflater = (Inflater) userObject(wrappers, "UserInflater");
+        Deflater deflater = (Deflater) userObject(wrappers, "UserDeflater");
+        ByteArrayOutputStream zlib = new ByteArrayOutputStream();
+        try (DeflaterOutputStream d = new DeflaterOutputStream(zlib)) {
+            d.write("hello".getBytes(UTF_8));
+        }
+        ByteArrayOutputStream gzip = new ByteArrayOutputStream();
+        try (GZIPOutputStream d = new GZIPOutputStream(gzip)) {
+            d.write("hello".getBytes(UTF_8));
+        }
+        InflaterInputStream userIn = new InflaterInputStream(pipeWith(zlib.toByteArray()), inflater);
+        byte[] data = new byte[100_000];
+        new java.util.Random(1).nextBytes(data); // incompressible: the write deflates
+        PipedOutputStream po = new PipedOutputStream();
+        PipedInputStream sink = new PipedInputStream(po, 1 << 20);
+        DeflaterOutputStream userOut = new DeflaterOutputStream(po, deflater);
+        AtomicReference<Object> got = new AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Scheduler s = runAll(
+                failure,
+                () -> got.set(AgentPreemptionTest.call(read, null, userIn, new byte[16])),
+                () -> AgentPreemptionTest.call(write, null, userOut, data));
+        SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
+        assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+        assertEquals(5, got.get());
+        assertEquals(
+                G._Grunning,
+                inflater.getClass().getField("statusInInflate").get(inflater),
+                "the user's inflater ran in a syscall");
+        assertEquals(
+                G._Grunning,
+                deflater.getClass().getField("statusInDeflate").get(deflater),
+                "the user's deflater ran in a syscall");
+        assertEquals(0, syscallExits(st), () -> "a syscall was entered: " + st);
+        assertTrue(sink.available() > 0, "the deflater wrote nothing");
+        GZIPInputStream gzipIn = new GZIPInputStream(pipeWith(gzip.toByteArray()));
+        Scheduler s2 = runAll(failure, () -> got.set(AgentPreemptionTest.call(read, null, gzipIn, new byte[16])));
+        SyscallStats.Snapshot st2 = s2.syscallStats.snapshot(s2);
+        assertNull(failure.get(), () -> "the goroutine failed: " + failure.get());
+        assertEquals(5, got.get());
+        assertEquals(1, syscallExits(st2), () -> "a GZIP stream over a pipe: " + st2);
     }
 }

@@ -23,7 +23,13 @@ import java.util.Map;
  * an {@code InputStreamReader}'s or {@code OutputStreamWriter}'s charset coder must be a JDK
  * class (a charset provider's is not). Wrappers whose work calls code they were handed are not
  * listed ({@code CheckedInputStream}'s checksum, {@code DigestInputStream}'s and
- * {@code CipherInputStream}'s providers, {@code ObjectInputStream}'s {@code readObject}).
+ * {@code CipherInputStream}'s providers, {@code ObjectInputStream}'s {@code readObject},
+ * {@code InflaterInputStream}'s and {@code DeflaterOutputStream}'s {@code Inflater} and
+ * {@code Deflater}, which a user may subclass; the {@code GZIP} streams make their own).
+ *
+ * <p>A {@code transferTo} also runs its target's writes: it is a syscall only where the target is
+ * the JDK's own through and through ({@link #jdkSink}: a peer's stream, a file's, a byte or char
+ * array's, or one of the JDK's wrappers over one of those), never a user's stream or writer.
  *
  * <p>The wrapped stream is read from the wrapper's private or protected field at each call (a
  * closed {@code BufferedInputStream} has none), which needs {@code java.io} and
@@ -56,6 +62,8 @@ final class PeerStreams {
     private static final int STREAM_WRITER = 8;
     /** A {@code PrintWriter}: look at its {@code out}. */
     private static final int PRINT_WRITER = 9;
+    /** A target of the JDK's that waits for no peer and runs no one else's code: a file's, an array's. */
+    private static final int SINK = 10;
 
     /** The JDK's classes by exact name, and their kinds. Immutable. */
     private static final Map<String, Integer> KINDS = Map.ofEntries(
@@ -77,13 +85,11 @@ final class PeerStreams {
             Map.entry("java.io.BufferedInputStream", FILTER_IN),
             Map.entry("java.io.DataInputStream", FILTER_IN),
             Map.entry("java.io.PushbackInputStream", FILTER_IN),
-            Map.entry("java.util.zip.InflaterInputStream", FILTER_IN),
             Map.entry("java.util.zip.GZIPInputStream", FILTER_IN),
             Map.entry("java.io.FilterOutputStream", FILTER_OUT),
             Map.entry("java.io.BufferedOutputStream", FILTER_OUT),
             Map.entry("java.io.DataOutputStream", FILTER_OUT),
             Map.entry("java.io.PrintStream", FILTER_OUT),
-            Map.entry("java.util.zip.DeflaterOutputStream", FILTER_OUT),
             Map.entry("java.util.zip.GZIPOutputStream", FILTER_OUT),
             Map.entry("java.io.PushbackReader", FILTER_READER),
             Map.entry("java.io.BufferedReader", BUFFERED_READER),
@@ -91,7 +97,11 @@ final class PeerStreams {
             Map.entry("java.io.InputStreamReader", STREAM_READER),
             Map.entry("java.io.BufferedWriter", BUFFERED_WRITER),
             Map.entry("java.io.OutputStreamWriter", STREAM_WRITER),
-            Map.entry("java.io.PrintWriter", PRINT_WRITER));
+            Map.entry("java.io.PrintWriter", PRINT_WRITER),
+            Map.entry("java.io.FileOutputStream", SINK),
+            Map.entry("java.io.ByteArrayOutputStream", SINK),
+            Map.entry("java.io.StringWriter", SINK),
+            Map.entry("java.io.CharArrayWriter", SINK));
 
     /** A class's kind: one of {@link #KINDS} loaded by the bootstrap loader, else OTHER. */
     private static final ClassValue<Integer> KIND = new ClassValue<>() {
@@ -182,16 +192,31 @@ final class PeerStreams {
      * itself or at the end of its chain of the JDK's wrappers (see the class comment).
      */
     static boolean waitsForPeer(Object s) {
+        return end(s) == PEER;
+    }
+
+    /**
+     * Whether {@code s} (not null), the target of a {@code transferTo}, runs only the JDK's code when
+     * written to: a peer's stream, a file's or an array's ({@link #SINK}), itself or at the end of
+     * its chain of the JDK's wrappers. A user's stream or writer, anywhere in the chain, is not.
+     */
+    static boolean jdkSink(Object s) {
+        int end = end(s);
+        return end == PEER || end == SINK;
+    }
+
+    /** The kind at the end of {@code s}'s chain of the JDK's wrappers: PEER, SINK or OTHER. */
+    private static int end(Object s) {
         for (int links = 0; links < MAX_LINKS; links++) {
             int kind = KIND.get(s.getClass());
-            if (kind == PEER) {
-                return true;
+            if (kind == PEER || kind == SINK) {
+                return kind;
             }
             if (kind == OTHER || !LOOK_THROUGH || (s = inner(kind, s)) == null) {
-                return false;
+                return OTHER;
             }
         }
-        return false;
+        return OTHER;
     }
 
     /** The stream a wrapper of {@code kind} reads or writes, or null (closed, a channel, a coder not the JDK's). */

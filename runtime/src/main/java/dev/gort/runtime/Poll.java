@@ -207,6 +207,19 @@ public final class Poll {
         }
     }
 
+    /**
+     * {@link #blockingEnterStream} before a {@code transferTo} of one of the JDK's stream wrappers at
+     * an instrumented call site ({@code BufferedInputStream.transferTo(OutputStream)},
+     * {@code Reader.transferTo(Writer)}, ...): the JDK's loop writes to {@code target} inside the
+     * call, so the call is a syscall only if the target runs only the JDK's code too
+     * ({@link PeerStreams#jdkSink}): a user's stream or writer must not run inside a syscall.
+     */
+    public static void blockingEnterTransfer(Object receiver, Object target) {
+        if (receiver != null && target != null && PeerStreams.waitsForPeer(receiver) && PeerStreams.jdkSink(target)) {
+            blockingEnter();
+        }
+    }
+
     /** Whether a receiver's class is one whose blocking calls are syscalls ({@link #blockingEnter(Object)}). */
     private static final ClassValue<Boolean> JDK_BLOCKER = new ClassValue<>() {
         @Override
@@ -779,11 +792,13 @@ public final class Poll {
     }
 
     /**
-     * {@code in.transferTo(out)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)}
-     * (the source decides: the JDK's loop writes to {@code out} where the agent cannot see it).
+     * {@code in.transferTo(out)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)};
+     * the JDK's loop writes to {@code out} inside the call, so it is a syscall only if {@code out}
+     * runs only the JDK's code too ({@link PeerStreams#jdkSink}: a user's stream must not run inside
+     * a syscall).
      */
     public static long streamTransferTo(java.io.InputStream in, java.io.OutputStream out) throws java.io.IOException {
-        if (!blocks(in)) {
+        if (!blocks(in) || out == null || !PeerStreams.jdkSink(out)) {
             return in.transferTo(out);
         }
         blockingEnter();

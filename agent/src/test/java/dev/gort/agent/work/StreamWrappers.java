@@ -2,16 +2,24 @@ package dev.gort.agent.work;
 
 import dev.gort.runtime.G;
 import dev.gort.runtime.Scheduler;
+import java.io.BufferedInputStream;
 import java.io.BufferedReader;
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.Reader;
+import java.io.Writer;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.StandardCharsets;
+import java.util.zip.DataFormatException;
+import java.util.zip.Deflater;
+import java.util.zip.DeflaterOutputStream;
+import java.util.zip.Inflater;
+import java.util.zip.InflaterInputStream;
 
 /**
  * Reads, writes and flushes of the JDK's stream wrappers ({@code PollInjector.STREAM_WRAPPER_CALLS}):
@@ -32,6 +40,29 @@ public final class StreamWrappers {
 
     public static void flush(OutputStream out) throws IOException {
         out.flush();
+    }
+
+    /** A stream typed {@code InputStream}: {@code Poll.streamTransferTo}. */
+    public static long transferTo(InputStream in, OutputStream out) throws IOException {
+        return in.transferTo(out);
+    }
+
+    /** A wrapper's own type: {@code Poll.blockingEnterTransfer}. */
+    public static long bufferedTransferTo(BufferedInputStream in, OutputStream out) throws IOException {
+        return in.transferTo(out);
+    }
+
+    /** A reader's: {@code Poll.blockingEnterTransfer}. */
+    public static long readerTransferTo(BufferedReader in, Writer out) throws IOException {
+        return in.transferTo(out);
+    }
+
+    public static int inflaterRead(InflaterInputStream in, byte[] b) throws IOException {
+        return in.read(b, 0, b.length);
+    }
+
+    public static void deflaterWrite(DeflaterOutputStream out, byte[] b) throws IOException {
+        out.write(b, 0, b.length);
     }
 
     /** The line read in a constructor, after its super(). */
@@ -87,6 +118,59 @@ public final class StreamWrappers {
                 out.put((char) in.get());
             }
             return CoderResult.UNDERFLOW;
+        }
+    }
+
+    /** A user's output stream that records its goroutine's status when written to. */
+    public static final class UserOutputStream extends OutputStream {
+        public volatile int statusInWrite = -3;
+
+        @Override
+        public void write(int b) {
+            statusInWrite = status();
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            statusInWrite = status();
+        }
+    }
+
+    /** A user's writer that records its goroutine's status when written to. */
+    public static final class UserWriter extends Writer {
+        public volatile int statusInWrite = -3;
+
+        @Override
+        public void write(char[] c, int off, int len) {
+            statusInWrite = status();
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+    }
+
+    /** A user's inflater that records its goroutine's status when it inflates. */
+    public static final class UserInflater extends Inflater {
+        public volatile int statusInInflate = -3;
+
+        @Override
+        public int inflate(byte[] b, int off, int len) throws DataFormatException {
+            statusInInflate = status();
+            return super.inflate(b, off, len);
+        }
+    }
+
+    /** A user's deflater that records its goroutine's status when it deflates. */
+    public static final class UserDeflater extends Deflater {
+        public volatile int statusInDeflate = -3;
+
+        @Override
+        public int deflate(byte[] b, int off, int len) {
+            statusInDeflate = status();
+            return super.deflate(b, off, len);
         }
     }
 }
