@@ -413,12 +413,8 @@ public final class PollInjector {
         Set<String> buffered = new HashSet<>(reader);
         buffered.add("readLine()Ljava/lang/String;");
         Map<String, Set<String>> t = new java.util.HashMap<>();
-        for (String c : List.of(
-                "java/io/FilterInputStream",
-                "java/io/BufferedInputStream",
-                "java/io/PushbackInputStream",
-                "java/util/zip/InflaterInputStream",
-                "java/util/zip/GZIPInputStream")) {
+        for (String c :
+                List.of("java/io/FilterInputStream", "java/io/BufferedInputStream", "java/io/PushbackInputStream")) {
             t.put(c, in);
         }
         t.put("java/io/DataInputStream", Set.copyOf(data));
@@ -427,9 +423,7 @@ public final class PollInjector {
                 "java/io/FilterOutputStream",
                 "java/io/BufferedOutputStream",
                 "java/io/DataOutputStream",
-                "java/io/PrintStream",
-                "java/util/zip/DeflaterOutputStream",
-                "java/util/zip/GZIPOutputStream")) {
+                "java/io/PrintStream")) {
             t.put(c, out);
         }
         for (String c : List.of("java/io/Reader", "java/io/InputStreamReader", "java/io/PushbackReader")) {

@@ -649,7 +649,9 @@ class BlockingCallsTest {
     /**
      * An {@code InflaterInputStream} or {@code DeflaterOutputStream} may run a user's subclass of
      * {@code Inflater} or {@code Deflater}: over a pipe, its read or write is no syscall (the user's
-     * code sees its goroutine running); the {@code GZIP} streams, which make their own, are.
+     * code sees its goroutine running). Nor is a {@code GZIP} stream's, which makes its own:
+     * inflating is CPU work that must run with a P (typed {@code InputStream}, the look finds no
+     * peer).
      */
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -693,10 +695,11 @@ class BlockingCallsTest {
         assertEquals(0, syscallExits(st), () -> "a syscall was entered: " + st);
         assertTrue(sink.available() > 0, "the deflater wrote nothing");
         GZIPInputStream gzipIn = new GZIPInputStream(pipeWith(gzip.toByteArray()));
-        Scheduler s2 = runAll(failure, () -> got.set(AgentPreemptionTest.call(read, null, gzipIn, new byte[16])));
+        Method streamRead = method("read", InputStream.class, byte[].class);
+        Scheduler s2 = runAll(failure, () -> got.set(AgentPreemptionTest.call(streamRead, null, gzipIn, new byte[16])));
         SyscallStats.Snapshot st2 = s2.syscallStats.snapshot(s2);
         assertNull(failure.get(), () -> "the goroutine failed: " + failure.get());
         assertEquals(5, got.get());
-        assertEquals(1, syscallExits(st2), () -> "a GZIP stream over a pipe: " + st2);
+        assertEquals(0, syscallExits(st2), () -> "a GZIP stream over a pipe: " + st2);
     }
 }

@@ -25,7 +25,9 @@ import java.util.Map;
  * listed ({@code CheckedInputStream}'s checksum, {@code DigestInputStream}'s and
  * {@code CipherInputStream}'s providers, {@code ObjectInputStream}'s {@code readObject},
  * {@code InflaterInputStream}'s and {@code DeflaterOutputStream}'s {@code Inflater} and
- * {@code Deflater}, which a user may subclass; the {@code GZIP} streams make their own).
+ * {@code Deflater}, which a user may subclass). Nor are the {@code GZIP} streams, which make their
+ * own: inflating and deflating is CPU work, as in Go's {@code compress/gzip}, and must run with a
+ * P (a {@code GZIPOutputStream.write} of a large array deflates all of it in the call).
  *
  * <p>A {@code transferTo} also runs its target's writes: it is a syscall only where the target is
  * the JDK's own through and through ({@link #jdkSink}: a peer's stream, a file's, a byte or char
@@ -85,12 +87,10 @@ final class PeerStreams {
             Map.entry("java.io.BufferedInputStream", FILTER_IN),
             Map.entry("java.io.DataInputStream", FILTER_IN),
             Map.entry("java.io.PushbackInputStream", FILTER_IN),
-            Map.entry("java.util.zip.GZIPInputStream", FILTER_IN),
             Map.entry("java.io.FilterOutputStream", FILTER_OUT),
             Map.entry("java.io.BufferedOutputStream", FILTER_OUT),
             Map.entry("java.io.DataOutputStream", FILTER_OUT),
             Map.entry("java.io.PrintStream", FILTER_OUT),
-            Map.entry("java.util.zip.GZIPOutputStream", FILTER_OUT),
             Map.entry("java.io.PushbackReader", FILTER_READER),
             Map.entry("java.io.BufferedReader", BUFFERED_READER),
             Map.entry("java.io.LineNumberReader", BUFFERED_READER),
