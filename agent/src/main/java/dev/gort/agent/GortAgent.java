@@ -14,8 +14,8 @@ import java.util.Set;
  * nothing), exports {@code java.base/jdk.internal.vm} to the application class loader's unnamed
  * module and opens {@code java.base/java.lang} to the runtime's module (goroutine-scoped
  * ThreadLocals, {@code -Dgort.threadlocals}) so that {@code -javaagent} alone is enough; it also
- * exports {@code sun.nio.ch} (the network poller) and opens {@code java.io} and
- * {@code sun.nio.cs} (the look through the JDK's stream wrappers) to it.
+ * exports {@code sun.nio.ch} (the network poller) and opens {@code java.io}, {@code sun.nio.cs},
+ * {@code java.net} and {@code sun.security.ssl} (the look through the JDK's stream wrappers) to it.
  *
  * <p>Two ways in:
  * <ul>
@@ -137,17 +137,19 @@ public final class GortAgent {
     }
 
     /**
-     * Opens {@code java.io} and {@code sun.nio.cs} of {@code java.base} to the runtime's module: the
-     * hooks of the stream calls the agent wraps ({@code Poll.blockingEnterStream},
+     * Opens {@code java.io}, {@code sun.nio.cs}, {@code java.net} and {@code sun.security.ssl} of
+     * {@code java.base} to the runtime's module: the hooks of the stream calls the agent wraps ({@code Poll.blockingEnterStream},
      * {@code Poll.streamRead}, ...) look through the JDK's wrappers ({@code BufferedReader},
      * {@code InputStreamReader}'s decoder, {@code DataInputStream}, ...) for a socket's stream at
-     * the end ({@code dev.gort.runtime.PeerStreams}, which decides once, when it initialises).
+     * the end, through a {@code Socket}'s stream to its implementation's and into an
+     * {@code SSLSocket}'s handshake state ({@code dev.gort.runtime.PeerStreams}, which decides
+     * once, when it initialises).
      */
     private static void openStreams(Instrumentation inst) {
         Module base = Object.class.getModule();
         Module runtime = Fatal.class.getModule();
         Map<String, Set<Module>> opens = new java.util.HashMap<>();
-        for (String pkg : new String[] {"java.io", "sun.nio.cs"}) {
+        for (String pkg : new String[] {"java.io", "sun.nio.cs", "java.net", "sun.security.ssl"}) {
             if (!base.isOpen(pkg, runtime)) {
                 opens.put(pkg, Set.of(runtime));
             }

@@ -58,6 +58,7 @@ import java.util.zip.Inflater;
 import java.util.zip.InflaterInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.objectweb.asm.Opcodes;
@@ -701,5 +702,231 @@ class BlockingCallsTest {
         assertNull(failure.get(), () -> "the goroutine failed: " + failure.get());
         assertEquals(5, got.get());
         assertEquals(0, syscallExits(st2), () -> "a GZIP stream over a pipe: " + st2);
+    }
+
+    /** The running goroutine's status, or -1 outside one. */
+    static int status() {
+        G gp = Scheduler.getg();
+        return gp == null ? -1 : gp.readgstatus();
+    }
+
+    /**
+     * Whether the running goroutine is in a syscall that an agent's hook entered
+     * ({@code G.syscallImplicit == SYSCALL_HOOK}), not one of its own or one that sysmon made of a
+     * carrier it found blocked (a retake: code that blocks natively long enough gets one, hooked or
+     * not).
+     */
+    static boolean inHookedSyscall() {
+        G gp = Scheduler.getg();
+        if (gp == null || gp.readgstatus() != G._Gsyscall) {
+            return false;
+        }
+        try {
+            java.lang.reflect.Field f = G.class.getDeclaredField("syscallImplicit");
+            f.setAccessible(true);
+            java.lang.reflect.Field hook = G.class.getDeclaredField("SYSCALL_HOOK");
+            hook.setAccessible(true);
+            return (byte) f.get(gp) == (byte) hook.get(null);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * A {@code Socket} made over a user's {@code SocketImpl} hands out the JDK's
+     * {@code Socket$SocketInputStream} around the user's stream: a read through it runs the user's
+     * code, so it is no syscall (the look goes through the socket's stream to its implementation's).
+     * Before, any {@code Socket}'s stream was a peer's, and the user's read ran in the syscall.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aSocketOverAUsersSocketImplIsNoSyscall() throws Exception {
+        Method read = method("read", InputStream.class, byte[].class);
+        UserSocketImpl impl = new UserSocketImpl();
+        Socket socket = new Socket(impl) {};
+        socket.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 9));
+        InputStream in = socket.getInputStream();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Scheduler s = runAll(failure, () -> call(read, in, new byte[16]));
+        SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
+        assertNull(failure.get(), () -> "the goroutine failed: " + failure.get());
+        assertEquals(G._Grunning, impl.statusInRead, "the user's SocketImpl's stream ran in a syscall");
+        assertEquals(0, syscallExits(st), () -> "a syscall was entered: " + st);
+    }
+
+    /**
+     * An {@code SSLSocket}'s first read runs the TLS handshake, which calls the key and trust
+     * managers (here a user's trust manager): the hook enters no syscall then. Once the connection is negotiated,
+     * a read is one. Before, every read of an {@code SSLSocket}'s stream was a syscall, and the
+     * user's trust manager ran inside it.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void anSslSocketsReadIsASyscallOnlyAfterItsHandshake(@TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path store = dir.resolve("ks.p12");
+        Process keytool = new ProcessBuilder(
+                        java.nio.file.Path.of(System.getProperty("java.home"), "bin", "keytool")
+                                .toString(),
+                        "-genkeypair",
+                        "-alias",
+                        "test",
+                        "-keyalg",
+                        "EC",
+                        "-groupname",
+                        "secp256r1",
+                        "-dname",
+                        "CN=localhost",
+                        "-validity",
+                        "2",
+                        "-storetype",
+                        "PKCS12",
+                        "-keystore",
+                        store.toString(),
+                        "-storepass",
+                        "changeit",
+                        "-keypass",
+                        "changeit")
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(keytool.getInputStream().readAllBytes(), UTF_8);
+        assertEquals(0, keytool.waitFor(), () -> "keytool: " + out);
+        char[] pw = "changeit".toCharArray();
+        java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
+        try (InputStream f = java.nio.file.Files.newInputStream(store)) {
+            ks.load(f, pw);
+        }
+        javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance("PKIX");
+        kmf.init(ks, pw);
+        javax.net.ssl.SSLContext server = javax.net.ssl.SSLContext.getInstance("TLS");
+        server.init(kmf.getKeyManagers(), null, null);
+        AtomicReference<Boolean> hookedInCheck = new AtomicReference<>();
+        javax.net.ssl.X509TrustManager user = new javax.net.ssl.X509TrustManager() {
+            @Override
+            public void checkClientTrusted(java.security.cert.X509Certificate[] c, String a) {}
+
+            @Override
+            public void checkServerTrusted(java.security.cert.X509Certificate[] c, String a) {
+                hookedInCheck.set(inHookedSyscall());
+            }
+
+            @Override
+            public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                return new java.security.cert.X509Certificate[0];
+            }
+        };
+        javax.net.ssl.SSLContext client = javax.net.ssl.SSLContext.getInstance("TLS");
+        client.init(null, new javax.net.ssl.TrustManager[] {user}, null);
+        Method read = method("read", InputStream.class, byte[].class);
+        try (ServerSocket ss =
+                server.getServerSocketFactory().createServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            // The peer: writes 'a', waits for a byte from the client, writes 'b'.
+            Thread peer = new Thread(() -> {
+                try (Socket c = ss.accept()) {
+                    c.getOutputStream().write('a');
+                    c.getOutputStream().flush();
+                    c.getInputStream().read();
+                    c.getOutputStream().write('b');
+                    c.getOutputStream().flush();
+                    c.getInputStream().read(); // until the client closes
+                } catch (IOException e) {
+                    // the client closed first
+                }
+            });
+            peer.start();
+            try (Socket c =
+                    client.getSocketFactory().createSocket(InetAddress.getLoopbackAddress(), ss.getLocalPort())) {
+                c.setSoTimeout(30_000);
+                InputStream in = c.getInputStream();
+                byte[] buf = new byte[16];
+                AtomicInteger n = new AtomicInteger();
+                AtomicReference<Throwable> failure = new AtomicReference<>();
+                Scheduler first = runAll(failure, () -> n.set((int) call(read, in, buf)));
+                SyscallStats.Snapshot st = first.syscallStats.snapshot(first);
+                assertNull(failure.get(), () -> "the goroutine failed: " + failure.get());
+                assertEquals(1, n.get());
+                assertEquals('a', buf[0]);
+                // The handshake waits for the peer in native code: sysmon may retake the carrier
+                // as blocked (a syscall of its own making), hooked or not; the hook enters none.
+                assertEquals(false, hookedInCheck.get(), "the user's trust manager ran in the hook's syscall");
+                if (st.blockedRetakes() == 0) {
+                    assertEquals(0, syscallExits(st), () -> "the handshaking read was a syscall: " + st);
+                }
+                c.getOutputStream().write('x'); // from the test's thread: not instrumented
+                c.getOutputStream().flush();
+                Scheduler second = runAll(failure, () -> n.set((int) call(read, in, buf)));
+                SyscallStats.Snapshot st2 = second.syscallStats.snapshot(second);
+                assertNull(failure.get(), () -> "the goroutine failed: " + failure.get());
+                assertEquals(1, n.get());
+                assertEquals('b', buf[0]);
+                assertEquals(1, syscallExits(st2), () -> "a read once negotiated: " + st2);
+            }
+            peer.join(30_000);
+        }
+    }
+
+    /** A user's socket implementation whose stream records its goroutine's status when read. */
+    static final class UserSocketImpl extends java.net.SocketImpl {
+        volatile int statusInRead = -3;
+
+        @Override
+        protected void create(boolean stream) {}
+
+        @Override
+        protected void connect(String host, int port) {}
+
+        @Override
+        protected void connect(InetAddress address, int port) {}
+
+        @Override
+        protected void connect(java.net.SocketAddress address, int timeout) {}
+
+        @Override
+        protected void bind(InetAddress host, int port) {}
+
+        @Override
+        protected void listen(int backlog) {}
+
+        @Override
+        protected void accept(java.net.SocketImpl s) {}
+
+        @Override
+        protected InputStream getInputStream() {
+            return new InputStream() {
+                @Override
+                public int read() {
+                    return -1;
+                }
+
+                @Override
+                public int read(byte[] b, int off, int len) {
+                    statusInRead = status();
+                    return -1;
+                }
+            };
+        }
+
+        @Override
+        protected OutputStream getOutputStream() {
+            return OutputStream.nullOutputStream();
+        }
+
+        @Override
+        protected int available() {
+            return 0;
+        }
+
+        @Override
+        protected void close() {}
+
+        @Override
+        protected void sendUrgentData(int data) {}
+
+        @Override
+        public void setOption(int optID, Object value) {}
+
+        @Override
+        public Object getOption(int optID) {
+            return null;
+        }
     }
 }

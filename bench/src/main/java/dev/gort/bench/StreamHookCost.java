@@ -54,7 +54,11 @@ import org.openjdk.jmh.annotations.Warmup;
             "--add-opens",
             "java.base/java.io=ALL-UNNAMED",
             "--add-opens",
-            "java.base/sun.nio.cs=ALL-UNNAMED"
+            "java.base/sun.nio.cs=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/java.net=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/sun.security.ssl=ALL-UNNAMED"
         })
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)

@@ -8,9 +8,12 @@ import java.util.Map;
 /**
  * Which of the JDK's streams, readers and writers wait for a peer: the ones whose read, write or
  * flush at an instrumented call site is a syscall ({@link Poll#blockingEnterStream},
- * {@link Poll#streamRead}, ...). A socket's streams (and the socket implementation's own), an
- * {@code SSLSocket}'s, a socket channel's as {@code Channels.newInputStream} wraps it, a child
- * process's pipes and the {@code java.io} pipes between threads wait for a peer; a file's do
+ * {@link Poll#streamRead}, ...). A socket's streams (those of the JDK's socket implementation:
+ * a {@code Socket} made over a user's {@code SocketImpl} runs the user's streams), an
+ * {@code SSLSocket}'s once its handshake is done (the first read or write runs it, with key and
+ * trust managers that may be a user's), a socket channel's as {@code Channels.newInputStream}
+ * wraps it, a child process's pipes and the {@code java.io} pipes between threads wait for a
+ * peer; a file's do
  * not (their reads and writes wait for no one; sysmon still finds a carrier blocked in one). So
  * does one of the JDK's wrappers whose chain of wrapped streams ends at one of those: a
  * {@code BufferedInputStream} or {@code DataInputStream} over a socket's stream, a
@@ -34,9 +37,9 @@ import java.util.Map;
  * array's, or one of the JDK's wrappers over one of those), never a user's stream or writer.
  *
  * <p>The wrapped stream is read from the wrapper's private or protected field at each call (a
- * closed {@code BufferedInputStream} has none), which needs {@code java.io} and
- * {@code sun.nio.cs} of {@code java.base} open to this module: the agent opens them
- * ({@code GortAgent}); only the agent's hooks call this. Whether they are open is decided once,
+ * closed {@code BufferedInputStream} has none), which needs {@code java.io}, {@code sun.nio.cs},
+ * {@code java.net} and {@code sun.security.ssl} of {@code java.base} open to this module: the
+ * agent opens them ({@code GortAgent}); only the agent's hooks call this. Whether they are open is decided once,
  * when this class initialises; where they are not, only a stream of a peer's own class counts.
  * A look costs a class-value lookup per link (a socket's stream under a {@code BufferedReader}
  * and an {@code InputStreamReader}: three links) and a field read between links.
@@ -66,15 +69,27 @@ final class PeerStreams {
     private static final int PRINT_WRITER = 9;
     /** A target of the JDK's that waits for no peer and runs no one else's code: a file's, an array's. */
     private static final int SINK = 10;
+    /** A {@code Socket}'s input stream: look at its {@code in} (the socket implementation's, maybe a user's). */
+    private static final int SOCKET_IN = 11;
+    /** A {@code Socket}'s output stream: look at its {@code out}. */
+    private static final int SOCKET_OUT = 12;
+    /**
+     * An {@code SSLSocket}'s input stream: a peer's once its connection is negotiated; before that,
+     * its first read or write runs the handshake, with the key and trust managers and the JCA
+     * providers, maybe a user's.
+     */
+    private static final int SSL_IN = 13;
+    /** An {@code SSLSocket}'s output stream: as {@link #SSL_IN}. */
+    private static final int SSL_OUT = 14;
 
     /** The JDK's classes by exact name, and their kinds. Immutable. */
     private static final Map<String, Integer> KINDS = Map.ofEntries(
-            Map.entry("java.net.Socket$SocketInputStream", PEER),
-            Map.entry("java.net.Socket$SocketOutputStream", PEER),
+            Map.entry("java.net.Socket$SocketInputStream", SOCKET_IN),
+            Map.entry("java.net.Socket$SocketOutputStream", SOCKET_OUT),
             Map.entry("sun.nio.ch.NioSocketImpl$1", PEER),
             Map.entry("sun.nio.ch.NioSocketImpl$2", PEER),
-            Map.entry("sun.security.ssl.SSLSocketImpl$AppInputStream", PEER),
-            Map.entry("sun.security.ssl.SSLSocketImpl$AppOutputStream", PEER),
+            Map.entry("sun.security.ssl.SSLSocketImpl$AppInputStream", SSL_IN),
+            Map.entry("sun.security.ssl.SSLSocketImpl$AppOutputStream", SSL_OUT),
             Map.entry("sun.nio.ch.SocketInputStream", PEER),
             Map.entry("sun.nio.ch.SocketOutputStream", PEER),
             Map.entry("java.lang.ProcessImpl$ProcessPipeInputStream", PEER),
@@ -137,11 +152,18 @@ final class PeerStreams {
     private static final MethodHandle ENCODER_OUT; // StreamEncoder.out
     private static final MethodHandle ENCODER_CODER; // StreamEncoder.encoder
     private static final MethodHandle PRINT_WRITER_OUT;
+    private static final MethodHandle SOCKET_IN_IN; // Socket$SocketInputStream.in
+    private static final MethodHandle SOCKET_OUT_OUT; // Socket$SocketOutputStream.out
+    private static final MethodHandle SSL_IN_SOCKET; // SSLSocketImpl$AppInputStream.this$0
+    private static final MethodHandle SSL_OUT_SOCKET; // SSLSocketImpl$AppOutputStream.this$0
+    private static final MethodHandle SSL_CONTEXT; // SSLSocketImpl.conContext (a TransportContext)
+    /** {@code (Object) boolean}: TransportContext.isNegotiated. */
+    private static final MethodHandle SSL_NEGOTIATED;
     /** Whether the getters above are there (the packages are open to this module). Immutable. */
     private static final boolean LOOK_THROUGH;
 
     static {
-        MethodHandle[] g = new MethodHandle[12];
+        MethodHandle[] g = new MethodHandle[18];
         boolean ok;
         try {
             MethodHandles.Lookup self = MethodHandles.lookup();
@@ -159,6 +181,18 @@ final class PeerStreams {
             g[9] = getter(self, encoder, "out", java.io.OutputStream.class);
             g[10] = getter(self, encoder, "encoder", java.nio.charset.CharsetEncoder.class);
             g[11] = getter(self, java.io.PrintWriter.class, "out", java.io.Writer.class);
+            Class<?> socketIn = Class.forName("java.net.Socket$SocketInputStream");
+            Class<?> socketOut = Class.forName("java.net.Socket$SocketOutputStream");
+            g[12] = getter(self, socketIn, "in", java.io.InputStream.class);
+            g[13] = getter(self, socketOut, "out", java.io.OutputStream.class);
+            Class<?> ssl = Class.forName("sun.security.ssl.SSLSocketImpl");
+            Class<?> context = Class.forName("sun.security.ssl.TransportContext");
+            g[14] = getter(self, Class.forName("sun.security.ssl.SSLSocketImpl$AppInputStream"), "this$0", ssl);
+            g[15] = getter(self, Class.forName("sun.security.ssl.SSLSocketImpl$AppOutputStream"), "this$0", ssl);
+            g[16] = getter(self, ssl, "conContext", context);
+            g[17] = MethodHandles.privateLookupIn(context, self)
+                    .findGetter(context, "isNegotiated", boolean.class)
+                    .asType(MethodType.methodType(boolean.class, Object.class));
             ok = true;
         } catch (ReflectiveOperationException | RuntimeException e) {
             // Not open (no agent), or a JDK whose classes differ: only a peer's own stream counts.
@@ -177,6 +211,12 @@ final class PeerStreams {
         ENCODER_OUT = g[9];
         ENCODER_CODER = g[10];
         PRINT_WRITER_OUT = g[11];
+        SOCKET_IN_IN = g[12];
+        SOCKET_OUT_OUT = g[13];
+        SSL_IN_SOCKET = g[14];
+        SSL_OUT_SOCKET = g[15];
+        SSL_CONTEXT = g[16];
+        SSL_NEGOTIATED = g[17];
         LOOK_THROUGH = ok;
     }
 
@@ -212,6 +252,9 @@ final class PeerStreams {
             if (kind == PEER || kind == SINK) {
                 return kind;
             }
+            if (kind == SSL_IN || kind == SSL_OUT) {
+                return LOOK_THROUGH && negotiated(kind, s) ? PEER : OTHER;
+            }
             if (kind == OTHER || !LOOK_THROUGH || (s = inner(kind, s)) == null) {
                 return OTHER;
             }
@@ -241,8 +284,27 @@ final class PeerStreams {
                             : null;
                 }
                 case PRINT_WRITER -> (Object) PRINT_WRITER_OUT.invokeExact(s);
+                case SOCKET_IN -> (Object) SOCKET_IN_IN.invokeExact(s);
+                case SOCKET_OUT -> (Object) SOCKET_OUT_OUT.invokeExact(s);
                 default -> throw Fatal.fatal("PeerStreams.inner: kind " + kind + " wraps nothing");
             };
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t); // a getter throws nothing checked
+        }
+    }
+
+    /**
+     * Whether an {@code SSLSocket}'s stream's connection is negotiated (a plain read of the flag the
+     * socket's own reads and writes test: a stale false only makes this call no syscall).
+     */
+    private static boolean negotiated(int kind, Object s) {
+        try {
+            Object socket =
+                    kind == SSL_IN ? (Object) SSL_IN_SOCKET.invokeExact(s) : (Object) SSL_OUT_SOCKET.invokeExact(s);
+            Object context = socket == null ? null : (Object) SSL_CONTEXT.invokeExact(socket);
+            return context != null && (boolean) SSL_NEGOTIATED.invokeExact(context);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
