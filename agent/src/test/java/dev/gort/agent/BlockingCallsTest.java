@@ -136,6 +136,41 @@ class BlockingCallsTest {
         assertEquals(0, st.blockedRetakes(), () -> "sysmon had to find the carrier blocked: " + st);
     }
 
+    /** What a {@link #readBeforeWrite} run's reader got, and the run's syscall counts. */
+    record SocketRun(Object got, SyscallStats.Snapshot st) {}
+
+    /**
+     * A loopback socket pair at GOMAXPROCS=1: a reader goroutine reads the client's side through
+     * {@code reader} (created last, it is in runnext and runs first, so its read waits), and a
+     * writer goroutine queued behind it writes {@code payload} to the server's side. The client's
+     * reads time out after 30 s, so that a P never handed off fails the test instead of hanging it.
+     * A goroutine's failure fails the test.
+     */
+    static SocketRun readBeforeWrite(byte[] payload, java.util.function.Function<InputStream, Object> reader)
+            throws IOException {
+        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                Socket client = new Socket(ss.getInetAddress(), ss.getLocalPort());
+                Socket server = ss.accept()) {
+            client.setSoTimeout(30_000);
+            InputStream in = client.getInputStream();
+            AtomicReference<Object> got = new AtomicReference<>();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Scheduler s = runAll(
+                    failure,
+                    () -> {
+                        try {
+                            server.getOutputStream().write(payload);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    },
+                    () -> got.set(reader.apply(in)));
+            SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
+            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+            return new SocketRun(got.get(), st);
+        }
+    }
+
     /**
      * A read of a {@code Socket}'s stream (typed {@code InputStream} at the call site, as libraries
      * hold it) waits in native code, which the JVM reports as RUNNABLE: sysmon used to find such a
@@ -146,31 +181,13 @@ class BlockingCallsTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aSocketStreamsReadIsASyscall() throws Exception {
-        Method read = method("read", java.io.InputStream.class, byte[].class);
-        try (java.net.ServerSocket ss = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-                java.net.Socket client = new java.net.Socket(ss.getInetAddress(), ss.getLocalPort());
-                java.net.Socket server = ss.accept()) {
-            byte[] buf = new byte[16];
-            java.io.InputStream in = client.getInputStream();
-            AtomicInteger n = new AtomicInteger();
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            Scheduler s = runAll(
-                    failure,
-                    () -> {
-                        try {
-                            server.getOutputStream().write(new byte[] {'h', 'i'});
-                        } catch (java.io.IOException e) {
-                            throw new java.io.UncheckedIOException(e);
-                        }
-                    },
-                    () -> n.set((int) call(read, in, buf)));
-            SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
-            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
-            assertEquals(2, n.get());
-            assertEquals('h', buf[0]);
-            assertTrue(st.retakes() >= 1, () -> "no syscall retake: " + st);
-            assertEquals(0, st.blockedRetakes(), () -> "sysmon had to find the carrier blocked: " + st);
-        }
+        Method read = method("read", InputStream.class, byte[].class);
+        byte[] buf = new byte[16];
+        SocketRun r = readBeforeWrite(new byte[] {'h', 'i'}, in -> call(read, in, buf));
+        assertEquals(2, r.got());
+        assertEquals('h', buf[0]);
+        assertTrue(r.st().retakes() >= 1, () -> "no syscall retake: " + r.st());
+        assertEquals(0, r.st().blockedRetakes(), () -> "sysmon had to find the carrier blocked: " + r.st());
         // Any other stream goes through the same call, unchanged.
         assertEquals(3, (int) call(read, new java.io.ByteArrayInputStream(new byte[] {1, 2, 3}), new byte[8]));
     }
@@ -345,50 +362,31 @@ class BlockingCallsTest {
         Method readInt = wrappers.getMethod("readInt", DataInputStream.class);
         Method read = method("read", InputStream.class, byte[].class);
         Constructor<?> holder = workClass("StreamWrappers$LineHolder").getConstructor(BufferedReader.class);
-        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                Socket client = new Socket(ss.getInetAddress(), ss.getLocalPort());
-                Socket server = ss.accept()) {
-            InputStream in = client.getInputStream();
-            byte[] payload = shape.equals("readInt") ? new byte[] {0, 0, 1, 2} : new byte[] {'h', 'i', '\n'};
-            AtomicReference<Object> got = new AtomicReference<>();
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            Runnable reader = switch (shape) {
-                case "readLine" -> () -> got.set(call(readLine, new BufferedReader(new InputStreamReader(in, UTF_8))));
-                case "readInt" -> () -> got.set(call(readInt, new DataInputStream(new BufferedInputStream(in))));
-                case "bufferedArrayRead" -> () -> got.set(call(read, new BufferedInputStream(in), new byte[2]));
-                default ->
-                    () -> {
-                        try {
-                            Object h = holder.newInstance(new BufferedReader(new InputStreamReader(in, UTF_8)));
-                            got.set(h.getClass().getField("line").get(h));
-                        } catch (ReflectiveOperationException e) {
-                            throw new RuntimeException(e);
-                        }
-                    };
-            };
-            // Created last, the reader is in runnext and runs first; the writer waits in the run queue.
-            Scheduler s = runAll(
-                    failure,
-                    () -> {
-                        try {
-                            server.getOutputStream().write(payload);
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                    },
-                    reader);
-            SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
-            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
-            assertEquals(
-                    switch (shape) {
-                        case "readInt" -> 258;
-                        case "bufferedArrayRead" -> 2;
-                        default -> "hi";
-                    },
-                    got.get());
-            assertTrue(st.retakes() >= 1, () -> "no syscall retake: " + st);
-            assertEquals(0, st.blockedRetakes(), () -> "sysmon had to find the carrier blocked: " + st);
-        }
+        byte[] payload = shape.equals("readInt") ? new byte[] {0, 0, 1, 2} : new byte[] {'h', 'i', '\n'};
+        java.util.function.Function<InputStream, Object> reader = switch (shape) {
+            case "readLine" -> in -> call(readLine, new BufferedReader(new InputStreamReader(in, UTF_8)));
+            case "readInt" -> in -> call(readInt, new DataInputStream(new BufferedInputStream(in)));
+            case "bufferedArrayRead" -> in -> call(read, new BufferedInputStream(in), new byte[2]);
+            default ->
+                in -> {
+                    try {
+                        Object h = holder.newInstance(new BufferedReader(new InputStreamReader(in, UTF_8)));
+                        return h.getClass().getField("line").get(h);
+                    } catch (ReflectiveOperationException e) {
+                        throw new RuntimeException(e);
+                    }
+                };
+        };
+        SocketRun r = readBeforeWrite(payload, reader);
+        assertEquals(
+                switch (shape) {
+                    case "readInt" -> 258;
+                    case "bufferedArrayRead" -> 2;
+                    default -> "hi";
+                },
+                r.got());
+        assertTrue(r.st().retakes() >= 1, () -> "no syscall retake: " + r.st());
+        assertEquals(0, r.st().blockedRetakes(), () -> "sysmon had to find the carrier blocked: " + r.st());
     }
 
     /**
@@ -531,28 +529,12 @@ class BlockingCallsTest {
                 java.nio.file.Files.isDirectory(java.nio.file.Path.of("/proc/self/task")),
                 "the kernel cannot be asked here (no /proc)");
         Method read = method("read", InputStream.class, byte[].class);
-        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                Socket client = new Socket(ss.getInetAddress(), ss.getLocalPort());
-                Socket server = ss.accept()) {
-            client.setSoTimeout(30_000); // fails, not hangs, where the P is never handed off
-            InputStream in = new SequenceInputStream(client.getInputStream(), InputStream.nullInputStream());
-            AtomicInteger n = new AtomicInteger();
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            Scheduler s = runAll(
-                    failure,
-                    () -> {
-                        try {
-                            server.getOutputStream().write(new byte[] {'h', 'i'});
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                    },
-                    () -> n.set((int) call(read, in, new byte[16])));
-            SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
-            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
-            assertEquals(2, n.get());
-            assertTrue(st.blockedRetakes() >= 1, () -> "the blocked carrier's P was not retaken: " + st);
-        }
+        // Without the fix the read times out (30 s): the writer never runs.
+        SocketRun r = readBeforeWrite(
+                new byte[] {'h', 'i'},
+                in -> call(read, new SequenceInputStream(in, InputStream.nullInputStream()), new byte[16]));
+        assertEquals(2, r.got());
+        assertTrue(r.st().blockedRetakes() >= 1, () -> "the blocked carrier's P was not retaken: " + r.st());
     }
 
     /** Every replacement call the agent writes is a stand-in whose frame sysmon looks past. */
