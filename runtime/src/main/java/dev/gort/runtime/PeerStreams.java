@@ -41,8 +41,10 @@ import java.util.Map;
  * {@code java.net} and {@code sun.security.ssl} of {@code java.base} open to this module: the
  * agent opens them ({@code GortAgent}); only the agent's hooks call this. Whether they are open is decided once,
  * when this class initialises; where they are not, only a stream of a peer's own class counts.
- * A look costs a class-value lookup per link (a socket's stream under a {@code BufferedReader}
- * and an {@code InputStreamReader}: three links) and a field read between links.
+ * A look costs, per link (a socket's stream under a {@code BufferedReader} and an
+ * {@code InputStreamReader}: four, with the {@code Socket}'s stream around the implementation's),
+ * an identity test for the commonest classes or else a class-value lookup ({@link #kindOf}), and
+ * a field read between links.
  */
 final class PeerStreams {
     private PeerStreams() {}
