@@ -137,19 +137,21 @@ public final class GortAgent {
     }
 
     /**
-     * Opens {@code java.io}, {@code sun.nio.cs}, {@code java.net} and {@code sun.security.ssl} of
-     * {@code java.base} to the runtime's module: the hooks of the stream calls the agent wraps ({@code Poll.blockingEnterStream},
+     * Opens {@code java.io}, {@code sun.nio.cs}, {@code java.net}, {@code sun.security.ssl} and
+     * {@code sun.nio.ch} of {@code java.base} to the runtime's module: the hooks of the stream calls the agent wraps ({@code Poll.blockingEnterStream},
      * {@code Poll.streamRead}, ...) look through the JDK's wrappers ({@code BufferedReader},
      * {@code InputStreamReader}'s decoder, {@code DataInputStream}, ...) for a socket's stream at
      * the end, through a {@code Socket}'s stream to its implementation's and into an
-     * {@code SSLSocket}'s handshake state ({@code dev.gort.runtime.PeerStreams}, which decides
+     * {@code SSLSocket}'s handshake state, and into the JDK's socket implementation (its
+     * descriptor, state and timeout, for a read that waits in the netpoller:
+     * {@code Poll.blockingEnterStreamRead}) ({@code dev.gort.runtime.PeerStreams}, which decides
      * once, when it initialises).
      */
     private static void openStreams(Instrumentation inst) {
         Module base = Object.class.getModule();
         Module runtime = Fatal.class.getModule();
         Map<String, Set<Module>> opens = new java.util.HashMap<>();
-        for (String pkg : new String[] {"java.io", "sun.nio.cs", "java.net", "sun.security.ssl"}) {
+        for (String pkg : new String[] {"java.io", "sun.nio.cs", "java.net", "sun.security.ssl", "sun.nio.ch"}) {
             if (!base.isOpen(pkg, runtime)) {
                 opens.put(pkg, Set.of(runtime));
             }

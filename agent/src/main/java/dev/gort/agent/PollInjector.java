@@ -438,6 +438,29 @@ public final class PollInjector {
         return Map.copyOf(t);
     }
 
+    /**
+     * A non-static call of a method {@code close()V}, whatever its owner ({@code Socket},
+     * {@code Closeable}, {@code AutoCloseable}, a stream's, a reader's, a library's class): it
+     * gets {@code Poll.closing(receiver)} before it, which wakes a goroutine waiting in the
+     * netpoller to read a JDK socket that the call closes (a close wakes a thread blocked in the
+     * socket's read; a goroutine waiting there is no thread in the read). The run-time test is one
+     * map look while no goroutine waits so.
+     */
+    static boolean isCloseCall(AbstractInsnNode in) {
+        return in instanceof MethodInsnNode m
+                && (m.getOpcode() == Opcodes.INVOKEVIRTUAL || m.getOpcode() == Opcodes.INVOKEINTERFACE)
+                && m.name.equals("close")
+                && m.desc.equals("()V");
+    }
+
+    /** {@code dup; invokestatic Poll.closing(Object)}: the receiver of a close call ({@link #isCloseCall}) on top. */
+    private static InsnList closeHook() {
+        InsnList l = new InsnList();
+        l.add(new InsnNode(Opcodes.DUP));
+        l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "closing", "(Ljava/lang/Object;)V", false));
+        return l;
+    }
+
     /** Whether a call is one of {@link #STREAM_WRAPPER_CALLS}. */
     static boolean isStreamWrapperCall(MethodInsnNode m) {
         Set<String> methods = STREAM_WRAPPER_CALLS.get(m.owner);
@@ -906,7 +929,9 @@ public final class PollInjector {
                     "(Ljava/lang/Object;Ljava/lang/Object;)V",
                     false));
         } else {
-            String hook = isStreamWrapperCall(call) ? "blockingEnterStream" : "blockingEnter";
+            String hook = !isStreamWrapperCall(call)
+                    ? "blockingEnter"
+                    : call.name.startsWith("read") ? "blockingEnterStreamRead" : "blockingEnterStream";
             l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, hook, "(Ljava/lang/Object;)V", false));
         }
         for (int i = 0; i < args.length; i++) {
@@ -1188,6 +1213,12 @@ public final class PollInjector {
                 backedges++;
             } else {
                 int op = in.getOpcode();
+                if (isCloseCall(in)) {
+                    // Before the call, whatever else wraps it (an ExecutorService's close blocks).
+                    insns.insertBefore(in, closeHook());
+                    mn.maxStack = Math.max(mn.maxStack, maxStack + 1);
+                    hooks++;
+                }
                 if (op == Opcodes.MONITORENTER) {
                     hookMonitorEnter(mn, in);
                     hooks++;

@@ -12,6 +12,7 @@ import dev.gort.runtime.Bubble;
 import dev.gort.runtime.G;
 import dev.gort.runtime.GoSema;
 import dev.gort.runtime.M;
+import dev.gort.runtime.Netpoll;
 import dev.gort.runtime.PreemptStats;
 import dev.gort.runtime.PreemptStrategy;
 import dev.gort.runtime.Scheduler;
@@ -136,8 +137,11 @@ class BlockingCallsTest {
         assertEquals(0, st.blockedRetakes(), () -> "sysmon had to find the carrier blocked: " + st);
     }
 
-    /** What a {@link #readBeforeWrite} run's reader got, and the run's syscall counts. */
-    record SocketRun(Object got, SyscallStats.Snapshot st) {}
+    /**
+     * What a {@link #readBeforeWrite} run's reader got, the run's syscall counts, and how many
+     * times a goroutine waited in the netpoller for a JDK socket to read.
+     */
+    record SocketRun(Object got, SyscallStats.Snapshot st, long netpollWaits) {}
 
     /**
      * A loopback socket pair at GOMAXPROCS=1: a reader goroutine reads the client's side through
@@ -167,29 +171,226 @@ class BlockingCallsTest {
                     () -> got.set(reader.apply(in)));
             SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
             assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
-            return new SocketRun(got.get(), st);
+            return new SocketRun(got.get(), st, Netpoll.of(s).jdkSocketWaits.get());
         }
     }
 
     /**
      * A read of a {@code Socket}'s stream (typed {@code InputStream} at the call site, as libraries
-     * hold it) waits in native code, which the JVM reports as RUNNABLE: sysmon used to find such a
-     * carrier only past the goroutine's time slice and only by asking the kernel. The read is a
-     * syscall now: at GOMAXPROCS=1 the goroutine queued behind the reader gets the P through
-     * sysmon's syscall branch and writes what the reader waits for.
+     * hold it) that would block waits in the netpoller, as Go's reads do: the goroutine parks
+     * ({@code Poll.streamRead}'s wait) and its P runs others, where it used to wait in native code
+     * (which the JVM reports as RUNNABLE: sysmon found such a carrier only past the goroutine's
+     * time slice, by asking the kernel) and later in a syscall (the P handed off at sysmon's next
+     * tick, a thread per blocked reader). At GOMAXPROCS=1 the goroutine queued behind the reader
+     * writes what it waits for.
      */
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void aSocketStreamsReadIsASyscall() throws Exception {
+    void aSocketStreamsReadWaitsInTheNetpoller() throws Exception {
         Method read = method("read", InputStream.class, byte[].class);
         byte[] buf = new byte[16];
         SocketRun r = readBeforeWrite(new byte[] {'h', 'i'}, in -> call(read, in, buf));
         assertEquals(2, r.got());
         assertEquals('h', buf[0]);
-        assertTrue(r.st().retakes() >= 1, () -> "no syscall retake: " + r.st());
+        assertEquals(1, r.netpollWaits(), () -> "the reader did not wait in the netpoller: " + r.st());
         assertEquals(0, r.st().blockedRetakes(), () -> "sysmon had to find the carrier blocked: " + r.st());
         // Any other stream goes through the same call, unchanged.
         assertEquals(3, (int) call(read, new java.io.ByteArrayInputStream(new byte[] {1, 2, 3}), new byte[8]));
+    }
+
+    /** A connected loopback pair, the server's side accepted. */
+    record Pair(ServerSocket listener, Socket client, Socket server) implements AutoCloseable {
+        static Pair open() throws IOException {
+            ServerSocket ss = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
+            Socket c = new Socket(ss.getInetAddress(), ss.getLocalPort());
+            return new Pair(ss, c, ss.accept());
+        }
+
+        BufferedReader clientReader() throws IOException {
+            return new BufferedReader(new InputStreamReader(client.getInputStream(), UTF_8));
+        }
+
+        @Override
+        public void close() throws IOException {
+            try (listener;
+                    client;
+                    server) {
+                // closes all three
+            }
+        }
+    }
+
+    /**
+     * A close of a JDK socket at an instrumented call site wakes the goroutine waiting in the
+     * netpoller to read it, as a close wakes a thread blocked in the socket's read: its read fails
+     * with the JDK's "Socket closed". The close may name the socket, the reader over its stream
+     * or its output stream (each closes the socket), and may come from a goroutine or from a
+     * thread that is none. GOMAXPROCS=1: the reader, created last, runs first and waits; the
+     * closer runs once it has parked.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"socket", "reader", "outputStream", "fromAThread"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aCloseWakesTheGoroutineWaitingToReadItsSocket(String what) throws Exception {
+        Method readLine = method("readLineOrThrown", BufferedReader.class);
+        Method close = method("close", java.io.Closeable.class);
+        try (Pair p = Pair.open()) {
+            BufferedReader in = p.clientReader();
+            java.io.Closeable target = switch (what) {
+                case "reader" -> in;
+                case "outputStream" -> p.client().getOutputStream();
+                default -> p.client();
+            };
+            AtomicReference<Object> got = new AtomicReference<>();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Scheduler s = runAll(
+                    failure,
+                    () -> {
+                        if (what.equals("fromAThread")) {
+                            Thread t = new Thread(() -> call(close, target));
+                            t.start();
+                            try {
+                                t.join();
+                            } catch (InterruptedException e) {
+                                throw new RuntimeException(e);
+                            }
+                        } else {
+                            call(close, target);
+                        }
+                    },
+                    () -> got.set(call(readLine, in)));
+            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+            assertTrue(got.get() instanceof IOException, () -> "the read returned " + got.get());
+            // The reader closed is closed itself (a thread blocked in its readLine would hold its
+            // lock, and its close would wait for the read).
+            assertEquals(
+                    what.equals("reader") ? "Stream closed" : "Socket closed", ((Exception) got.get()).getMessage());
+            Netpoll np = Netpoll.of(s);
+            assertEquals(1, np.jdkSocketWaits.get(), "the reader did not wait in the netpoller");
+            assertEquals(1, np.jdkSocketCloseWakes.get(), "the close hook did not wake the reader");
+        }
+    }
+
+    /**
+     * A close the hook does not see (made by code the agent did not instrument: here the test's
+     * own) is seen by the waiting goroutine when it looks again, within a second: it does not
+     * wait forever on a descriptor that left the epoll set with its file.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aCloseTheHookDoesNotSeeEndsTheWaitAtTheNextLook() throws Exception {
+        Method readLine = method("readLineOrThrown", BufferedReader.class);
+        try (Pair p = Pair.open()) {
+            BufferedReader in = p.clientReader();
+            AtomicReference<Object> got = new AtomicReference<>();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Scheduler s = runAll(
+                    failure,
+                    () -> {
+                        try {
+                            p.client().close();
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    },
+                    () -> got.set(call(readLine, in)));
+            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+            assertTrue(got.get() instanceof java.net.SocketException, () -> "the read returned " + got.get());
+            Netpoll np = Netpoll.of(s);
+            assertEquals(1, np.jdkSocketWaits.get(), "the reader did not wait in the netpoller");
+            assertEquals(0, np.jdkSocketCloseWakes.get());
+        }
+    }
+
+    /**
+     * A read with the socket's {@code SO_TIMEOUT} that waits in the netpoller fails as the JDK's
+     * does ({@code SocketTimeoutException}, "Read timed out") once it passes, while the P runs
+     * the other goroutines (GOMAXPROCS=1: the one queued behind the reader finishes first), and
+     * the socket stays usable: the next read gets what the peer writes then.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aReadWaitingInTheNetpollerTimesOutAsTheJdksDoes() throws Exception {
+        Method readLine = method("readLineOrThrown", BufferedReader.class);
+        try (Pair p = Pair.open()) {
+            p.client().setSoTimeout(200);
+            BufferedReader in = p.clientReader();
+            List<Object> events = java.util.Collections.synchronizedList(new ArrayList<>());
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Scheduler s = runAll(failure, () -> events.add("other"), () -> events.add(call(readLine, in)));
+            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+            assertEquals(2, events.size(), () -> "events: " + events);
+            assertEquals("other", events.get(0), () -> "the P did not run the other goroutine first: " + events);
+            assertTrue(events.get(1) instanceof java.net.SocketTimeoutException, () -> "the read got " + events);
+            assertEquals("Read timed out", ((Exception) events.get(1)).getMessage());
+            assertEquals(1, Netpoll.of(s).jdkSocketWaits.get(), "the reader did not wait in the netpoller");
+            p.server().getOutputStream().write("after\n".getBytes(UTF_8));
+            AtomicReference<Object> again = new AtomicReference<>();
+            runAll(failure, () -> again.set(call(readLine, in)));
+            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+            assertEquals("after", again.get());
+        }
+    }
+
+    /**
+     * Goroutines waiting to read idle JDK sockets hold no thread each: 64 of them wait at
+     * GOMAXPROCS=1 with a handful of Ms (in a syscall, each blocked reader held one: an M per
+     * connection, as thread-per-connection servers). When the peers close, every reader gets the
+     * end of its stream.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void idleReadersWaitingInTheNetpollerHoldNoThreadEach() throws Exception {
+        Method readLine = method("readLineOrThrown", BufferedReader.class);
+        int n = 64;
+        List<Pair> pairs = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                pairs.add(Pair.open());
+            }
+            List<BufferedReader> readers = new ArrayList<>();
+            for (Pair p : pairs) {
+                readers.add(p.clientReader());
+            }
+            java.util.concurrent.atomic.AtomicInteger ends = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicLong msWhileWaiting = new AtomicLong(-1);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Runnable[] bodies = new Runnable[n + 1];
+            bodies[0] = () -> {
+                Scheduler rt = Scheduler.current();
+                Netpoll np = Netpoll.of(rt);
+                while (np.netpollWaiters() < n) {
+                    Scheduler.gosched();
+                }
+                msWhileWaiting.set(rt.mcountPublic());
+                for (Pair p : pairs) {
+                    try {
+                        p.server().close();
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+            };
+            for (int i = 0; i < n; i++) {
+                BufferedReader in = readers.get(i);
+                bodies[i + 1] = () -> {
+                    if (call(readLine, in) == null) {
+                        ends.incrementAndGet();
+                    }
+                };
+            }
+            Scheduler s = runAll(failure, bodies);
+            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+            assertEquals(n, ends.get(), "readers that got the end of their stream");
+            assertTrue(
+                    msWhileWaiting.get() > 0 && msWhileWaiting.get() <= 8,
+                    () -> msWhileWaiting.get() + " Ms while " + n + " goroutines waited to read");
+            assertTrue(Netpoll.of(s).jdkSocketWaits.get() >= n);
+        } finally {
+            for (Pair p : pairs) {
+                p.close();
+            }
+        }
     }
 
     /**
@@ -349,14 +550,15 @@ class BlockingCallsTest {
      * {@code BufferedInputStream} typed {@code InputStream}, a {@code readLine} in a constructor)
      * waits in native code, which the JVM reports as RUNNABLE: sysmon used to find such a carrier
      * only past the goroutine's time slice and only by asking the kernel ({@code blockedRetakes}).
-     * The call is a syscall now ({@code Poll.blockingEnterStream}: the wrappers' chain ends at the
-     * socket's stream): at GOMAXPROCS=1 the goroutine queued behind the reader gets the P through
-     * sysmon's syscall branch and writes what the reader waits for.
+     * With nothing buffered along the chain, the goroutine now waits in the netpoller
+     * ({@code Poll.blockingEnterStreamRead}: the wrappers' chain ends at the socket's stream), then
+     * reads in a syscall: at GOMAXPROCS=1 the goroutine queued behind the reader gets the P and
+     * writes what the reader waits for.
      */
     @ParameterizedTest
     @ValueSource(strings = {"readLine", "readInt", "bufferedArrayRead", "readLineInAConstructor"})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void aReadThroughTheJdksWrappersOfASocketsStreamIsASyscall(String shape) throws Exception {
+    void aReadThroughTheJdksWrappersOfASocketsStreamWaitsInTheNetpoller(String shape) throws Exception {
         Class<?> wrappers = workClass("StreamWrappers");
         Method readLine = wrappers.getMethod("readLine", BufferedReader.class);
         Method readInt = wrappers.getMethod("readInt", DataInputStream.class);
@@ -385,7 +587,7 @@ class BlockingCallsTest {
                     default -> "hi";
                 },
                 r.got());
-        assertTrue(r.st().retakes() >= 1, () -> "no syscall retake: " + r.st());
+        assertEquals(1, r.netpollWaits(), () -> "the reader did not wait in the netpoller: " + r.st());
         assertEquals(0, r.st().blockedRetakes(), () -> "sysmon had to find the carrier blocked: " + r.st());
     }
 

@@ -63,6 +63,7 @@ final class Epoll {
     static final int EPOLLHUP = 0x10;
     static final int EPOLLRDHUP = 0x2000;
     static final int EPOLLET = 1 << 31;
+    static final int EPOLLONESHOT = 1 << 30;
     private static final int EPOLL_CTL_ADD = 1;
     private static final int EPOLL_CTL_DEL = 2;
     private static final int EPOLL_CLOEXEC = 0x80000;
@@ -70,6 +71,7 @@ final class Epoll {
     private static final int EFD_NONBLOCK = 0x800;
     private static final int EINTR = 4;
     private static final int EAGAIN = 11;
+    static final int EEXIST = 17;
 
     /** Events one epoll_wait returns at most (Go: {@code var events [128]syscall.EpollEvent}). */
     static final int MAX_EVENTS = 128;
@@ -392,6 +394,103 @@ final class Epoll {
             throw new IOException("epoll_ctl: " + strerror(r));
         }
     }
+
+    /**
+     * Registers the descriptor of a socket gort does not own (a {@code java.net.Socket}'s, whose
+     * reads block: {@link Netpoll#waitJdkSocketReadable}) for one read wait: level-triggered and
+     * one-shot ({@code EPOLLIN|EPOLLRDHUP|EPOLLONESHOT}), so that data already there when it is
+     * added is reported at once and nothing after the first report. Returns 0 or the errno
+     * ({@code EEXIST}: another goroutine waits on this descriptor). The caller holds the socket's
+     * state lock, so that the descriptor is the socket's (not closed, its number not reused) while
+     * it is added; it removes it with {@link #closeOneShot} under that lock.
+     */
+    int openOneShot(Netpoll.PollDesc pd, int fd) {
+        int slot;
+        int tag;
+        synchronized (tableLock) {
+            if (nfree > 0) {
+                slot = free[--nfree];
+            } else {
+                slot = nextSlot++;
+                Netpoll.PollDesc[] t = pds;
+                if (slot == t.length) {
+                    Netpoll.PollDesc[] g = java.util.Arrays.copyOf(t, t.length * 2);
+                    pds = g;
+                    t = g;
+                }
+            }
+            if (++nextTag == 0) {
+                nextTag = 1; // 0 is the break's
+            }
+            tag = nextTag;
+            pd.fd = fd;
+            pd.slot = slot;
+            pd.fdseq = tag;
+            SLOT.setRelease(pds, slot, pd);
+        }
+        if (!enter()) {
+            freeSlot(pd);
+            return 9; // EBADF: the runtime is ending
+        }
+        int r;
+        try {
+            Scratch s = SCRATCH.get();
+            s.ev.set(ValueLayout.JAVA_INT, 0, EPOLLIN | EPOLLRDHUP | EPOLLONESHOT);
+            s.ev.set(ValueLayout.JAVA_LONG_UNALIGNED, DATA_OFFSET, ((long) tag << 32) | (slot & 0xFFFF_FFFFL));
+            r = (int) EPOLL_CTL.invokeExact(s.cap, epfd, EPOLL_CTL_ADD, fd, s.ev);
+            r = r == 0 ? 0 : errno(s.cap);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        } finally {
+            exit();
+        }
+        if (r != 0) {
+            freeSlot(pd);
+        }
+        return r;
+    }
+
+    /**
+     * Ends a wait {@link #openOneShot} registered: removes the descriptor from the epoll set if
+     * {@code open} (the caller holds the socket's state lock and saw it open; a closed socket's
+     * descriptor left the set with its file, and its number may be another's now), and frees the
+     * slot (an event fetched before and handled after finds the tag gone).
+     */
+    void closeOneShot(Netpoll.PollDesc pd, boolean open) {
+        if (pd.fdseq == 0) {
+            return;
+        }
+        pd.fdseq = 0;
+        if (open && enter()) {
+            try {
+                Scratch s = SCRATCH.get();
+                int ignored = (int) EPOLL_CTL.invokeExact(s.cap, epfd, EPOLL_CTL_DEL, pd.fd, MemorySegment.NULL);
+            } catch (Throwable t) {
+                throw new AssertionError(t);
+            } finally {
+                exit();
+            }
+        }
+        freeSlot(pd);
+    }
+
+    /**
+     * A carrier's event struct and errno capture for {@link #openOneShot} and {@link #closeOneShot}
+     * (used between two instructions that never park: a goroutine cannot change carriers there),
+     * so that a read wait allocates no native memory. Native memory of an automatic arena.
+     */
+    private static final class Scratch {
+        final MemorySegment ev;
+        final MemorySegment cap;
+
+        Scratch() {
+            Arena arena = Arena.ofAuto();
+            ev = arena.allocate(EVENT_SIZE, 8);
+            cap = arena.allocate(CAPTURE);
+        }
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     /** The channel's descriptor number (the JDK's {@code SelChImpl.getFDVal}). */
     static int fdVal(SelectableChannel ch) throws IOException {

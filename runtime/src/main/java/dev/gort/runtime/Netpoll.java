@@ -185,6 +185,16 @@ public final class Netpoll implements Describable {
 
     public final AtomicLong disarms = new AtomicLong();
 
+    /**
+     * Waits of goroutines for a JDK socket to read ({@link #waitJdkSocketReadable}: registered,
+     * then parked unless the data came first). Any thread, atomic (once per wait, beside two
+     * {@code epoll_ctl}s).
+     */
+    public final AtomicLong jdkSocketWaits = new AtomicLong();
+
+    /** Of those, the waits a close hook ended ({@link #jdkSocketClosing}). Any thread, atomic. */
+    public final AtomicLong jdkSocketCloseWakes = new AtomicLong();
+
     Netpoll(Scheduler sched) {
         this.sched = sched;
     }
@@ -394,6 +404,117 @@ public final class Netpoll implements Describable {
             Thread.interrupted();
         }
         injectglist(readyParkedInPlace(list)); // as netpoll's result: no run queue holds such a G
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Waits on the JDK's blocking sockets (gort: Go's sockets are all its own).
+
+    /**
+     * How long a goroutine parked by {@link #waitJdkSocketReadable} waits before it looks whether
+     * its socket was closed behind the close hook's back (a close that no instrumented call site
+     * made: the JDK's own code, reflection). Every close that an instrumented call site makes wakes
+     * it at once ({@link #jdkSocketClosing}).
+     */
+    static final long JDK_SOCKET_RECHECK_NS = 1_000_000_000L;
+
+    /**
+     * The goroutines parked now by {@link #waitJdkSocketReadable}, by socket implementation (any
+     * runtime's: a close may come from another runtime or from no goroutine at all). Written by
+     * the waiting goroutine (put before it parks, removed after), read by the close hook.
+     */
+    private static final java.util.concurrent.ConcurrentHashMap<Object, PollDesc> JDK_SOCKET_WAITS =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Parks the calling goroutine until the JDK socket {@code impl} (a {@code java.net.Socket}'s
+     * implementation, whose reads block their thread) has something to read, reached its end or
+     * an error, is closed through an instrumented call site ({@link #jdkSocketClosing}), or
+     * {@code timeoutNanos} (0: none, the socket's {@code SO_TIMEOUT}) passes. Returns false only
+     * on that timeout with nothing to read; true when the read should go on (it may still block,
+     * in its syscall, if another reader took the data first). A goroutine waits here rather than
+     * in its read's syscall as Go's reads wait in the netpoller: its P runs other goroutines,
+     * and when the data comes a poll readies it, where a syscall's return would wait for a P (in
+     * the global queue, which only sysmon's retake serves when every P is held by a reader: the
+     * tail LineEchoProbe measured, agent/README.md).
+     *
+     * <p>The descriptor is registered for this wait only, one-shot ({@link Epoll#openOneShot}),
+     * under the socket's state lock, and removed under it after, only if the socket is still
+     * open: the JDK closes the descriptor under that lock, and a closed descriptor's number may
+     * be another socket's, maybe one of gort's own. Nothing is waited for (true at once) without
+     * epoll (the selector cannot take a descriptor), when another goroutine waits on the socket
+     * already, or once it is closed. A close that bypassed the hook is seen at the next recheck
+     * ({@link #JDK_SOCKET_RECHECK_NS}).
+     *
+     * <p>Differences from the JDK's virtual threads, which park the same way (its {@code Poller}):
+     * the JDK's close wakes its poller directly, gort's hook sits at the close call sites.
+     */
+    boolean waitJdkSocketReadable(Object impl, int fd, long timeoutNanos) {
+        if (epoll == null) {
+            try {
+                netpollGenericInit();
+            } catch (IOException e) {
+                return true; // the runtime is ending: the read's own syscall
+            }
+        }
+        Epoll ep = epoll;
+        if (ep == null) {
+            return true;
+        }
+        PollDesc pd = new PollDesc(this, null, "java.net socket");
+        Object lock = PeerStreams.socketStateLock(impl);
+        synchronized (lock) {
+            if (!PeerStreams.socketOpen(impl) || ep.openOneShot(pd, fd) != 0) {
+                return true;
+            }
+        }
+        JDK_SOCKET_WAITS.put(impl, pd);
+        jdkSocketWaits.incrementAndGet();
+        boolean timedOut = false;
+        try {
+            long deadline = timeoutNanos > 0 ? Scheduler.nanotime() + timeoutNanos : 0;
+            for (; ; ) {
+                long d = JDK_SOCKET_RECHECK_NS;
+                if (deadline != 0) {
+                    long left = deadline - Scheduler.nanotime();
+                    if (left <= 0) {
+                        timedOut = RG.getVolatile(pd) != pdReady;
+                        break;
+                    }
+                    d = Math.min(d, left);
+                }
+                pollSetDeadline(pd, d, MODE_READ);
+                int e = pollWait(pd, MODE_READ);
+                if (e != pollErrTimeout || !PeerStreams.socketOpen(impl)) {
+                    break; // ready, evicted by a close, or closed behind the hook
+                }
+            }
+        } finally {
+            JDK_SOCKET_WAITS.remove(impl, pd);
+            pd.evict(); // stops its timer
+            synchronized (lock) {
+                ep.closeOneShot(pd, PeerStreams.socketOpen(impl));
+            }
+        }
+        return !timedOut;
+    }
+
+    /**
+     * Before {@code impl} (a JDK socket implementation) is closed: wakes the goroutine parked in
+     * {@link #waitJdkSocketReadable} on it, if any. It goes on to its read, which fails once the
+     * close is done ("Socket closed"), or which the close itself wakes (the JDK's pre-close) if
+     * it got there first. Any thread; one map look.
+     */
+    static void jdkSocketClosing(Object impl) {
+        PollDesc pd = JDK_SOCKET_WAITS.get(impl);
+        if (pd != null && !pd.closing()) {
+            pd.netpoll.jdkSocketCloseWakes.incrementAndGet();
+            pd.evict();
+        }
+    }
+
+    /** Whether any goroutine is parked in {@link #waitJdkSocketReadable} now (the close hook's fast path). */
+    static boolean jdkSocketWaits() {
+        return !JDK_SOCKET_WAITS.isEmpty();
     }
 
     // ------------------------------------------------------------------------------------------
@@ -1175,7 +1296,10 @@ public final class Netpoll implements Describable {
     public static final class PollDesc implements Describable {
         /** Immutable. */
         final Netpoll netpoll;
-        /** Immutable: the channel (non-blocking). */
+        /**
+         * Immutable: the channel (non-blocking), or null for one read wait on a socket gort does
+         * not own ({@link #waitJdkSocketReadable}).
+         */
         final SelectableChannel ch;
         /** The selector's key (null under epoll): written once by netpollopen before the descriptor is published. */
         SelectionKey key;

@@ -234,7 +234,17 @@ final class PeerStreams {
      * itself or at the end of its chain of the JDK's wrappers (see the class comment).
      */
     static boolean waitsForPeer(Object s) {
-        return end(s) == PEER;
+        return endOf(s) instanceof Object e && e != SINK_END;
+    }
+
+    /**
+     * The stream that waits for a peer at the end of {@code s}'s chain of the JDK's wrappers
+     * ({@code s} itself, an implementation's socket stream, a pipe's, a negotiated
+     * {@code SSLSocket}'s), or null where {@code s} waits for no peer ({@link #waitsForPeer}).
+     */
+    static Object peerEnd(Object s) {
+        Object e = endOf(s);
+        return e == SINK_END ? null : e;
     }
 
     /**
@@ -243,9 +253,11 @@ final class PeerStreams {
      * its chain of the JDK's wrappers. A user's stream or writer, anywhere in the chain, is not.
      */
     static boolean jdkSink(Object s) {
-        int end = end(s);
-        return end == PEER || end == SINK;
+        return endOf(s) != null;
     }
+
+    /** {@link #endOf}'s answer for a chain that ends at a {@link #SINK}. */
+    private static final Object SINK_END = new Object();
 
     /**
      * {@link #KIND} with the commonest answers first, without its class-value lookup (about 5 ns
@@ -272,21 +284,201 @@ final class PeerStreams {
         return KIND.get(c);
     }
 
-    /** The kind at the end of {@code s}'s chain of the JDK's wrappers: PEER, SINK or OTHER. */
-    private static int end(Object s) {
+    /**
+     * The end of {@code s}'s chain of the JDK's wrappers: the stream that waits for a peer (PEER,
+     * or a negotiated SSL stream), {@link #SINK_END} (a SINK), or null (OTHER).
+     */
+    private static Object endOf(Object s) {
         for (int links = 0; links < MAX_LINKS; links++) {
             int kind = kindOf(s.getClass());
-            if (kind == PEER || kind == SINK) {
-                return kind;
+            if (kind == PEER) {
+                return s;
+            }
+            if (kind == SINK) {
+                return SINK_END;
             }
             if (kind == SSL_IN || kind == SSL_OUT) {
-                return LOOK_THROUGH && negotiated(kind, s) ? PEER : OTHER;
+                return LOOK_THROUGH && negotiated(kind, s) ? s : null;
             }
             if (kind == OTHER || !LOOK_THROUGH || (s = inner(kind, s)) == null) {
-                return OTHER;
+                return null;
             }
         }
-        return OTHER;
+        return null;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // The JDK's socket implementation (sun.nio.ch.NioSocketImpl), for read waits in the netpoller
+    // (Netpoll.waitJdkSocketReadable) and the close hook (Poll.closing).
+
+    /**
+     * The JDK socket implementation whose input stream {@code end} ({@link #peerEnd}) is, or null
+     * (another peer's stream, or the getters below are not there).
+     */
+    static Object socketImplOfInput(Object end) {
+        if (!JdkSockets.OK || end.getClass() != JdkSockets.IN) {
+            return null;
+        }
+        return JdkSockets.get(JdkSockets.IN_IMPL, end);
+    }
+
+    /**
+     * The JDK socket implementation that a {@code close()} of {@code s} closes, or null: a
+     * {@code Socket}'s (of exactly that class), or the one at the end of a chain of the JDK's
+     * wrappers over its input or output stream.
+     */
+    static Object socketImplClosedBy(Object s) {
+        if (!JdkSockets.OK) {
+            return null;
+        }
+        Object impl = null;
+        if (s.getClass() == java.net.Socket.class) {
+            impl = JdkSockets.get(JdkSockets.SOCKET_IMPL, s);
+            if (impl != null && impl.getClass() == JdkSockets.SOCKS) {
+                impl = JdkSockets.get(JdkSockets.DELEGATE, impl); // a client socket's
+            }
+        } else if (endOf(s) instanceof Object e) {
+            Class<?> c = e.getClass();
+            impl = c == JdkSockets.IN
+                    ? JdkSockets.get(JdkSockets.IN_IMPL, e)
+                    : c == JdkSockets.OUT ? JdkSockets.get(JdkSockets.OUT_IMPL, e) : null;
+        }
+        return impl != null && impl.getClass() == JdkSockets.IMPL ? impl : null;
+    }
+
+    /** The implementation's state lock (under which the JDK closes its descriptor). */
+    static Object socketStateLock(Object impl) {
+        return JdkSockets.get(JdkSockets.STATE_LOCK, impl);
+    }
+
+    /** Whether the implementation is open (not closing nor closed): the JDK's {@code isOpen}. */
+    static boolean socketOpen(Object impl) {
+        try {
+            return (int) JdkSockets.STATE.invokeExact(impl) < JdkSockets.ST_CLOSING;
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t); // a getter throws nothing checked
+        }
+    }
+
+    /** The implementation's descriptor number (-1 once closed). */
+    static int socketFd(Object impl) {
+        try {
+            Object fd = JdkSockets.get(JdkSockets.FD, impl);
+            return fd == null ? -1 : (int) JdkSockets.FD_VAL.invokeExact(fd);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** The implementation's read timeout ({@code SO_TIMEOUT}) in milliseconds, 0 for none. */
+    static int socketTimeout(Object impl) {
+        try {
+            return (int) JdkSockets.TIMEOUT.invokeExact(impl);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /**
+     * Getters into {@code sun.nio.ch.NioSocketImpl}, its streams and {@code java.net.Socket}: need
+     * {@code sun.nio.ch}, {@code java.net} and {@code java.io} of {@code java.base} open to this
+     * module (the agent opens them). Decided once; where they are not there ({@link #OK} false),
+     * socket reads wait in their syscall. Immutable.
+     */
+    private static final class JdkSockets {
+        static final boolean OK;
+        static final Class<?> IMPL; // sun.nio.ch.NioSocketImpl
+        static final Class<?> IN; // its input stream, NioSocketImpl$1
+        static final Class<?> OUT; // its output stream, NioSocketImpl$2
+        static final MethodHandle IN_IMPL; // NioSocketImpl$1.this$0
+        static final MethodHandle OUT_IMPL; // NioSocketImpl$2.this$0
+        static final MethodHandle SOCKET_IMPL; // Socket.impl
+        static final Class<?> SOCKS; // java.net.SocksSocketImpl, a client Socket's impl around the JDK's
+        static final MethodHandle DELEGATE; // DelegatingSocketImpl.delegate
+        static final MethodHandle STATE_LOCK; // NioSocketImpl.stateLock
+        static final MethodHandle FD; // SocketImpl.fd (a FileDescriptor)
+        /** {@code (Object) int}: NioSocketImpl.state (volatile). */
+        static final MethodHandle STATE;
+        /** {@code (Object) int}: NioSocketImpl.timeout (volatile). */
+        static final MethodHandle TIMEOUT;
+        /** {@code (Object) int}: FileDescriptor.fd. */
+        static final MethodHandle FD_VAL;
+        /** NioSocketImpl.ST_CLOSING: a state at or above it is closing or closed. */
+        static final int ST_CLOSING;
+
+        static {
+            boolean ok;
+            Class<?> impl = null, in = null, out = null;
+            MethodHandle inImpl = null, outImpl = null, socketImpl = null, stateLock = null, fd = null;
+            Class<?> socks = null;
+            MethodHandle delegate = null;
+            MethodHandle state = null, timeout = null, fdVal = null;
+            int closing = 0;
+            try {
+                MethodHandles.Lookup self = MethodHandles.lookup();
+                impl = Class.forName("sun.nio.ch.NioSocketImpl");
+                in = Class.forName("sun.nio.ch.NioSocketImpl$1");
+                out = Class.forName("sun.nio.ch.NioSocketImpl$2");
+                if (!java.io.InputStream.class.isAssignableFrom(in)
+                        || !java.io.OutputStream.class.isAssignableFrom(out)) {
+                    throw new ClassNotFoundException("NioSocketImpl's streams are not $1 and $2");
+                }
+                inImpl = getter(self, in, "this$0", impl);
+                outImpl = getter(self, out, "this$0", impl);
+                socketImpl = getter(self, java.net.Socket.class, "impl", java.net.SocketImpl.class);
+                socks = Class.forName("java.net.SocksSocketImpl");
+                delegate = getter(
+                        self, Class.forName("java.net.DelegatingSocketImpl"), "delegate", java.net.SocketImpl.class);
+                stateLock = getter(self, impl, "stateLock", Object.class);
+                fd = getter(self, java.net.SocketImpl.class, "fd", java.io.FileDescriptor.class);
+                MethodHandles.Lookup l = MethodHandles.privateLookupIn(impl, self);
+                state = l.findGetter(impl, "state", int.class).asType(MethodType.methodType(int.class, Object.class));
+                timeout =
+                        l.findGetter(impl, "timeout", int.class).asType(MethodType.methodType(int.class, Object.class));
+                closing = (int)
+                        l.findStaticVarHandle(impl, "ST_CLOSING", int.class).get();
+                fdVal = MethodHandles.privateLookupIn(java.io.FileDescriptor.class, self)
+                        .findGetter(java.io.FileDescriptor.class, "fd", int.class)
+                        .asType(MethodType.methodType(int.class, Object.class));
+                ok = true;
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                ok = false; // not open (no agent), or a JDK whose classes differ
+                impl = in = out = socks = null;
+                delegate = null;
+                inImpl = outImpl = socketImpl = stateLock = fd = state = timeout = fdVal = null;
+            }
+            OK = ok;
+            IMPL = impl;
+            IN = in;
+            OUT = out;
+            IN_IMPL = inImpl;
+            OUT_IMPL = outImpl;
+            SOCKET_IMPL = socketImpl;
+            SOCKS = socks;
+            DELEGATE = delegate;
+            STATE_LOCK = stateLock;
+            FD = fd;
+            STATE = state;
+            TIMEOUT = timeout;
+            FD_VAL = fdVal;
+            ST_CLOSING = closing;
+        }
+
+        static Object get(MethodHandle getter, Object o) {
+            try {
+                return (Object) getter.invokeExact(o);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new AssertionError(t); // a getter throws nothing checked
+            }
+        }
     }
 
     /** The stream a wrapper of {@code kind} reads or writes, or null (closed, a channel, a coder not the JDK's). */

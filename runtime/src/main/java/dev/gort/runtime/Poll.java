@@ -208,6 +208,82 @@ public final class Poll {
     }
 
     /**
+     * {@link #blockingEnterStream} before a read of one of the JDK's stream wrappers at an
+     * instrumented call site ({@code BufferedReader.readLine}, {@code DataInputStream.readInt},
+     * ...: the agent's list) and in the plain stream reads' stand-ins ({@link #streamRead}, ...):
+     * where the chain ends at the JDK's socket implementation's input stream and the read would
+     * block (nothing buffered along the chain: the receiver's {@code ready()} or
+     * {@code available()}), the goroutine first waits in the netpoller until the socket has
+     * something to read ({@link Netpoll#waitJdkSocketReadable}), as Go's reads do; then the read
+     * is a syscall as before (it may still block: another reader took the data, a
+     * {@code readInt} wants more than came). Throws the JDK's {@code SocketTimeoutException}
+     * ("Read timed out") when the socket's {@code SO_TIMEOUT} passes with nothing to read, before
+     * the call, as the call would have.
+     */
+    public static void blockingEnterStreamRead(Object receiver) throws java.io.IOException {
+        if (receiver == null) {
+            return;
+        }
+        Object end = PeerStreams.peerEnd(receiver);
+        if (end != null) {
+            awaitReadable(receiver, end);
+            blockingEnter();
+        }
+    }
+
+    /**
+     * The netpoller wait of {@link #blockingEnterStreamRead} for a stream {@code in} whose chain
+     * ends at {@code end} ({@link PeerStreams#peerEnd}): only on a goroutine that could enter the
+     * syscall ({@link #blockingEnter()}'s conditions), only for the JDK's socket implementation.
+     */
+    private static void awaitReadable(Object in, Object end) throws java.io.IOException {
+        M mp = M.current();
+        G gp = mp == null ? null : mp.curg;
+        if (gp == null || mp.locks != 0 || gp.readgstatusNoScan() != G._Grunning || gp.clinitDepth() != 0) {
+            return;
+        }
+        Object impl = PeerStreams.socketImplOfInput(end);
+        if (impl == null) {
+            return;
+        }
+        int timeout;
+        int fd;
+        try {
+            boolean ready = in instanceof java.io.Reader r ? r.ready() : ((java.io.InputStream) in).available() > 0;
+            if (ready) {
+                return;
+            }
+            timeout = PeerStreams.socketTimeout(impl);
+            fd = PeerStreams.socketFd(impl);
+        } catch (java.io.IOException e) {
+            return; // closed, not connected: the read itself fails
+        }
+        if (fd < 0) {
+            return;
+        }
+        if (!mp.sched.netpoll.waitJdkSocketReadable(impl, fd, timeout * 1_000_000L)) {
+            throw new java.net.SocketTimeoutException("Read timed out"); // NioSocketImpl's words
+        }
+    }
+
+    /**
+     * Before a {@code close()} at an instrumented call site, whatever its receiver: if it closes
+     * one of the JDK's sockets (a {@code Socket}, a stream of its or one of the JDK's wrappers
+     * over one: {@link PeerStreams#socketImplClosedBy}) on which a goroutine waits in the
+     * netpoller ({@link #blockingEnterStreamRead}), that goroutine wakes, as a close wakes a
+     * thread blocked in the socket's read. One map test when no goroutine waits so (Go's
+     * {@code Close} unblocks its readers through their pollDesc: poll_runtime_pollUnblock).
+     */
+    public static void closing(Object receiver) {
+        if (receiver != null && Netpoll.jdkSocketWaits()) {
+            Object impl = PeerStreams.socketImplClosedBy(receiver);
+            if (impl != null) {
+                Netpoll.jdkSocketClosing(impl);
+            }
+        }
+    }
+
+    /**
      * {@link #blockingEnterStream} before a {@code transferTo} of one of the JDK's stream wrappers at
      * an instrumented call site ({@code BufferedInputStream.transferTo(OutputStream)},
      * {@code Reader.transferTo(Writer)}, ...): the JDK's loop writes to {@code target} inside the
@@ -728,9 +804,11 @@ public final class Poll {
 
     /** {@code in.read(b, off, len)} at an instrumented call site: a syscall on a socket's or pipe's stream. */
     public static int streamRead(java.io.InputStream in, byte[] b, int off, int len) throws java.io.IOException {
-        if (!blocks(in)) {
+        Object end = PeerStreams.peerEnd(in);
+        if (end == null) {
             return in.read(b, off, len);
         }
+        awaitReadable(in, end);
         blockingEnter();
         try {
             return in.read(b, off, len);
@@ -741,9 +819,11 @@ public final class Poll {
 
     /** {@code in.read(b)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)}. */
     public static int streamRead(java.io.InputStream in, byte[] b) throws java.io.IOException {
-        if (!blocks(in)) {
+        Object end = PeerStreams.peerEnd(in);
+        if (end == null) {
             return in.read(b);
         }
+        awaitReadable(in, end);
         blockingEnter();
         try {
             return in.read(b);
@@ -754,9 +834,11 @@ public final class Poll {
 
     /** {@code in.readNBytes(b, off, len)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)}. */
     public static int streamReadNBytes(java.io.InputStream in, byte[] b, int off, int len) throws java.io.IOException {
-        if (!blocks(in)) {
+        Object end = PeerStreams.peerEnd(in);
+        if (end == null) {
             return in.readNBytes(b, off, len);
         }
+        awaitReadable(in, end);
         blockingEnter();
         try {
             return in.readNBytes(b, off, len);
@@ -767,9 +849,11 @@ public final class Poll {
 
     /** {@code in.readNBytes(len)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)}. */
     public static byte[] streamReadNBytes(java.io.InputStream in, int len) throws java.io.IOException {
-        if (!blocks(in)) {
+        Object end = PeerStreams.peerEnd(in);
+        if (end == null) {
             return in.readNBytes(len);
         }
+        awaitReadable(in, end);
         blockingEnter();
         try {
             return in.readNBytes(len);
@@ -780,9 +864,11 @@ public final class Poll {
 
     /** {@code in.readAllBytes()} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)}. */
     public static byte[] streamReadAllBytes(java.io.InputStream in) throws java.io.IOException {
-        if (!blocks(in)) {
+        Object end = PeerStreams.peerEnd(in);
+        if (end == null) {
             return in.readAllBytes();
         }
+        awaitReadable(in, end);
         blockingEnter();
         try {
             return in.readAllBytes();

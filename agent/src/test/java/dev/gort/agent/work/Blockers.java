@@ -99,6 +99,20 @@ public final class Blockers {
         return in.read(b, 0, b.length);
     }
 
+    /** A close at an instrumented call site (an interface's: {@code Closeable.close}). */
+    public static void close(java.io.Closeable c) throws java.io.IOException {
+        c.close();
+    }
+
+    /** {@code r.readLine()} at an instrumented call site, or the exception it threw. */
+    public static Object readLineOrThrown(java.io.BufferedReader r) {
+        try {
+            return r.readLine();
+        } catch (java.io.IOException e) {
+            return e;
+        }
+    }
+
     public static void sleep(long millis) throws InterruptedException {
         Thread.sleep(millis);
     }
