@@ -15,7 +15,8 @@ import java.util.Set;
  * module and opens {@code java.base/java.lang} to the runtime's module (goroutine-scoped
  * ThreadLocals, {@code -Dgort.threadlocals}) so that {@code -javaagent} alone is enough; it also
  * exports {@code sun.nio.ch} (the network poller) and opens {@code java.io}, {@code sun.nio.cs},
- * {@code java.net} and {@code sun.security.ssl} (the look through the JDK's stream wrappers) to it.
+ * {@code java.net}, {@code sun.security.ssl} and {@code sun.nio.ch} (the look through the JDK's
+ * stream wrappers, and into its socket implementation for reads that wait in the netpoller) to it.
  *
  * <p>Two ways in:
  * <ul>

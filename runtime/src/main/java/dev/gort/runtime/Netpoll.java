@@ -513,7 +513,7 @@ public final class Netpoll implements Describable {
     }
 
     /** Whether any goroutine is parked in {@link #waitJdkSocketReadable} now (the close hook's fast path). */
-    static boolean jdkSocketWaits() {
+    static boolean anyJdkSocketWaits() {
         return !JDK_SOCKET_WAITS.isEmpty();
     }
 

@@ -275,7 +275,7 @@ public final class Poll {
      * {@code Close} unblocks its readers through their pollDesc: poll_runtime_pollUnblock).
      */
     public static void closing(Object receiver) {
-        if (receiver != null && Netpoll.jdkSocketWaits()) {
+        if (receiver != null && Netpoll.anyJdkSocketWaits()) {
             Object impl = PeerStreams.socketImplClosedBy(receiver);
             if (impl != null) {
                 Netpoll.jdkSocketClosing(impl);
