@@ -441,10 +441,13 @@ public final class PollInjector {
     /**
      * A non-static call of a method {@code close()V}, whatever its owner ({@code Socket},
      * {@code Closeable}, {@code AutoCloseable}, a stream's, a reader's, a library's class): it
-     * gets {@code Poll.closing(receiver)} before it, which wakes a goroutine waiting in the
-     * netpoller to read a JDK socket that the call closes (a close wakes a thread blocked in the
-     * socket's read; a goroutine waiting there is no thread in the read). The run-time test is one
-     * map look while no goroutine waits so.
+     * gets {@code Poll.closeTarget(receiver)} before it (the JDK socket the call closes, looked at
+     * while the wrappers still hold their streams) and {@code Poll.closed(target)} after it, which
+     * wakes a goroutine waiting in the netpoller to read that socket (a close wakes a thread
+     * blocked in the socket's read; a goroutine waiting there is no thread in the read). A close
+     * that throws skips the second: its waiter wakes at its runtime's next sweep (within a second).
+     * The run-time cost is a look at the receiver's class (a few ns) and, for a socket's, one map
+     * look.
      */
     static boolean isCloseCall(AbstractInsnNode in) {
         return in instanceof MethodInsnNode m
@@ -453,11 +456,24 @@ public final class PollInjector {
                 && m.desc.equals("()V");
     }
 
-    /** {@code dup; invokestatic Poll.closing(Object)}: the receiver of a close call ({@link #isCloseCall}) on top. */
-    private static InsnList closeHook() {
+    /**
+     * Before a close call ({@link #isCloseCall}), its receiver on top: {@code dup;
+     * invokestatic Poll.closeTarget(Object)Object; swap}, which leaves the target under the
+     * receiver for {@link #closedHook}.
+     */
+    private static InsnList closeTargetHook() {
         InsnList l = new InsnList();
         l.add(new InsnNode(Opcodes.DUP));
-        l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "closing", "(Ljava/lang/Object;)V", false));
+        l.add(new MethodInsnNode(
+                Opcodes.INVOKESTATIC, POLL, "closeTarget", "(Ljava/lang/Object;)Ljava/lang/Object;", false));
+        l.add(new InsnNode(Opcodes.SWAP));
+        return l;
+    }
+
+    /** After a close call: {@code invokestatic Poll.closed(Object)} on the target {@link #closeTargetHook} left. */
+    private static InsnList closedHook() {
+        InsnList l = new InsnList();
+        l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "closed", "(Ljava/lang/Object;)V", false));
         return l;
     }
 
@@ -928,6 +944,27 @@ public final class PollInjector {
                     "blockingEnterTransfer",
                     "(Ljava/lang/Object;Ljava/lang/Object;)V",
                     false));
+        } else if (isStreamWrapperCall(call) && call.name.startsWith("read") && args.length > 0) {
+            // A read into a buffer: the hook sees it, so that it waits for no read of nothing.
+            if (args[0].getSort() == Type.INT) { // readNBytes(int): no array
+                l.add(new InsnNode(Opcodes.ACONST_NULL));
+                l.add(new InsnNode(Opcodes.ICONST_0));
+                l.add(new VarInsnNode(Opcodes.ILOAD, at[0]));
+            } else if (args.length == 3) { // (array, off, len)
+                l.add(new VarInsnNode(Opcodes.ALOAD, at[0]));
+                l.add(new VarInsnNode(Opcodes.ILOAD, at[1]));
+                l.add(new VarInsnNode(Opcodes.ILOAD, at[2]));
+            } else { // the whole array, or a CharBuffer
+                l.add(new VarInsnNode(Opcodes.ALOAD, at[0]));
+                l.add(new InsnNode(Opcodes.ICONST_0));
+                l.add(new InsnNode(Opcodes.ICONST_M1));
+            }
+            l.add(new MethodInsnNode(
+                    Opcodes.INVOKESTATIC,
+                    POLL,
+                    "blockingEnterStreamRead",
+                    "(Ljava/lang/Object;Ljava/lang/Object;II)V",
+                    false));
         } else {
             String hook = !isStreamWrapperCall(call)
                     ? "blockingEnter"
@@ -1214,10 +1251,12 @@ public final class PollInjector {
             } else {
                 int op = in.getOpcode();
                 if (isCloseCall(in)) {
-                    // Before the call, whatever else wraps it (an ExecutorService's close blocks).
-                    insns.insertBefore(in, closeHook());
-                    mn.maxStack = Math.max(mn.maxStack, maxStack + 1);
-                    hooks++;
+                    // Around the call, whatever else wraps it (an ExecutorService's close blocks:
+                    // its syscall hooks come between these and the call).
+                    insns.insertBefore(in, closeTargetHook());
+                    insns.insert(in, closedHook());
+                    mn.maxStack = Math.max(mn.maxStack, maxStack + 2);
+                    hooks += 2;
                 }
                 if (op == Opcodes.MONITORENTER) {
                     hookMonitorEnter(mn, in);
@@ -1276,8 +1315,9 @@ public final class PollInjector {
                     // One set of locals for every site: each is used only around its own call.
                     argLocals = mn.maxLocals;
                     mn.maxLocals += BLOCKING_ARG_SLOTS;
-                    // The receiver's copy above the receiver (its arguments wait in locals).
-                    mn.maxStack = Math.max(mn.maxStack, maxStack + 1);
+                    // The receiver's copy above the receiver (its arguments wait in locals), and
+                    // a buffered read's three arguments above that.
+                    mn.maxStack = Math.max(mn.maxStack, maxStack + 4);
                 }
                 hookBlockingCall(mn, call, frames, handled.contains(call), argLocals);
                 hooks += 2;

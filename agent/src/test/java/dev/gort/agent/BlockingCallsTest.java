@@ -198,6 +198,14 @@ class BlockingCallsTest {
         assertEquals(3, (int) call(read, new java.io.ByteArrayInputStream(new byte[] {1, 2, 3}), new byte[8]));
     }
 
+    /** In a goroutine: yields until n goroutines of its runtime wait in the netpoller. */
+    static void awaitNetpollWaiters(int n) {
+        Netpoll np = Netpoll.of(Scheduler.current());
+        while (np.netpollWaiters() < n) {
+            Scheduler.gosched();
+        }
+    }
+
     /** A connected loopback pair, the server's side accepted. */
     record Pair(ServerSocket listener, Socket client, Socket server) implements AutoCloseable {
         static Pair open() throws IOException {
@@ -226,7 +234,7 @@ class BlockingCallsTest {
      * with the JDK's "Socket closed". The close may name the socket, the reader over its stream
      * or its output stream (each closes the socket), and may come from a goroutine or from a
      * thread that is none. GOMAXPROCS=1: the reader, created last, runs first and waits; the
-     * closer runs once it has parked.
+     * closer closes once it waits in the netpoller.
      */
     @ParameterizedTest
     @ValueSource(strings = {"socket", "reader", "outputStream", "fromAThread"})
@@ -246,6 +254,7 @@ class BlockingCallsTest {
             Scheduler s = runAll(
                     failure,
                     () -> {
+                        awaitNetpollWaiters(1);
                         if (what.equals("fromAThread")) {
                             Thread t = new Thread(() -> call(close, target));
                             t.start();
@@ -272,13 +281,91 @@ class BlockingCallsTest {
     }
 
     /**
-     * A close the hook does not see (made by code the agent did not instrument: here the test's
-     * own) is seen by the waiting goroutine when it looks again, within a second: it does not
-     * wait forever on a descriptor that left the epoll set with its file.
+     * A read of nothing returns 0 at once, as the JDK's does (its socket read returns 0 for a
+     * length of 0), and a read whose arguments the JDK rejects throws at once: neither waits in
+     * the netpoller for data that may never come (the first version waited; with the socket's
+     * timeout it threw "Read timed out"). A plain read, a buffered stream's and a reader's, on a
+     * socket with nothing to read.
      */
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void aCloseTheHookDoesNotSeeEndsTheWaitAtTheNextLook() throws Exception {
+    void aReadOfNothingDoesNotWaitInTheNetpoller() throws Exception {
+        Method read = method("read", InputStream.class, byte[].class);
+        Method readBuffered = method("readBuffered", BufferedInputStream.class, byte[].class, int.class, int.class);
+        Method readChars = method("readChars", BufferedReader.class, char[].class, int.class, int.class);
+        try (Pair p = Pair.open()) {
+            p.client().setSoTimeout(30_000);
+            InputStream in = p.client().getInputStream();
+            BufferedInputStream buffered = new BufferedInputStream(in);
+            BufferedReader reader = p.clientReader();
+            List<Object> got = java.util.Collections.synchronizedList(new ArrayList<>());
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Scheduler s = runAll(failure, () -> {
+                got.add(call(read, in, new byte[0]));
+                got.add(call(readBuffered, buffered, new byte[4], 2, 0));
+                got.add(call(readChars, reader, new char[4], 4, 0));
+                try {
+                    call(readBuffered, buffered, new byte[4], 3, 2);
+                    got.add("no exception");
+                } catch (RuntimeException e) {
+                    got.add(e.getCause() == null ? e : e.getCause());
+                }
+            });
+            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+            assertEquals(List.of(0, 0, 0), got.subList(0, 3));
+            assertTrue(got.get(3) instanceof IndexOutOfBoundsException, () -> "the bad read got " + got.get(3));
+            assertEquals(0, Netpoll.of(s).jdkSocketWaits.get(), "a read of nothing waited in the netpoller");
+        }
+    }
+
+    /**
+     * A runtime that ends while a goroutine waits to read a JDK socket forgets that wait: the
+     * JVM-wide table of waits (which the close hook looks in) pins neither the socket nor the
+     * ended runtime, and later closes of other sockets take no slow path for it.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aRuntimeThatEndsForgetsItsGoroutinesSocketWaits() throws Exception {
+        Method readLine = method("readLineOrThrown", BufferedReader.class);
+        Field f = Netpoll.class.getDeclaredField("JDK_SOCKET_WAITS");
+        f.setAccessible(true);
+        java.util.Map<?, ?> waits = (java.util.Map<?, ?>) f.get(null);
+        try (Pair p = Pair.open()) {
+            BufferedReader in = p.clientReader();
+            AtomicBoolean waited = new AtomicBoolean();
+            Scheduler s = AgentPreemptionTest.newScheduler(1);
+            s.run(() -> {
+                Scheduler rt = Scheduler.current();
+                rt.newproc(() -> call(readLine, in));
+                awaitNetpollWaiters(1);
+                waited.set(waits.values().stream().anyMatch(pd -> isOf(pd, rt)));
+            }); // main returns: the runtime ends with the reader still waiting
+            assertTrue(waited.get(), "the reader did not wait in the netpoller");
+            assertEquals(1, Netpoll.of(s).jdkSocketWaits.get());
+            assertTrue(
+                    waits.values().stream().noneMatch(pd -> isOf(pd, s)),
+                    () -> "the ended runtime's wait is still in the table: " + waits);
+        }
+    }
+
+    private static boolean isOf(Object pd, Scheduler s) {
+        try {
+            Field np = Netpoll.PollDesc.class.getDeclaredField("netpoll");
+            np.setAccessible(true);
+            return np.get(pd) == Netpoll.of(s);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * A close the hook does not see (made by code the agent did not instrument: here the test's
+     * own) is seen by the runtime's next sweep of its waits, within a second: the waiting
+     * goroutine does not wait forever on a descriptor that left the epoll set with its file.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aCloseTheHookDoesNotSeeEndsTheWaitAtTheNextSweep() throws Exception {
         Method readLine = method("readLineOrThrown", BufferedReader.class);
         try (Pair p = Pair.open()) {
             BufferedReader in = p.clientReader();
@@ -287,6 +374,7 @@ class BlockingCallsTest {
             Scheduler s = runAll(
                     failure,
                     () -> {
+                        awaitNetpollWaiters(1);
                         try {
                             p.client().close();
                         } catch (IOException e) {
@@ -299,6 +387,7 @@ class BlockingCallsTest {
             Netpoll np = Netpoll.of(s);
             assertEquals(1, np.jdkSocketWaits.get(), "the reader did not wait in the netpoller");
             assertEquals(0, np.jdkSocketCloseWakes.get());
+            assertEquals(1, np.jdkSocketSweepWakes.get(), "the sweep did not wake the reader");
         }
     }
 
@@ -357,12 +446,8 @@ class BlockingCallsTest {
             AtomicReference<Throwable> failure = new AtomicReference<>();
             Runnable[] bodies = new Runnable[n + 1];
             bodies[0] = () -> {
-                Scheduler rt = Scheduler.current();
-                Netpoll np = Netpoll.of(rt);
-                while (np.netpollWaiters() < n) {
-                    Scheduler.gosched();
-                }
-                msWhileWaiting.set(rt.mcountPublic());
+                awaitNetpollWaiters(n);
+                msWhileWaiting.set(Scheduler.current().mcountPublic());
                 for (Pair p : pairs) {
                     try {
                         p.server().close();

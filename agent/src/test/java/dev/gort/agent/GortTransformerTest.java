@@ -335,11 +335,12 @@ class GortTransformerTest {
      */
     /**
      * Every {@code close()V} call (an interface's here: {@code Closeable.close}) has
-     * {@code dup; Poll.closing(receiver)} right before it, which wakes a goroutine waiting in the
-     * netpoller to read the JDK socket the call closes.
+     * {@code dup; Poll.closeTarget(receiver); swap} right before it and {@code Poll.closed(target)}
+     * right after it, which wakes a goroutine waiting in the netpoller to read the JDK socket the
+     * call closed.
      */
     @Test
-    void everyCloseCallHasTheCloseHookBeforeIt() throws Exception {
+    void everyCloseCallHasTheCloseHooksAroundIt() throws Exception {
         PollInjector.Result r =
                 new PollInjector(PreemptStrategy.BACKEDGE, true).instrument(bytes("dev.gort.agent.work.Blockers"));
         MethodInsnNode close = null;
@@ -348,13 +349,21 @@ class GortTransformerTest {
                 close = m;
             }
         }
+        assertTrue(close != null, "no close() call");
+        AbstractInsnNode swap = close.getPrevious();
+        AbstractInsnNode target = swap.getPrevious();
+        assertEquals(Opcodes.SWAP, swap.getOpcode());
         assertTrue(
-                close != null
-                        && close.getPrevious() instanceof MethodInsnNode hook
+                target instanceof MethodInsnNode hook
                         && hook.owner.equals(PollInjector.POLL)
-                        && hook.name.equals("closing")
+                        && hook.name.equals("closeTarget")
                         && hook.getPrevious().getOpcode() == Opcodes.DUP,
-                "no dup; Poll.closing(receiver) right before the close() call");
+                "no dup; Poll.closeTarget(receiver) before the close() call");
+        assertTrue(
+                close.getNext() instanceof MethodInsnNode hook
+                        && hook.owner.equals(PollInjector.POLL)
+                        && hook.name.equals("closed"),
+                "no Poll.closed(target) right after the close() call");
     }
 
     @Test

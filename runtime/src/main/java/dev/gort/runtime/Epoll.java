@@ -404,7 +404,7 @@ final class Epoll {
      * state lock, so that the descriptor is the socket's (not closed, its number not reused) while
      * it is added; it removes it with {@link #closeOneShot} under that lock.
      */
-    int openOneShot(Netpoll.PollDesc pd, int fd) {
+    int openOneShot(M mp, Netpoll.PollDesc pd, int fd) {
         int slot;
         int tag;
         synchronized (tableLock) {
@@ -434,7 +434,7 @@ final class Epoll {
         }
         int r;
         try {
-            Scratch s = SCRATCH.get();
+            Scratch s = scratch(mp);
             s.ev.set(ValueLayout.JAVA_INT, 0, EPOLLIN | EPOLLRDHUP | EPOLLONESHOT);
             s.ev.set(ValueLayout.JAVA_LONG_UNALIGNED, DATA_OFFSET, ((long) tag << 32) | (slot & 0xFFFF_FFFFL));
             r = (int) EPOLL_CTL.invokeExact(s.cap, epfd, EPOLL_CTL_ADD, fd, s.ev);
@@ -456,14 +456,14 @@ final class Epoll {
      * descriptor left the set with its file, and its number may be another's now), and frees the
      * slot (an event fetched before and handled after finds the tag gone).
      */
-    void closeOneShot(Netpoll.PollDesc pd, boolean open) {
+    void closeOneShot(M mp, Netpoll.PollDesc pd, boolean open) {
         if (pd.fdseq == 0) {
             return;
         }
         pd.fdseq = 0;
         if (open && enter()) {
             try {
-                Scratch s = SCRATCH.get();
+                Scratch s = scratch(mp);
                 int ignored = (int) EPOLL_CTL.invokeExact(s.cap, epfd, EPOLL_CTL_DEL, pd.fd, MemorySegment.NULL);
             } catch (Throwable t) {
                 throw new AssertionError(t);
@@ -475,9 +475,10 @@ final class Epoll {
     }
 
     /**
-     * A carrier's event struct and errno capture for {@link #openOneShot} and {@link #closeOneShot}
-     * (used between two instructions that never park: a goroutine cannot change carriers there),
-     * so that a read wait allocates no native memory. Native memory of an automatic arena.
+     * An M's event struct and errno capture for {@link #openOneShot} and {@link #closeOneShot}
+     * (used where the goroutine cannot change carriers: nothing there parks), so that a read wait
+     * allocates no native memory. Native memory of an automatic arena. Per M, not in a
+     * {@code ThreadLocal}: a carrier's thread-locals are its goroutine's (ADR 0004).
      */
     private static final class Scratch {
         final MemorySegment ev;
@@ -490,7 +491,13 @@ final class Epoll {
         }
     }
 
-    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+    private static Scratch scratch(M mp) {
+        Object s = mp.epollScratch;
+        if (s == null) {
+            mp.epollScratch = s = new Scratch();
+        }
+        return (Scratch) s;
+    }
 
     /** The channel's descriptor number (the JDK's {@code SelChImpl.getFDVal}). */
     static int fdVal(SelectableChannel ch) throws IOException {

@@ -187,6 +187,12 @@ public sealed class M extends CacheLinePad permits M.Padded {
      * stale value can only cost or defer one retake. Go: m.locks.
      */
     int locks;
+
+    /**
+     * Epoll's native scratch for a JDK socket wait's {@code epoll_ctl}s ({@link Epoll#openOneShot}),
+     * made at this M's first; null before. Plain: written and read only by this M's carrier.
+     */
+    Object epollScratch;
     /** Blocked in a note, or parked in place with its pinned G: written by this M, read racily by scheddetail (volatile). */
     volatile boolean blocked;
     /**

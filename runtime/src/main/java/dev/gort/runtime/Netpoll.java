@@ -192,11 +192,15 @@ public final class Netpoll implements Describable {
      */
     public final AtomicLong jdkSocketWaits = new AtomicLong();
 
-    /** Of those, the waits a close hook ended ({@link #jdkSocketClosing}). Any thread, atomic. */
+    /** Of those, the waits a close hook ended ({@link #jdkSocketClosed}). Any thread, atomic. */
     public final AtomicLong jdkSocketCloseWakes = new AtomicLong();
+
+    /** Of those, the waits a sweep ended ({@link #sweepJdkSockets}: a close no hook saw). Atomic. */
+    public final AtomicLong jdkSocketSweepWakes = new AtomicLong();
 
     Netpoll(Scheduler sched) {
         this.sched = sched;
+        this.jdkSocketSweep = Timer.runtimeTimer(sched); // a reference only: armed at the first wait
     }
 
     /** The runtime's poller. */
@@ -306,6 +310,7 @@ public final class Netpoll implements Describable {
 
     /** Closes the poller (runtime shutdown); a blocked poll returns. */
     void close() {
+        forgetJdkSocketWaits();
         Selector sel;
         Epoll ep;
         synchronized (initLock) {
@@ -410,43 +415,54 @@ public final class Netpoll implements Describable {
     // Waits on the JDK's blocking sockets (gort: Go's sockets are all its own).
 
     /**
-     * How long a goroutine parked by {@link #waitJdkSocketReadable} waits before it looks whether
-     * its socket was closed behind the close hook's back (a close that no instrumented call site
-     * made: the JDK's own code, reflection). Every close that an instrumented call site makes wakes
-     * it at once ({@link #jdkSocketClosing}).
+     * How often a runtime whose goroutines wait in {@link #waitJdkSocketReadable} looks whether
+     * their sockets were closed behind the close hook's back ({@link #sweepJdkSockets}: a close
+     * that no instrumented call site made, the JDK's own code, reflection, a {@code super.close()}).
+     * Every close that an instrumented call site makes wakes its waiter at once
+     * ({@link #jdkSocketClosed}).
      */
-    static final long JDK_SOCKET_RECHECK_NS = 1_000_000_000L;
+    static final long JDK_SOCKET_SWEEP_NS = 1_000_000_000L;
 
     /**
-     * The goroutines parked now by {@link #waitJdkSocketReadable}, by socket implementation (any
-     * runtime's: a close may come from another runtime or from no goroutine at all). Written by
-     * the waiting goroutine (put before it parks, removed after), read by the close hook.
+     * The goroutines waiting now in {@link #waitJdkSocketReadable}, by socket implementation (any
+     * runtime's: a close may come from another runtime or from no goroutine at all). An entry is
+     * put by the waiting goroutine under the socket's state lock, before it parks, and removed by
+     * it after it wakes, or by {@link #close} when its runtime ends first. Read by the close hook
+     * and the sweeps.
      */
     private static final java.util.concurrent.ConcurrentHashMap<Object, PollDesc> JDK_SOCKET_WAITS =
             new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** This runtime's sweep timer (a runtime timer: {@link #sweepJdkSockets}). Immutable. */
+    private final Timer jdkSocketSweep;
+    /** The sweep timer is armed. CAS, any goroutine of this runtime; cleared by the sweep. */
+    private final java.util.concurrent.atomic.AtomicBoolean jdkSocketSweepArmed =
+            new java.util.concurrent.atomic.AtomicBoolean();
+
     /**
      * Parks the calling goroutine until the JDK socket {@code impl} (a {@code java.net.Socket}'s
      * implementation, whose reads block their thread) has something to read, reached its end or
-     * an error, is closed through an instrumented call site ({@link #jdkSocketClosing}), or
+     * an error, is closed ({@link #jdkSocketClosed}, {@link #sweepJdkSockets}), or
      * {@code timeoutNanos} (0: none, the socket's {@code SO_TIMEOUT}) passes. Returns false only
      * on that timeout with nothing to read; true when the read should go on (it may still block,
      * in its syscall, if another reader took the data first). A goroutine waits here rather than
-     * in its read's syscall as Go's reads wait in the netpoller: its P runs other goroutines,
-     * and when the data comes a poll readies it, where a syscall's return would wait for a P (in
-     * the global queue, which only sysmon's retake serves when every P is held by a reader: the
-     * tail LineEchoProbe measured, agent/README.md).
+     * in its read's syscall as Go's reads wait in the netpoller: its P runs other goroutines, its
+     * carrier is free, and when the data comes a poll readies it, where a syscall's return waits
+     * for a P (in the global queue, which only sysmon's retake serves when every P is held by a
+     * reader: LineEchoProbe's tail, agent/README.md) and each blocked reader holds a thread.
      *
-     * <p>The descriptor is registered for this wait only, one-shot ({@link Epoll#openOneShot}),
-     * under the socket's state lock, and removed under it after, only if the socket is still
-     * open: the JDK closes the descriptor under that lock, and a closed descriptor's number may
-     * be another socket's, maybe one of gort's own. Nothing is waited for (true at once) without
-     * epoll (the selector cannot take a descriptor), when another goroutine waits on the socket
-     * already, or once it is closed. A close that bypassed the hook is seen at the next recheck
-     * ({@link #JDK_SOCKET_RECHECK_NS}).
+     * <p>The descriptor is registered for this wait only, one-shot ({@link Epoll#openOneShot}), and
+     * the wait published in {@link #JDK_SOCKET_WAITS}, under the socket's state lock after it was
+     * seen open; the registration is removed under that lock after the wait, only if the socket is
+     * still open. The JDK closes the descriptor under that lock once the state says closing, so a
+     * close either comes first (nothing is waited for) or finds the wait published (its hook
+     * wakes it), and a closed descriptor, whose number may be another socket's by now (maybe one
+     * of gort's own), is never removed. Nothing is waited for (true at once) without epoll (the
+     * selector cannot take a descriptor), when another goroutine waits on the socket already (of
+     * this runtime: {@code EEXIST}; of another: the map), or once it is closed.
      *
-     * <p>Differences from the JDK's virtual threads, which park the same way (its {@code Poller}):
-     * the JDK's close wakes its poller directly, gort's hook sits at the close call sites.
+     * <p>The JDK's virtual threads park the same way (its {@code Poller}, one-shot too); its close
+     * wakes them directly, gort's hook sits at the close call sites.
      */
     boolean waitJdkSocketReadable(Object impl, int fd, long timeoutNanos) {
         if (epoll == null) {
@@ -463,48 +479,42 @@ public final class Netpoll implements Describable {
         PollDesc pd = new PollDesc(this, null, "java.net socket");
         Object lock = PeerStreams.socketStateLock(impl);
         synchronized (lock) {
-            if (!PeerStreams.socketOpen(impl) || ep.openOneShot(pd, fd) != 0) {
+            if (!PeerStreams.socketOpen(impl) || ep.openOneShot(M.current(), pd, fd) != 0) {
+                return true;
+            }
+            if (JDK_SOCKET_WAITS.putIfAbsent(impl, pd) != null) {
+                ep.closeOneShot(M.current(), pd, true); // another runtime's goroutine waits on it
                 return true;
             }
         }
-        JDK_SOCKET_WAITS.put(impl, pd);
         jdkSocketWaits.incrementAndGet();
-        boolean timedOut = false;
+        if (jdkSocketSweepArmed.compareAndSet(false, true)) {
+            jdkSocketSweep.modify(Scheduler.nanotime() + JDK_SOCKET_SWEEP_NS, 0, Netpoll::sweepJdkSockets, this, 0);
+        }
+        boolean timedOut;
         try {
-            long deadline = timeoutNanos > 0 ? Scheduler.nanotime() + timeoutNanos : 0;
-            for (; ; ) {
-                long d = JDK_SOCKET_RECHECK_NS;
-                if (deadline != 0) {
-                    long left = deadline - Scheduler.nanotime();
-                    if (left <= 0) {
-                        timedOut = RG.getVolatile(pd) != pdReady;
-                        break;
-                    }
-                    d = Math.min(d, left);
-                }
-                pollSetDeadline(pd, d, MODE_READ);
-                int e = pollWait(pd, MODE_READ);
-                if (e != pollErrTimeout || !PeerStreams.socketOpen(impl)) {
-                    break; // ready, evicted by a close, or closed behind the hook
-                }
+            if (timeoutNanos > 0) {
+                pollSetDeadline(pd, timeoutNanos, MODE_READ);
             }
+            // Ready, evicted by a close (its hook or a sweep), or past the socket's timeout.
+            timedOut = pollWait(pd, MODE_READ) == pollErrTimeout && RG.getVolatile(pd) != pdReady;
         } finally {
             JDK_SOCKET_WAITS.remove(impl, pd);
-            pd.evict(); // stops its timer
+            pd.evict(); // stops its deadline timer
             synchronized (lock) {
-                ep.closeOneShot(pd, PeerStreams.socketOpen(impl));
+                ep.closeOneShot(M.current(), pd, PeerStreams.socketOpen(impl));
             }
         }
         return !timedOut;
     }
 
     /**
-     * Before {@code impl} (a JDK socket implementation) is closed: wakes the goroutine parked in
-     * {@link #waitJdkSocketReadable} on it, if any. It goes on to its read, which fails once the
-     * close is done ("Socket closed"), or which the close itself wakes (the JDK's pre-close) if
-     * it got there first. Any thread; one map look.
+     * After {@code impl} (a JDK socket implementation) was closed: wakes the goroutine waiting in
+     * {@link #waitJdkSocketReadable} on it, if any, whose read then fails as the JDK's does
+     * ("Socket closed"), as a close wakes a thread blocked in the socket's read. Any thread; one
+     * map look.
      */
-    static void jdkSocketClosing(Object impl) {
+    static void jdkSocketClosed(Object impl) {
         PollDesc pd = JDK_SOCKET_WAITS.get(impl);
         if (pd != null && !pd.closing()) {
             pd.netpoll.jdkSocketCloseWakes.incrementAndGet();
@@ -512,9 +522,38 @@ public final class Netpoll implements Describable {
         }
     }
 
-    /** Whether any goroutine is parked in {@link #waitJdkSocketReadable} now (the close hook's fast path). */
-    static boolean anyJdkSocketWaits() {
-        return !JDK_SOCKET_WAITS.isEmpty();
+    /**
+     * The sweep timer's function: wakes this runtime's goroutines waiting on a socket that is no
+     * longer open (closed where no hook saw it), and arms the timer again while any still wait.
+     * On an M, as a deadline timer's function; a volatile read per waiting goroutine.
+     */
+    private static void sweepJdkSockets(Object arg, long seq, long delay) {
+        Netpoll np = (Netpoll) arg;
+        np.jdkSocketSweepArmed.set(false); // before the look: a wait published after it re-arms
+        boolean any = false;
+        for (java.util.Map.Entry<Object, PollDesc> e : JDK_SOCKET_WAITS.entrySet()) {
+            PollDesc pd = e.getValue();
+            if (pd.netpoll != np) {
+                continue;
+            }
+            if (PeerStreams.socketOpen(e.getKey())) {
+                any = true;
+            } else if (!pd.closing()) {
+                np.jdkSocketSweepWakes.incrementAndGet();
+                pd.evict();
+            }
+        }
+        if (any && np.jdkSocketSweepArmed.compareAndSet(false, true)) {
+            np.jdkSocketSweep.modify(Scheduler.nanotime() + JDK_SOCKET_SWEEP_NS, 0, Netpoll::sweepJdkSockets, np, 0);
+        }
+    }
+
+    /**
+     * Forgets this runtime's JDK socket waits (it ends: its waiting goroutines never run their
+     * {@code finally}), so that the map pins neither their sockets nor this runtime.
+     */
+    private void forgetJdkSocketWaits() {
+        JDK_SOCKET_WAITS.values().removeIf(pd -> pd.netpoll == this);
     }
 
     // ------------------------------------------------------------------------------------------

@@ -309,7 +309,7 @@ final class PeerStreams {
 
     // ------------------------------------------------------------------------------------------
     // The JDK's socket implementation (sun.nio.ch.NioSocketImpl), for read waits in the netpoller
-    // (Netpoll.waitJdkSocketReadable) and the close hook (Poll.closing).
+    // (Netpoll.waitJdkSocketReadable) and the close hook (Poll.closeTarget, Poll.closed).
 
     /**
      * The JDK socket implementation whose input stream {@code end} ({@link #peerEnd}) is, or null
@@ -324,15 +324,15 @@ final class PeerStreams {
 
     /**
      * The JDK socket implementation that a {@code close()} of {@code s} closes, or null: a
-     * {@code Socket}'s (of exactly that class), or the one at the end of a chain of the JDK's
-     * wrappers over its input or output stream.
+     * {@code Socket}'s (a subclass's too), or the one at the end of a chain of the JDK's wrappers
+     * over its input or output stream.
      */
     static Object socketImplClosedBy(Object s) {
         if (!JdkSockets.OK) {
             return null;
         }
         Object impl = null;
-        if (s.getClass() == java.net.Socket.class) {
+        if (s instanceof java.net.Socket) { // its impl field, a subclass's too
             impl = JdkSockets.get(JdkSockets.SOCKET_IMPL, s);
             if (impl != null && impl.getClass() == JdkSockets.SOCKS) {
                 impl = JdkSockets.get(JdkSockets.DELEGATE, impl); // a client socket's

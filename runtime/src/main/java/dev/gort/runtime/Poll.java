@@ -209,16 +209,15 @@ public final class Poll {
 
     /**
      * {@link #blockingEnterStream} before a read of one of the JDK's stream wrappers at an
-     * instrumented call site ({@code BufferedReader.readLine}, {@code DataInputStream.readInt},
-     * ...: the agent's list) and in the plain stream reads' stand-ins ({@link #streamRead}, ...):
-     * where the chain ends at the JDK's socket implementation's input stream and the read would
-     * block (nothing buffered along the chain: the receiver's {@code ready()} or
-     * {@code available()}), the goroutine first waits in the netpoller until the socket has
-     * something to read ({@link Netpoll#waitJdkSocketReadable}), as Go's reads do; then the read
-     * is a syscall as before (it may still block: another reader took the data, a
-     * {@code readInt} wants more than came). Throws the JDK's {@code SocketTimeoutException}
-     * ("Read timed out") when the socket's {@code SO_TIMEOUT} passes with nothing to read, before
-     * the call, as the call would have.
+     * instrumented call site that takes no buffer ({@code BufferedReader.readLine},
+     * {@code DataInputStream.readInt}, ...: the agent's list): where the chain ends at the JDK's
+     * socket implementation's input stream and the read would block (nothing buffered along the
+     * chain: the receiver's {@code ready()} or {@code available()}), the goroutine first waits in
+     * the netpoller until the socket has something to read ({@link Netpoll#waitJdkSocketReadable}),
+     * as Go's reads do; then the read is a syscall as before (it may still block: another reader
+     * took the data, a {@code readInt} wants more than came). Throws the JDK's
+     * {@code SocketTimeoutException} ("Read timed out") when the socket's {@code SO_TIMEOUT}
+     * passes with nothing to read, before the call, as the call would have.
      */
     public static void blockingEnterStreamRead(Object receiver) throws java.io.IOException {
         if (receiver == null) {
@@ -232,54 +231,105 @@ public final class Poll {
     }
 
     /**
+     * {@link #blockingEnterStreamRead(Object)} for a read into {@code dst} (an array of
+     * {@code len} elements from {@code off}, the whole array where {@code len} is -1, or a
+     * {@code CharBuffer}'s remaining room): it waits only for a read that would block, not for one
+     * of nothing (the JDK returns 0 at once) nor one whose arguments it rejects (it throws at once).
+     */
+    public static void blockingEnterStreamRead(Object receiver, Object dst, int off, int len)
+            throws java.io.IOException {
+        if (receiver == null) {
+            return;
+        }
+        Object end = PeerStreams.peerEnd(receiver);
+        if (end != null) {
+            if (wantsSome(dst, off, len)) {
+                awaitReadable(receiver, end);
+            }
+            blockingEnter();
+        }
+    }
+
+    /** Whether a read into dst (see {@link #blockingEnterStreamRead(Object, Object, int, int)}) asks for something. */
+    private static boolean wantsSome(Object dst, int off, int len) {
+        int n;
+        if (dst instanceof byte[] b) {
+            n = b.length;
+        } else if (dst instanceof char[] c) {
+            n = c.length;
+        } else if (dst instanceof java.nio.CharBuffer cb) {
+            return cb.hasRemaining() && !cb.isReadOnly();
+        } else {
+            return dst == null && off == 0 && len > 0; // readNBytes(len): no array
+        }
+        return len < 0 ? n > 0 : len > 0 && off >= 0 && len <= n - off;
+    }
+
+    /**
      * The netpoller wait of {@link #blockingEnterStreamRead} for a stream {@code in} whose chain
      * ends at {@code end} ({@link PeerStreams#peerEnd}): only on a goroutine that could enter the
-     * syscall ({@link #blockingEnter()}'s conditions), only for the JDK's socket implementation.
+     * syscall ({@link #blockingEnter()}'s conditions) and could park (no Java monitor or counted
+     * lock held: it would park in place, its carrier held anyway), only for the JDK's socket
+     * implementation. The look whether anything is buffered ({@code ready()}, {@code available()})
+     * runs in a syscall: it takes the wrapper's lock, which a reader blocked in the same wrapper
+     * holds.
      */
     private static void awaitReadable(Object in, Object end) throws java.io.IOException {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
-        if (gp == null || mp.locks != 0 || gp.readgstatusNoScan() != G._Grunning || gp.clinitDepth() != 0) {
+        if (gp == null
+                || mp.locks != 0
+                || gp.monitorDepth != 0
+                || gp.readgstatusNoScan() != G._Grunning
+                || gp.clinitDepth() != 0) {
             return;
         }
         Object impl = PeerStreams.socketImplOfInput(end);
         if (impl == null) {
             return;
         }
-        int timeout;
-        int fd;
+        boolean ready;
+        blockingEnter();
         try {
-            boolean ready = in instanceof java.io.Reader r ? r.ready() : ((java.io.InputStream) in).available() > 0;
-            if (ready) {
-                return;
-            }
-            timeout = PeerStreams.socketTimeout(impl);
-            fd = PeerStreams.socketFd(impl);
+            ready = in instanceof java.io.Reader r ? r.ready() : ((java.io.InputStream) in).available() > 0;
         } catch (java.io.IOException e) {
             return; // closed, not connected: the read itself fails
+        } finally {
+            blockingExit();
         }
-        if (fd < 0) {
+        int fd = PeerStreams.socketFd(impl);
+        if (ready || fd < 0) {
             return;
         }
-        if (!mp.sched.netpoll.waitJdkSocketReadable(impl, fd, timeout * 1_000_000L)) {
+        mp = M.current();
+        if (!mp.sched.netpoll.waitJdkSocketReadable(impl, fd, PeerStreams.socketTimeout(impl) * 1_000_000L)) {
             throw new java.net.SocketTimeoutException("Read timed out"); // NioSocketImpl's words
         }
     }
 
     /**
-     * Before a {@code close()} at an instrumented call site, whatever its receiver: if it closes
-     * one of the JDK's sockets (a {@code Socket}, a stream of its or one of the JDK's wrappers
-     * over one: {@link PeerStreams#socketImplClosedBy}) on which a goroutine waits in the
-     * netpoller ({@link #blockingEnterStreamRead}), that goroutine wakes, as a close wakes a
-     * thread blocked in the socket's read. One map test when no goroutine waits so (Go's
-     * {@code Close} unblocks its readers through their pollDesc: poll_runtime_pollUnblock).
+     * Before a {@code close()} at an instrumented call site, whatever its receiver: the JDK socket
+     * implementation the call closes ({@link PeerStreams#socketImplClosedBy}: a {@code Socket}'s,
+     * or the one at the end of a chain of the JDK's wrappers over one of its streams, looked at
+     * before the close empties the wrappers' fields), or null. The agent keeps it on the stack for
+     * {@link #closed} after the call.
      */
-    public static void closing(Object receiver) {
-        if (receiver != null && Netpoll.anyJdkSocketWaits()) {
-            Object impl = PeerStreams.socketImplClosedBy(receiver);
-            if (impl != null) {
-                Netpoll.jdkSocketClosing(impl);
-            }
+    public static Object closeTarget(Object receiver) {
+        return receiver == null ? null : PeerStreams.socketImplClosedBy(receiver);
+    }
+
+    /**
+     * After a {@code close()} at an instrumented call site returned, with what
+     * {@link #closeTarget} found before it: wakes the goroutine waiting in the netpoller to read
+     * that socket ({@link #blockingEnterStreamRead}), whose read then fails ("Socket closed"), as
+     * a close wakes a thread blocked in the socket's read. After the close, not before: a waiter
+     * either saw the socket closing (the JDK sets that under its state lock, under which the wait
+     * is published) or is found here (Go's {@code Close} unblocks its readers through their
+     * pollDesc: poll_runtime_pollUnblock).
+     */
+    public static void closed(Object impl) {
+        if (impl != null) {
+            Netpoll.jdkSocketClosed(impl);
         }
     }
 
@@ -808,7 +858,9 @@ public final class Poll {
         if (end == null) {
             return in.read(b, off, len);
         }
-        awaitReadable(in, end);
+        if (wantsSome(b, off, len)) {
+            awaitReadable(in, end);
+        }
         blockingEnter();
         try {
             return in.read(b, off, len);
@@ -823,7 +875,9 @@ public final class Poll {
         if (end == null) {
             return in.read(b);
         }
-        awaitReadable(in, end);
+        if (wantsSome(b, 0, -1)) {
+            awaitReadable(in, end);
+        }
         blockingEnter();
         try {
             return in.read(b);
@@ -838,7 +892,9 @@ public final class Poll {
         if (end == null) {
             return in.readNBytes(b, off, len);
         }
-        awaitReadable(in, end);
+        if (wantsSome(b, off, len)) {
+            awaitReadable(in, end);
+        }
         blockingEnter();
         try {
             return in.readNBytes(b, off, len);
@@ -853,7 +909,9 @@ public final class Poll {
         if (end == null) {
             return in.readNBytes(len);
         }
-        awaitReadable(in, end);
+        if (wantsSome(null, 0, len)) {
+            awaitReadable(in, end);
+        }
         blockingEnter();
         try {
             return in.readNBytes(len);

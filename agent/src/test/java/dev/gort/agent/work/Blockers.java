@@ -99,6 +99,17 @@ public final class Blockers {
         return in.read(b, 0, b.length);
     }
 
+    /** A buffered stream's array read at an instrumented call site (the wrappers' hook). */
+    public static int readBuffered(java.io.BufferedInputStream in, byte[] b, int off, int len)
+            throws java.io.IOException {
+        return in.read(b, off, len);
+    }
+
+    /** A reader's array read at an instrumented call site (the wrappers' hook). */
+    public static int readChars(java.io.BufferedReader r, char[] c, int off, int len) throws java.io.IOException {
+        return r.read(c, off, len);
+    }
+
     /** A close at an instrumented call site (an interface's: {@code Closeable.close}). */
     public static void close(java.io.Closeable c) throws java.io.IOException {
         c.close();
