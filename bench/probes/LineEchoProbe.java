@@ -9,16 +9,19 @@ import java.util.concurrent.*;
  * connection reading with {@code BufferedReader.readLine} and answering with
  * {@code PrintWriter.println}/{@code flush}, loaded by platform-thread clients that each send
  * {@code rounds} lines and wait for every echo. It prints the total time and the round trips'
- * latency percentiles. Under the agent the handlers' reads and flushes are syscalls (agent/README.md,
- * "JDK calls that block"), so every hand-off of a P from a blocked reader waits for a sysmon tick;
- * {@code threads} serves each connection on a platform thread instead. Sockets opened with
- * {@code dev.gort.net} park goroutines on the network poller instead.
+ * latency percentiles. Under the agent a handler whose read would block waits in the network
+ * poller, as Go's reads do, and then reads and flushes in syscalls (agent/README.md, "JDK calls
+ * that block"); {@code threads} serves each connection on a platform thread instead;
+ * {@code -Dserver.port=N} sends the clients to a server of another process instead, such as the Go
+ * twin {@code line_echo_server.go} (it prints its port).
  *
  * <pre>
  * javac -d /tmp/lep -cp bench/target/benchmarks.jar bench/probes/LineEchoProbe.java
- * $(./gort jdk)/bin/java -javaagent:agent/target/gort-agent-0.1.0-SNAPSHOT.jar -Dgort.gomaxprocs=1 \
- *     -cp /tmp/lep:bench/target/benchmarks.jar LineEchoProbe 50 400
- * $(./gort jdk)/bin/java -cp /tmp/lep:bench/target/benchmarks.jar LineEchoProbe 50 400 threads
+ * $(./gort jdk)/bin/java -javaagent:agent/target/gort-agent-0.1.0-SNAPSHOT.jar --enable-native-access=ALL-UNNAMED \
+ *     -Dgort.gomaxprocs=1 -cp /tmp/lep:bench/target/benchmarks.jar LineEchoProbe 50 2000
+ * $(./gort jdk)/bin/java -cp /tmp/lep:bench/target/benchmarks.jar LineEchoProbe 50 2000 threads
+ * go build -o /tmp/lep/goecho bench/probes/line_echo_server.go; GOMAXPROCS=1 /tmp/lep/goecho &amp;
+ * $(./gort jdk)/bin/java -Dserver.port=PORT -cp /tmp/lep:bench/target/benchmarks.jar LineEchoProbe 50 2000
  * </pre>
  */
 public class LineEchoProbe {
@@ -36,6 +39,12 @@ public class LineEchoProbe {
                 }
             } catch (IOException e) { /* closed */ }
         };
+        if (Integer.getInteger("server.port", 0) > 0) {
+            long took = load(Integer.getInteger("server.port"), clients, rounds);
+            long[] l = LAT.stream().mapToLong(Long::longValue).sorted().toArray();
+            System.out.println("RESULT ms=" + took / 1_000_000 + " rtt-us p50=" + l[l.length / 2] / 1000 + " p99=" + l[(int) (l.length * 0.99)] / 1000 + " max=" + l[l.length - 1] / 1000);
+            System.exit(0);
+        }
         CountDownLatch done = new CountDownLatch(1);
         long[] took = new long[1];
         Thread load = new Thread(() -> {

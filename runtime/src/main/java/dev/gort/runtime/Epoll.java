@@ -348,29 +348,7 @@ final class Epoll {
      */
     void netpollopen(Netpoll.PollDesc pd) throws IOException {
         int fd = fdVal(pd.ch);
-        int slot;
-        int tag;
-        synchronized (tableLock) {
-            if (nfree > 0) {
-                slot = free[--nfree];
-            } else {
-                slot = nextSlot++;
-                Netpoll.PollDesc[] t = pds;
-                if (slot == t.length) {
-                    Netpoll.PollDesc[] g = java.util.Arrays.copyOf(t, t.length * 2);
-                    pds = g;
-                    t = g;
-                }
-            }
-            if (++nextTag == 0) {
-                nextTag = 1; // 0 is the break's
-            }
-            tag = nextTag;
-            pd.fd = fd;
-            pd.slot = slot;
-            pd.fdseq = tag;
-            SLOT.setRelease(pds, slot, pd);
-        }
+        long data = allocSlot(pd, fd);
         if (!enter()) {
             freeSlot(pd);
             throw new IOException("use of closed network connection"); // the runtime is ending
@@ -383,7 +361,7 @@ final class Epoll {
                     EPOLL_CTL_ADD,
                     fd,
                     EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-                    ((long) tag << 32) | (slot & 0xFFFF_FFFFL));
+                    data);
         } catch (Throwable t) {
             throw new AssertionError(t);
         } finally {
@@ -405,29 +383,7 @@ final class Epoll {
      * it is added; it removes it with {@link #closeOneShot} under that lock.
      */
     int openOneShot(M mp, Netpoll.PollDesc pd, int fd) {
-        int slot;
-        int tag;
-        synchronized (tableLock) {
-            if (nfree > 0) {
-                slot = free[--nfree];
-            } else {
-                slot = nextSlot++;
-                Netpoll.PollDesc[] t = pds;
-                if (slot == t.length) {
-                    Netpoll.PollDesc[] g = java.util.Arrays.copyOf(t, t.length * 2);
-                    pds = g;
-                    t = g;
-                }
-            }
-            if (++nextTag == 0) {
-                nextTag = 1; // 0 is the break's
-            }
-            tag = nextTag;
-            pd.fd = fd;
-            pd.slot = slot;
-            pd.fdseq = tag;
-            SLOT.setRelease(pds, slot, pd);
-        }
+        long data = allocSlot(pd, fd);
         if (!enter()) {
             freeSlot(pd);
             return 9; // EBADF: the runtime is ending
@@ -436,7 +392,7 @@ final class Epoll {
         try {
             Scratch s = scratch(mp);
             s.ev.set(ValueLayout.JAVA_INT, 0, EPOLLIN | EPOLLRDHUP | EPOLLONESHOT);
-            s.ev.set(ValueLayout.JAVA_LONG_UNALIGNED, DATA_OFFSET, ((long) tag << 32) | (slot & 0xFFFF_FFFFL));
+            s.ev.set(ValueLayout.JAVA_LONG_UNALIGNED, DATA_OFFSET, data);
             r = (int) EPOLL_CTL.invokeExact(s.cap, epfd, EPOLL_CTL_ADD, fd, s.ev);
             r = r == 0 ? 0 : errno(s.cap);
         } catch (Throwable t) {
@@ -497,6 +453,34 @@ final class Epoll {
             mp.epollScratch = s = new Scratch();
         }
         return (Scratch) s;
+    }
+
+    /**
+     * Takes a slot in {@link #pds} and a fresh tag for pd, the descriptor fd's, and returns the
+     * event data that names them (the tag in the high 32 bits, the slot in the low).
+     */
+    private long allocSlot(Netpoll.PollDesc pd, int fd) {
+        synchronized (tableLock) {
+            int slot;
+            if (nfree > 0) {
+                slot = free[--nfree];
+            } else {
+                slot = nextSlot++;
+                Netpoll.PollDesc[] t = pds;
+                if (slot == t.length) {
+                    pds = java.util.Arrays.copyOf(t, t.length * 2);
+                }
+            }
+            if (++nextTag == 0) {
+                nextTag = 1; // 0 is the break's
+            }
+            int tag = nextTag;
+            pd.fd = fd;
+            pd.slot = slot;
+            pd.fdseq = tag;
+            SLOT.setRelease(pds, slot, pd);
+            return ((long) tag << 32) | (slot & 0xFFFF_FFFFL);
+        }
     }
 
     /** The channel's descriptor number (the JDK's {@code SelChImpl.getFDVal}). */

@@ -34,6 +34,10 @@ import java.util.function.Consumer;
  * {@code findRunnable} before stealing, the blocking poll of the last idle M until the next timer,
  * sysmon's poll when nobody polled for 10 ms.
  *
+ * <p>Besides gort's own sockets ({@code dev.gort.net}), a goroutine's read of one of the JDK's
+ * blocking sockets that would block waits here too, on a one-shot registration of its descriptor
+ * ({@link #waitJdkSocketReadable}: gort only, Go's sockets are all its own).
+ *
  * <h2>Two pollers ({@code -Dgort.netpoll}, read once in {@link Config})</h2>
  *
  * <ul>
