@@ -945,26 +945,31 @@ public final class PollInjector {
                     "(Ljava/lang/Object;Ljava/lang/Object;)V",
                     false));
         } else if (isStreamWrapperCall(call) && call.name.startsWith("read") && args.length > 0) {
-            // A read into a buffer: the hook sees it, so that it waits for no read of nothing.
-            if (args[0].getSort() == Type.INT) { // readNBytes(int): no array
-                l.add(new InsnNode(Opcodes.ACONST_NULL));
-                l.add(new InsnNode(Opcodes.ICONST_0));
+            // A read into a buffer: the hook sees its arguments, so that it waits for no read of
+            // nothing nor one the JDK rejects.
+            if (args[0].getSort() == Type.INT) { // readNBytes(int)
                 l.add(new VarInsnNode(Opcodes.ILOAD, at[0]));
+                l.add(new MethodInsnNode(
+                        Opcodes.INVOKESTATIC, POLL, "blockingEnterStreamReadN", "(Ljava/lang/Object;I)V", false));
             } else if (args.length == 3) { // (array, off, len)
                 l.add(new VarInsnNode(Opcodes.ALOAD, at[0]));
                 l.add(new VarInsnNode(Opcodes.ILOAD, at[1]));
                 l.add(new VarInsnNode(Opcodes.ILOAD, at[2]));
+                l.add(new MethodInsnNode(
+                        Opcodes.INVOKESTATIC,
+                        POLL,
+                        "blockingEnterStreamReadRange",
+                        "(Ljava/lang/Object;Ljava/lang/Object;II)V",
+                        false));
             } else { // the whole array, or a CharBuffer
                 l.add(new VarInsnNode(Opcodes.ALOAD, at[0]));
-                l.add(new InsnNode(Opcodes.ICONST_0));
-                l.add(new InsnNode(Opcodes.ICONST_M1));
+                l.add(new MethodInsnNode(
+                        Opcodes.INVOKESTATIC,
+                        POLL,
+                        "blockingEnterStreamReadAll",
+                        "(Ljava/lang/Object;Ljava/lang/Object;)V",
+                        false));
             }
-            l.add(new MethodInsnNode(
-                    Opcodes.INVOKESTATIC,
-                    POLL,
-                    "blockingEnterStreamRead",
-                    "(Ljava/lang/Object;Ljava/lang/Object;II)V",
-                    false));
         } else {
             String hook = !isStreamWrapperCall(call)
                     ? "blockingEnter"

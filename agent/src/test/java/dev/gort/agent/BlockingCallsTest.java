@@ -282,15 +282,17 @@ class BlockingCallsTest {
 
     /**
      * A read of nothing returns 0 at once, as the JDK's does (its socket read returns 0 for a
-     * length of 0), and a read whose arguments the JDK rejects throws at once: neither waits in
-     * the netpoller for data that may never come (the first version waited; with the socket's
-     * timeout it threw "Read timed out"). A plain read, a buffered stream's and a reader's, on a
-     * socket with nothing to read.
+     * length of 0), and a read whose arguments the JDK rejects (a null array, a negative length
+     * or offset, a range past the end) throws at once: neither waits in the netpoller for data
+     * that may never come (the first versions waited; with the socket's timeout they threw "Read
+     * timed out"). Plain reads, a buffered stream's and a reader's, on a socket with nothing to
+     * read.
      */
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void aReadOfNothingDoesNotWaitInTheNetpoller() throws Exception {
+    void aReadOfNothingOrWithBadArgumentsDoesNotWaitInTheNetpoller() throws Exception {
         Method read = method("read", InputStream.class, byte[].class);
+        Method readRange = method("readRange", InputStream.class, byte[].class, int.class, int.class);
         Method readBuffered = method("readBuffered", BufferedInputStream.class, byte[].class, int.class, int.class);
         Method readChars = method("readChars", BufferedReader.class, char[].class, int.class, int.class);
         try (Pair p = Pair.open()) {
@@ -300,22 +302,71 @@ class BlockingCallsTest {
             BufferedReader reader = p.clientReader();
             List<Object> got = java.util.Collections.synchronizedList(new ArrayList<>());
             AtomicReference<Throwable> failure = new AtomicReference<>();
-            Scheduler s = runAll(failure, () -> {
-                got.add(call(read, in, new byte[0]));
-                got.add(call(readBuffered, buffered, new byte[4], 2, 0));
-                got.add(call(readChars, reader, new char[4], 4, 0));
+            java.util.function.Consumer<java.util.function.Supplier<Object>> attempt = r -> {
                 try {
-                    call(readBuffered, buffered, new byte[4], 3, 2);
-                    got.add("no exception");
+                    got.add(r.get());
                 } catch (RuntimeException e) {
                     got.add(e.getCause() == null ? e : e.getCause());
                 }
+            };
+            Scheduler s = runAll(failure, () -> {
+                attempt.accept(() -> call(read, in, new byte[0]));
+                attempt.accept(() -> call(readRange, in, new byte[4], 4, 0));
+                attempt.accept(() -> call(readBuffered, buffered, new byte[4], 2, 0));
+                attempt.accept(() -> call(readChars, reader, new char[4], 4, 0));
+                attempt.accept(() -> call(readRange, in, null, 0, 4));
+                attempt.accept(() -> call(readRange, in, new byte[4], 1, -3));
+                attempt.accept(() -> call(readBuffered, buffered, null, 0, 4));
+                attempt.accept(() -> call(readBuffered, buffered, new byte[4], 0, -1));
+                attempt.accept(() -> call(readBuffered, buffered, new byte[4], 3, 2));
+                attempt.accept(() -> call(readChars, reader, null, 0, 4));
+                attempt.accept(() -> call(readChars, reader, new char[4], 0, -1));
             });
             assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
-            assertEquals(List.of(0, 0, 0), got.subList(0, 3));
-            assertTrue(got.get(3) instanceof IndexOutOfBoundsException, () -> "the bad read got " + got.get(3));
-            assertEquals(0, Netpoll.of(s).jdkSocketWaits.get(), "a read of nothing waited in the netpoller");
+            assertEquals(List.of(0, 0, 0, 0), got.subList(0, 4));
+            List<Class<?>> thrown = new ArrayList<>();
+            for (Object o : got.subList(4, got.size())) {
+                thrown.add(o.getClass());
+            }
+            assertEquals(
+                    List.of(
+                            NullPointerException.class,
+                            IndexOutOfBoundsException.class,
+                            NullPointerException.class,
+                            IndexOutOfBoundsException.class,
+                            IndexOutOfBoundsException.class,
+                            NullPointerException.class,
+                            IndexOutOfBoundsException.class),
+                    thrown,
+                    () -> "the bad reads got " + got.subList(4, got.size()));
+            assertEquals(0, Netpoll.of(s).jdkSocketWaits.get(), "a read waited in the netpoller");
         }
+    }
+
+    /**
+     * A socket read under a lock that a JDK frame holds for its carrier does not wait in the
+     * netpoller: a {@code BufferedReader} over a user's stream that reads the socket holds the
+     * reader's lock (a {@code ReentrantLock}, its owner the carrier thread) while the user's read
+     * runs, and a goroutine parked there could go on on another carrier and unlock a lock it does
+     * not own. Its read is a syscall, as before (the refusal rule of a sleep: a stack walk).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aSocketReadUnderAJdkFramesLockDoesNotWaitInTheNetpoller() throws Exception {
+        Class<?> wrappers = workClass("StreamWrappers");
+        Method readLine = wrappers.getMethod("readLine", BufferedReader.class);
+        Constructor<?> passThrough = workClass("StreamWrappers$UserPassThrough").getConstructor(InputStream.class);
+        SocketRun r = readBeforeWrite(new byte[] {'h', 'i', '\n'}, in -> {
+            try {
+                InputStream user = (InputStream) passThrough.newInstance(in);
+                return call(readLine, new BufferedReader(new InputStreamReader(user, UTF_8)));
+            } catch (ReflectiveOperationException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        assertEquals("hi", r.got());
+        assertEquals(0, r.netpollWaits(), () -> "the read waited in the netpoller under the reader's lock");
+        assertTrue(r.st().retakes() >= 1, () -> "no syscall retake: " + r.st());
     }
 
     /**

@@ -437,6 +437,23 @@ public final class Netpoll implements Describable {
     private static final java.util.concurrent.ConcurrentHashMap<Object, PollDesc> JDK_SOCKET_WAITS =
             new java.util.concurrent.ConcurrentHashMap<>();
 
+    /**
+     * Set (never cleared) by the first {@link #waitJdkSocketReadable} of the JVM, before its wait
+     * is published: until then a close has no waiter to wake, and the close hook does not look at
+     * its receiver ({@link #jdkSocketsWaitedOn}: nor initialise the JDK's socket classes for a
+     * file's close). Volatile.
+     */
+    private static volatile boolean jdkSocketEverWaited;
+
+    /**
+     * Whether a goroutine of this JVM ever waited for a JDK socket: the close hook's fast path. A
+     * close that read false while the first wait was being published finds no waiter to wake;
+     * that waiter is woken by its runtime's next sweep.
+     */
+    static boolean jdkSocketsWaitedOn() {
+        return jdkSocketEverWaited;
+    }
+
     /** This runtime's sweep timer (a runtime timer: {@link #sweepJdkSockets}). Immutable. */
     private final Timer jdkSocketSweep;
     /** The sweep timer is armed. CAS, any goroutine of this runtime; cleared by the sweep. */
@@ -482,14 +499,24 @@ public final class Netpoll implements Describable {
         }
         PollDesc pd = new PollDesc(this, null, "java.net socket");
         Object lock = PeerStreams.socketStateLock(impl);
-        synchronized (lock) {
-            if (!PeerStreams.socketOpen(impl) || ep.openOneShot(M.current(), pd, fd) != 0) {
-                return true;
+        jdkSocketEverWaited = true; // before the wait is published: see jdkSocketsWaitedOn
+        // In a syscall: the JDK's close holds the lock across close(2), which may linger.
+        Poll.blockingEnter();
+        try {
+            synchronized (lock) {
+                if (!PeerStreams.socketOpen(impl) || ep.openOneShot(M.current(), pd, fd) != 0) {
+                    return true;
+                }
+                if (JDK_SOCKET_WAITS.putIfAbsent(impl, pd) != null || sched.exiting) {
+                    // Another runtime's goroutine waits on it; or this runtime is ending, and
+                    // its close may have forgotten its waits before this one was published.
+                    JDK_SOCKET_WAITS.remove(impl, pd);
+                    ep.closeOneShot(M.current(), pd, true);
+                    return true;
+                }
             }
-            if (JDK_SOCKET_WAITS.putIfAbsent(impl, pd) != null) {
-                ep.closeOneShot(M.current(), pd, true); // another runtime's goroutine waits on it
-                return true;
-            }
+        } finally {
+            Poll.blockingExit();
         }
         jdkSocketWaits.incrementAndGet();
         if (jdkSocketSweepArmed.compareAndSet(false, true)) {
@@ -505,8 +532,13 @@ public final class Netpoll implements Describable {
         } finally {
             JDK_SOCKET_WAITS.remove(impl, pd);
             pd.evict(); // stops its deadline timer
-            synchronized (lock) {
-                ep.closeOneShot(M.current(), pd, PeerStreams.socketOpen(impl));
+            Poll.blockingEnter();
+            try {
+                synchronized (lock) {
+                    ep.closeOneShot(M.current(), pd, PeerStreams.socketOpen(impl));
+                }
+            } finally {
+                Poll.blockingExit();
             }
         }
         return !timedOut;

@@ -334,8 +334,9 @@ final class PeerStreams {
         Object impl = null;
         if (s instanceof java.net.Socket) { // its impl field, a subclass's too
             impl = JdkSockets.get(JdkSockets.SOCKET_IMPL, s);
-            if (impl != null && impl.getClass() == JdkSockets.SOCKS) {
-                impl = JdkSockets.get(JdkSockets.DELEGATE, impl); // a client socket's
+            if (impl != null && JdkSockets.DELEGATING.isInstance(impl)) {
+                // A client socket's (SocksSocketImpl), a proxied one's (HttpConnectSocketImpl).
+                impl = JdkSockets.get(JdkSockets.DELEGATE, impl);
             }
         } else if (endOf(s) instanceof Object e) {
             Class<?> c = e.getClass();
@@ -399,7 +400,7 @@ final class PeerStreams {
         static final MethodHandle IN_IMPL; // NioSocketImpl$1.this$0
         static final MethodHandle OUT_IMPL; // NioSocketImpl$2.this$0
         static final MethodHandle SOCKET_IMPL; // Socket.impl
-        static final Class<?> SOCKS; // java.net.SocksSocketImpl, a client Socket's impl around the JDK's
+        static final Class<?> DELEGATING; // java.net.DelegatingSocketImpl: a client Socket's impl around the JDK's
         static final MethodHandle DELEGATE; // DelegatingSocketImpl.delegate
         static final MethodHandle STATE_LOCK; // NioSocketImpl.stateLock
         static final MethodHandle FD; // SocketImpl.fd (a FileDescriptor)
@@ -416,7 +417,7 @@ final class PeerStreams {
             boolean ok;
             Class<?> impl = null, in = null, out = null;
             MethodHandle inImpl = null, outImpl = null, socketImpl = null, stateLock = null, fd = null;
-            Class<?> socks = null;
+            Class<?> delegating = null;
             MethodHandle delegate = null;
             MethodHandle state = null, timeout = null, fdVal = null;
             int closing = 0;
@@ -432,9 +433,8 @@ final class PeerStreams {
                 inImpl = getter(self, in, "this$0", impl);
                 outImpl = getter(self, out, "this$0", impl);
                 socketImpl = getter(self, java.net.Socket.class, "impl", java.net.SocketImpl.class);
-                socks = Class.forName("java.net.SocksSocketImpl");
-                delegate = getter(
-                        self, Class.forName("java.net.DelegatingSocketImpl"), "delegate", java.net.SocketImpl.class);
+                delegating = Class.forName("java.net.DelegatingSocketImpl");
+                delegate = getter(self, delegating, "delegate", java.net.SocketImpl.class);
                 stateLock = getter(self, impl, "stateLock", Object.class);
                 fd = getter(self, java.net.SocketImpl.class, "fd", java.io.FileDescriptor.class);
                 MethodHandles.Lookup l = MethodHandles.privateLookupIn(impl, self);
@@ -449,7 +449,7 @@ final class PeerStreams {
                 ok = true;
             } catch (ReflectiveOperationException | RuntimeException e) {
                 ok = false; // not open (no agent), or a JDK whose classes differ
-                impl = in = out = socks = null;
+                impl = in = out = delegating = null;
                 delegate = null;
                 inImpl = outImpl = socketImpl = stateLock = fd = state = timeout = fdVal = null;
             }
@@ -460,7 +460,7 @@ final class PeerStreams {
             IN_IMPL = inImpl;
             OUT_IMPL = outImpl;
             SOCKET_IMPL = socketImpl;
-            SOCKS = socks;
+            DELEGATING = delegating;
             DELEGATE = delegate;
             STATE_LOCK = stateLock;
             FD = fd;

@@ -231,45 +231,87 @@ public final class Poll {
     }
 
     /**
-     * {@link #blockingEnterStreamRead(Object)} for a read into {@code dst} (an array of
-     * {@code len} elements from {@code off}, the whole array where {@code len} is -1, or a
-     * {@code CharBuffer}'s remaining room): it waits only for a read that would block, not for one
-     * of nothing (the JDK returns 0 at once) nor one whose arguments it rejects (it throws at once).
+     * {@link #blockingEnterStreamRead(Object)} for a read into the range {@code [off, off + len)}
+     * of the array {@code dst} ({@code read(byte[], int, int)}, {@code readFully}, ...): it waits
+     * only for a read that asks for something the JDK accepts ({@link #wantsRange}): a read of
+     * nothing returns 0 at once, one with bad arguments throws at once.
      */
-    public static void blockingEnterStreamRead(Object receiver, Object dst, int off, int len)
+    public static void blockingEnterStreamReadRange(Object receiver, Object dst, int off, int len)
             throws java.io.IOException {
         if (receiver == null) {
             return;
         }
         Object end = PeerStreams.peerEnd(receiver);
         if (end != null) {
-            if (wantsSome(dst, off, len)) {
+            if (wantsRange(dst, off, len)) {
                 awaitReadable(receiver, end);
             }
             blockingEnter();
         }
     }
 
-    /** Whether a read into dst (see {@link #blockingEnterStreamRead(Object, Object, int, int)}) asks for something. */
-    private static boolean wantsSome(Object dst, int off, int len) {
+    /**
+     * {@link #blockingEnterStreamRead(Object)} for a read into the whole of {@code dst} (an array,
+     * or a {@code CharBuffer}'s remaining room): no wait for an empty or missing one
+     * ({@link #wantsAll}).
+     */
+    public static void blockingEnterStreamReadAll(Object receiver, Object dst) throws java.io.IOException {
+        if (receiver == null) {
+            return;
+        }
+        Object end = PeerStreams.peerEnd(receiver);
+        if (end != null) {
+            if (wantsAll(dst)) {
+                awaitReadable(receiver, end);
+            }
+            blockingEnter();
+        }
+    }
+
+    /** {@link #blockingEnterStreamRead(Object)} for {@code readNBytes(len)}: no wait unless len &gt; 0. */
+    public static void blockingEnterStreamReadN(Object receiver, int len) throws java.io.IOException {
+        if (receiver == null) {
+            return;
+        }
+        Object end = PeerStreams.peerEnd(receiver);
+        if (end != null) {
+            if (len > 0) {
+                awaitReadable(receiver, end);
+            }
+            blockingEnter();
+        }
+    }
+
+    /** Whether a read into {@code dst[off, off + len)} asks for something the JDK accepts. */
+    private static boolean wantsRange(Object dst, int off, int len) {
         int n;
         if (dst instanceof byte[] b) {
             n = b.length;
         } else if (dst instanceof char[] c) {
             n = c.length;
-        } else if (dst instanceof java.nio.CharBuffer cb) {
-            return cb.hasRemaining() && !cb.isReadOnly();
         } else {
-            return dst == null && off == 0 && len > 0; // readNBytes(len): no array
+            return false; // null: the call's NullPointerException
         }
-        return len < 0 ? n > 0 : len > 0 && off >= 0 && len <= n - off;
+        return off >= 0 && len > 0 && len <= n - off;
+    }
+
+    /** Whether a read into all of {@code dst} (an array, a {@code CharBuffer}) asks for something. */
+    private static boolean wantsAll(Object dst) {
+        if (dst instanceof byte[] b) {
+            return b.length > 0;
+        }
+        if (dst instanceof char[] c) {
+            return c.length > 0;
+        }
+        return dst instanceof java.nio.CharBuffer cb && cb.hasRemaining() && !cb.isReadOnly();
     }
 
     /**
      * The netpoller wait of {@link #blockingEnterStreamRead} for a stream {@code in} whose chain
-     * ends at {@code end} ({@link PeerStreams#peerEnd}): only on a goroutine that could enter the
-     * syscall ({@link #blockingEnter()}'s conditions) and could park (no Java monitor or counted
-     * lock held: it would park in place, its carrier held anyway), only for the JDK's socket
+     * ends at {@code end} ({@link PeerStreams#peerEnd}): only on a running goroutine that could
+     * leave its carrier (Preempt's refusal rule, as {@code Thread.sleep}'s park: no Java monitor,
+     * counted lock, class initialiser or runtime lock, and no JDK frame on its stack that holds a
+     * lock for its carrier, which one stack walk finds before it parks), only for the JDK's socket
      * implementation. The look whether anything is buffered ({@code ready()}, {@code available()})
      * runs in a syscall: it takes the wrapper's lock, which a reader blocked in the same wrapper
      * holds.
@@ -277,15 +319,11 @@ public final class Poll {
     private static void awaitReadable(Object in, Object end) throws java.io.IOException {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
-        if (gp == null
-                || mp.locks != 0
-                || gp.monitorDepth != 0
-                || gp.readgstatusNoScan() != G._Grunning
-                || gp.clinitDepth() != 0) {
+        if (gp == null || gp.readgstatusNoScan() != G._Grunning) {
             return;
         }
         Object impl = PeerStreams.socketImplOfInput(end);
-        if (impl == null) {
+        if (impl == null || Preempt.refusal(mp, gp, false) != Preempt.R_NONE) {
             return;
         }
         boolean ready;
@@ -302,6 +340,11 @@ public final class Poll {
             return;
         }
         mp = M.current();
+        // The goroutine may go on on another carrier: not under a lock a JDK frame holds for its
+        // carrier (a BufferedReader's over a user's stream that reads the socket), as a sleep.
+        if (Preempt.refusal(mp, gp, true) != Preempt.R_NONE) {
+            return;
+        }
         if (!mp.sched.netpoll.waitJdkSocketReadable(impl, fd, PeerStreams.socketTimeout(impl) * 1_000_000L)) {
             throw new java.net.SocketTimeoutException("Read timed out"); // NioSocketImpl's words
         }
@@ -315,7 +358,7 @@ public final class Poll {
      * {@link #closed} after the call.
      */
     public static Object closeTarget(Object receiver) {
-        return receiver == null ? null : PeerStreams.socketImplClosedBy(receiver);
+        return receiver == null || !Netpoll.jdkSocketsWaitedOn() ? null : PeerStreams.socketImplClosedBy(receiver);
     }
 
     /**
@@ -858,7 +901,7 @@ public final class Poll {
         if (end == null) {
             return in.read(b, off, len);
         }
-        if (wantsSome(b, off, len)) {
+        if (wantsRange(b, off, len)) {
             awaitReadable(in, end);
         }
         blockingEnter();
@@ -875,7 +918,7 @@ public final class Poll {
         if (end == null) {
             return in.read(b);
         }
-        if (wantsSome(b, 0, -1)) {
+        if (wantsAll(b)) {
             awaitReadable(in, end);
         }
         blockingEnter();
@@ -892,7 +935,7 @@ public final class Poll {
         if (end == null) {
             return in.readNBytes(b, off, len);
         }
-        if (wantsSome(b, off, len)) {
+        if (wantsRange(b, off, len)) {
             awaitReadable(in, end);
         }
         blockingEnter();
@@ -909,7 +952,7 @@ public final class Poll {
         if (end == null) {
             return in.readNBytes(len);
         }
-        if (wantsSome(null, 0, len)) {
+        if (len > 0) {
             awaitReadable(in, end);
         }
         blockingEnter();

@@ -99,6 +99,11 @@ public final class Blockers {
         return in.read(b, 0, b.length);
     }
 
+    /** A plain array read at an instrumented call site ({@code Poll.streamRead}'s stand-in). */
+    public static int readRange(java.io.InputStream in, byte[] b, int off, int len) throws java.io.IOException {
+        return in.read(b, off, len);
+    }
+
     /** A buffered stream's array read at an instrumented call site (the wrappers' hook). */
     public static int readBuffered(java.io.BufferedInputStream in, byte[] b, int off, int len)
             throws java.io.IOException {

@@ -100,6 +100,26 @@ public final class StreamWrappers {
         public void close() {}
     }
 
+    /** A user's stream that passes reads through to another stream (its read is instrumented). */
+    public static final class UserPassThrough extends java.io.InputStream {
+        private final java.io.InputStream in;
+
+        public UserPassThrough(java.io.InputStream in) {
+            this.in = in;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            return in.read(b, off, len);
+        }
+    }
+
     /** A user's UTF-8 decoder (ASCII only) that records its goroutine's status when it decodes. */
     public static final class UserDecoder extends CharsetDecoder {
         public volatile int statusInDecode = -3;
