@@ -220,14 +220,7 @@ public final class Poll {
      * passes with nothing to read, before the call, as the call would have.
      */
     public static void blockingEnterStreamRead(Object receiver) throws java.io.IOException {
-        if (receiver == null) {
-            return;
-        }
-        Object end = PeerStreams.peerEnd(receiver);
-        if (end != null) {
-            awaitReadable(receiver, end);
-            blockingEnter();
-        }
+        enterStreamRead(receiver, true);
     }
 
     /**
@@ -238,16 +231,7 @@ public final class Poll {
      */
     public static void blockingEnterStreamReadRange(Object receiver, Object dst, int off, int len)
             throws java.io.IOException {
-        if (receiver == null) {
-            return;
-        }
-        Object end = PeerStreams.peerEnd(receiver);
-        if (end != null) {
-            if (wantsRange(dst, off, len)) {
-                awaitReadable(receiver, end);
-            }
-            blockingEnter();
-        }
+        enterStreamRead(receiver, wantsRange(dst, off, len));
     }
 
     /**
@@ -256,26 +240,26 @@ public final class Poll {
      * ({@link #wantsAll}).
      */
     public static void blockingEnterStreamReadAll(Object receiver, Object dst) throws java.io.IOException {
-        if (receiver == null) {
-            return;
-        }
-        Object end = PeerStreams.peerEnd(receiver);
-        if (end != null) {
-            if (wantsAll(dst)) {
-                awaitReadable(receiver, end);
-            }
-            blockingEnter();
-        }
+        enterStreamRead(receiver, wantsAll(dst));
     }
 
     /** {@link #blockingEnterStreamRead(Object)} for {@code readNBytes(len)}: no wait unless len &gt; 0. */
     public static void blockingEnterStreamReadN(Object receiver, int len) throws java.io.IOException {
+        enterStreamRead(receiver, len > 0);
+    }
+
+    /**
+     * The stream reads' hooks: where the receiver waits for a peer, the netpoller wait if the read
+     * {@code wants} something ({@link #awaitReadable}), then the syscall. A null receiver: no
+     * syscall (the call throws its {@code NullPointerException}).
+     */
+    private static void enterStreamRead(Object receiver, boolean wants) throws java.io.IOException {
         if (receiver == null) {
             return;
         }
         Object end = PeerStreams.peerEnd(receiver);
         if (end != null) {
-            if (len > 0) {
+            if (wants) {
                 awaitReadable(receiver, end);
             }
             blockingEnter();
