@@ -847,8 +847,9 @@ public final class Poll {
     // names java.io.InputStream or OutputStream (its declared type: a socket's stream is handed
     // out as one) with these: a syscall (blockingEnter/blockingExit) when the stream waits for a
     // peer (PeerStreams: a socket's or a pipe's, or one of the JDK's wrappers over one), the plain
-    // call otherwise. Calls on the wrappers' own types (BufferedReader.readLine, ...) are wrapped
-    // in blockingEnterStream/blockingExit.
+    // call otherwise; a read of the JDK's socket that would block waits in the netpoller first
+    // (awaitReadable). Calls on the wrappers' own types (BufferedReader.readLine, ...) are wrapped
+    // in blockingEnterStream/blockingExit, their reads in blockingEnterStreamRead*/blockingExit.
 
     /**
      * The methods here that stand in for a user's call site (the agent's replacement calls) and
