@@ -71,7 +71,6 @@ final class Epoll {
     private static final int EFD_NONBLOCK = 0x800;
     private static final int EINTR = 4;
     private static final int EAGAIN = 11;
-    static final int EEXIST = 17;
 
     /** Events one epoll_wait returns at most (Go: {@code var events [128]syscall.EpollEvent}). */
     static final int MAX_EVENTS = 128;

@@ -519,9 +519,7 @@ public final class Netpoll implements Describable {
             Poll.blockingExit();
         }
         jdkSocketWaits.incrementAndGet();
-        if (jdkSocketSweepArmed.compareAndSet(false, true)) {
-            jdkSocketSweep.modify(Scheduler.nanotime() + JDK_SOCKET_SWEEP_NS, 0, Netpoll::sweepJdkSockets, this, 0);
-        }
+        armJdkSocketSweep();
         boolean timedOut;
         try {
             if (timeoutNanos > 0) {
@@ -579,8 +577,15 @@ public final class Netpoll implements Describable {
                 pd.evict();
             }
         }
-        if (any && np.jdkSocketSweepArmed.compareAndSet(false, true)) {
-            np.jdkSocketSweep.modify(Scheduler.nanotime() + JDK_SOCKET_SWEEP_NS, 0, Netpoll::sweepJdkSockets, np, 0);
+        if (any) {
+            np.armJdkSocketSweep();
+        }
+    }
+
+    /** Arms this runtime's sweep timer {@link #JDK_SOCKET_SWEEP_NS} from now, unless it is armed. */
+    private void armJdkSocketSweep() {
+        if (jdkSocketSweepArmed.compareAndSet(false, true)) {
+            jdkSocketSweep.modify(Scheduler.nanotime() + JDK_SOCKET_SWEEP_NS, 0, Netpoll::sweepJdkSockets, this, 0);
         }
     }
 

@@ -354,36 +354,18 @@ final class PeerStreams {
 
     /** Whether the implementation is open (not closing nor closed): the JDK's {@code isOpen}. */
     static boolean socketOpen(Object impl) {
-        try {
-            return (int) JdkSockets.STATE.invokeExact(impl) < JdkSockets.ST_CLOSING;
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new AssertionError(t); // a getter throws nothing checked
-        }
+        return JdkSockets.getInt(JdkSockets.STATE, impl) < JdkSockets.ST_CLOSING;
     }
 
     /** The implementation's descriptor number (-1 once closed). */
     static int socketFd(Object impl) {
-        try {
-            Object fd = JdkSockets.get(JdkSockets.FD, impl);
-            return fd == null ? -1 : (int) JdkSockets.FD_VAL.invokeExact(fd);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+        Object fd = JdkSockets.get(JdkSockets.FD, impl);
+        return fd == null ? -1 : JdkSockets.getInt(JdkSockets.FD_VAL, fd);
     }
 
     /** The implementation's read timeout ({@code SO_TIMEOUT}) in milliseconds, 0 for none. */
     static int socketTimeout(Object impl) {
-        try {
-            return (int) JdkSockets.TIMEOUT.invokeExact(impl);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+        return JdkSockets.getInt(JdkSockets.TIMEOUT, impl);
     }
 
     /**
@@ -473,6 +455,17 @@ final class PeerStreams {
         static Object get(MethodHandle getter, Object o) {
             try {
                 return (Object) getter.invokeExact(o);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new AssertionError(t); // a getter throws nothing checked
+            }
+        }
+
+        /** An {@code (Object) int} getter's value. */
+        static int getInt(MethodHandle getter, Object o) {
+            try {
+                return (int) getter.invokeExact(o);
             } catch (RuntimeException | Error e) {
                 throw e;
             } catch (Throwable t) {
