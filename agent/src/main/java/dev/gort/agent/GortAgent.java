@@ -14,7 +14,8 @@ import java.util.Set;
  * nothing), exports {@code java.base/jdk.internal.vm} to the application class loader's unnamed
  * module and opens {@code java.base/java.lang} to the runtime's module (goroutine-scoped
  * ThreadLocals, {@code -Dgort.threadlocals}) so that {@code -javaagent} alone is enough; it also
- * exports {@code sun.nio.ch} (the network poller) and opens {@code java.io}, {@code sun.nio.cs},
+ * exports {@code sun.nio.ch} (the network poller) and {@code jdk.internal.misc} (class
+ * initialisation states, for the look at a goroutine's stack for JDK locks) and opens {@code java.io}, {@code sun.nio.cs},
  * {@code java.net}, {@code sun.security.ssl} and {@code sun.nio.ch} (the look through the JDK's
  * stream wrappers, and into its socket implementation for reads that wait in the netpoller) to it.
  *
@@ -71,6 +72,7 @@ public final class GortAgent {
         // each goroutine its own ThreadLocals (dev.gort.runtime.GoroutineLocals).
         openThreadLocals(inst);
         exportDescriptors(inst);
+        exportClassStates(inst);
         openStreams(inst);
         // Any registered strategy or a Strategy class name (Strategies); resolving it registers its
         // name with the runtime, which then accepts the same gort.preempt.
@@ -159,6 +161,23 @@ public final class GortAgent {
         }
         if (!opens.isEmpty()) {
             inst.redefineModule(base, Set.of(), Map.of(), opens, Set.of(), Map.of());
+        }
+    }
+
+    /**
+     * Exports {@code jdk.internal.misc} of {@code java.base} to the runtime's module: the look at a
+     * goroutine's stack for locks the JDK's frames hold ({@code dev.gort.runtime.LockFrames}, before
+     * a socket wait or a preemption) first walks the frames' classes alone and asks whether each is
+     * initialised ({@code Unsafe.shouldBeInitialized}: a class initialiser's frame is one of a class
+     * that is not), and walks the frames' methods only where that finds a suspect. Before the
+     * runtime's classes initialise, which decide once.
+     */
+    private static void exportClassStates(Instrumentation inst) {
+        Module base = Object.class.getModule();
+        Module runtime = Fatal.class.getModule();
+        if (!base.isExported("jdk.internal.misc", runtime)) {
+            inst.redefineModule(
+                    base, Set.of(), Map.of("jdk.internal.misc", Set.of(runtime)), Map.of(), Set.of(), Map.of());
         }
     }
 

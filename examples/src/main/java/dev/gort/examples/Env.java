@@ -70,6 +70,7 @@ final class Env {
         row(rows, "GODEBUG.midlecpu", c.settings().midlecpu() ? 1 : 0); // 0 where sched_getcpu is out of reach
         row(rows, "GODEBUG.psyscall", c.settings().psyscall() ? 1 : 0);
         row(rows, "agent", InstrumentationStats.classesTransformed.get() > 0 ? "active" : "inactive");
+        row(rows, "lockframes", Preempt.lockFrameLook()); // the agent exports what the screen needs
         return rows;
     }
 

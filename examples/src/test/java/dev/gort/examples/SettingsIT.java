@@ -204,6 +204,19 @@ class SettingsIT {
         assertEquals("carrier", r.value("gort.threadlocals"));
     }
 
+    /**
+     * {@code java -jar} starts the agent, which exports {@code jdk.internal.misc} to gort (the
+     * manifest does not): the look at a goroutine's stack for JDK locks screens the frames' classes
+     * first instead of walking every frame's method before each socket wait.
+     */
+    @Test
+    void theAgentGivesTheLockFrameLookItsScreen() throws Exception {
+        assertEquals("screen", env().value("lockframes"));
+        Result r = java(List.of("-Dgort.preempt=none"), Map.of(), "env"); // no transformer, the exports all the same
+        assertEquals(0, r.status, r.out);
+        assertEquals("screen", r.value("lockframes"));
+    }
+
     @Test
     void malformedGomaxprocsIsIgnoredAsGoIgnoresIt() throws Exception {
         String procs = env().value("gort.gomaxprocs");

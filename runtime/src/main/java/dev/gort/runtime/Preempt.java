@@ -175,6 +175,16 @@ public final class Preempt {
     }
 
     /**
+     * How this JVM looks at a goroutine's stack for locks its JDK frames hold (the refusal rule's
+     * frames, before a socket wait or a preemption): {@code "screen"} (the frames' classes first,
+     * their methods only where a class needs it: {@code java.base/jdk.internal.misc} is exported to
+     * gort, as the agent does) or {@code "full"} (every frame's method, every time).
+     */
+    public static String lockFrameLook() {
+        return LockFrames.screened() ? "screen" : "full";
+    }
+
+    /**
      * {@code -Dgort.preempt.budget} / {@code GORT_PREEMPT_BUDGET}: polls per slice (budget strategy),
      * >= 1. Read by {@link Config.Settings#fromEnvironment()}; a runtime uses its Config's.
      */

@@ -1,5 +1,6 @@
 package dev.gort.runtime;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.concurrent.CyclicBarrier;
@@ -22,6 +23,17 @@ class JdkLockFramesTest {
         return seen[0];
     }
 
+    /** The screen's, the scan's and the full walk's verdicts, in that order, where they were asked. */
+    private static int[] verdicts() {
+        return new int[] {LockFrames.screen(), LockFrames.scan(), LockFrames.walk()};
+    }
+
+    private static int[] verdictsInAGoroutine(java.util.function.Consumer<int[][]> body) {
+        int[][] seen = {null};
+        new Scheduler(TestSupport.config(1)).run(() -> body.accept(seen));
+        return seen[0];
+    }
+
     @Test
     void aBarrierActionRunsInsideAJdkLock() {
         int seen = scanInAGoroutine(out -> {
@@ -32,6 +44,49 @@ class JdkLockFramesTest {
             }
         });
         assertEquals(LockFrames.JDK_LOCK, seen);
+    }
+
+    /**
+     * The screen (the frames' classes alone) cannot clear a stack with a JDK frame of a class that
+     * has lock-holding methods: it sends the scan on to the full walk, which names the lock.
+     */
+    @Test
+    void theScreenSendsAJdkLockFrameToTheFullWalk() {
+        int[] seen = verdictsInAGoroutine(out -> {
+            java.util.Hashtable<Object, Object> t = new java.util.Hashtable<>();
+            t.put(
+                    new Object() {
+                        @Override
+                        public int hashCode() {
+                            out[0] = verdicts(); // inside Hashtable.put, a synchronized method
+                            return 1;
+                        }
+                    },
+                    "v");
+        });
+        assertArrayEquals(new int[] {LockFrames.SUSPECT, LockFrames.JDK_LOCK, LockFrames.JDK_LOCK}, seen);
+    }
+
+    /** Initialised on first use, inside a goroutine: its initialiser asks for the verdicts. */
+    static final class AskedInItsInitialiser {
+        static final int[] SEEN = verdicts();
+    }
+
+    /**
+     * A class initialiser on the stack (no agent here: no counter saw it) is a frame of a class not
+     * yet initialised, which the screen cannot clear: the full walk finds the initialiser.
+     */
+    @Test
+    void theScreenSendsAClassInitialiserToTheFullWalk() {
+        int[] seen = verdictsInAGoroutine(out -> out[0] = AskedInItsInitialiser.SEEN);
+        assertArrayEquals(new int[] {LockFrames.SUSPECT, LockFrames.CLINIT, LockFrames.CLINIT}, seen);
+    }
+
+    /** The control: a stack of initialised classes that hold nothing is cleared by the screen alone. */
+    @Test
+    void theScreenClearsAPlainStack() {
+        int[] seen = verdictsInAGoroutine(out -> out[0] = verdicts());
+        assertArrayEquals(new int[] {LockFrames.CLEAR, LockFrames.NONE, LockFrames.NONE}, seen);
     }
 
     @Test
