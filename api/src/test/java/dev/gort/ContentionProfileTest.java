@@ -423,27 +423,32 @@ class ContentionProfileTest {
     }
 
     /**
-     * Go's sampling: with a rate far above every wait (an hour), a wait of d ns is kept with
-     * probability d/rate (here below 1e-6 for 200 waits, so none is), and the setting can be
-     * turned off again.
+     * With the rate above every wait, the profile keeps each short wait only by chance (the rule,
+     * with its draws given: {@code BlockSampledTest}); turned off again, it keeps none. The waits'
+     * lengths depend on the machine's load, so what the chance kept is not asserted here.
      */
     @Test
-    void shortWaitsAreSampledByTheirLengthOverTheRate() {
+    void aRateAboveEveryWaitSamplesAndCanBeTurnedOff() {
         AtomicReference<Integer> got = new AtomicReference<>();
         GortTesting.run(1, () -> {
-            Go.setBlockProfileRate((int) Math.min(Integer.MAX_VALUE, TimeUnit.SECONDS.toNanos(2)));
+            Go.setBlockProfileRate(Integer.MAX_VALUE);
+            assertEquals(Integer.MAX_VALUE, Scheduler.current().blockprof.blockProfileRate());
             Chan<Integer> c = Chan.make();
             Go.go(() -> {
-                for (int i = 0; i < 200; i++) {
+                for (int i = 0; i < 400; i++) {
                     c.send(i);
                 }
             });
             for (int i = 0; i < 200; i++) {
                 receiveOnce(c);
             }
-            got.set(at(block(), "receiveOnce").size());
+            int sampled = at(block(), "receiveOnce").size();
             Go.setBlockProfileRate(0);
             assertEquals(0, Scheduler.current().blockprof.blockProfileRate());
+            for (int i = 0; i < 200; i++) {
+                receiveOnce(c); // off: none of these is kept (records made before stay, as in Go)
+            }
+            got.set(at(block(), "receiveOnce").size() - sampled);
         });
         assertEquals(0, got.get());
     }

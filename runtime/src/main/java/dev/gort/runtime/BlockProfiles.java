@@ -109,8 +109,16 @@ public final class BlockProfiles {
 
     /** Go: mprof.go blocksampled: every event at least {@code rate} long, shorter ones by chance. */
     static boolean blocksampled(long cycles, long rate) {
-        return rate > 0
-                && (rate <= cycles || Math.floorMod(ThreadLocalRandom.current().nextLong(), rate) <= cycles);
+        return blocksampled(cycles, rate, ThreadLocalRandom.current().nextLong());
+    }
+
+    /**
+     * {@link #blocksampled(long, long)} with its draw {@code rand} (any long, uniform): an event of
+     * {@code cycles} ns shorter than {@code rate} is kept if the draw modulo the rate is at most
+     * {@code cycles}, so with probability {@code (cycles + 1) / rate}.
+     */
+    static boolean blocksampled(long cycles, long rate, long rand) {
+        return rate > 0 && (rate <= cycles || Math.floorMod(rand, rate) <= cycles);
     }
 
     /**
