@@ -282,35 +282,45 @@ final class LockFrames {
     /** A frame the screen cannot judge by its class alone: the full walk decides. */
     static final int SUSPECT = 1;
 
-    /** Per class: whether a frame of it is a {@link #SUSPECT} by its class (its lock-holding methods). */
-    private static final ClassValue<Boolean> LOCK_SUSPECT = new ClassValue<>() {
-        @Override
-        protected Boolean computeValue(Class<?> c) {
-            return !LOCKING.get(c).isEmpty();
-        }
-    };
-
     /**
-     * Per class: seen fully initialised (a class stays so: cached). A class not yet initialised is
-     * not cached ({@link #initialised} removes it): its value is asked again next time.
+     * Per class, what the screen knows of it ({@link Look}): one look-up per frame. Not a
+     * {@code ClassValue<Boolean>} for the initialisation, with {@code remove} for a class not yet
+     * initialised: each {@code remove} makes every class's cached value stale for the next look (a
+     * scan inside a long class initialiser would slow every carrier's scans).
      */
-    private static final ClassValue<Boolean> INITIALISED = new ClassValue<>() {
+    private static final ClassValue<Look> LOOKS = new ClassValue<>() {
         @Override
-        protected Boolean computeValue(Class<?> c) {
-            try {
-                return !(boolean) SHOULD_BE_INITIALIZED.invokeExact(c);
-            } catch (Throwable e) {
-                return false; // cannot tell: the full walk decides
-            }
+        protected Look computeValue(Class<?> c) {
+            return new Look(!LOCKING.get(c).isEmpty());
         }
     };
 
-    private static boolean initialised(Class<?> c) {
-        if (INITIALISED.get(c)) {
+    /** {@link #LOOKS}' value. */
+    private static final class Look {
+        /** A frame of the class is a {@link #SUSPECT} by its class: it has lock-holding methods. */
+        final boolean lockSuspect;
+        /** Set (never cleared) by any scanning thread once the class was seen initialised. Plain: a stale false only asks again. */
+        boolean initialised;
+
+        Look(boolean lockSuspect) {
+            this.lockSuspect = lockSuspect;
+        }
+    }
+
+    /** Whether {@code look}'s class {@code c} is initialised: asked of the JVM until it is. */
+    private static boolean initialised(Look look, Class<?> c) {
+        if (look.initialised) {
             return true;
         }
-        INITIALISED.remove(c);
-        return false;
+        try {
+            if ((boolean) SHOULD_BE_INITIALIZED.invokeExact(c)) {
+                return false;
+            }
+        } catch (Throwable e) {
+            return false; // cannot tell: the full walk decides
+        }
+        look.initialised = true;
+        return true;
     }
 
     /** The screen's body as a plain class (see {@link Scan}). */
@@ -361,7 +371,7 @@ final class LockFrames {
     }
 
     /**
-     * The cheap first look of {@link #scan()}: a walk of the frames' classes alone (a quarter to a
+     * The cheap first look of {@link #scan()}: a walk of the frames' classes alone (a half to a
      * third of the full walk's cost: no method to resolve, no frame object made by reflection),
      * {@link #CLEAR} if no frame down to the continuation's entry is of a class that has a
      * lock-holding method ({@link #lockingMethods}: the JDK's) or of a class not yet initialised,
@@ -381,7 +391,8 @@ final class LockFrames {
             if (c == Continuation.class) {
                 break; // the continuation's entry: below are the carrier's frames
             }
-            if (LOCK_SUSPECT.get(c) || !initialised(c)) {
+            Look look = LOOKS.get(c);
+            if (look.lockSuspect || !initialised(look, c)) {
                 return SUSPECT;
             }
         }

@@ -2,6 +2,7 @@ package dev.gort.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -29,6 +30,9 @@ class JdkLockFramesTest {
     }
 
     private static int[] verdictsInAGoroutine(java.util.function.Consumer<int[][]> body) {
+        // the pom exports jdk.internal.misc to the tests, as the agent does to a user's program:
+        // without it the screen cannot clear anything and these tests would test nothing
+        assertTrue(LockFrames.screened(), "the screen is off: jdk.internal.misc is not exported to gort");
         int[][] seen = {null};
         new Scheduler(TestSupport.config(1)).run(() -> body.accept(seen));
         return seen[0];
