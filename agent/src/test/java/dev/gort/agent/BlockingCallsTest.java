@@ -473,6 +473,85 @@ class BlockingCallsTest {
     }
 
     /**
+     * After its event a wait's one-shot registration stays, disarmed, and the next wait on the
+     * socket re-arms it ({@code EPOLL_CTL_MOD}, one {@code epoll_ctl} per wait, as the JDK's own
+     * poller): two lines, each written once the reader waits for it, are two waits and one re-arm.
+     * A wait that ended without its event (the socket's timeout) removed its registration, so the
+     * next wait adds a new one. GOMAXPROCS=1: the reader, created last, runs first.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aWaitAfterItsEventLeavesTheRegistrationForTheNextWaitToReArm() throws Exception {
+        Method readLine = method("readLineOrThrown", BufferedReader.class);
+        try (Pair p = Pair.open()) {
+            BufferedReader in = p.clientReader();
+            java.io.OutputStream out = p.server().getOutputStream();
+            List<Object> got = java.util.Collections.synchronizedList(new ArrayList<>());
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Scheduler s = runAll(
+                    failure,
+                    () -> {
+                        try {
+                            awaitSocketWaits(1);
+                            out.write("one\n".getBytes(UTF_8));
+                            awaitSocketWaits(2); // the reader took "one" and waits again
+                            out.write("two\n".getBytes(UTF_8));
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    },
+                    () -> {
+                        got.add(call(readLine, in));
+                        got.add(call(readLine, in));
+                    });
+            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+            assertEquals(List.of("one", "two"), got);
+            assertEquals(2, Netpoll.of(s).jdkSocketWaits.get(), "each line was not one wait");
+            assertEquals(
+                    1, Netpoll.of(s).jdkSocketRearms.get(), "the second wait did not re-arm the first's registration");
+        }
+        try (Pair p = Pair.open()) {
+            p.client().setSoTimeout(200);
+            BufferedReader in = p.clientReader();
+            java.io.OutputStream out = p.server().getOutputStream();
+            List<Object> got = java.util.Collections.synchronizedList(new ArrayList<>());
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Scheduler s = runAll(
+                    failure,
+                    () -> {
+                        try {
+                            awaitSocketWaits(2);
+                            out.write("late\n".getBytes(UTF_8));
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    },
+                    () -> {
+                        got.add(call(readLine, in)); // times out: its registration is removed
+                        got.add(call(readLine, in));
+                    });
+            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+            assertEquals(2, got.size(), () -> "got " + got);
+            assertTrue(got.get(0) instanceof java.net.SocketTimeoutException, () -> "the first read got " + got);
+            assertEquals("late", got.get(1));
+            assertEquals(2, Netpoll.of(s).jdkSocketWaits.get());
+            assertEquals(
+                    0, Netpoll.of(s).jdkSocketRearms.get(), "a wait re-armed a registration its timeout had removed");
+        }
+    }
+
+    /**
+     * In a goroutine: yields until n waits for a JDK socket have begun in its runtime and one
+     * goroutine waits in the netpoller now.
+     */
+    static void awaitSocketWaits(long n) {
+        Netpoll np = Netpoll.of(Scheduler.current());
+        while (np.jdkSocketWaits.get() < n || np.netpollWaiters() < 1) {
+            Scheduler.gosched();
+        }
+    }
+
+    /**
      * Goroutines waiting to read idle JDK sockets hold no thread each: 64 of them wait at
      * GOMAXPROCS=1 with a handful of Ms (in a syscall, each blocked reader held one: an M per
      * connection, as thread-per-connection servers). When the peers close, every reader gets the

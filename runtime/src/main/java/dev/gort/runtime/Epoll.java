@@ -66,6 +66,8 @@ final class Epoll {
     static final int EPOLLONESHOT = 1 << 30;
     private static final int EPOLL_CTL_ADD = 1;
     private static final int EPOLL_CTL_DEL = 2;
+    private static final int EPOLL_CTL_MOD = 3;
+    private static final int ENOENT = 2;
     private static final int EPOLL_CLOEXEC = 0x80000;
     private static final int EFD_CLOEXEC = 0x80000;
     private static final int EFD_NONBLOCK = 0x800;
@@ -375,11 +377,16 @@ final class Epoll {
     /**
      * Registers the descriptor of a socket gort does not own (a {@code java.net.Socket}'s, whose
      * reads block: {@link Netpoll#waitJdkSocketReadable}) for one read wait: level-triggered and
-     * one-shot ({@code EPOLLIN|EPOLLRDHUP|EPOLLONESHOT}), so that data already there when it is
-     * added is reported at once and nothing after the first report. Returns 0 or the errno
-     * ({@code EEXIST}: another goroutine waits on this descriptor). The caller holds the socket's
+     * one-shot ({@code EPOLLIN|EPOLLRDHUP|EPOLLONESHOT}), so that data already there is reported at
+     * once and nothing after the first report. A registration an earlier wait left disarmed (its
+     * event came: {@link #closeOneShot} does not remove it then) is re-armed with this wait's slot
+     * ({@code EPOLL_CTL_MOD}); where there is none ({@code ENOENT}: the first wait on the socket,
+     * or the last one ended without its event) it is added. The JDK's own poller re-arms the same
+     * way ({@code EPollPoller.implRegister}). Returns 0 or the errno. The caller holds the socket's
      * state lock, so that the descriptor is the socket's (not closed, its number not reused) while
-     * it is added; it removes it with {@link #closeOneShot} under that lock.
+     * it is armed, and has published its wait first (no other goroutine waits on the socket: a
+     * re-arm would take its registration); it ends the wait with {@link #closeOneShot} under that
+     * lock. Sets {@code pd.rearmed} when the registration was re-armed.
      */
     int openOneShot(M mp, Netpoll.PollDesc pd, int fd) {
         long data = allocSlot(pd, fd);
@@ -392,8 +399,13 @@ final class Epoll {
             Scratch s = scratch(mp);
             s.ev.set(ValueLayout.JAVA_INT, 0, EPOLLIN | EPOLLRDHUP | EPOLLONESHOT);
             s.ev.set(ValueLayout.JAVA_LONG_UNALIGNED, DATA_OFFSET, data);
-            r = (int) EPOLL_CTL.invokeExact(s.cap, epfd, EPOLL_CTL_ADD, fd, s.ev);
+            r = (int) EPOLL_CTL.invokeExact(s.cap, epfd, EPOLL_CTL_MOD, fd, s.ev);
             r = r == 0 ? 0 : errno(s.cap);
+            pd.rearmed = r == 0;
+            if (r == ENOENT) {
+                r = (int) EPOLL_CTL.invokeExact(s.cap, epfd, EPOLL_CTL_ADD, fd, s.ev);
+                r = r == 0 ? 0 : errno(s.cap);
+            }
         } catch (Throwable t) {
             throw new AssertionError(t);
         } finally {
@@ -406,17 +418,20 @@ final class Epoll {
     }
 
     /**
-     * Ends a wait {@link #openOneShot} registered: removes the descriptor from the epoll set if
-     * {@code open} (the caller holds the socket's state lock and saw it open; a closed socket's
-     * descriptor left the set with its file, and its number may be another's now), and frees the
-     * slot (an event fetched before and handled after finds the tag gone).
+     * Ends a wait {@link #openOneShot} registered and frees its slot (an event fetched before and
+     * handled after finds the tag gone). With {@code remove}, also removes the descriptor from the
+     * epoll set: the caller holds the socket's state lock and saw it open (a closed socket's
+     * descriptor left the set with its file, and its number may be another's now), and the wait
+     * ended without its event (a timeout, a close, the runtime's end), so that the registration may
+     * still be armed. After the event, the one-shot registration is disarmed and stays for the
+     * next wait to re-arm: nothing is reported for it until then.
      */
-    void closeOneShot(M mp, Netpoll.PollDesc pd, boolean open) {
+    void closeOneShot(M mp, Netpoll.PollDesc pd, boolean remove) {
         if (pd.fdseq == 0) {
             return;
         }
         pd.fdseq = 0;
-        if (open && enter()) {
+        if (remove && enter()) {
             try {
                 Scratch s = scratch(mp);
                 int ignored = (int) EPOLL_CTL.invokeExact(s.cap, epfd, EPOLL_CTL_DEL, pd.fd, MemorySegment.NULL);

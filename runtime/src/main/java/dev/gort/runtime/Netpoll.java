@@ -191,10 +191,17 @@ public final class Netpoll implements Describable {
 
     /**
      * Waits of goroutines for a JDK socket to read ({@link #waitJdkSocketReadable}: registered,
-     * then parked unless the data came first). Any thread, atomic (once per wait, beside two
+     * then parked unless the data came first). Any thread, atomic (once per wait, beside one or two
      * {@code epoll_ctl}s).
      */
     public final AtomicLong jdkSocketWaits = new AtomicLong();
+
+    /**
+     * Of those, the waits whose registration an earlier wait on the same socket left disarmed
+     * after its event, re-armed ({@code EPOLL_CTL_MOD}) instead of added: one {@code epoll_ctl} per
+     * wait, not two. Any thread, atomic.
+     */
+    public final AtomicLong jdkSocketRearms = new AtomicLong();
 
     /** Of those, the waits a close hook ended ({@link #jdkSocketClosed}). Any thread, atomic. */
     public final AtomicLong jdkSocketCloseWakes = new AtomicLong();
@@ -472,18 +479,22 @@ public final class Netpoll implements Describable {
      * for a P (in the global queue, which only sysmon's retake serves when every P is held by a
      * reader: LineEchoProbe's tail, agent/README.md) and each blocked reader holds a thread.
      *
-     * <p>The descriptor is registered for this wait only, one-shot ({@link Epoll#openOneShot}), and
-     * the wait published in {@link #JDK_SOCKET_WAITS}, under the socket's state lock after it was
-     * seen open; the registration is removed under that lock after the wait, only if the socket is
-     * still open. The JDK closes the descriptor under that lock once the state says closing, so a
-     * close either comes first (nothing is waited for) or finds the wait published (its hook
-     * wakes it), and a closed descriptor, whose number may be another socket's by now (maybe one
-     * of gort's own), is never removed. Nothing is waited for (true at once) without epoll (the
-     * selector cannot take a descriptor), when another goroutine waits on the socket already (of
-     * this runtime: {@code EEXIST}; of another: the map), or once it is closed.
+     * <p>The wait is published in {@link #JDK_SOCKET_WAITS}, then the descriptor armed for this
+     * wait, one-shot ({@link Epoll#openOneShot}: an earlier wait's disarmed registration re-armed,
+     * else a new one added), under the socket's state lock after it was seen open. After the wait,
+     * under that lock, the registration is removed only if its event did not come (after the event
+     * it is disarmed, and stays for the next wait to re-arm: one {@code epoll_ctl} per wait) and
+     * the socket is still open. The JDK closes the descriptor under that lock once the state says
+     * closing, so a close either comes first (nothing is waited for) or finds the wait published
+     * (its hook wakes it), and a closed descriptor, whose number may be another socket's by now
+     * (maybe one of gort's own), is never armed or removed (its registration, armed or not, left
+     * the set with its file). Nothing is waited for (true at once) without epoll (the selector
+     * cannot take a descriptor), when another goroutine of any runtime waits on the socket already
+     * (the map: a re-arm would take its registration), or once it is closed.
      *
-     * <p>The JDK's virtual threads park the same way (its {@code Poller}, one-shot too); its close
-     * wakes them directly, gort's hook sits at the close call sites.
+     * <p>The JDK's virtual threads park the same way (its {@code Poller}: one-shot, re-armed by
+     * {@code EPOLL_CTL_MOD}, removed only when no event came); its close wakes them directly,
+     * gort's hook sits at the close call sites.
      */
     boolean waitJdkSocketReadable(Object impl, int fd, long timeoutNanos) {
         if (epoll == null) {
@@ -504,14 +515,15 @@ public final class Netpoll implements Describable {
         Poll.blockingEnter();
         try {
             synchronized (lock) {
-                if (!PeerStreams.socketOpen(impl) || ep.openOneShot(M.current(), pd, fd) != 0) {
+                // Published before the registration is armed: a re-arm takes the registration
+                // over, so no other goroutine (of any runtime) may wait on the socket then.
+                if (!PeerStreams.socketOpen(impl) || JDK_SOCKET_WAITS.putIfAbsent(impl, pd) != null) {
                     return true;
                 }
-                if (JDK_SOCKET_WAITS.putIfAbsent(impl, pd) != null || sched.exiting) {
-                    // Another runtime's goroutine waits on it; or this runtime is ending, and
-                    // its close may have forgotten its waits before this one was published.
+                // This runtime is ending (its close may have forgotten its waits before this one
+                // was published), or the descriptor could not be armed.
+                if (sched.exiting || ep.openOneShot(M.current(), pd, fd) != 0) {
                     JDK_SOCKET_WAITS.remove(impl, pd);
-                    ep.closeOneShot(M.current(), pd, true);
                     return true;
                 }
             }
@@ -519,21 +531,27 @@ public final class Netpoll implements Describable {
             Poll.blockingExit();
         }
         jdkSocketWaits.incrementAndGet();
+        if (pd.rearmed) {
+            jdkSocketRearms.incrementAndGet();
+        }
         armJdkSocketSweep();
         boolean timedOut;
+        boolean polled = false; // the registration's event came: the one-shot registration is disarmed
         try {
             if (timeoutNanos > 0) {
                 pollSetDeadline(pd, timeoutNanos, MODE_READ);
             }
             // Ready, evicted by a close (its hook or a sweep), or past the socket's timeout.
-            timedOut = pollWait(pd, MODE_READ) == pollErrTimeout && RG.getVolatile(pd) != pdReady;
+            int r = pollWait(pd, MODE_READ);
+            polled = r == pollNoError || RG.getVolatile(pd) == pdReady; // or ready after the timeout
+            timedOut = r == pollErrTimeout && !polled;
         } finally {
             JDK_SOCKET_WAITS.remove(impl, pd);
             pd.evict(); // stops its deadline timer
             Poll.blockingEnter();
             try {
                 synchronized (lock) {
-                    ep.closeOneShot(M.current(), pd, PeerStreams.socketOpen(impl));
+                    ep.closeOneShot(M.current(), pd, !polled && PeerStreams.socketOpen(impl));
                 }
             } finally {
                 Poll.blockingExit();
@@ -1392,6 +1410,11 @@ public final class Netpoll implements Describable {
          * Written by Epoll's netpollopen and netpollclose (volatile), read by pollers.
          */
         volatile int fdseq;
+        /**
+         * A JDK socket wait's registration was an earlier wait's, re-armed ({@link Epoll#openOneShot}).
+         * Written by the waiting goroutine before it parks, read by it after (plain).
+         */
+        boolean rearmed;
         /** Immutable: the interest a read wait arms (OP_ACCEPT for a listener). */
         final int rop;
         /**
