@@ -172,7 +172,8 @@ if [ -n "${BENCH_FULL:-}" ]; then cuts=(); preempt_classes='dev.gort.bench.Preem
 # 1. Rounds: every workload at each GOMAXPROCS value (virtual threads get as many carriers), then
 #    the Go twin; with more than one round, each round's files are marked .rN and Report merges
 #    them. (TightLoop, Parked and the P-independent Preempt* classes have passes of their own, below;
-#    StreamHookCost, the agent's stream hook alone, runs only by hand: bench/README.md.)
+#    StreamHookCost, the agent's stream hook alone, and JdkLineEcho, a server on the JDK's sockets
+#    under the agent against Go's, run only by hand: bench/README.md.)
 goonly=(); [ -n "${BENCH_GO_ONLY:-}" ] && goonly=(-only "$BENCH_GO_ONLY")
 for ((r = 1; r <= rounds; r++)); do
   mark=""; [ "$rounds" -gt 1 ] && mark=".r$r"
@@ -180,7 +181,7 @@ for ((r = 1; r <= rounds; r++)); do
     # -prof gc: bytes allocated per operation (all threads), a figure the machine's load does not blur
     JMH_OPTS=("${round_jmh[@]}")
     bench "p$p$mark" "$base_jvm -Djdk.virtualThreadScheduler.parallelism=$p" "$include" \
-      -e 'dev.gort.bench.TightLoop|dev.gort.bench.Parked[.]|dev.gort.bench.Preempt|dev.gort.bench.WakeupParallelSyscall|dev.gort.bench.StreamHookCost' \
+      -e 'dev.gort.bench.TightLoop|dev.gort.bench.Parked[.]|dev.gort.bench.Preempt|dev.gort.bench.WakeupParallelSyscall|dev.gort.bench.StreamHookCost|dev.gort.bench.JdkLineEcho' \
       -p gomaxprocs="$p" -p procs="$p" "${cuts[@]}" -prof gc
     unset JMH_OPTS
   done

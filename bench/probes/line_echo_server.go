@@ -1,6 +1,8 @@
-// The Go twin of LineEchoProbe's server, not part of the build: a goroutine per connection reads
-// lines with a bufio.Reader and writes each back with a bufio.Writer and Flush. It prints its
-// port; point LineEchoProbe's clients at it with -Dserver.port (see LineEchoProbe.java).
+// The Go twin of LineEchoProbe's and JdkLineEcho's server, not part of the build: a goroutine per
+// connection reads lines with a bufio.Reader and writes each back with a bufio.Writer and Flush.
+// It prints its port; point LineEchoProbe's clients at it with -Dserver.port (see
+// LineEchoProbe.java), or give its binary to the JMH benchmark JdkLineEcho with -Dbench.goecho
+// (impl=go: bench/README.md, "The JDK's sockets").
 package main
 
 import (
