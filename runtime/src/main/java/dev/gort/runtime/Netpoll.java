@@ -484,7 +484,8 @@ public final class Netpoll implements Describable {
      * else a new one added), under the socket's state lock after it was seen open. After the wait,
      * under that lock, the registration is removed only if its event did not come (after the event
      * it is disarmed, and stays for the next wait to re-arm: one {@code epoll_ctl} per wait) and
-     * the socket is still open. The JDK closes the descriptor under that lock once the state says
+     * the socket is still open, and only then is the wait withdrawn from the map (a wait that
+     * another goroutine published in between would re-arm a registration this one then removed). The JDK closes the descriptor under that lock once the state says
      * closing, so a close either comes first (nothing is waited for) or finds the wait published
      * (its hook wakes it), and a closed descriptor, whose number may be another socket's by now
      * (maybe one of gort's own), is never armed or removed (its registration, armed or not, left
@@ -522,8 +523,15 @@ public final class Netpoll implements Describable {
                 }
                 // This runtime is ending (its close may have forgotten its waits before this one
                 // was published), or the descriptor could not be armed.
-                if (sched.exiting || ep.openOneShot(M.current(), pd, fd) != 0) {
-                    JDK_SOCKET_WAITS.remove(impl, pd);
+                boolean armed = false;
+                try {
+                    armed = !sched.exiting && ep.openOneShot(M.current(), pd, fd) == 0;
+                } finally {
+                    if (!armed) {
+                        JDK_SOCKET_WAITS.remove(impl, pd);
+                    }
+                }
+                if (!armed) {
                     return true;
                 }
             }
@@ -546,18 +554,30 @@ public final class Netpoll implements Describable {
             polled = r == pollNoError || RG.getVolatile(pd) == pdReady; // or ready after the timeout
             timedOut = r == pollErrTimeout && !polled;
         } finally {
-            JDK_SOCKET_WAITS.remove(impl, pd);
             pd.evict(); // stops its deadline timer
             Poll.blockingEnter();
             try {
                 synchronized (lock) {
-                    ep.closeOneShot(M.current(), pd, !polled && PeerStreams.socketOpen(impl));
+                    try {
+                        ep.closeOneShot(M.current(), pd, !polled && PeerStreams.socketOpen(impl));
+                    } finally {
+                        // Withdrawn only now, under the lock: until the registration is removed
+                        // (or left disarmed), no other goroutine may arm it, or this removal would
+                        // take away the registration its re-arm took over (a lost wake).
+                        JDK_SOCKET_WAITS.remove(impl, pd);
+                    }
                 }
             } finally {
                 Poll.blockingExit();
+                JDK_SOCKET_WAITS.remove(impl, pd); // gone already, unless the lock was never taken
             }
         }
         return !timedOut;
+    }
+
+    /** The wait published for the JDK socket {@code impl} now, or null (tests). */
+    static PollDesc jdkSocketWait(Object impl) {
+        return JDK_SOCKET_WAITS.get(impl);
     }
 
     /**
