@@ -490,16 +490,7 @@ class BlockingCallsTest {
             AtomicReference<Throwable> failure = new AtomicReference<>();
             Scheduler s = runAll(
                     failure,
-                    () -> {
-                        try {
-                            awaitSocketWaits(1);
-                            out.write("one\n".getBytes(UTF_8));
-                            awaitSocketWaits(2); // the reader took "one" and waits again
-                            out.write("two\n".getBytes(UTF_8));
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                    },
+                    writeWhenWaiting(out, 1, "one", "two"), // "two" once the reader took "one" and waits again
                     () -> {
                         got.add(call(readLine, in));
                         got.add(call(readLine, in));
@@ -516,25 +507,15 @@ class BlockingCallsTest {
             java.io.OutputStream out = p.server().getOutputStream();
             List<Object> got = java.util.Collections.synchronizedList(new ArrayList<>());
             AtomicReference<Throwable> failure = new AtomicReference<>();
-            Scheduler s = runAll(
-                    failure,
-                    () -> {
-                        try {
-                            awaitSocketWaits(2);
-                            out.write("late\n".getBytes(UTF_8));
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                    },
-                    () -> {
-                        got.add(call(readLine, in)); // times out: its registration is removed
-                        try {
-                            p.client().setSoTimeout(30_000); // the second wait ends with its line
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                        got.add(call(readLine, in));
-                    });
+            Scheduler s = runAll(failure, writeWhenWaiting(out, 2, "late"), () -> {
+                got.add(call(readLine, in)); // times out: its registration is removed
+                try {
+                    p.client().setSoTimeout(30_000); // the second wait ends with its line
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                got.add(call(readLine, in));
+            });
             assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
             assertEquals(2, got.size(), () -> "got " + got);
             assertTrue(got.get(0) instanceof java.net.SocketTimeoutException, () -> "the first read got " + got);
@@ -543,6 +524,24 @@ class BlockingCallsTest {
             assertEquals(
                     0, Netpoll.of(s).jdkSocketRearms.get(), "a wait re-armed a registration its timeout had removed");
         }
+    }
+
+    /**
+     * A goroutine's body that writes {@code lines} to {@code out}, each once the reader began its
+     * wait for it: the first once {@code firstWait} waits for a JDK socket have begun, the next
+     * once one more has ({@link #awaitSocketWaits}).
+     */
+    static Runnable writeWhenWaiting(java.io.OutputStream out, long firstWait, String... lines) {
+        return () -> {
+            try {
+                for (int i = 0; i < lines.length; i++) {
+                    awaitSocketWaits(firstWait + i);
+                    out.write((lines[i] + "\n").getBytes(UTF_8));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        };
     }
 
     /**
