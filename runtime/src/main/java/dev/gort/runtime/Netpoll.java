@@ -437,9 +437,10 @@ public final class Netpoll implements Describable {
     /**
      * The goroutines waiting now in {@link #waitJdkSocketReadable}, by socket implementation (any
      * runtime's: a close may come from another runtime or from no goroutine at all). An entry is
-     * put by the waiting goroutine under the socket's state lock, before it parks, and removed by
-     * it after it wakes, or by {@link #close} when its runtime ends first. Read by the close hook
-     * and the sweeps.
+     * put by the waiting goroutine under the socket's state lock, before it arms the descriptor and
+     * parks, and removed by it under that lock after it woke and removed (or left disarmed) its
+     * registration, or by {@link #close} when its runtime ends first. Read by the close hook and
+     * the sweeps.
      */
     private static final java.util.concurrent.ConcurrentHashMap<Object, PollDesc> JDK_SOCKET_WAITS =
             new java.util.concurrent.ConcurrentHashMap<>();
