@@ -386,7 +386,7 @@ final class Epoll {
      * state lock, so that the descriptor is the socket's (not closed, its number not reused) while
      * it is armed, and has published its wait first (no other goroutine waits on the socket: a
      * re-arm would take its registration); it ends the wait with {@link #closeOneShot} under that
-     * lock. Sets {@code pd.rearmed} when the registration was re-armed.
+     * lock. Counts a re-arm in {@link Netpoll#jdkSocketRearms}.
      */
     int openOneShot(M mp, Netpoll.PollDesc pd, int fd) {
         long data = allocSlot(pd, fd);
@@ -401,8 +401,9 @@ final class Epoll {
             s.ev.set(ValueLayout.JAVA_LONG_UNALIGNED, DATA_OFFSET, data);
             r = (int) EPOLL_CTL.invokeExact(s.cap, epfd, EPOLL_CTL_MOD, fd, s.ev);
             r = r == 0 ? 0 : errno(s.cap);
-            pd.rearmed = r == 0;
-            if (r == ENOENT) {
+            if (r == 0) {
+                pd.netpoll.jdkSocketRearms.incrementAndGet();
+            } else if (r == ENOENT) {
                 r = (int) EPOLL_CTL.invokeExact(s.cap, epfd, EPOLL_CTL_ADD, fd, s.ev);
                 r = r == 0 ? 0 : errno(s.cap);
             }

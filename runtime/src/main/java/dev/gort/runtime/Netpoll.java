@@ -199,7 +199,7 @@ public final class Netpoll implements Describable {
     /**
      * Of those, the waits whose registration an earlier wait on the same socket left disarmed
      * after its event, re-armed ({@code EPOLL_CTL_MOD}) instead of added: one {@code epoll_ctl} per
-     * wait, not two. Any thread, atomic.
+     * wait, not two. Counted by {@link Epoll#openOneShot}; any thread, atomic.
      */
     public final AtomicLong jdkSocketRearms = new AtomicLong();
 
@@ -486,11 +486,11 @@ public final class Netpoll implements Describable {
      * under that lock, the registration is removed only if its event did not come (after the event
      * it is disarmed, and stays for the next wait to re-arm: one {@code epoll_ctl} per wait) and
      * the socket is still open, and only then is the wait withdrawn from the map (a wait that
-     * another goroutine published in between would re-arm a registration this one then removed). The JDK closes the descriptor under that lock once the state says
-     * closing, so a close either comes first (nothing is waited for) or finds the wait published
-     * (its hook wakes it), and a closed descriptor, whose number may be another socket's by now
-     * (maybe one of gort's own), is never armed or removed (its registration, armed or not, left
-     * the set with its file). Nothing is waited for (true at once) without epoll (the selector
+     * another goroutine published in between would re-arm a registration this one then removed).
+     * The JDK closes the descriptor under that lock once the state says closing, so a close either
+     * comes first (nothing is waited for) or finds the wait published (its hook wakes it), and a
+     * closed descriptor, whose number may be another socket's by now (maybe one of gort's own), is
+     * never armed or removed (its registration, armed or not, left the set with its file). Nothing is waited for (true at once) without epoll (the selector
      * cannot take a descriptor), when another goroutine of any runtime waits on the socket already
      * (the map: a re-arm would take its registration), or once it is closed.
      *
@@ -540,9 +540,6 @@ public final class Netpoll implements Describable {
             Poll.blockingExit();
         }
         jdkSocketWaits.incrementAndGet();
-        if (pd.rearmed) {
-            jdkSocketRearms.incrementAndGet();
-        }
         armJdkSocketSweep();
         boolean timedOut;
         boolean polled = false; // the registration's event came: the one-shot registration is disarmed
@@ -570,7 +567,6 @@ public final class Netpoll implements Describable {
                 }
             } finally {
                 Poll.blockingExit();
-                JDK_SOCKET_WAITS.remove(impl, pd); // gone already, unless the lock was never taken
             }
         }
         return !timedOut;
@@ -1431,11 +1427,6 @@ public final class Netpoll implements Describable {
          * Written by Epoll's netpollopen and netpollclose (volatile), read by pollers.
          */
         volatile int fdseq;
-        /**
-         * A JDK socket wait's registration was an earlier wait's, re-armed ({@link Epoll#openOneShot}).
-         * Written by the waiting goroutine before it parks, read by it after (plain).
-         */
-        boolean rearmed;
         /** Immutable: the interest a read wait arms (OP_ACCEPT for a listener). */
         final int rop;
         /**
