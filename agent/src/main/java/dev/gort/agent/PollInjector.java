@@ -691,9 +691,13 @@ public final class PollInjector {
                 && m.getOpcode() == Opcodes.INVOKEVIRTUAL
                 && (m.owner.equals("java/io/InputStream") || m.owner.equals("java/io/OutputStream"))
                 && STREAM_CALLS.get(m.name + m.desc) instanceof String helper) {
-            // A stream's read or write that may block on a socket (Poll.streamRead, ...)
+            // A stream's read or write that may block on a socket (Poll.streamRead, ...); a read's
+            // stand-in takes the invocation's frame token last (isStreamReadStandIn)
+            String args = m.desc.substring(1, m.desc.indexOf(')'));
+            String ret = m.desc.substring(m.desc.indexOf(')'));
+            String token = helper.startsWith("streamRead") ? "J" : "";
             return new MethodInsnNode(
-                    Opcodes.INVOKESTATIC, POLL, helper, "(L" + m.owner + ";" + m.desc.substring(1), false);
+                    Opcodes.INVOKESTATIC, POLL, helper, "(L" + m.owner + ";" + args + token + ret, false);
         }
         if (!(in instanceof MethodInsnNode m)
                 || m.getOpcode() != Opcodes.INVOKEVIRTUAL
@@ -917,7 +921,7 @@ public final class PollInjector {
      * {@code argLocals}: at most {@link #BLOCKING_ARG_SLOTS} slots, used only in this straight-line
      * code, so no frame mentions them), the receiver is copied, and they come back.
      */
-    private static InsnList blockingEnter(MethodInsnNode call, int argLocals) {
+    private static InsnList blockingEnter(MethodInsnNode call, int argLocals, int frameLocal) {
         InsnList l = new InsnList();
         if (!needsReceiverCheck(call)) {
             l.add(call("blockingEnter"));
@@ -947,33 +951,39 @@ public final class PollInjector {
         } else if (isStreamWrapperCall(call) && call.name.startsWith("read") && args.length > 0) {
             // A read into a buffer: the hook sees its arguments, so that it waits for no read of
             // nothing nor one the JDK rejects.
+            // And the invocation's frame token (waitFrame, at the method's entry), last.
             if (args[0].getSort() == Type.INT) { // readNBytes(int)
                 l.add(new VarInsnNode(Opcodes.ILOAD, at[0]));
+                l.add(frameToken(frameLocal));
                 l.add(new MethodInsnNode(
-                        Opcodes.INVOKESTATIC, POLL, "blockingEnterStreamReadN", "(Ljava/lang/Object;I)V", false));
+                        Opcodes.INVOKESTATIC, POLL, "blockingEnterStreamReadN", "(Ljava/lang/Object;IJ)V", false));
             } else if (args.length == 3) { // (array, off, len)
                 l.add(new VarInsnNode(Opcodes.ALOAD, at[0]));
                 l.add(new VarInsnNode(Opcodes.ILOAD, at[1]));
                 l.add(new VarInsnNode(Opcodes.ILOAD, at[2]));
+                l.add(frameToken(frameLocal));
                 l.add(new MethodInsnNode(
                         Opcodes.INVOKESTATIC,
                         POLL,
                         "blockingEnterStreamReadRange",
-                        "(Ljava/lang/Object;Ljava/lang/Object;II)V",
+                        "(Ljava/lang/Object;Ljava/lang/Object;IIJ)V",
                         false));
             } else { // the whole array, or a CharBuffer
                 l.add(new VarInsnNode(Opcodes.ALOAD, at[0]));
+                l.add(frameToken(frameLocal));
                 l.add(new MethodInsnNode(
                         Opcodes.INVOKESTATIC,
                         POLL,
                         "blockingEnterStreamReadAll",
-                        "(Ljava/lang/Object;Ljava/lang/Object;)V",
+                        "(Ljava/lang/Object;Ljava/lang/Object;J)V",
                         false));
             }
+        } else if (isStreamRead(call)) {
+            l.add(frameToken(frameLocal));
+            l.add(new MethodInsnNode(
+                    Opcodes.INVOKESTATIC, POLL, "blockingEnterStreamRead", "(Ljava/lang/Object;J)V", false));
         } else {
-            String hook = !isStreamWrapperCall(call)
-                    ? "blockingEnter"
-                    : call.name.startsWith("read") ? "blockingEnterStreamRead" : "blockingEnterStream";
+            String hook = isStreamWrapperCall(call) ? "blockingEnterStream" : "blockingEnter";
             l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, hook, "(Ljava/lang/Object;)V", false));
         }
         for (int i = 0; i < args.length; i++) {
@@ -982,7 +992,62 @@ public final class PollInjector {
         return l;
     }
 
-    /** Whether a blocking call site's hook looks at its receiver ({@link #blockingEnter(MethodInsnNode, int)}). */
+    /**
+     * Whether a blocking call site is a read of a JDK stream wrapper, whose hook may wait in the
+     * netpoller and takes the invocation's frame token ({@link #addFrameToken}).
+     */
+    private static boolean isStreamRead(MethodInsnNode call) {
+        return needsReceiverCheck(call) && isStreamWrapperCall(call) && call.name.startsWith("read");
+    }
+
+    /** Whether a replacement call is a stream read's stand-in, which takes the frame token last. */
+    private static boolean isStreamReadStandIn(MethodInsnNode helper) {
+        return helper.owner.equals(POLL) && helper.name.startsWith("streamRead");
+    }
+
+    /** Whether the method has a read that takes the frame token ({@link #addFrameToken}). */
+    private static boolean readsStreams(MethodNode mn) {
+        for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
+            if (in instanceof MethodInsnNode m
+                    && ((isBlockingCall(m) && isStreamRead(m))
+                            || (replacementCall(m) instanceof MethodInsnNode h && isStreamReadStandIn(h)))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Pushes the invocation's frame token from its local, or 0 (none: a look at every wait). */
+    private static AbstractInsnNode frameToken(int frameLocal) {
+        return frameLocal < 0 ? new InsnNode(Opcodes.LCONST_0) : new VarInsnNode(Opcodes.LLOAD, frameLocal);
+    }
+
+    /**
+     * Gives the method a local holding {@code Poll.waitFrame()}, taken at its entry: a token for the
+     * invocation, which each stream read's hook gets ({@link #blockingEnter(MethodInsnNode, int,
+     * int)}), so that the look at the stack for JDK frames' locks before a socket wait runs once per
+     * invocation (the frames below it do not change while it lives). The local is set before
+     * anything else runs, so every frame of the method gains it as a long. Returns its slot.
+     */
+    private static int addFrameToken(MethodNode mn, boolean frames) {
+        int slot = mn.maxLocals;
+        mn.maxLocals += 2;
+        if (frames) {
+            for (AbstractInsnNode in = mn.instructions.getFirst(); in != null; in = in.getNext()) {
+                if (in instanceof FrameNode f) {
+                    f.local = StripMiner.withLocal(f.local, slot, Opcodes.LONG, "frame token");
+                }
+            }
+        }
+        InsnList entry = new InsnList();
+        entry.add(new MethodInsnNode(Opcodes.INVOKESTATIC, POLL, "waitFrame", "()J", false));
+        entry.add(new VarInsnNode(Opcodes.LSTORE, slot));
+        mn.instructions.insert(entry);
+        mn.maxStack = Math.max(mn.maxStack, 2);
+        return slot;
+    }
+
+    /** Whether a blocking call site's hook looks at its receiver ({@link #blockingEnter(MethodInsnNode, int, int)}). */
     private static boolean needsReceiverCheck(MethodInsnNode call) {
         return call.getOpcode() != Opcodes.INVOKESTATIC
                 && !isObjectWait(call)
@@ -1005,9 +1070,9 @@ public final class PollInjector {
      * added.
      */
     private static void hookBlockingCall(
-            MethodNode mn, MethodInsnNode call, boolean frames, boolean handler, int argLocals) {
+            MethodNode mn, MethodInsnNode call, boolean frames, boolean handler, int argLocals, int frameLocal) {
         InsnList insns = mn.instructions;
-        insns.insertBefore(call, blockingEnter(call, argLocals));
+        insns.insertBefore(call, blockingEnter(call, argLocals, frameLocal));
         List<TryCatchBlockNode> around = new ArrayList<>();
         Object[] slots = handler ? handlerLocals(mn, call, mn.maxLocals, mn.maxLocals, frames, around) : null;
         if (slots == null) {
@@ -1227,6 +1292,9 @@ public final class PollInjector {
         boolean constructor = "<init>".equals(mn.name);
         boolean initialised = !constructor;
         int pendingNews = 0;
+        // The invocation's frame token for its stream reads' hooks, taken before anything else,
+        // so that every frame of the method, the hooks' handlers' included, has it.
+        int frameLocal = !clinit && readsStreams(mn) ? addFrameToken(mn, frames) : -1;
         for (AbstractInsnNode in = insns.getFirst(); in != null; ) {
             AbstractInsnNode next = in.getNext();
             if (!initialised) {
@@ -1282,6 +1350,10 @@ public final class PollInjector {
                     hooks++;
                 } else if (replacementCall(in) instanceof MethodInsnNode helper) {
                     insns.set(in, helper);
+                    if (isStreamReadStandIn(helper)) {
+                        insns.insertBefore(helper, frameToken(frameLocal));
+                        mn.maxStack = Math.max(mn.maxStack, maxStack + 2);
+                    }
                     hooks++;
                 } else if (isBlockingCall(in)) {
                     // Wrapped after this pass, as the callbacks are.
@@ -1324,7 +1396,7 @@ public final class PollInjector {
                     // a buffered read's three arguments above that.
                     mn.maxStack = Math.max(mn.maxStack, maxStack + 4);
                 }
-                hookBlockingCall(mn, call, frames, handled.contains(call), argLocals);
+                hookBlockingCall(mn, call, frames, handled.contains(call), argLocals, frameLocal);
                 hooks += 2;
             }
         }

@@ -380,6 +380,16 @@ final class StripMiner {
      * {@code slot} set to int, padded with TOP.
      */
     static List<Object> withInt(List<Object> locals, int slot) {
+        return withLocal(locals, slot, Opcodes.INTEGER, "strip-mining");
+    }
+
+    /**
+     * {@code locals} (ASM's expanded form) with slot {@code slot} set to {@code type}
+     * ({@code Opcodes.INTEGER}, or {@code Opcodes.LONG} over {@code slot} and {@code slot + 1}),
+     * padded with TOP; {@code who} names the rewrite in the error if those slots are taken.
+     */
+    static List<Object> withLocal(List<Object> locals, int slot, Object type, String who) {
+        int size = type == Opcodes.LONG || type == Opcodes.DOUBLE ? 2 : 1;
         List<Object> perSlot = new ArrayList<>();
         for (Object o : locals) {
             perSlot.add(o);
@@ -387,13 +397,18 @@ final class StripMiner {
                 perSlot.add(null); // the second half
             }
         }
-        while (perSlot.size() <= slot) {
+        while (perSlot.size() < slot + size) {
             perSlot.add(Opcodes.TOP);
         }
-        if (perSlot.get(slot) != Opcodes.TOP) {
-            throw new IllegalStateException("strip-mining: local " + slot + " already holds " + perSlot.get(slot));
+        for (int i = slot; i < slot + size; i++) {
+            if (perSlot.get(i) != Opcodes.TOP) {
+                throw new IllegalStateException(who + ": local " + i + " already holds " + perSlot.get(i));
+            }
         }
-        perSlot.set(slot, Opcodes.INTEGER);
+        perSlot.set(slot, type);
+        if (size == 2) {
+            perSlot.set(slot + 1, null); // the second half
+        }
         List<Object> out = new ArrayList<>();
         for (Object o : perSlot) {
             if (o != null) {

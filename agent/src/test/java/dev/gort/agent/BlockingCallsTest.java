@@ -51,6 +51,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
 import java.util.zip.GZIPInputStream;
@@ -367,6 +368,93 @@ class BlockingCallsTest {
         assertEquals("hi", r.got());
         assertEquals(0, r.netpollWaits(), () -> "the read waited in the netpoller under the reader's lock");
         assertTrue(r.st().retakes() >= 1, () -> "no syscall retake: " + r.st());
+    }
+
+    /**
+     * The look at the stack for JDK frames' locks before a socket wait runs once per invocation of
+     * the method that reads, not once per wait: the frames below a live invocation do not change,
+     * so a server's read loop looks once per connection. Two lines read in one invocation are two
+     * waits and one look, through a wrapper's hook ({@code readLine}) and through a plain stream's
+     * stand-in ({@code InputStream.read}) alike; a new invocation looks again. GOMAXPROCS=1: the
+     * reader, created last, runs first; each line is written once the reader waits for it.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"readLines", "readChunks"})
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theLockFrameLookBeforeASocketWaitRunsOncePerInvocation(String how) throws Exception {
+        boolean lines = how.equals("readLines");
+        Method read = lines ? method(how, BufferedReader.class, int.class) : method(how, InputStream.class, int.class);
+        try (Pair p = Pair.open()) {
+            Object from = lines ? p.clientReader() : p.client().getInputStream();
+            java.io.OutputStream out = p.server().getOutputStream();
+            List<Object> got = java.util.Collections.synchronizedList(new ArrayList<>());
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Scheduler s = runAll(failure, writeWhenWaiting(out, 1, "one", "two", "three"), () -> {
+                got.add(call(read, from, 2)); // one invocation, two waits
+                got.add(call(read, from, 1)); // a new one
+            });
+            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+            List<?> want = lines
+                    ? List.of(List.of("one", "two"), List.of("three"))
+                    : List.of(List.of("one\n", "two\n"), List.of("three\n"));
+            assertEquals(want, got);
+            assertEquals(3, Netpoll.of(s).jdkSocketWaits.get(), "each line was not one wait");
+            assertEquals(
+                    2, Netpoll.of(s).jdkSocketFrameLooks.get(), "not one look at the stack per invocation that waited");
+        }
+    }
+
+    /**
+     * A clean look holds for its own invocation only: a read that waited in the netpoller from a
+     * user's stream called directly, then the same method's read called again by a
+     * {@code BufferedReader} (a new invocation, under the reader's lock, which its carrier owns),
+     * is looked at again, and the second read does not wait in the netpoller: it is a syscall,
+     * as every read under a JDK frame's lock is. GOMAXPROCS=1: the second line is written once
+     * the reader has looked a second time (or, wrongly, waited a second time).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aCleanLookBeforeASocketWaitDoesNotExcuseANewInvocationUnderAJdkLock() throws Exception {
+        Class<?> wrappers = workClass("StreamWrappers");
+        Method readLine = wrappers.getMethod("readLine", BufferedReader.class);
+        Constructor<?> passThrough = workClass("StreamWrappers$UserPassThrough").getConstructor(InputStream.class);
+        try (Pair p = Pair.open()) {
+            InputStream user = (InputStream) passThrough.newInstance(p.client().getInputStream());
+            java.io.OutputStream out = p.server().getOutputStream();
+            List<Object> got = java.util.Collections.synchronizedList(new ArrayList<>());
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Scheduler s = runAll(
+                    failure,
+                    () -> {
+                        try {
+                            awaitSocketWaits(1);
+                            out.write("one\n".getBytes(UTF_8));
+                            Netpoll np = Netpoll.of(Scheduler.current());
+                            while (np.jdkSocketFrameLooks.get() < 2 && np.jdkSocketWaits.get() < 2) {
+                                Scheduler.gosched(); // runs while the reader's read holds its carrier
+                            }
+                            out.write("two\n".getBytes(UTF_8));
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    },
+                    () -> {
+                        try {
+                            byte[] b = new byte[4];
+                            got.add(new String(b, 0, user.read(b, 0, 4), UTF_8)); // waits in the netpoller
+                            got.add(call(readLine, new BufferedReader(new InputStreamReader(user, UTF_8))));
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    });
+            assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
+            assertEquals(List.of("one\n", "two"), got);
+            assertEquals(
+                    1,
+                    Netpoll.of(s).jdkSocketWaits.get(),
+                    "the read under the BufferedReader's lock waited in the netpoller");
+            assertEquals(2, Netpoll.of(s).jdkSocketFrameLooks.get(), "the new invocation was not looked at");
+        }
     }
 
     /**
@@ -986,6 +1074,12 @@ class BlockingCallsTest {
             MethodInsnNode helper = PollInjector.replacementCall(site);
             assertTrue(helper != null, () -> "no replacement for " + site.owner + "." + site.name + site.desc);
             assertTrue(standIns.contains(helper.name), () -> "Poll." + helper.name + " is not a stand-in");
+            assertTrue(
+                    Stream.of(Class.forName("dev.gort.runtime.Poll").getMethods())
+                            .anyMatch(m -> m.getName().equals(helper.name)
+                                    && org.objectweb.asm.Type.getMethodDescriptor(m)
+                                            .equals(helper.desc)),
+                    () -> "no Poll." + helper.name + helper.desc);
         }
     }
 

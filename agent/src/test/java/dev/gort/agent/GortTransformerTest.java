@@ -408,6 +408,17 @@ class GortTransformerTest {
                             .filter(n -> n.startsWith("blocking"))
                             .toList(),
                     name + ": a stream wrapper's call");
+            // A method with a read takes its invocation's frame token first (the look at its
+            // stack for JDK frames' locks runs once per invocation); one without, none.
+            List<String> all = calls(method(w.bytes(), name));
+            int token = all.indexOf("waitFrame");
+            if (name.startsWith("read")) {
+                assertTrue(
+                        token >= 0 && token < all.indexOf("blockingEnterStreamRead"),
+                        () -> name + ": no frame token before the read's hook, in " + all);
+            } else {
+                assertEquals(-1, token, () -> name + ": a frame token without a read, in " + all);
+            }
         }
         assertEquals(
                 List.of(),

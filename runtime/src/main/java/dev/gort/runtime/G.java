@@ -436,6 +436,14 @@ public final class G extends Continuation {
 
         /** Last pinned reason seen by this G's continuation ({@link G#onPinned}); written on the carrier, plain. */
         Continuation.Pinned pinnedReason;
+
+        /**
+         * The invocation ({@link M#nextFrameToken}) of the instrumented method whose stack the last
+         * lock-frame look before a JDK socket wait found clean ({@code Poll.awaitReadable}): the
+         * frames below a live invocation do not change, so its next waits need no look. 0: none.
+         * Plain, own G.
+         */
+        long cleanWaitFrame;
     }
 
     /** This G's rarely used fields, allocated on first use. */

@@ -244,6 +244,35 @@ public sealed class M extends CacheLinePad permits M.Padded {
     long syscallFastOldP, syscallFastIdleP;
 
     /**
+     * This M's batch of frame tokens ({@link #nextFrameToken}): the next one and the end of the
+     * batch (exclusive), both 0 until the first. Owner only, plain: written and read by this M's
+     * carrier inside {@code nextFrameToken}, which cannot yield (the runtime's code has no polls).
+     */
+    private long frameTokenNext, frameTokenEnd;
+
+    /** Frame tokens are taken from here in batches of {@link #FRAME_TOKEN_BATCH}: JVM-wide, atomic. */
+    private static final java.util.concurrent.atomic.AtomicLong FRAME_TOKENS =
+            new java.util.concurrent.atomic.AtomicLong();
+
+    private static final int FRAME_TOKEN_BATCH = 1024;
+
+    /**
+     * A token for one invocation of an instrumented method that reads a JDK stream
+     * ({@link Poll#waitFrame}), never 0 and never handed out twice in the JVM: each M takes them in
+     * batches from one JVM-wide counter, as Go's Ps take goroutine ids from sched.goidgen
+     * (proc.go newproc1, p.goidcache).
+     */
+    long nextFrameToken() {
+        long t = frameTokenNext;
+        if (t == frameTokenEnd) {
+            t = FRAME_TOKENS.getAndAdd(FRAME_TOKEN_BATCH) + 1;
+            frameTokenEnd = t + FRAME_TOKEN_BATCH;
+        }
+        frameTokenNext = t + 1;
+        return t;
+    }
+
+    /**
      * This M's trace buffer ({@link dev.gort.runtime.trace.Tracer}, hence public); written and read
      * by this M only, plain.
      */

@@ -203,6 +203,13 @@ public final class Netpoll implements Describable {
      */
     public final AtomicLong jdkSocketRearms = new AtomicLong();
 
+    /**
+     * The looks at a goroutine's stack for JDK frames holding a lock before a JDK socket wait
+     * ({@code Poll.framesClean}): one per invocation of the method that reads, not one per wait.
+     * Any thread, atomic (once per look, a stack walk).
+     */
+    public final AtomicLong jdkSocketFrameLooks = new AtomicLong();
+
     /** Of those, the waits a close hook ended ({@link #jdkSocketClosed}). Any thread, atomic. */
     public final AtomicLong jdkSocketCloseWakes = new AtomicLong();
 

@@ -217,10 +217,25 @@ public final class Poll {
      * as Go's reads do; then the read is a syscall as before (it may still block: another reader
      * took the data, a {@code readInt} wants more than came). Throws the JDK's
      * {@code SocketTimeoutException} ("Read timed out") when the socket's {@code SO_TIMEOUT}
-     * passes with nothing to read, before the call, as the call would have.
+     * passes with nothing to read, before the call, as the call would have. {@code frame}: the
+     * invocation of the calling method ({@link #waitFrame}), which spares its later waits the
+     * look at the stack for JDK frames' locks ({@link #framesClean}).
      */
-    public static void blockingEnterStreamRead(Object receiver) throws java.io.IOException {
-        enterStreamRead(receiver, true);
+    public static void blockingEnterStreamRead(Object receiver, long frame) throws java.io.IOException {
+        enterStreamRead(receiver, true, frame);
+    }
+
+    /**
+     * At the entry of an instrumented method with a read of a JDK stream ({@link #blockingEnterStreamRead},
+     * {@link #streamRead(java.io.InputStream, byte[], int, int, long)}, ...): a token for this
+     * invocation, which the agent keeps in a local and passes to each read's hook
+     * ({@link M#nextFrameToken}; 0 off a carrier). While the invocation lives the frames below it
+     * stay the same, so once a look found no JDK frame holding a lock there, its later waits skip
+     * the look.
+     */
+    public static long waitFrame() {
+        M mp = M.current();
+        return mp == null ? 0 : mp.nextFrameToken();
     }
 
     /**
@@ -229,9 +244,9 @@ public final class Poll {
      * only for a read that asks for something the JDK accepts ({@link #wantsRange}): a read of
      * nothing returns 0 at once, one with bad arguments throws at once.
      */
-    public static void blockingEnterStreamReadRange(Object receiver, Object dst, int off, int len)
+    public static void blockingEnterStreamReadRange(Object receiver, Object dst, int off, int len, long frame)
             throws java.io.IOException {
-        enterStreamRead(receiver, wantsRange(dst, off, len));
+        enterStreamRead(receiver, wantsRange(dst, off, len), frame);
     }
 
     /**
@@ -239,13 +254,13 @@ public final class Poll {
      * or a {@code CharBuffer}'s remaining room): no wait for an empty or missing one
      * ({@link #wantsAll}).
      */
-    public static void blockingEnterStreamReadAll(Object receiver, Object dst) throws java.io.IOException {
-        enterStreamRead(receiver, wantsAll(dst));
+    public static void blockingEnterStreamReadAll(Object receiver, Object dst, long frame) throws java.io.IOException {
+        enterStreamRead(receiver, wantsAll(dst), frame);
     }
 
     /** {@link #blockingEnterStreamRead(Object)} for {@code readNBytes(len)}: no wait unless len &gt; 0. */
-    public static void blockingEnterStreamReadN(Object receiver, int len) throws java.io.IOException {
-        enterStreamRead(receiver, len > 0);
+    public static void blockingEnterStreamReadN(Object receiver, int len, long frame) throws java.io.IOException {
+        enterStreamRead(receiver, len > 0, frame);
     }
 
     /**
@@ -253,14 +268,14 @@ public final class Poll {
      * {@code wants} something ({@link #awaitReadable}), then the syscall. A null receiver: no
      * syscall (the call throws its {@code NullPointerException}).
      */
-    private static void enterStreamRead(Object receiver, boolean wants) throws java.io.IOException {
+    private static void enterStreamRead(Object receiver, boolean wants, long frame) throws java.io.IOException {
         if (receiver == null) {
             return;
         }
         Object end = PeerStreams.peerEnd(receiver);
         if (end != null) {
             if (wants) {
-                awaitReadable(receiver, end);
+                awaitReadable(receiver, end, frame);
             }
             blockingEnter();
         }
@@ -295,12 +310,12 @@ public final class Poll {
      * ends at {@code end} ({@link PeerStreams#peerEnd}): only on a running goroutine that could
      * leave its carrier (Preempt's refusal rule, as {@code Thread.sleep}'s park: no Java monitor,
      * counted lock, class initialiser or runtime lock, and no JDK frame on its stack that holds a
-     * lock for its carrier, which one stack walk finds before it parks), only for the JDK's socket
-     * implementation. The look whether anything is buffered ({@code ready()}, {@code available()})
+     * lock for its carrier, which one stack walk finds before it parks: {@link #framesClean}), only
+     * for the JDK's socket implementation. The look whether anything is buffered ({@code ready()}, {@code available()})
      * runs in a syscall: it takes the wrapper's lock, which a reader blocked in the same wrapper
      * holds.
      */
-    private static void awaitReadable(Object in, Object end) throws java.io.IOException {
+    private static void awaitReadable(Object in, Object end, long frame) throws java.io.IOException {
         M mp = M.current();
         G gp = mp == null ? null : mp.curg;
         if (gp == null || gp.readgstatusNoScan() != G._Grunning) {
@@ -326,12 +341,36 @@ public final class Poll {
         mp = M.current();
         // The goroutine may go on on another carrier: not under a lock a JDK frame holds for its
         // carrier (a BufferedReader's over a user's stream that reads the socket), as a sleep.
-        if (Preempt.refusal(mp, gp, true) != Preempt.R_NONE) {
+        if (Preempt.refusal(mp, gp, false) != Preempt.R_NONE || !framesClean(mp, gp, frame)) {
             return;
         }
         if (!mp.sched.netpoll.waitJdkSocketReadable(impl, fd, PeerStreams.socketTimeout(impl) * 1_000_000L)) {
             throw new java.net.SocketTimeoutException("Read timed out"); // NioSocketImpl's words
         }
+    }
+
+    /**
+     * Whether no frame on gp's stack is a JDK frame holding a lock for its carrier or a class
+     * initialiser ({@link LockFrames#scan}, the stack walk of {@link Preempt#refusal}), looked at
+     * once per invocation {@code frame} of the method that reads ({@link #waitFrame}): the frames
+     * below a live invocation cannot change, so a clean look holds for its later waits (a
+     * server's read loop looks once per connection, not once per wait). Only a clean look is
+     * kept, one per goroutine ({@link G.Rare#cleanWaitFrame}); a frame of 0 is looked at every
+     * time. Counts each look in {@link Netpoll#jdkSocketFrameLooks}.
+     */
+    private static boolean framesClean(M mp, G gp, long frame) {
+        G.Rare r = gp.rareOrNull();
+        if (frame != 0 && r != null && r.cleanWaitFrame == frame) {
+            return true;
+        }
+        mp.sched.netpoll.jdkSocketFrameLooks.incrementAndGet();
+        if (LockFrames.scan() != LockFrames.NONE) {
+            return false;
+        }
+        if (frame != 0) {
+            gp.rare().cleanWaitFrame = frame;
+        }
+        return true;
     }
 
     /**
@@ -880,14 +919,19 @@ public final class Poll {
         return PeerStreams.waitsForPeer(stream); // a null stream: the call's NullPointerException
     }
 
-    /** {@code in.read(b, off, len)} at an instrumented call site: a syscall on a socket's or pipe's stream. */
-    public static int streamRead(java.io.InputStream in, byte[] b, int off, int len) throws java.io.IOException {
+    /**
+     * {@code in.read(b, off, len)} at an instrumented call site: a syscall on a socket's or pipe's
+     * stream, after a wait in the netpoller where a JDK socket has nothing to read
+     * ({@link #awaitReadable}). {@code frame}: the calling invocation's token ({@link #waitFrame}).
+     */
+    public static int streamRead(java.io.InputStream in, byte[] b, int off, int len, long frame)
+            throws java.io.IOException {
         Object end = PeerStreams.peerEnd(in);
         if (end == null) {
             return in.read(b, off, len);
         }
         if (wantsRange(b, off, len)) {
-            awaitReadable(in, end);
+            awaitReadable(in, end, frame);
         }
         blockingEnter();
         try {
@@ -897,14 +941,14 @@ public final class Poll {
         }
     }
 
-    /** {@code in.read(b)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)}. */
-    public static int streamRead(java.io.InputStream in, byte[] b) throws java.io.IOException {
+    /** {@code in.read(b)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int, long)}. */
+    public static int streamRead(java.io.InputStream in, byte[] b, long frame) throws java.io.IOException {
         Object end = PeerStreams.peerEnd(in);
         if (end == null) {
             return in.read(b);
         }
         if (wantsAll(b)) {
-            awaitReadable(in, end);
+            awaitReadable(in, end, frame);
         }
         blockingEnter();
         try {
@@ -914,14 +958,15 @@ public final class Poll {
         }
     }
 
-    /** {@code in.readNBytes(b, off, len)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)}. */
-    public static int streamReadNBytes(java.io.InputStream in, byte[] b, int off, int len) throws java.io.IOException {
+    /** {@code in.readNBytes(b, off, len)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int, long)}. */
+    public static int streamReadNBytes(java.io.InputStream in, byte[] b, int off, int len, long frame)
+            throws java.io.IOException {
         Object end = PeerStreams.peerEnd(in);
         if (end == null) {
             return in.readNBytes(b, off, len);
         }
         if (wantsRange(b, off, len)) {
-            awaitReadable(in, end);
+            awaitReadable(in, end, frame);
         }
         blockingEnter();
         try {
@@ -931,14 +976,14 @@ public final class Poll {
         }
     }
 
-    /** {@code in.readNBytes(len)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)}. */
-    public static byte[] streamReadNBytes(java.io.InputStream in, int len) throws java.io.IOException {
+    /** {@code in.readNBytes(len)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int, long)}. */
+    public static byte[] streamReadNBytes(java.io.InputStream in, int len, long frame) throws java.io.IOException {
         Object end = PeerStreams.peerEnd(in);
         if (end == null) {
             return in.readNBytes(len);
         }
         if (len > 0) {
-            awaitReadable(in, end);
+            awaitReadable(in, end, frame);
         }
         blockingEnter();
         try {
@@ -948,13 +993,13 @@ public final class Poll {
         }
     }
 
-    /** {@code in.readAllBytes()} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)}. */
-    public static byte[] streamReadAllBytes(java.io.InputStream in) throws java.io.IOException {
+    /** {@code in.readAllBytes()} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int, long)}. */
+    public static byte[] streamReadAllBytes(java.io.InputStream in, long frame) throws java.io.IOException {
         Object end = PeerStreams.peerEnd(in);
         if (end == null) {
             return in.readAllBytes();
         }
-        awaitReadable(in, end);
+        awaitReadable(in, end, frame);
         blockingEnter();
         try {
             return in.readAllBytes();
@@ -964,7 +1009,7 @@ public final class Poll {
     }
 
     /**
-     * {@code in.transferTo(out)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int)};
+     * {@code in.transferTo(out)} at an instrumented call site: see {@link #streamRead(java.io.InputStream, byte[], int, int, long)};
      * the JDK's loop writes to {@code out} inside the call, so it is a syscall only if {@code out}
      * runs only the JDK's code too ({@link PeerStreams#jdkSink}: a user's stream must not run inside
      * a syscall).

@@ -120,6 +120,29 @@ public final class Blockers {
         c.close();
     }
 
+    /** {@code n} lines read at one call site of one invocation, as a server's read loop reads. */
+    public static java.util.List<String> readLines(java.io.BufferedReader r, int n) throws java.io.IOException {
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            lines.add(r.readLine());
+        }
+        return lines;
+    }
+
+    /**
+     * {@code n} array reads of a stream typed {@code InputStream} ({@code Poll.streamRead}'s
+     * stand-in) in one invocation, each into a fresh array: what each got.
+     */
+    public static java.util.List<String> readChunks(java.io.InputStream in, int n) throws java.io.IOException {
+        java.util.List<String> chunks = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            byte[] b = new byte[64];
+            int got = in.read(b);
+            chunks.add(got < 0 ? null : new String(b, 0, got, java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return chunks;
+    }
+
     /** {@code r.readLine()} at an instrumented call site, or the exception it threw. */
     public static Object readLineOrThrown(java.io.BufferedReader r) {
         try {
