@@ -96,6 +96,11 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *       ({@code (J)}, {@code (JI)}, {@code (Duration)}) becomes {@code Poll.threadSleep} and
  *       {@code TimeUnit.sleep} {@code Poll.timeUnitSleep}: the goroutine's sleep where it may
  *       yield, else the carrier's in a syscall;
+ *   <li>every strategy but {@code none}: a method, not a class initialiser, with a read of a
+ *       stream wrapper or a stream read's stand-in ({@code Poll.streamRead}, ...) takes
+ *       {@code Poll.waitFrame()} into a new local before anything else, and each such read's hook
+ *       gets it last: a token for the invocation, so that the runtime's look at the stack for JDK
+ *       frames' locks before a socket wait runs once per invocation ({@link #addFrameToken});
  *   <li>every strategy but {@code none}: {@code <clinit>} gets {@code clinitEnter()} first and
  *       {@code clinitExit()} on every exit (before its return and in a catch-all handler), and no
  *       poll: a class initialiser pins the continuation and holds the class's init lock.
@@ -115,7 +120,9 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  * the handler follows the method's last instruction, which can only be a return, throw or goto, so
  * nothing falls into it. max_stack is raised to 1 for it. Strip-mining adds a local, a label and a
  * frame per loop and edits the frames inside the loop explicitly (the class is read with
- * {@code EXPAND_FRAMES}, so every frame is complete). The class is written with
+ * {@code EXPAND_FRAMES}, so every frame is complete). The frame token's local is stored before the
+ * method's first instruction, so every frame of the method gains it as a long.
+ * The class is written with
  * {@code new ClassWriter(reader, 0)}: no frame or max computation, no class loading.
  *
  * <p><b>Never instrumented</b>: native and abstract methods, methods with JSR/RET (class files

@@ -21,7 +21,8 @@ import jdk.internal.vm.Continuation;
  * Runs when a preemption was requested of this very carrier (a few times per 10 ms slice at
  * most), when the exit from a "syscall" that sysmon made of a blocked carrier found no P
  * ({@code Syscalls.exitsyscallSlow}: may the G leave its carrier?) and before a goroutine waits in
- * the netpoller to read a JDK socket ({@code Poll.awaitReadable}), never on the poll's or a
+ * the netpoller to read a JDK socket ({@code Poll.framesClean}: once per invocation of the method
+ * that reads, whose frames below cannot change while it lives), never on the poll's or a
  * syscall's fast path.
  *
  * <p><b>Two walks.</b> {@link #scan()} first walks the frames' classes alone ({@link #screen()}:
