@@ -100,7 +100,8 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  *       stream wrapper or a stream read's stand-in ({@code Poll.streamRead}, ...) takes
  *       {@code Poll.waitFrame()} into a new local before anything else, and each such read's hook
  *       gets it last: a token for the invocation, so that the runtime's look at the stack for JDK
- *       frames' locks before a socket wait runs once per invocation ({@link #addFrameToken});
+ *       frames' locks before a socket wait runs once per invocation after a clean look
+ *       ({@link #addFrameToken});
  *   <li>every strategy but {@code none}: {@code <clinit>} gets {@code clinitEnter()} first and
  *       {@code clinitExit()} on every exit (before its return and in a catch-all handler), and no
  *       poll: a class initialiser pins the continuation and holds the class's init lock.
@@ -121,7 +122,9 @@ import org.objectweb.asm.tree.analysis.BasicVerifier;
  * nothing falls into it. max_stack is raised to 1 for it. Strip-mining adds a local, a label and a
  * frame per loop and edits the frames inside the loop explicitly (the class is read with
  * {@code EXPAND_FRAMES}, so every frame is complete). The frame token's local is stored before the
- * method's first instruction, so every frame of the method gains it as a long.
+ * method's own first instruction (only the entry poll and the entry hooks come before it), so every
+ * frame of the method's own code gains it as a long; the catch-all handler of the entry hooks,
+ * whose range begins before the store, declares no locals.
  * The class is written with
  * {@code new ClassWriter(reader, 0)}: no frame or max computation, no class loading.
  *
@@ -604,7 +607,7 @@ public final class PollInjector {
      * {@code blockingExit}: the goroutine is in a syscall for the call, as Go's syscall wrappers
      * enter one, and sysmon retakes its P at its next tick if the call blocks while other work
      * waits. An interface's or overridable method's call is a syscall only on a receiver of a JDK
-     * class ({@link #blockingEnter(MethodInsnNode, int)}): a library's implementation runs user code.
+     * class ({@link #blockingEnter(MethodInsnNode, int, int)}): a library's implementation runs user code.
      */
     static boolean isBlockingCall(AbstractInsnNode in) {
         if (!(in instanceof MethodInsnNode m)
@@ -648,7 +651,9 @@ public final class PollInjector {
 
     /**
      * The static {@code Poll} method that replaces a call site, or null; the receiver, if any,
-     * becomes the first argument, so the stack is the same before and after and no frame changes:
+     * becomes the first argument, so the stack is the same before and after and no frame changes
+     * (but for a stream read's stand-in, {@link #isStreamReadStandIn}, which takes the invocation's
+     * frame token last: the caller pushes it, {@link #frameToken}):
      * {@code Thread.currentThread()}, {@code Thread.yield()}, {@code Thread.sleep} and
      * {@code TimeUnit.sleep} (see the class comment); the array reads and writes of a stream the
      * call site names {@code java.io.InputStream} or {@code OutputStream} ({@link #STREAM_CALLS}:
@@ -1032,9 +1037,9 @@ public final class PollInjector {
     /**
      * Gives the method a local holding {@code Poll.waitFrame()}, taken at its entry: a token for the
      * invocation, which each stream read's hook gets ({@link #blockingEnter(MethodInsnNode, int,
-     * int)}), so that the look at the stack for JDK frames' locks before a socket wait runs once per
-     * invocation (the frames below it do not change while it lives). The local is set before
-     * anything else runs, so every frame of the method gains it as a long. Returns its slot.
+     * int)}), so that after a clean look at the stack for JDK frames' locks before a socket wait the
+     * invocation's later waits need none (the frames below it do not change while it lives). The local is set before the
+     * method's own code runs, so every frame there gains it as a long. Returns its slot.
      */
     private static int addFrameToken(MethodNode mn, boolean frames) {
         int slot = mn.maxLocals;

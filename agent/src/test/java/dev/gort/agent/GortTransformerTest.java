@@ -1,6 +1,7 @@
 package dev.gort.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -364,6 +365,49 @@ class GortTransformerTest {
                         && hook.owner.equals(PollInjector.POLL)
                         && hook.name.equals("closed"),
                 "no Poll.closed(target) right after the close() call");
+    }
+
+    /**
+     * The frame token's local (a long stored at the entry of a method with a stream read) keeps
+     * every shape of method valid: the instrumented class loads (the JVM verifies its frames) and
+     * each method runs as written; each method with a read takes the token first, the class
+     * initialiser none.
+     */
+    @Test
+    void theFrameTokenKeepsEveryShapeOfMethodValid() throws Exception {
+        String cls = "dev.gort.agent.work.TokenShapes";
+        PollInjector.Result r = new PollInjector(PreemptStrategy.BACKEDGE, true).instrument(bytes(cls));
+        for (String name : List.of("<init>", "drain", "readThenSum", "readOrRetry")) {
+            ClassNode cn = new ClassNode();
+            new ClassReader(r.bytes()).accept(cn, 0);
+            for (MethodNode mn : cn.methods) {
+                if (mn.name.equals(name)
+                        && (!name.equals("<init>") || mn.desc.startsWith("(Ljava/io/BufferedReader;"))) {
+                    assertTrue(calls(mn).contains("waitFrame"), () -> name + ": no frame token in " + calls(mn));
+                }
+            }
+        }
+        assertFalse(calls(method(r.bytes(), "<clinit>")).contains("waitFrame"), "a class initialiser's token");
+        assertEquals(1, stripHeads(method(r.bytes(), "readThenSum")), "the counted loop was not strip-mined");
+        Class<?> c = instrumented(cls);
+        assertEquals("clinit", c.getField("FIRST").get(null));
+        Object o = c.getConstructor(java.io.BufferedReader.class)
+                .newInstance(new java.io.BufferedReader(new java.io.StringReader("ctor\n")));
+        assertEquals("ctor", c.getField("line").get(o));
+        String[] last = new String[1];
+        c.getMethod("drain", java.io.BufferedReader.class, String[].class)
+                .invoke(null, new java.io.BufferedReader(new java.io.StringReader("a\nb\n")), last);
+        assertEquals("b", last[0]);
+        int[] a = new int[3000];
+        java.util.Arrays.fill(a, 1);
+        assertEquals(
+                3003,
+                c.getMethod("readThenSum", java.io.InputStream.class, int[].class)
+                        .invoke(null, new java.io.ByteArrayInputStream(new byte[] {1, 2, 3}), a));
+        assertEquals(
+                "x",
+                c.getMethod("readOrRetry", java.io.BufferedReader.class)
+                        .invoke(null, new java.io.BufferedReader(new java.io.StringReader("x\n"))));
     }
 
     @Test

@@ -19,11 +19,14 @@ import jdk.internal.vm.Continuation;
  * sees: the JDK's code is never instrumented, yet some of it holds a lock while it calls back into
  * user code (instrumented, so it polls). Also finds class initialisers, instrumented or not.
  * Runs when a preemption was requested of this very carrier (a few times per 10 ms slice at
- * most), when the exit from a "syscall" that sysmon made of a blocked carrier found no P
- * ({@code Syscalls.exitsyscallSlow}: may the G leave its carrier?) and before a goroutine waits in
- * the netpoller to read a JDK socket ({@code Poll.framesClean}: once per invocation of the method
- * that reads, whose frames below cannot change while it lives), never on the poll's or a
- * syscall's fast path.
+ * most), answered in a poll or at a syscall's exit ({@code Preempt.preemptAtExit}); when the
+ * budget strategy's slice is spent with work waiting; when the exit from a "syscall" that sysmon
+ * made of a blocked carrier found no P ({@code Syscalls.exitsyscallSlow}: may the G leave its
+ * carrier?); at a {@code Thread.sleep}, {@code TimeUnit.sleep} or {@code Thread.yield} in
+ * instrumented code (may the goroutine park or yield instead of its carrier?); and before a
+ * goroutine waits in the netpoller to read a JDK socket ({@code Poll.framesClean}: after a clean
+ * look, not again for the same invocation of the method that reads, whose frames below cannot
+ * change while it lives). Never on the poll's or a syscall's fast path.
  *
  * <p><b>Two walks.</b> {@link #scan()} first walks the frames' classes alone ({@link #screen()}:
  * no method to resolve per frame) and clears the stack if no class has a lock-holding method and

@@ -336,6 +336,14 @@ public sealed class M extends CacheLinePad permits M.Padded {
      * nanoseconds more (~4 % of a Gosched, issue 19). (ScopedValue is no way out: raw continuations
      * do not save the carrier's scoped-value bindings, only its cache.)
      */
+    /**
+     * The M running the current goroutine, or null outside one (a platform thread, a carrier's own
+     * code): {@link #current()}'s first half, without its carrier lookup.
+     */
+    static M ofGoroutine() {
+        return gInitialized && Continuation.getCurrentContinuation(G.SCOPE) instanceof G gp ? gp.m : null;
+    }
+
     public static M current() {
         if (gInitialized && Continuation.getCurrentContinuation(G.SCOPE) instanceof G gp) {
             M mp = gp.m; // set before the mount (execute, park_m's cancelled park), cleared by dropg after the unmount

@@ -205,8 +205,9 @@ public final class Netpoll implements Describable {
 
     /**
      * The looks at a goroutine's stack for JDK frames holding a lock before a JDK socket wait
-     * ({@code Poll.framesClean}): one per invocation of the method that reads, not one per wait.
-     * Any thread, atomic (once per look, a stack walk).
+     * ({@code Poll.framesClean}): after a clean look, none for the later waits of the same
+     * invocation of the method that reads (the rule and its limits are there). Any thread, atomic
+     * (once per look, a stack walk).
      */
     public final AtomicLong jdkSocketFrameLooks = new AtomicLong();
 

@@ -229,17 +229,19 @@ public final class Poll {
      * At the entry of an instrumented method with a read of a JDK stream ({@link #blockingEnterStreamRead},
      * {@link #streamRead(java.io.InputStream, byte[], int, int, long)}, ...): a token for this
      * invocation, which the agent keeps in a local and passes to each read's hook
-     * ({@link M#nextFrameToken}; 0 off a carrier). While the invocation lives the frames below it
-     * stay the same, so once a look found no JDK frame holding a lock there, its later waits skip
-     * the look.
+     * ({@link M#nextFrameToken}; 0 outside a goroutine, where no read waits in the netpoller, without
+     * the carrier lookup of {@link M#current()}: a deserialiser's helper that calls
+     * {@code DataInputStream.readInt} on a platform thread pays a continuation lookup per call, no
+     * more). While the invocation lives the frames below it stay the same, so once a look found no
+     * JDK frame holding a lock there, its later waits skip the look.
      */
     public static long waitFrame() {
-        M mp = M.current();
+        M mp = M.ofGoroutine();
         return mp == null ? 0 : mp.nextFrameToken();
     }
 
     /**
-     * {@link #blockingEnterStreamRead(Object)} for a read into the range {@code [off, off + len)}
+     * {@link #blockingEnterStreamRead(Object, long)} for a read into the range {@code [off, off + len)}
      * of the array {@code dst} ({@code read(byte[], int, int)}, {@code readFully}, ...): it waits
      * only for a read that asks for something the JDK accepts ({@link #wantsRange}): a read of
      * nothing returns 0 at once, one with bad arguments throws at once.
@@ -250,7 +252,7 @@ public final class Poll {
     }
 
     /**
-     * {@link #blockingEnterStreamRead(Object)} for a read into the whole of {@code dst} (an array,
+     * {@link #blockingEnterStreamRead(Object, long)} for a read into the whole of {@code dst} (an array,
      * or a {@code CharBuffer}'s remaining room): no wait for an empty or missing one
      * ({@link #wantsAll}).
      */
@@ -258,7 +260,7 @@ public final class Poll {
         enterStreamRead(receiver, wantsAll(dst), frame);
     }
 
-    /** {@link #blockingEnterStreamRead(Object)} for {@code readNBytes(len)}: no wait unless len &gt; 0. */
+    /** {@link #blockingEnterStreamRead(Object, long)} for {@code readNBytes(len)}: no wait unless len &gt; 0. */
     public static void blockingEnterStreamReadN(Object receiver, int len, long frame) throws java.io.IOException {
         enterStreamRead(receiver, len > 0, frame);
     }
@@ -354,9 +356,12 @@ public final class Poll {
      * initialiser ({@link LockFrames#scan}, the stack walk of {@link Preempt#refusal}), looked at
      * once per invocation {@code frame} of the method that reads ({@link #waitFrame}): the frames
      * below a live invocation cannot change, so a clean look holds for its later waits (a
-     * server's read loop looks once per connection, not once per wait). Only a clean look is
-     * kept, one per goroutine ({@link G.Rare#cleanWaitFrame}); a frame of 0 is looked at every
-     * time. Counts each look in {@link Netpoll#jdkSocketFrameLooks}.
+     * server's loop that reads a connection's lines itself looks once per connection). Only a
+     * clean look is kept, and one per goroutine ({@link G.Rare#cleanWaitFrame}): a look that found
+     * a lock is repeated at every wait, a frame of 0 is looked at every time, and a method that
+     * reads through a helper that reads too (a new invocation per call) looks at each of the
+     * helper's waits and, its own token evicted, at its own next wait. Counts each look in
+     * {@link Netpoll#jdkSocketFrameLooks}.
      */
     private static boolean framesClean(M mp, G gp, long frame) {
         G.Rare r = gp.rareOrNull();
