@@ -354,17 +354,11 @@ class BlockingCallsTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aSocketReadUnderAJdkFramesLockDoesNotWaitInTheNetpoller() throws Exception {
-        Class<?> wrappers = workClass("StreamWrappers");
-        Method readLine = wrappers.getMethod("readLine", BufferedReader.class);
-        Constructor<?> passThrough = workClass("StreamWrappers$UserPassThrough").getConstructor(InputStream.class);
-        SocketRun r = readBeforeWrite(new byte[] {'h', 'i', '\n'}, in -> {
-            try {
-                InputStream user = (InputStream) passThrough.newInstance(in);
-                return call(readLine, new BufferedReader(new InputStreamReader(user, UTF_8)));
-            } catch (ReflectiveOperationException e) {
-                throw new RuntimeException(e);
-            }
-        });
+        Method readLine = workClass("StreamWrappers").getMethod("readLine", BufferedReader.class);
+        java.util.function.UnaryOperator<InputStream> passThrough = userPassThrough();
+        SocketRun r = readBeforeWrite(
+                new byte[] {'h', 'i', '\n'},
+                in -> call(readLine, new BufferedReader(new InputStreamReader(passThrough.apply(in), UTF_8))));
         assertEquals("hi", r.got());
         assertEquals(0, r.netpollWaits(), () -> "the read waited in the netpoller under the reader's lock");
         assertTrue(r.st().retakes() >= 1, () -> "no syscall retake: " + r.st());
@@ -415,11 +409,9 @@ class BlockingCallsTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aCleanLookBeforeASocketWaitDoesNotExcuseANewInvocationUnderAJdkLock() throws Exception {
-        Class<?> wrappers = workClass("StreamWrappers");
-        Method readLine = wrappers.getMethod("readLine", BufferedReader.class);
-        Constructor<?> passThrough = workClass("StreamWrappers$UserPassThrough").getConstructor(InputStream.class);
+        Method readLine = workClass("StreamWrappers").getMethod("readLine", BufferedReader.class);
         try (Pair p = Pair.open()) {
-            InputStream user = (InputStream) passThrough.newInstance(p.client().getInputStream());
+            InputStream user = userPassThrough().apply(p.client().getInputStream());
             java.io.OutputStream out = p.server().getOutputStream();
             List<Object> got = java.util.Collections.synchronizedList(new ArrayList<>());
             AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -455,6 +447,21 @@ class BlockingCallsTest {
                     "the read under the BufferedReader's lock waited in the netpoller");
             assertEquals(2, Netpoll.of(s).jdkSocketFrameLooks.get(), "the new invocation was not looked at");
         }
+    }
+
+    /**
+     * A maker of user streams ({@code StreamWrappers.UserPassThrough}, instrumented) that read the
+     * stream given, its class loaded here, before any goroutine runs.
+     */
+    private static java.util.function.UnaryOperator<InputStream> userPassThrough() throws Exception {
+        Constructor<?> c = workClass("StreamWrappers$UserPassThrough").getConstructor(InputStream.class);
+        return in -> {
+            try {
+                return (InputStream) c.newInstance(in);
+            } catch (ReflectiveOperationException e) {
+                throw new RuntimeException(e);
+            }
+        };
     }
 
     /**
