@@ -1038,8 +1038,9 @@ public final class PollInjector {
      * Gives the method a local holding {@code Poll.waitFrame()}, taken at its entry: a token for the
      * invocation, which each stream read's hook gets ({@link #blockingEnter(MethodInsnNode, int,
      * int)}), so that after a clean look at the stack for JDK frames' locks before a socket wait the
-     * invocation's later waits need none (the frames below it do not change while it lives). The local is set before the
-     * method's own code runs, so every frame there gains it as a long. Returns its slot.
+     * invocation's later waits need none (the frames below it do not change while it lives). The
+     * local is set before the method's own code runs, so every frame there gains it as a long.
+     * Returns its slot.
      */
     private static int addFrameToken(MethodNode mn, boolean frames) {
         int slot = mn.maxLocals;

@@ -226,8 +226,9 @@ public final class Poll {
     }
 
     /**
-     * At the entry of an instrumented method with a read of a JDK stream ({@link #blockingEnterStreamRead},
-     * {@link #streamRead(java.io.InputStream, byte[], int, int, long)}, ...): a token for this
+     * At the entry of an instrumented method with a read of a JDK stream
+     * ({@link #blockingEnterStreamRead}, {@link #streamRead(java.io.InputStream, byte[], int, int,
+     * long)}, ...): a token for this
      * invocation, which the agent keeps in a local and passes to each read's hook
      * ({@link M#nextFrameToken}; 0 outside a goroutine, where no read waits in the netpoller, without
      * the carrier lookup of {@link M#current()}: a deserialiser's helper that calls
