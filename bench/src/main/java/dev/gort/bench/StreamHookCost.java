@@ -41,15 +41,19 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Run: {@code ./gort java -jar bench/target/benchmarks.jar StreamHookCost -f 2 -wi 3 -i 5}
  *
- * <p>Latest (2026-12-06, 2-core VM shared with other work, load average 1.3-1.8; ns/op, JMH's
- * 99.9 % intervals):
+ * <p>Latest (2026-12-06, night, another 2-core VM, nothing else running; ns/op, JMH's 99.9 %
+ * intervals, {@code -f 2 -wi 3 -i 5}):
  * <pre>
- * call      where      plain          hooked
- * readInt   goroutine   33.3 ± 2.3     37.5 ± 3.2
- * readInt   thread      28.9 ± 1.1     33.5 ± 7.6
- * readLine  goroutine  295.2 ± 15.6   302.8 ± 11.8
- * readLine  thread     283.6 ± 5.6    310.9 ± 27.2
+ * call      where      plain          hooked         read           token
+ * readInt   goroutine   26.6 ± 1.8     29.1 ± 2.2     31.4 ± 1.7     30.7 ± 1.0
+ * readInt   thread      24.5 ± 0.6     28.0 ± 0.7     28.4 ± 1.0     29.2 ± 0.5
+ * readLine  goroutine  245.9 ± 10.6   254.4 ± 6.3    248.5 ± 12.5   253.6 ± 4.4
+ * readLine  thread     235.8 ± 3.8    236.3 ± 4.8    245.7 ± 4.7    241.5 ± 3.6
  * </pre>
+ * The frame token ({@code token} against {@code read}) costs nothing these intervals can show, in a
+ * goroutine or on a platform thread. The run before (2026-12-06, a VM shared with other work):
+ * readInt 33.3 / 37.5 in a goroutine and 28.9 / 33.5 on a thread, readLine 295.2 / 302.8 and
+ * 283.6 / 310.9 (plain / hooked).
  * The first version looked up every link's kind in a class value (about 5 ns a lookup): readInt
  * in a goroutine took 47-51 ns hooked against 33-35 plain; {@code PeerStreams.kindOf} answers the
  * commonest classes by identity first.
@@ -79,7 +83,15 @@ public class StreamHookCost {
     /** Calls per invocation. */
     static final int CALLS = 1 << 14;
 
-    @Param({"plain", "hooked"})
+    /**
+     * {@code plain}: the call alone; {@code hooked}: between {@code blockingEnterStream} and
+     * {@code blockingExit}; {@code read}: between the read hook the agent writes for a read
+     * ({@code blockingEnterStreamRead(receiver, frame)}, here with no token) and
+     * {@code blockingExit}; {@code token}: the same with a fresh token per call
+     * ({@code Poll.waitFrame()}, which the agent takes at the entry of every method with a read: a
+     * helper that reads one field per call pays it per call).
+     */
+    @Param({"plain", "hooked", "read", "token"})
     public String mode;
 
     /** {@code goroutine}: the calls run in goroutine 1 of a runtime kept for the trial; {@code thread}: on JMH's thread. */
@@ -136,20 +148,36 @@ public class StreamHookCost {
         return out[0];
     }
 
+    private static final int PLAIN = 0, HOOKED = 1, READ = 2, TOKEN = 3;
+
+    private int how() {
+        return switch (mode) {
+            case "plain" -> PLAIN;
+            case "hooked" -> HOOKED;
+            case "read" -> READ;
+            case "token" -> TOKEN;
+            default -> throw new IllegalArgumentException("StreamHookCost: no mode " + mode);
+        };
+    }
+
     @Benchmark
     public long readInt() {
-        boolean hooked = mode.equals("hooked");
+        int how = how();
         DataInputStream in = data;
         return on(() -> {
             long s = 0;
             try {
                 for (int i = 0; i < CALLS; i++) {
-                    if (hooked) {
-                        Poll.blockingEnterStream(in);
+                    if (how == PLAIN) {
+                        s += in.readInt();
+                    } else {
+                        if (how == HOOKED) {
+                            Poll.blockingEnterStream(in);
+                        } else {
+                            Poll.blockingEnterStreamRead(in, how == TOKEN ? Poll.waitFrame() : 0);
+                        }
                         s += in.readInt();
                         Poll.blockingExit();
-                    } else {
-                        s += in.readInt();
                     }
                 }
             } catch (IOException e) {
@@ -161,18 +189,22 @@ public class StreamHookCost {
 
     @Benchmark
     public long readLine() {
-        boolean hooked = mode.equals("hooked");
+        int how = how();
         BufferedReader in = lines;
         return on(() -> {
             long s = 0;
             try {
                 for (int i = 0; i < CALLS; i++) {
-                    if (hooked) {
-                        Poll.blockingEnterStream(in);
+                    if (how == PLAIN) {
+                        s += in.readLine().length();
+                    } else {
+                        if (how == HOOKED) {
+                            Poll.blockingEnterStream(in);
+                        } else {
+                            Poll.blockingEnterStreamRead(in, how == TOKEN ? Poll.waitFrame() : 0);
+                        }
                         s += in.readLine().length();
                         Poll.blockingExit();
-                    } else {
-                        s += in.readLine().length();
                     }
                 }
             } catch (IOException e) {
