@@ -498,9 +498,10 @@ public final class Netpoll implements Describable {
      * The JDK closes the descriptor under that lock once the state says closing, so a close either
      * comes first (nothing is waited for) or finds the wait published (its hook wakes it), and a
      * closed descriptor, whose number may be another socket's by now (maybe one of gort's own), is
-     * never armed or removed (its registration, armed or not, left the set with its file). Nothing is waited for (true at once) without epoll (the selector
-     * cannot take a descriptor), when another goroutine of any runtime waits on the socket already
-     * (the map: a re-arm would take its registration), or once it is closed.
+     * never armed or removed (its registration, armed or not, left the set with its file).
+     * Nothing is waited for (true at once) without epoll (the selector cannot take a descriptor),
+     * when another goroutine of any runtime waits on the socket already (the map: a re-arm would
+     * take its registration), or once it is closed.
      *
      * <p>The JDK's virtual threads park the same way (its {@code Poller}: one-shot, re-armed by
      * {@code EPOLL_CTL_MOD}, removed only when no event came); its close wakes them directly,
