@@ -78,6 +78,47 @@ public final class Report {
             new Target("fanout-efficiency", "fan-out efficiency, 2 Ps", 0.99, 0.61, ">= 0.95", 2),
             new Target("parked", "parked bytes/task", 2730, 789, "<= 500", 0));
 
+    /**
+     * A switch-bound target of issue 19, checked against the run's own figures: gort at {@code procs}
+     * must be at most {@code goFactor} x Go at {@code procs} and, where {@code ownFactor} is not 0, at
+     * most {@code ownFactor} x gort's own P=1 figure. {@code switches} is how many goroutine switches
+     * (continuation runs, each ended by a yield) one op needs by Go's rules, counted with
+     * {@code SwitchCounts} ({@code contRuns} per op; bench/README.md, "Counting instead of timing"):
+     * a ping-pong round trip 2, a Gosched 1, a message of the 10,000 pairs 1.02 (1, plus each
+     * goroutine's first run and exit over its 100 messages), a sieve of 2,000 primes 2,046,628.
+     * {@code parallel}: the op's switches may run on every P at once (independent goroutines), so at
+     * P=2 the floor is shared by two carriers; a ping-pong's two switches are one after the other at
+     * any P. NaN: no bound given.
+     */
+    record SwitchTarget(
+            String workload,
+            String what,
+            int procs,
+            double goFactor,
+            double ownFactor,
+            double switches,
+            boolean parallel) {
+        String rule() {
+            String go = (goFactor == 1 ? "" : goFactor + " x ") + "Go P=" + procs;
+            return "<= " + go + (ownFactor == 0 ? "" : " and <= " + ownFactor + " x gort P=1");
+        }
+    }
+
+    static final List<SwitchTarget> SWITCH_TARGETS = List.of(
+            new SwitchTarget("pingpong", "ping-pong, ns/round trip", 1, 1, 0, 2, false),
+            new SwitchTarget("pingpong", "ping-pong, ns/round trip", 2, 1.2, 1.2, 2, false),
+            new SwitchTarget("gosched goroutines=2", "Gosched, 2 goroutines, ns", 1, 1.5, 0, 1, false),
+            new SwitchTarget("gosched goroutines=2", "Gosched, 2 goroutines, ns", 2, 1.2, 1.2, 1, true),
+            new SwitchTarget("createchain", "create chain, ns/goroutine", 1, 1, 0, Double.NaN, false),
+            new SwitchTarget("createchain", "create chain, ns/goroutine", 2, 1, 0, Double.NaN, false),
+            new SwitchTarget("manypairs", "10,000 pairs, ns/message", 1, 1, 0, 1.02, true),
+            new SwitchTarget("manypairs", "10,000 pairs, ns/message", 2, 1, 0, 1.02, true),
+            new SwitchTarget("sieve", "sieve 2000, ms", 1, 1, 0, 2_046_628, true),
+            new SwitchTarget("sieve", "sieve 2000, ms", 2, 1, 0, 2_046_628, true));
+
+    /** The JDK's own cost of one switch in this run: {@code SwitchFloor}'s least (one frame). */
+    static final String FLOOR_WORKLOAD = "switchfloor frames=1";
+
     public static void main(String[] args) throws IOException {
         if (args.length != 2) {
             System.err.println("usage: Report <rawDir> <outPrefix>");
@@ -895,6 +936,8 @@ public final class Report {
                     .append(" |\n");
         }
 
+        switchTargets(sb, rows);
+
         if (!printed.isEmpty()) {
             sb.append("\n## Figures printed by benchmarks (from run.log)\n\n```\n");
             printed.forEach(l -> sb.append(l).append('\n'));
@@ -940,6 +983,92 @@ public final class Report {
             return m + " Figures read from files without per-iteration figures (n marked *): " + a;
         }
         return mean ? a : m;
+    }
+
+    /**
+     * Issue 19's switch-bound targets against this run's figures and against the least the JDK
+     * lets any runtime spend on them: {@code switches} x the run's {@code SwitchFloor} (a raw
+     * continuation run and yield, nothing of gort's), shared by the Ps where the switches may run in
+     * parallel. A limit below that bound cannot be met by any scheduler built on this JDK's
+     * continuations; the table says so rather than "no".
+     */
+    static void switchTargets(StringBuilder sb, List<Row> rows) {
+        Row floor = find(rows, FLOOR_WORKLOAD, "gort P=1");
+        sb.append("\n## Targets (issue 19): switch-bound work against Go and the JDK's switch floor\n\n");
+        sb.append("Every figure is this run's. \"floor bound\" is the least the op can take on this JDK whatever the "
+                + "scheduler does: the continuation switches it needs by Go's rules (`SwitchCounts`: 2 per ping-pong round "
+                + "trip, 1 per Gosched, 1.02 per message of the 10,000 pairs, 2,046,628 per sieve) times `SwitchFloor`'s "
+                + "figure (one continuation run and yield, one frame: "
+                + (floor == null ? "not in this run" : cell(floor) + " ns")
+                + "), divided by P where the switches can run on every P at once. Where the rule's limit is below it, "
+                + "the target is out of reach on this JDK.\n\n");
+        sb.append("| target | P | rule | Go here | gort here | gort / Go | limit | floor bound | met? |\n"
+                + "|---|---:|---|---|---|---:|---:|---:|---|\n");
+        for (SwitchTarget t : SWITCH_TARGETS) {
+            Row go = find(rows, t.workload(), "go P=" + t.procs());
+            Row gort = find(rows, t.workload(), "gort P=" + t.procs());
+            Row own = find(rows, t.workload(), "gort P=1");
+            double limit = go == null ? Double.NaN : t.goFactor() * go.score();
+            if (t.ownFactor() != 0) {
+                limit = own == null ? Double.NaN : Math.min(limit, t.ownFactor() * own.score());
+            }
+            double bound = floorBound(t, floor, gort == null ? null : gort.unit());
+            sb.append("| ")
+                    .append(t.what())
+                    .append(" | ")
+                    .append(t.procs())
+                    .append(" | ")
+                    .append(t.rule())
+                    .append(" | ")
+                    .append(cell(go))
+                    .append(" | ")
+                    .append(cell(gort))
+                    .append(" | ")
+                    .append(
+                            go == null || gort == null
+                                    ? "–"
+                                    : String.format(Locale.ROOT, "%.2f", gort.score() / go.score()))
+                    .append(" | ")
+                    .append(Double.isNaN(limit) ? "–" : fmt(limit))
+                    .append(" | ")
+                    .append(Double.isNaN(bound) ? "–" : fmt(bound))
+                    .append(" | ")
+                    .append(switchVerdict(gort, limit, bound))
+                    .append(" |\n");
+        }
+        Row chan = findPrefix(rows, "parked", "gort-chan");
+        sb.append("| parked in a channel receive, bytes/goroutine | – | <= 450 | – | ")
+                .append(cell(chan))
+                .append(" | – | 450 | – | ")
+                .append(chan == null ? "no figure" : chan.score() <= 450 ? "yes" : "no")
+                .append(" |\n");
+    }
+
+    /** {@code switches} x the floor (in the workload's unit), over P where they run in parallel. */
+    static double floorBound(SwitchTarget t, Row floor, String unit) {
+        if (floor == null || unit == null || Double.isNaN(t.switches())) {
+            return Double.NaN;
+        }
+        double perUnit = switch (unit) {
+            case "ns/op" -> 1;
+            case "us/op" -> 1e3;
+            case "ms/op" -> 1e6;
+            default -> Double.NaN;
+        };
+        return t.switches() * floor.score() / perUnit / (t.parallel() ? t.procs() : 1);
+    }
+
+    static String switchVerdict(Row gort, double limit, double bound) {
+        if (gort == null || Double.isNaN(limit)) {
+            return "no figure";
+        }
+        if (gort.score() <= limit) {
+            return "yes";
+        }
+        if (!Double.isNaN(bound) && limit < bound) {
+            return "no: below the JDK's floor";
+        }
+        return String.format(Locale.ROOT, "no (%.2f x the limit)", gort.score() / limit);
     }
 
     static String verdict(Target t, Row gort, Row go) {

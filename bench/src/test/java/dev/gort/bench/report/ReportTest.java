@@ -48,6 +48,66 @@ class ReportTest {
         assertTrue(md.contains("| pingpong | ns/op | 500 ± 20.0 |"), md);
     }
 
+    static Report.Row fig(String workload, String label, double score, String unit) {
+        return new Report.Row(
+                workload, label, label.substring(0, label.indexOf(' ')), 1, score, 0, unit, 25, Report.MEDIAN);
+    }
+
+    /** The row of the issue-19 table for {@code what} at {@code p}, split into its cells. */
+    static String[] targetRow(String md, String what, int p) {
+        for (String line : md.split("\n")) {
+            if (line.startsWith("| " + what + " | " + p + " |")) {
+                return line.split(" \\| ");
+            }
+        }
+        throw new AssertionError("no row for " + what + " P=" + p + " in\n" + md);
+    }
+
+    @Test
+    void aSwitchBoundTargetWhoseLimitIsBelowTheJdksSwitchFloorIsSaidToBeOutOfReach() {
+        List<Report.Row> rows = List.of(
+                fig("switchfloor frames=1", "gort P=1", 80, "ns/op"),
+                fig("gosched goroutines=2", "go P=1", 52, "ns/op"),
+                fig("gosched goroutines=2", "gort P=1", 127, "ns/op"),
+                fig("pingpong", "go P=1", 210, "ns/op"),
+                fig("pingpong", "gort P=1", 287, "ns/op"),
+                fig("pingpong", "go P=2", 225, "ns/op"),
+                fig("pingpong", "gort P=2", 334, "ns/op"),
+                fig("createchain", "go P=1", 124, "ns/op"),
+                fig("createchain", "gort P=1", 94, "ns/op"),
+                fig("manypairs", "go P=2", 64, "ns/op"),
+                fig("manypairs", "gort P=2", 81, "ns/op"),
+                fig("sieve", "go P=1", 244, "ms/op"),
+                fig("sieve", "gort P=1", 306, "ms/op"),
+                fig("parked", "gort-chan P=2", 426, "bytes/task"));
+        String md = Report.markdown(rows, new LinkedHashMap<>(), "x.svg");
+        assertTrue(md.contains("one frame: 80.0 ± 0.000 ns"), md);
+        // Gosched at P=1: 1.5 x 52 = 78 is below one switch (80): out of reach.
+        String[] gosched = targetRow(md, "Gosched, 2 goroutines, ns", 1);
+        assertEquals("78.0", gosched[6]);
+        assertEquals("80.0", gosched[7]);
+        assertEquals("no: below the JDK's floor |", gosched[8]);
+        // Ping-pong at P=1: two switches (160) fit under Go's 210: missed, not out of reach.
+        String[] pp1 = targetRow(md, "ping-pong, ns/round trip", 1);
+        assertEquals("160", pp1[7]);
+        assertEquals("no (1.37 x the limit) |", pp1[8]);
+        // At P=2 the limit is the smaller of 1.2 x Go P=2 (270) and 1.2 x gort P=1 (344.4).
+        String[] pp2 = targetRow(md, "ping-pong, ns/round trip", 2);
+        assertEquals("<= 1.2 x Go P=2 and <= 1.2 x gort P=1", pp2[2]);
+        assertEquals("270", pp2[6]);
+        assertEquals("no (1.24 x the limit) |", pp2[8]);
+        // Parallel switches share the floor among the Ps: 1.02 x 80 / 2.
+        assertEquals("40.8", targetRow(md, "10,000 pairs, ns/message", 2)[7]);
+        // A sieve's floor is in its unit: 2,046,628 x 80 ns = 163.7 ms.
+        assertEquals("164", targetRow(md, "sieve 2000, ms", 1)[7]);
+        assertEquals("yes |", targetRow(md, "create chain, ns/goroutine", 1)[8]);
+        assertEquals("no figure |", targetRow(md, "create chain, ns/goroutine", 2)[8]);
+        assertTrue(
+                md.contains(
+                        "| parked in a channel receive, bytes/goroutine | – | <= 450 | – | 426 ± 0.000 | – | 450 | – | yes |"),
+                md);
+    }
+
     /** 1, 2, ..., n in a shuffled order (the statistic must sort). */
     static double[] ranks(int n) {
         return IntStream.range(0, n)
