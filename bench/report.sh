@@ -192,20 +192,25 @@ for ((r = 1; r <= rounds; r++)); do
   [ -s "$raw/go$mark.csv" ] && phase_cpu "Go twin$mark" "$gc0" "$gt0"
 done
 
+# Whether BENCH_INCLUDE selects a pass of its own (its class), matched as JMH matches it: against a
+# benchmark's full name, class then "." then method, so that `Parked[.]` selects the parked pass as
+# `PingPong[.]` selects the ping-pong.
+selected() { [[ "$1.x" =~ $include ]]; }
+
 # 1b. Preemption overhead and latency per strategy (instrumented in-process; no P parameter).
-if [[ "dev.gort.bench.PreemptOverhead" =~ $include ]] && [ -f "$here/src/main/java/dev/gort/bench/PreemptOverhead.java" ]; then
+if selected dev.gort.bench.PreemptOverhead && [ -f "$here/src/main/java/dev/gort/bench/PreemptOverhead.java" ]; then
   bench "preempt" "$base_jvm" "$preempt_classes"
 fi
 
 # 1c. Go's BenchmarkWakeupParallelSyscall shape (needs 2 Ps or more): the smallest and largest delay.
-if [[ "dev.gort.bench.WakeupParallelSyscall" =~ $include ]] && [ -f "$here/src/main/java/dev/gort/bench/WakeupParallelSyscall.java" ] && [ "$cores" -ge 2 ]; then
+if selected dev.gort.bench.WakeupParallelSyscall && [ -f "$here/src/main/java/dev/gort/bench/WakeupParallelSyscall.java" ] && [ "$cores" -ge 2 ]; then
   wdelays=(-p delayUs=0,10)
   [ -n "${BENCH_FULL:-}" ] && wdelays=()
   bench "syscall" "$base_jvm" 'dev.gort.bench.WakeupParallelSyscall' -p gomaxprocs=2 "${wdelays[@]}"
 fi
 
 # 2. Tight loop on one P / one carrier: gort per preemption strategy, then virtual threads.
-if [[ "dev.gort.bench.TightLoop" =~ $include ]]; then
+if selected dev.gort.bench.TightLoop; then
   if [ -n "$agent" ]; then
     for s in none entry backedge budget; do
       # the agent skips dev/gort/ classes: force the hog's loop (Work.spin) in
@@ -219,7 +224,7 @@ if [[ "dev.gort.bench.TightLoop" =~ $include ]]; then
 fi
 
 # 3. Parked memory (single shots; a million tasks need a bigger heap).
-if [[ "dev.gort.bench.Parked" =~ $include ]]; then
+if selected dev.gort.bench.Parked; then
   # Two warm-up shots: a park path not yet compiled by C2 freezes bigger frames (a goroutine parked
   # in a channel receive, 2026-12-03: 480 bytes in the first and second shots, 424 from the third).
   JMH_OPTS=(-f 1 -wi 2 -i 2 -to 5min -foe false)
