@@ -192,9 +192,10 @@ for ((r = 1; r <= rounds; r++)); do
   [ -s "$raw/go$mark.csv" ] && phase_cpu "Go twin$mark" "$gc0" "$gt0"
 done
 
-# Whether BENCH_INCLUDE selects a pass of its own (its class), matched as JMH matches it: against a
-# benchmark's full name, class then "." then method, so that `Parked[.]` selects the parked pass as
-# `PingPong[.]` selects the ping-pong.
+# Whether BENCH_INCLUDE selects a pass of its own (its class): matched against the class's name
+# followed by "." and a method, the shape of the full names JMH matches, so that `Parked[.]` selects
+# the parked pass as `PingPong[.]` selects the ping-pong. A pattern that names one of the class's
+# methods does not select its pass.
 selected() { [[ "$1.x" =~ $include ]]; }
 
 # 1b. Preemption overhead and latency per strategy (instrumented in-process; no P parameter).

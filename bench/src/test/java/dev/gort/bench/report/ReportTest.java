@@ -73,6 +73,8 @@ class ReportTest {
                 fig("pingpong", "gort P=1", 287, "ns/op"),
                 fig("pingpong", "go P=2", 225, "ns/op"),
                 fig("pingpong", "gort P=2", 334, "ns/op"),
+                fig("gosched goroutines=2", "go P=2", 54, "ns/op"),
+                fig("gosched goroutines=2", "gort P=2", 132, "ns/op"),
                 fig("createchain", "go P=1", 124, "ns/op"),
                 fig("createchain", "gort P=1", 94, "ns/op"),
                 fig("manypairs", "go P=2", 64, "ns/op"),
@@ -81,12 +83,12 @@ class ReportTest {
                 fig("sieve", "gort P=1", 306, "ms/op"),
                 fig("parked", "gort-chan P=2", 426, "bytes/task"));
         String md = Report.markdown(rows, new LinkedHashMap<>(), "x.svg");
-        assertTrue(md.contains("one frame: 80.0 ± 0.000 ns"), md);
+        assertTrue(md.contains("the least a switch freezes: 80.0 ± 0.000 ns/op"), md);
         // Gosched at P=1: 1.5 x 52 = 78 is below one switch (80): out of reach.
         String[] gosched = targetRow(md, "Gosched, 2 goroutines, ns", 1);
         assertEquals("78.0", gosched[6]);
         assertEquals("80.0", gosched[7]);
-        assertEquals("no: below the JDK's floor |", gosched[8]);
+        assertEquals("out of reach: the limit is below the floor bound |", gosched[8]);
         // Ping-pong at P=1: two switches (160) fit under Go's 210: missed, not out of reach.
         String[] pp1 = targetRow(md, "ping-pong, ns/round trip", 1);
         assertEquals("160", pp1[7]);
@@ -95,7 +97,14 @@ class ReportTest {
         String[] pp2 = targetRow(md, "ping-pong, ns/round trip", 2);
         assertEquals("<= 1.2 x Go P=2 and <= 1.2 x gort P=1", pp2[2]);
         assertEquals("270", pp2[6]);
+        assertEquals("160", pp2[7], "a round trip's two switches are one after the other at any P");
         assertEquals("no (1.24 x the limit) |", pp2[8]);
+        // Two goroutines' Gosched calls may run on both Ps at once: 80 / 2. The limit 1.2 x 54 = 64.8
+        // is above that bound: missed, not out of reach.
+        String[] gosched2 = targetRow(md, "Gosched, 2 goroutines, ns", 2);
+        assertEquals("64.8", gosched2[6]);
+        assertEquals("40.0", gosched2[7]);
+        assertEquals("no (2.04 x the limit) |", gosched2[8]);
         // Parallel switches share the floor among the Ps: 1.02 x 80 / 2.
         assertEquals("40.8", targetRow(md, "10,000 pairs, ns/message", 2)[7]);
         // A sieve's floor is in its unit: 2,046,628 x 80 ns = 163.7 ms.
@@ -106,6 +115,29 @@ class ReportTest {
                 md.contains(
                         "| parked in a channel receive, bytes/goroutine | – | <= 450 | – | 426 ± 0.000 | – | 450 | – | yes |"),
                 md);
+    }
+
+    @Test
+    void theIssue19TableComparesOnlyFiguresInOneUnitAndIsLeftOutOfRunsWithoutItsWorkloads() {
+        String none = Report.markdown(
+                List.of(row("gort P=1", 500, 20)).stream()
+                        .map(r -> fig("spawn", r.label(), r.score(), "ns/op"))
+                        .toList(),
+                new LinkedHashMap<>(),
+                "x.svg");
+        assertFalse(none.contains("Targets (issue 19)"), none);
+        // A floor and a sieve in microseconds (JMH's -tu us): the bound converts both units.
+        String md = Report.markdown(
+                List.of(
+                        fig("switchfloor frames=1", "gort P=2", 0.1, "us/op"),
+                        fig("sieve", "gort P=1", 306_000, "us/op"),
+                        fig("sieve", "go P=1", 244, "ms/op")),
+                new LinkedHashMap<>(),
+                "x.svg");
+        String[] sieve = targetRow(md, "sieve 2000, ms", 1);
+        assertEquals("204,663", sieve[7], "2,046,628 x 100 ns in us, the floor found at P=2");
+        assertEquals("–", sieve[3], "Go's figure in another unit is not compared");
+        assertEquals("no figure |", sieve[8]);
     }
 
     /** 1, 2, ..., n in a shuffled order (the statistic must sort). */
