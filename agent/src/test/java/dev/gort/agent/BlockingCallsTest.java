@@ -153,6 +153,27 @@ class BlockingCallsTest {
      */
     static SocketRun readBeforeWrite(byte[] payload, java.util.function.Function<InputStream, Object> reader)
             throws IOException {
+        return readBeforeWrite(payload, reader, false);
+    }
+
+    /**
+     * {@link #readBeforeWrite}, its writer writing only once the reader waits in the netpoller for
+     * the socket (a reader that never waits blocks in its read until the 30 s timeout, which fails
+     * the test; the writer then gives up waiting, so the run ends). Without that, the
+     * writer could write before the reader's wait began: the look whether anything is buffered
+     * ({@code ready()}, {@code available()}) is a syscall section, and where it lasts past
+     * sysmon's tick (a cold first call, a loaded machine) sysmon hands the P to the writer, whose
+     * payload the look then finds, so the reader reads without waiting (seen once in CI: no wait,
+     * one retake, two syscall exits).
+     */
+    static SocketRun readWhenWaiting(byte[] payload, java.util.function.Function<InputStream, Object> reader)
+            throws IOException {
+        return readBeforeWrite(payload, reader, true);
+    }
+
+    private static SocketRun readBeforeWrite(
+            byte[] payload, java.util.function.Function<InputStream, Object> reader, boolean whenWaiting)
+            throws IOException {
         try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
                 Socket client = new Socket(ss.getInetAddress(), ss.getLocalPort());
                 Socket server = ss.accept()) {
@@ -160,16 +181,29 @@ class BlockingCallsTest {
             InputStream in = client.getInputStream();
             AtomicReference<Object> got = new AtomicReference<>();
             AtomicReference<Throwable> failure = new AtomicReference<>();
+            AtomicBoolean readerDone = new AtomicBoolean();
             Scheduler s = runAll(
                     failure,
                     () -> {
+                        if (whenWaiting) {
+                            Netpoll np = Netpoll.of(Scheduler.current());
+                            while ((np.jdkSocketWaits.get() < 1 || np.netpollWaiters() < 1) && !readerDone.get()) {
+                                Scheduler.gosched();
+                            }
+                        }
                         try {
                             server.getOutputStream().write(payload);
                         } catch (IOException e) {
                             throw new UncheckedIOException(e);
                         }
                     },
-                    () -> got.set(reader.apply(in)));
+                    () -> {
+                        try {
+                            got.set(reader.apply(in));
+                        } finally {
+                            readerDone.set(true);
+                        }
+                    });
             SyscallStats.Snapshot st = s.syscallStats.snapshot(s);
             assertNull(failure.get(), () -> "a goroutine failed: " + failure.get());
             return new SocketRun(got.get(), st, Netpoll.of(s).jdkSocketWaits.get());
@@ -190,7 +224,7 @@ class BlockingCallsTest {
     void aSocketStreamsReadWaitsInTheNetpoller() throws Exception {
         Method read = method("read", InputStream.class, byte[].class);
         byte[] buf = new byte[16];
-        SocketRun r = readBeforeWrite(new byte[] {'h', 'i'}, in -> call(read, in, buf));
+        SocketRun r = readWhenWaiting(new byte[] {'h', 'i'}, in -> call(read, in, buf));
         assertEquals(2, r.got());
         assertEquals('h', buf[0]);
         assertEquals(1, r.netpollWaits(), () -> "the reader did not wait in the netpoller: " + r.st());
@@ -893,7 +927,7 @@ class BlockingCallsTest {
                     }
                 };
         };
-        SocketRun r = readBeforeWrite(payload, reader);
+        SocketRun r = readWhenWaiting(payload, reader);
         assertEquals(
                 switch (shape) {
                     case "readInt" -> 258;
