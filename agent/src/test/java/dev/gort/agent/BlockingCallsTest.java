@@ -186,10 +186,7 @@ class BlockingCallsTest {
                     failure,
                     () -> {
                         if (whenWaiting) {
-                            Netpoll np = Netpoll.of(Scheduler.current());
-                            while ((np.jdkSocketWaits.get() < 1 || np.netpollWaiters() < 1) && !readerDone.get()) {
-                                Scheduler.gosched();
-                            }
+                            awaitSocketWaits(1, readerDone::get);
                         }
                         try {
                             server.getOutputStream().write(payload);
@@ -678,8 +675,13 @@ class BlockingCallsTest {
      * goroutine waits in the netpoller now.
      */
     static void awaitSocketWaits(long n) {
+        awaitSocketWaits(n, () -> false);
+    }
+
+    /** {@link #awaitSocketWaits(long)}, or until {@code giveUp} says the wait will not come. */
+    static void awaitSocketWaits(long n, java.util.function.BooleanSupplier giveUp) {
         Netpoll np = Netpoll.of(Scheduler.current());
-        while (np.jdkSocketWaits.get() < n || np.netpollWaiters() < 1) {
+        while ((np.jdkSocketWaits.get() < n || np.netpollWaiters() < 1) && !giveUp.getAsBoolean()) {
             Scheduler.gosched();
         }
     }

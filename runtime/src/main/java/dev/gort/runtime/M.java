@@ -336,22 +336,18 @@ public sealed class M extends CacheLinePad permits M.Padded {
      * nanoseconds more (~4 % of a Gosched, issue 19). (ScopedValue is no way out: raw continuations
      * do not save the carrier's scoped-value bindings, only its cache.)
      */
+    public static M current() {
+        M mp = ofGoroutine();
+        return mp != null ? mp : onCarrierHandle();
+    }
+
     /**
      * The M running the current goroutine, or null outside one (a platform thread, a carrier's own
-     * code): {@link #current()}'s first half, without its carrier lookup.
+     * code): {@link #current()}'s first half, without its carrier lookup. The G's {@code m} is set
+     * before the mount (execute, park_m's cancelled park) and cleared by dropg after the unmount.
      */
     static M ofGoroutine() {
         return gInitialized && Continuation.getCurrentContinuation(G.SCOPE) instanceof G gp ? gp.m : null;
-    }
-
-    public static M current() {
-        if (gInitialized && Continuation.getCurrentContinuation(G.SCOPE) instanceof G gp) {
-            M mp = gp.m; // set before the mount (execute, park_m's cancelled park), cleared by dropg after the unmount
-            if (mp != null) {
-                return mp;
-            }
-        }
-        return onCarrierHandle();
     }
 
     /**
