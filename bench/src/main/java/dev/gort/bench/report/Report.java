@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -1057,6 +1058,59 @@ public final class Report {
                 .append(" | – | 450 | – | ")
                 .append(chan == null ? "no figure" : chan.score() <= 450 ? "yes" : "no")
                 .append(" |\n");
+        newerGoTwins(sb, rows);
+    }
+
+    /**
+     * The issue-19 workloads against each newer Go twin of the run (rows labelled {@code go1.NN}:
+     * bench/go/run.sh's second twin), for reading only: the targets name the baseline twin, Go 1.19
+     * on Debian bookworm, whose {@code goschedImpl} wakes no idle P; since Go 1.21 it does, as gort's
+     * port of today's rules does, so a Gosched at P=2 is compared with the same rule here. Nothing
+     * when the run has no newer twin.
+     */
+    static void newerGoTwins(StringBuilder sb, List<Row> rows) {
+        Set<String> twins = new TreeSet<>();
+        for (Row r : rows) {
+            String impl = implOf(r.label());
+            if (family(impl).equals("go") && !impl.equals("go")) {
+                twins.add(impl);
+            }
+        }
+        for (String twin : twins) {
+            StringBuilder t = new StringBuilder();
+            for (SwitchTarget st : SWITCH_TARGETS) {
+                Row go = find(rows, st.workload(), twin + " P=" + st.procs());
+                Row gort = find(rows, st.workload(), "gort P=" + st.procs());
+                if (go == null || gort == null || !go.unit().equals(gort.unit())) {
+                    continue;
+                }
+                t.append("| ")
+                        .append(st.what())
+                        .append(" | ")
+                        .append(st.procs())
+                        .append(" | ")
+                        .append(cell(go))
+                        .append(" | ")
+                        .append(cell(gort))
+                        .append(" | ")
+                        .append(String.format(Locale.ROOT, "%.2f", gort.score() / go.score()))
+                        .append(" |\n");
+            }
+            if (t.isEmpty()) {
+                continue;
+            }
+            sb.append("\nThe same workloads against the newer Go twin, ")
+                    .append(twin)
+                    .append(
+                            " (read only: the targets above name the baseline twin; since Go 1.21 `goschedImpl` wakes an "
+                                    + "idle P, as gort does, which Go 1.19 does not):\n\n")
+                    .append("| target | P | ")
+                    .append(twin)
+                    .append(" here | gort here | gort / ")
+                    .append(twin)
+                    .append(" |\n|---|---:|---|---|---:|\n")
+                    .append(t);
+        }
     }
 
     /** Nanoseconds per unit of a time-per-op unit, NaN for any other. */

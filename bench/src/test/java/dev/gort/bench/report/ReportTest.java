@@ -135,6 +135,28 @@ class ReportTest {
         assertEquals("no figure |", sieve[8]);
     }
 
+    @Test
+    void aNewerGoTwinGetsATableOfItsOwnBesideTheTargetsAndTheTargetsStayOnTheBaseline() {
+        List<Report.Row> base = List.of(
+                fig("gosched goroutines=2", "go P=2", 75, "ns/op"),
+                fig("gosched goroutines=2", "gort P=2", 240, "ns/op"),
+                fig("gosched goroutines=2", "gort P=1", 243, "ns/op"),
+                fig("tightloop", "go-nopreempt P=1", 9, "ms/op"),
+                fig("tightloop", "gort P=1", 1, "ms/op"));
+        String without = Report.markdown(base, new LinkedHashMap<>(), "x.svg");
+        assertFalse(without.contains("newer Go twin"), "no table for a twin of other workloads only: " + without);
+        List<Report.Row> rows = new java.util.ArrayList<>(base);
+        rows.add(fig("gosched goroutines=2", "go1.23 P=2", 239, "ns/op"));
+        rows.add(fig("sieve", "go1.23 P=1", 400, "ms/op"));
+        rows.add(fig("sieve", "gort P=1", 300_000, "us/op"));
+        String md = Report.markdown(rows, new LinkedHashMap<>(), "x.svg");
+        assertTrue(md.contains("| target | P | go1.23 here | gort here | gort / go1.23 |"), md);
+        assertTrue(md.contains("| Gosched, 2 goroutines, ns | 2 | 239 ± 0.000 | 240 ± 0.000 | 1.00 |"), md);
+        assertFalse(md.contains("| sieve 2000, ms | 1 | 400"), "figures in two units are not compared: " + md);
+        // The verdict still reads the baseline twin: 240 against 1.2 x 75.
+        assertEquals("no (2.67 x the limit) |", targetRow(md, "Gosched, 2 goroutines, ns", 2)[8]);
+    }
+
     /** 1, 2, ..., n in a shuffled order (the statistic must sort). */
     static double[] ranks(int n) {
         return IntStream.range(0, n)
