@@ -1085,15 +1085,13 @@ public final class Report {
                     continue;
                 }
                 t.append("| ")
-                        .append(st.what())
-                        .append(" | ")
-                        .append(st.procs())
-                        .append(" | ")
-                        .append(cell(go))
-                        .append(" | ")
-                        .append(cell(gort))
-                        .append(" | ")
-                        .append(String.format(Locale.ROOT, "%.2f", gort.score() / go.score()))
+                        .append(String.join(
+                                " | ",
+                                st.what(),
+                                String.valueOf(st.procs()),
+                                cell(go),
+                                cell(gort),
+                                String.format(Locale.ROOT, "%.2f", gort.score() / go.score())))
                         .append(" |\n");
             }
             if (t.isEmpty()) {
