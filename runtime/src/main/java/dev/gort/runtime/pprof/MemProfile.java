@@ -37,7 +37,9 @@ import jdk.jfr.consumer.RecordedStackTrace;
  *   <li>{@code alloc_space/bytes} per stack: the sum of the weights of JFR's
  *       {@code jdk.ObjectAllocationSample} events on that stack. JFR samples an allocation when a
  *       thread takes a new TLAB or allocates outside one, about {@value #THROTTLE} across the
- *       JVM, and weighs each sample with the bytes its thread allocated since its previous sample:
+ *       JVM, and weighs each sample with the bytes its thread allocated since its previous sample
+ *       (a thread's first sample while sampling is on, at most what the thread allocated since it
+ *       was turned on: {@code Session.allocSample}):
  *       the weights sum to what the threads allocated, and a stack's share is JFR's statistical
  *       estimate of what it allocated (Go's {@code alloc_space} is the same kind of estimate, from
  *       sampling every 512 KiB);
@@ -127,6 +129,15 @@ public final class MemProfile {
         /** Stopped: under this session's monitor. */
         boolean closed;
 
+        /**
+         * The platform threads alive when this session started, each with the bytes it had
+         * allocated then ({@code ThreadMXBean}); a thread's entry goes at its first allocation sample
+         * ({@link #allocSample}). Filled by {@link #run} before the recording starts, then read and
+         * emptied only by the stream's callbacks, which run on the same thread ({@code es.start()}):
+         * confined to the session's thread. Empty where the JVM cannot count a thread's allocation.
+         */
+        private final Map<Long, Long> allocatedAtStart = new HashMap<>();
+
         /** The recording once started (waits for a start in progress), or null. */
         Recording awaitRecording() {
             try {
@@ -152,10 +163,11 @@ public final class MemProfile {
                 r.setToDisk(true);
                 r.setMaxAge(MAX_AGE);
                 Instant from = Instant.now();
+                snapshotAllocated();
                 r.start();
                 es = EventStream.openRepository();
                 es.setStartTime(from);
-                es.onEvent("jdk.ObjectAllocationSample", MemProfile::allocSample);
+                es.onEvent("jdk.ObjectAllocationSample", this::allocSample);
             } catch (RuntimeException | Error | IOException e) {
                 failure = e;
                 closeQuietly(es, r);
@@ -184,6 +196,53 @@ public final class MemProfile {
         synchronized void close() {
             closed = true;
             closeQuietly(stream, recording);
+        }
+
+        private void snapshotAllocated() {
+            com.sun.management.ThreadMXBean t = allocationCounter();
+            if (t == null) {
+                return;
+            }
+            long[] ids = t.getAllThreadIds();
+            long[] bytes = t.getThreadAllocatedBytes(ids);
+            for (int i = 0; i < ids.length; i++) {
+                if (bytes[i] >= 0) {
+                    allocatedAtStart.put(ids[i], bytes[i]);
+                }
+            }
+        }
+
+        /**
+         * Adds one allocation sample to {@link #ALLOCS}. JFR weighs a sample with the bytes its
+         * thread allocated since the thread's previous committed sample, whenever that was: for a
+         * thread that was alive before this session, its first sample here also carries what the
+         * thread allocated before sampling was on (since its last sample of an earlier session, or
+         * since the thread began), all of it on this one stack. That first weight is capped at what
+         * the thread has allocated since the session started (read now, a little after the sample:
+         * an upper bound of the sample's share of the session). A thread gone by then cannot be
+         * measured, and its first weight is dropped (the sample still counts). Threads started
+         * during the session keep their first weight, all of it theirs. (A test thread that had
+         * allocated gigabytes in earlier tests put them on the first stack it sampled once the
+         * profile was on, and the stack under test fell below {@code go tool pprof -top}'s cut.)
+         */
+        private void allocSample(RecordedEvent e) {
+            long weight = e.getLong("weight");
+            if (!allocatedAtStart.isEmpty() && e.getThread() != null) {
+                long id = e.getThread().getJavaThreadId();
+                Long before = allocatedAtStart.remove(id);
+                if (before != null) {
+                    com.sun.management.ThreadMXBean t = allocationCounter();
+                    long now = t == null ? -1 : t.getThreadAllocatedBytes(id);
+                    weight = now < 0 ? 0 : Math.min(weight, Math.max(0, now - before));
+                }
+            }
+            RecordedStackTrace st = e.getStackTrace();
+            List<StackTraceElement> stack = st == null ? List.of() : JfrStacks.stack(st.getFrames());
+            synchronized (ALLOCS) {
+                long[] v = ALLOCS.computeIfAbsent(stack, k -> new long[2]);
+                v[0]++;
+                v[1] += weight;
+            }
         }
 
         private static void closeQuietly(EventStream es, Recording r) {
@@ -271,15 +330,24 @@ public final class MemProfile {
         }
     }
 
-    private static void allocSample(RecordedEvent e) {
-        RecordedStackTrace st = e.getStackTrace();
-        List<StackTraceElement> stack = st == null ? List.of() : JfrStacks.stack(st.getFrames());
-        long weight = e.getLong("weight");
+    /** The JVM's per-thread allocation counter, or null where it has none or it is off. */
+    static com.sun.management.ThreadMXBean allocationCounter() {
+        return ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean t
+                        && t.isThreadAllocatedMemorySupported()
+                        && t.isThreadAllocatedMemoryEnabled()
+                ? t
+                : null;
+    }
+
+    /** The bytes of every allocation sample so far, on every stack: alloc_space's total. */
+    static long allocSpaceTotal() {
+        long n = 0;
         synchronized (ALLOCS) {
-            long[] v = ALLOCS.computeIfAbsent(stack, k -> new long[2]);
-            v[0]++;
-            v[1] += weight;
+            for (long[] v : ALLOCS.values()) {
+                n += v[1];
+            }
         }
+        return n;
     }
 
     /**

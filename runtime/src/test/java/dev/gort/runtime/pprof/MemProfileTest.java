@@ -258,6 +258,58 @@ class MemProfileTest {
                 text);
     }
 
+    /** Allocates {@code n} arrays of 256 KiB that die at once, after sampling was turned on. */
+    static void allocateAfterSamplingStarted(int n) {
+        for (int i = 0; i < n; i++) {
+            sink = new long[32 * 1024];
+        }
+        sink = null;
+    }
+
+    /**
+     * What a thread allocated before sampling was on stays out of the allocs profile, where JFR
+     * weighs a thread's first sample with every byte since its previous one: the test thread
+     * allocates 2 GiB with sampling off, turns it on, and allocates a little until a sample of that
+     * is read. Every sample's weight together may then be at most twice what all threads allocated
+     * since the start (a thread's first weight is capped at what it allocated since, read a little
+     * after its sample), far below the 2 GiB. (In CI on 2026-12-07, the bytes of the tests before
+     * landed on the first stack the test thread sampled, and the stack {@link
+     * #goToolPprofReadsTheAllocsAndHeapProfiles} looks for fell under {@code go tool pprof -top}'s
+     * cut.)
+     */
+    @Test
+    void bytesAThreadAllocatedBeforeSamplingStartedAreNotPutOnItsFirstSample() throws Exception {
+        com.sun.management.ThreadMXBean t = MemProfile.allocationCounter();
+        assertTrue(t != null, "HotSpot counts each thread's allocated bytes");
+        assertFalse(MemProfile.running(), "sampling must start here, not in a session already on");
+        long before = 2L << 30;
+        allocateGarbage((int) (before / (256 * 1024)));
+        long total0 = t.getTotalThreadAllocatedBytes();
+        long space0 = MemProfile.allocSpaceTotal();
+        MemProfile.start();
+        try {
+            long deadline = System.nanoTime() + DEADLINE_NS;
+            String cls = MemProfileTest.class.getName();
+            while (MemProfile.allocSpaceAt(cls, "allocateAfterSamplingStarted") == 0) {
+                if (System.nanoTime() - deadline > 0) {
+                    fail("no JFR allocation sample of allocateAfterSamplingStarted in 60 s");
+                }
+                allocateAfterSamplingStarted(32); // 8 MiB, then a look every 10 ms for 200 ms:
+                for (int i = 0; i < 20 && MemProfile.allocSpaceAt(cls, "allocateAfterSamplingStarted") == 0; i++) {
+                    Thread.sleep(10); // the stream delivers about once a second; not allocating meanwhile
+                }
+            }
+            long space = MemProfile.allocSpaceTotal() - space0;
+            long window = t.getTotalThreadAllocatedBytes() - total0;
+            assertTrue(window < before / 4, "the JVM allocated " + window + " bytes since the start: too many to tell");
+            assertTrue(
+                    space <= 2 * window,
+                    "samples weighing " + space + " bytes where the JVM allocated " + window + " since the start");
+        } finally {
+            MemProfile.stop();
+        }
+    }
+
     /** {@code go tool pprof} reads both (when Go is installed; CI installs golang-1.19-go). */
     @Test
     void goToolPprofReadsTheAllocsAndHeapProfiles(@TempDir Path tmp) throws Exception {
@@ -265,7 +317,9 @@ class MemProfileTest {
         assumeTrue(go != null, "skipped: no go binary (GORT_GO, /usr/lib/go-1.19/bin/go, go on PATH)");
         Path f = tmp.resolve("allocs.pb.gz");
         Files.write(f, allocsProfile());
-        String top = PprofTest.pprof(go, tmp, "-sample_index=alloc_space", "-top", f.toString());
+        // Every node: the profile is cumulative over every sampling session of this JVM (the tests
+        // before this one), and -top's default cut (nodes under 0.5 % of the total) depends on those.
+        String top = PprofTest.pprof(go, tmp, "-sample_index=alloc_space", "-nodefraction=0", "-top", f.toString());
         assertTrue(top.contains("Type: alloc_space\n"), top);
         assertTrue(top.contains("dev.gort.runtime.pprof.MemProfileTest.allocateDistinctively"), top);
         MemProfile.start();
@@ -307,6 +361,7 @@ class MemProfileTest {
                     go,
                     tmp,
                     "-sample_index=alloc_space",
+                    "-nodefraction=0", // every node, as above
                     "-top",
                     "http://127.0.0.1:" + d.port() + "/debug/pprof/allocs");
             assertTrue(top.contains("Type: alloc_space\n"), top);
