@@ -1030,28 +1030,16 @@ public final class Report {
                 limit = Double.isNaN(limit) ? ownLimit : Math.min(limit, ownLimit);
             }
             double bound = floorBound(t, floor, gort == null ? null : gort.unit());
-            sb.append("| ")
-                    .append(t.what())
-                    .append(" | ")
-                    .append(t.procs())
-                    .append(" | ")
-                    .append(t.rule())
-                    .append(" | ")
-                    .append(cell(go))
-                    .append(" | ")
-                    .append(cell(gort))
-                    .append(" | ")
-                    .append(
-                            go == null || gort == null
-                                    ? "–"
-                                    : String.format(Locale.ROOT, "%.2f", gort.score() / go.score()))
-                    .append(" | ")
-                    .append(Double.isNaN(limit) ? "–" : fmt(limit))
-                    .append(" | ")
-                    .append(Double.isNaN(bound) ? "–" : fmt(bound))
-                    .append(" | ")
-                    .append(switchVerdict(gort, limit, bound))
-                    .append(" |\n");
+            sb.append(tableRow(
+                    t.what(),
+                    String.valueOf(t.procs()),
+                    t.rule(),
+                    cell(go),
+                    cell(gort),
+                    ratio(gort, go),
+                    Double.isNaN(limit) ? "–" : fmt(limit),
+                    Double.isNaN(bound) ? "–" : fmt(bound),
+                    switchVerdict(gort, limit, bound)));
         }
         sb.append("| parked in a channel receive, bytes/goroutine | – | <= 450 | – | ")
                 .append(cell(chan))
@@ -1084,15 +1072,7 @@ public final class Report {
                 if (go == null || gort == null || !go.unit().equals(gort.unit())) {
                     continue;
                 }
-                t.append("| ")
-                        .append(String.join(
-                                " | ",
-                                st.what(),
-                                String.valueOf(st.procs()),
-                                cell(go),
-                                cell(gort),
-                                String.format(Locale.ROOT, "%.2f", gort.score() / go.score())))
-                        .append(" |\n");
+                t.append(tableRow(st.what(), String.valueOf(st.procs()), cell(go), cell(gort), ratio(gort, go)));
             }
             if (t.isEmpty()) {
                 continue;
@@ -1109,6 +1089,16 @@ public final class Report {
                     .append(" |\n|---|---:|---|---|---:|\n")
                     .append(t);
         }
+    }
+
+    /** One markdown table row of these cells. */
+    static String tableRow(String... cells) {
+        return "| " + String.join(" | ", cells) + " |\n";
+    }
+
+    /** gort's figure over Go's, two decimals; a dash without both. */
+    static String ratio(Row gort, Row go) {
+        return go == null || gort == null ? "–" : String.format(Locale.ROOT, "%.2f", gort.score() / go.score());
     }
 
     /** Nanoseconds per unit of a time-per-op unit, NaN for any other. */
