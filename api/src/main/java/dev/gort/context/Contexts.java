@@ -152,6 +152,16 @@ final class Contexts {
     }
 
     static Throwable cause(Context c) {
+        // Err first (Go reads it last, after the cause): a cancel that lands between a read of a
+        // still-null cause and the read of err would otherwise return err, the wrong answer for a
+        // context canceled with a cause (Go's TestCauseRace, ContextCauseTest.causeRace, failed so
+        // once at GOMAXPROCS=2 in CI). A CancelCtx sets err and cause under one hold of mu, so once
+        // err is seen, mu shows the cause. Otherwise as Go: nil until canceled, the cause where a
+        // CancelCtx has one, else err (a cancellation in a custom Context).
+        Throwable err = c.err();
+        if (err == null) {
+            return null;
+        }
         if (c.value(CANCEL_CTX_KEY) instanceof CancelCtx cc) {
             Throwable cause;
             cc.mu.lock();
@@ -169,7 +179,7 @@ final class Contexts {
         // There is no cancelCtxKey value with a cause, so c is not a descendant of a canceled
         // context created by withCancel: it has no cause to return beyond err (a custom Context may
         // still have one).
-        return c.err();
+        return err;
     }
 
     static Context withoutCancel(Context parent) {
