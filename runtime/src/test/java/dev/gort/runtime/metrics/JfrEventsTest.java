@@ -37,7 +37,11 @@ class JfrEventsTest {
             // runtime is still reachable (the fence below), so it is there however slow the run.
             rec.enable("gort.SchedStats").with("period", "endChunk");
             rec.start();
-            run = Workloads.fanOut(Workloads.config(2, true), 10, 2_000_000);
+            // GOMAXPROCS=1: main parks in its wait for the workers, whatever the kernel does (newproc
+            // polls before it creates the G, so the last worker cannot have run when main waits). At
+            // 2, a main whose carrier stalled 20 ms after the spawns found every worker done (the
+            // other P ran them) and never parked: no gort.Park.
+            run = Workloads.fanOut(Workloads.config(1, true), 10, 2_000_000);
             rec.stop();
             java.lang.ref.Reference.reachabilityFence(run);
             rec.dump(file);

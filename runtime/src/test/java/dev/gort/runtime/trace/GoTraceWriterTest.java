@@ -102,10 +102,17 @@ class GoTraceWriterTest {
         rt.newproc(
                 () -> { // CPU-bound, with the agent's back-edge poll: preempted by sysmon after ~10 ms
                     looping.set(true);
-                    long end = System.nanoTime() + 30_000_000L;
-                    while (System.nanoTime() - end < 0) {
+                    // 30 ms, and on until a preemption was honoured (a loaded machine may not run
+                    // this carrier long enough in 30 ms of wall time for sysmon's request to meet a
+                    // poll); bounded, so that a runtime that never preempts fails the assertion
+                    long preempted = rt.stats.preemptions.get();
+                    long start = System.nanoTime();
+                    long now;
+                    do {
                         Poll.poll();
-                    }
+                        now = System.nanoTime();
+                    } while (now - start < 30_000_000L
+                            || (rt.stats.preemptions.get() == preempted && now - start < 20_000_000_000L));
                     done.release();
                 });
         gs++;
