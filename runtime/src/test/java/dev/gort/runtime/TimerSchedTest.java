@@ -200,8 +200,10 @@ class TimerSchedTest {
             Timer t = new Timer(
                     s,
                     (arg, seq, delay) -> {
-                        ranOnP.set(M.current().p.id);
+                        // the time first: main stops waiting when it sees ranOnP, then reads ranAt
+                        // (the other order let main read 0 there: "ran 99914 ms early")
                         ranAt.set(Scheduler.nanotime());
+                        ranOnP.set(M.current().p.id);
                     },
                     null);
             try {
