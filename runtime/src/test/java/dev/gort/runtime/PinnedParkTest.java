@@ -199,9 +199,11 @@ class PinnedParkTest {
             s.newproc(
                     () -> { // G2: dumps G1 while it is parked in place, then wakes it
                         // G2 can run before main has stored G1 (main's carrier, blocked on class
-                        // loading, may have lost its P to sysmon): wait for the store.
+                        // loading, may have lost its P to sysmon), or before G1 parked (main
+                        // preempted back to the global queue, taken on a 61st tick): wait for both.
                         long deadline = System.nanoTime() + 10_000_000_000L;
-                        while (g1.get() == null && System.nanoTime() < deadline) {
+                        while ((g1.get() == null || g1.get().readgstatus() != G._Gwaiting)
+                                && System.nanoTime() < deadline) {
                             Scheduler.gosched(); // yield the P: main may need it
                         }
                         // GOTRACEBACK=system: GoSema is a runtime-package class, hidden by default

@@ -138,7 +138,9 @@ class SchedTraceTest {
             });
             parked.set(w.goid);
             started.acquire();
-            while (w.readgstatus() != G._Gwaiting) {
+            // park_m drops the G's M (dropg) after its CAS to _Gwaiting: at GOMAXPROCS=2 main may run
+            // on the other P (stolen from w's runnext) between the two, and print m=<id>
+            while (w.readgstatus() != G._Gwaiting || w.m != null) {
                 Scheduler.gosched();
             }
             out.set(SchedTrace.format(rt, 0, true));

@@ -23,7 +23,11 @@ class WaitsinceTest {
                 sema.acquire();
             });
             parked.acquire();
-            while (g.readgstatus() != G._Gwaiting) {
+            // park_m stamps waitsince after its CAS to _Gwaiting: at GOMAXPROCS=2 main may run on
+            // the other P (stolen from the goroutine's runnext) between the two, so wait for both;
+            // bounded, so that a runtime that never stamps still fails below
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while ((g.readgstatus() != G._Gwaiting || g.waitsince == 0) && System.nanoTime() < deadline) {
                 Scheduler.gosched();
             }
             stamps[0] = g.waitsince;
