@@ -776,9 +776,10 @@ class NetTest {
 
     /**
      * testprog for {@link #runningOutOfDescriptorsIsAnOpErrorWordedAsGos}: a listener (its address
-     * printed) with one connection queued, then every descriptor the process may have taken by {@code /dev/null},
-     * then a dial, a listen, a UDP listen and an accept, each printing its error. Every path is
-     * taken once first, so that nothing has to load a class (which needs a descriptor) later.
+     * printed) with one connection queued, then a dial, a listen, a UDP listen and an accept, each
+     * printing its error, each with every descriptor the process may have taken by {@code /dev/null}
+     * ({@code printWhenFull}). Every path is taken once first, so that nothing has to load a class
+     * (which needs a descriptor) later.
      */
     public static final class OutOfDescriptorsProg {
         public static void main(String[] args) {
@@ -792,23 +793,23 @@ class NetTest {
                 Listener gone = Net.listen("tcp", "127.0.0.1:0");
                 gone.close();
                 print(() -> Net.dial("tcp", gone.addr().toString())); // the error path, once
-                Conn queued = Net.dial("tcp", ln.addr().toString()); // in the backlog, not accepted
+                List<Conn> queued = new ArrayList<>(); // in the backlog, not accepted
+                queued.add(Net.dial("tcp", ln.addr().toString()));
                 List<java.io.FileInputStream> held = new ArrayList<>();
-                try {
-                    for (; ; ) {
-                        held.add(new java.io.FileInputStream("/dev/null"));
-                    }
-                } catch (IOException full) {
-                    // EMFILE: no descriptor left
-                }
-                print(() -> Net.dial("tcp", ln.addr().toString()));
-                print(() -> Net.listen("tcp", "127.0.0.1:0"));
-                print(() -> Net.listenPacket("udp", "127.0.0.1:0"));
-                print(ln::accept);
+                printWhenFull(held, () -> Net.dial("tcp", ln.addr().toString())::close, () -> {});
+                printWhenFull(held, () -> Net.listen("tcp", "127.0.0.1:0")::close, () -> {});
+                printWhenFull(held, () -> Net.listenPacket("udp", "127.0.0.1:0")::close, () -> {});
+                printWhenFull(held, () -> ln.accept()::close, () -> {
+                    // it took the queued connection: queue another (a descriptor for it first)
+                    held.removeLast().close();
+                    queued.add(Net.dial("tcp", ln.addr().toString()));
+                });
                 for (java.io.FileInputStream f : held) {
                     f.close();
                 }
-                queued.close();
+                for (Conn q : queued) {
+                    q.close();
+                }
                 ln.close();
             }));
         }
@@ -820,6 +821,43 @@ class NetTest {
             } catch (Exception e) {
                 System.out.println(e.getClass().getSimpleName() + ": " + e.getMessage());
             }
+        }
+
+        /** A call that opens something: returns how to close it. */
+        interface Opening {
+            IoBody open() throws Exception;
+        }
+
+        /**
+         * Prints the error of {@code call} made with no descriptor left. The table is filled again
+         * right before each try: another thread of this JVM may hold a descriptor for a moment and
+         * give it back (sysmon reads /proc for a carrier it suspects blocked; a class loaded from a
+         * directory), and then a call that should fail got it ("no error" once, on a loaded
+         * machine). A call that succeeded is proof that a descriptor was free: what it opened is
+         * closed, {@code afterSuccess} restores the scene, and it is tried again (20 times at most:
+         * then "no error" is printed and the test fails).
+         */
+        private static void printWhenFull(List<java.io.FileInputStream> held, Opening call, IoBody afterSuccess)
+                throws Exception {
+            for (int attempt = 0; attempt < 20; attempt++) {
+                try {
+                    for (; ; ) {
+                        held.add(new java.io.FileInputStream("/dev/null"));
+                    }
+                } catch (IOException full) {
+                    // EMFILE: no descriptor left
+                }
+                IoBody close;
+                try {
+                    close = call.open();
+                } catch (Exception e) {
+                    System.out.println(e.getClass().getSimpleName() + ": " + e.getMessage());
+                    return;
+                }
+                close.run();
+                afterSuccess.run();
+            }
+            System.out.println("no error");
         }
     }
 
