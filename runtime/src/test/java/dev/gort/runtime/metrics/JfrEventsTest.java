@@ -39,8 +39,8 @@ class JfrEventsTest {
             rec.start();
             // GOMAXPROCS=1: main parks in its wait for the workers, whatever the kernel does (newproc
             // polls before it creates the G, so the last worker cannot have run when main waits). At
-            // 2, a main whose carrier stalled 20 ms after the spawns found every worker done (the
-            // other P ran them) and never parked: no gort.Park.
+            // 2, a main whose carrier stalls 20 ms after the spawns can find every worker done (the
+            // other P runs them) and never park: no gort.Park.
             run = Workloads.fanOut(Workloads.config(1, true), 10, 2_000_000);
             rec.stop();
             java.lang.ref.Reference.reachabilityFence(run);
