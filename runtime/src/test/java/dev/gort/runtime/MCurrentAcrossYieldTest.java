@@ -10,18 +10,19 @@ import org.junit.jupiter.api.Timeout;
 /**
  * On JDK 25, C2 may keep {@code Thread.currentThread()} across a {@code Continuation.yield}
  * compiled into the same method, so a goroutine that moved to another carrier would see its old
- * one. gort's {@link M#current()} reads the carrier afresh: a hot loop that yields and then asks
- * for its M must always get the M that is really running it: {@code gp.m}, written by that M
- * before it resumed the continuation, and the M that the out-of-line method-handle lookup
+ * one. gort's {@link M#current()} reads the carrier afresh: a hot loop that yields (Gosched) and
+ * then asks for its M must always get the M that is really running it: {@code gp.m}, written by
+ * that M before it resumed the continuation, and the M that the out-of-line method-handle lookup
  * ({@link M#onCarrierHandle()}, which the JIT cannot inline) finds on the carrier; and
  * {@link Scheduler#currentG()} must be the goroutine itself.
  *
- * <p>The loop yields in two ways: a Gosched (to the global queue, where either M may take it: a
- * move that happens or not as the carriers run) and, every 8192 steps, a move that must happen
- * ({@link #moveToAnotherCarrier}): the goroutine parks, and a goroutine that holds its carrier
- * without yielding readies it, so the idle P's M has to steal it (Go's rules: the ready's
- * {@code wakep}, and a spinning M's last look at every P's queue before it sleeps). The test
- * counts those moves, so it cannot pass without migrations, however the kernel runs the carriers.
+ * <p>A Gosched puts the goroutine on the global queue, where either M may take it: whether it
+ * moves depends on which carrier the kernel runs then, and on a loaded machine none may move. So
+ * every 8192 steps the same Gosched is made a move that must happen: a holder goroutine goes into
+ * the P's runnext first; after the Gosched the goroutine's M runs it, and the holder spins without
+ * a yield point until the goroutine has run again, which only another M can then do (it takes the
+ * goroutine from the global queue: goschedImpl's {@code wakep} starts it). The test counts those
+ * moves, so it cannot pass without migrations, however the kernel runs the carriers.
  */
 @Timeout(60)
 class MCurrentAcrossYieldTest {
@@ -31,6 +32,29 @@ class MCurrentAcrossYieldTest {
 
     static final int STEPS = 2_000_000;
 
+    /** A goroutine that holds the carrier it runs on until {@link #release}. */
+    static final class Holder {
+        /** Written by the holder as it starts, read by the goroutine after its Gosched. */
+        volatile M ranOn;
+
+        final AtomicBoolean released = new AtomicBoolean();
+
+        static Holder start(Scheduler s) {
+            Holder h = new Holder();
+            s.newproc(() -> {
+                h.ranOn = M.current();
+                while (!h.released.get()) {
+                    Thread.onSpinWait(); // no yield point: its carrier stays busy
+                }
+            });
+            return h;
+        }
+
+        void release() {
+            released.set(true);
+        }
+    }
+
     /** Reads the M, sometimes yields, reads it again: the shape C2 compiles into one method. */
     static void step(Scheduler s, G gp, int i, AtomicLong stale, AtomicLong moves, AtomicLong forced) {
         M before = M.current();
@@ -39,47 +63,34 @@ class MCurrentAcrossYieldTest {
         }
         if ((i & 63) == 0) {
             boolean force = (i & (FORCE_EVERY - 1)) == 0;
-            if (force) {
-                moveToAnotherCarrier(s, before);
-            } else {
+            for (; ; ) {
+                // A forced move: the holder into this P's runnext (newproc may honour a preemption
+                // before it creates the holder, so the M to leave is read after it).
+                Holder h = force ? Holder.start(s) : null;
+                M from = force ? M.current() : before;
                 Scheduler.gosched(); // to the global queue: either M may resume it
-            }
-            M after = M.current();
-            if (after != gp.m || after != M.onCarrierHandle() || Scheduler.currentG() != gp) {
-                stale.incrementAndGet();
-            }
-            if (after != before) {
-                moves.incrementAndGet();
-                if (force) {
-                    forced.incrementAndGet();
+                M after = M.current();
+                if (after != gp.m || after != M.onCarrierHandle() || Scheduler.currentG() != gp) {
+                    stale.incrementAndGet();
                 }
-            }
-        }
-    }
-
-    /**
-     * Returns on another carrier than {@code from}, the caller's: the caller starts a holder
-     * (into its own P's runnext) and parks; the holder, run by {@code from}, readies the caller
-     * and spins, without a yield point, until the caller runs again, which therefore happens on
-     * another M. If the idle M stole the holder instead (its carrier can run before the caller
-     * parks), the holder readies the caller elsewhere and the attempt is repeated.
-     */
-    static void moveToAnotherCarrier(Scheduler s, M from) {
-        for (; ; ) {
-            GoSema wake = new GoSema("move", 0);
-            AtomicBoolean resumed = new AtomicBoolean();
-            M[] holderM = new M[1];
-            s.newproc(() -> {
-                holderM[0] = M.current();
-                wake.release();
-                while (!resumed.get()) {
-                    Thread.onSpinWait();
+                if (after != before) {
+                    moves.incrementAndGet();
                 }
-            });
-            wake.acquire(); // ordered after the holder's write of holderM by the semaphore's lock
-            resumed.set(true);
-            if (holderM[0] == from) {
-                return;
+                if (h == null) {
+                    break;
+                }
+                // The holder started on `from` before this goroutine ran again (it cannot start
+                // there while this goroutine runs there, and it spins until released): so this
+                // goroutine resumed on another M. Otherwise (the holder not started yet, or run by
+                // another M, or this goroutine taken back by `from` on a 61st tick) try again.
+                boolean held = h.ranOn == from;
+                h.release();
+                if (held) {
+                    if (after != from) {
+                        forced.incrementAndGet();
+                    }
+                    break;
+                }
             }
         }
     }
@@ -92,7 +103,8 @@ class MCurrentAcrossYieldTest {
         AtomicLong forced = new AtomicLong();
         s.run(() -> {
             GoSema done = new GoSema(0);
-            // One goroutine, so that at each forced move the other P is idle (main waits on done).
+            // One goroutine, so that the other P is free to take it at a forced move (main parks
+            // on done, and until it does, its goroutine only delays the other M).
             s.newproc(() -> {
                 G gp = Scheduler.currentG();
                 for (int i = 0; i < STEPS; i++) {
@@ -102,12 +114,12 @@ class MCurrentAcrossYieldTest {
             });
             done.acquire();
         });
+        assertEquals(
+                0, stale.get(), "M.current() returned a carrier the goroutine had left (" + moves.get() + " moves)");
         int forcedSteps = (STEPS + FORCE_EVERY - 1) / FORCE_EVERY;
         assertEquals(
                 forcedSteps,
                 forced.get(),
                 "a forced move left the goroutine on its carrier (" + moves.get() + " moves)");
-        assertEquals(
-                0, stale.get(), "M.current() returned a carrier the goroutine had left (" + moves.get() + " moves)");
     }
 }
