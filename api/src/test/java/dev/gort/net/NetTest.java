@@ -796,14 +796,21 @@ class NetTest {
                 List<Conn> queued = new ArrayList<>(); // in the backlog, not accepted
                 queued.add(Net.dial("tcp", ln.addr().toString()));
                 List<java.io.FileInputStream> held = new ArrayList<>();
-                printWhenFull(held, () -> Net.dial("tcp", ln.addr().toString())::close, () -> {});
-                printWhenFull(held, () -> Net.listen("tcp", "127.0.0.1:0")::close, () -> {});
-                printWhenFull(held, () -> Net.listenPacket("udp", "127.0.0.1:0")::close, () -> {});
-                printWhenFull(held, () -> ln.accept()::close, () -> {
-                    // it took the queued connection: queue another (a descriptor for it first)
+                // every call and its undoing made before the table is full (nothing to link later)
+                Opening dial = () -> Net.dial("tcp", ln.addr().toString())::close;
+                Opening listen = () -> Net.listen("tcp", "127.0.0.1:0")::close;
+                Opening listenUdp = () -> Net.listenPacket("udp", "127.0.0.1:0")::close;
+                Opening accept = () -> ln.accept()::close;
+                IoBody nothing = () -> {};
+                IoBody queueAnother = () -> {
+                    // the accept took the queued connection: queue another (a descriptor for it first)
                     held.removeLast().close();
                     queued.add(Net.dial("tcp", ln.addr().toString()));
-                });
+                };
+                printWhenFull(held, dial, nothing);
+                printWhenFull(held, listen, nothing);
+                printWhenFull(held, listenUdp, nothing);
+                printWhenFull(held, accept, queueAnother);
                 for (java.io.FileInputStream f : held) {
                     f.close();
                 }
@@ -819,8 +826,13 @@ class NetTest {
                 call.run();
                 System.out.println("no error");
             } catch (Exception e) {
-                System.out.println(e.getClass().getSimpleName() + ": " + e.getMessage());
+                printError(e);
             }
+        }
+
+        /** The one place that words an error, linked by the first {@link #print}. */
+        private static void printError(Exception e) {
+            System.out.println(e.getClass().getSimpleName() + ": " + e.getMessage());
         }
 
         /** A call that opens something: returns how to close it. */
@@ -851,7 +863,7 @@ class NetTest {
                 try {
                     close = call.open();
                 } catch (Exception e) {
-                    System.out.println(e.getClass().getSimpleName() + ": " + e.getMessage());
+                    printError(e);
                     return;
                 }
                 close.run();
@@ -870,6 +882,7 @@ class NetTest {
      */
     @Test
     @org.junit.jupiter.api.condition.EnabledOnOs(org.junit.jupiter.api.condition.OS.LINUX)
+    @org.junit.jupiter.api.Timeout(120) // the child's output is read to its end before waitFor
     void runningOutOfDescriptorsIsAnOpErrorWordedAsGos() throws Exception {
         List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", "ulimit -n 256 && exec \"$0\" \"$@\""));
         cmd.add(ProcessHandle.current().info().command().orElse("java"));

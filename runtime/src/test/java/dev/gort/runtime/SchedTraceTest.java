@@ -140,7 +140,8 @@ class SchedTraceTest {
             started.acquire();
             // park_m drops the G's M (dropg) after its CAS to _Gwaiting: at GOMAXPROCS=2 main may run
             // on the other P (stolen from w's runnext) between the two, and print m=<id>
-            while (w.readgstatus() != G._Gwaiting || w.m != null) {
+            long deadline = System.nanoTime() + 10_000_000_000L; // a hang guard: the lines below then fail
+            while ((w.readgstatus() != G._Gwaiting || w.m != null) && System.nanoTime() < deadline) {
                 Scheduler.gosched();
             }
             out.set(SchedTrace.format(rt, 0, true));
