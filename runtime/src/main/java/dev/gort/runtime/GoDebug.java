@@ -6,11 +6,15 @@ import java.util.Map;
 /**
  * Go's {@code GODEBUG} settings: {@code key=value} pairs separated by commas, read from the
  * environment variable {@code GODEBUG} and from the system properties {@code -Dgort.godebug=...} or
- * {@code -Dgort.debug=...} (a property's keys win over the environment's). Known keys:
- * {@code schedtrace=N} (print the SCHED line every N ms), {@code scheddetail=1} (with P, M and G
- * lines), {@code asyncpreemptoff=1}, {@code tracebackancestors=N}, and gort's own {@code sigtrap=1}
- * (dump goroutines on SIGTRAP, {@code kill -5}) and {@code midlecpu=0} (startm wakes the idle M
- * that stopped last, as Go's, even when it stopped on the waker's CPU: {@link Idle#mget(int)}).
+ * {@code -Dgort.debug=...} (a property's keys win over the environment's). The keys a runtime reads
+ * (README.md, "Configuration"): Go's {@code schedtrace=N} (print the SCHED line every N ms),
+ * {@code scheddetail=1} (with P, M and G lines), {@code updatemaxprocs=0} and
+ * {@code containermaxprocs=0} ({@link Config}); gort's own {@code psyscall=1} (Go 1.25's syscall
+ * model), {@code sigtrap=1} and {@code sigdump=NAME} (dump goroutines on SIGTRAP, {@code kill -5},
+ * or on the named signal: {@link DumpSignal}) and {@code midlecpu=0} (startm wakes the idle M that
+ * stopped last, as Go's, even when it stopped on the waker's CPU: {@link Idle#mget(int)}). Any other
+ * key is kept and ignored, as Go ignores the keys it does not know: Go's {@code asyncpreemptoff}
+ * has no effect here (the preemption strategy is {@code -Dgort.preempt}).
  *
  * <p>Go: runtime1.go parsedebugvars, dbgvars
  */
