@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * that time: the P rows and their slices, and each P card's running G, runnext and local queue, the
  * global queue, the threads card against the trace's thread count; the script must run without errors
  * ({@code <body data-errors>} counts them) and draw every lane: the page lists, per lane, the runs in
- * view and a pixel it painted, and the screenshot is checked at that pixel. A zoomed view
+ * view and a pixel it painted, and the screenshot is checked at that pixel, once more with the
+ * cursor (drawn over the lanes) put on such a pixel, which the page must then leave. A zoomed view
  * ({@code #v0=..&v1=..}) must hold exactly the runs that overlap it, and the cursor steps one event
  * at a time, even through events that share a timestamp. Screenshots are kept in
  * {@code runtime/target/gort-timeline/}.
@@ -208,18 +209,52 @@ class HtmlTimelineChromiumTest {
         assertTrue(dom.contains("id=\"threads\">" + threads + "<"), "threads card should say " + threads);
 
         // and a screenshot, kept as a test artefact
-        Path png = OUT.resolve("fan-out.png");
+        assertProbesPainted(html, when, "fan-out.png", dom, t, runs);
+
+        // the cursor is drawn over the lanes: with it on the pixel that P0's lane (or the first lane
+        // with a probe) probed above, every lane must probe elsewhere and the screenshot must show
+        // the probed colours (the cursor on P0's probe once failed this test: rgb 199,27,54, the run's
+        // colour half covered by the cursor's red)
+        String probed = null;
+        for (int p = 0; p < procs && probed == null; p++) {
+            probed = lane(dom, "P" + p).get("data-probe-t");
+        }
+        assertTrue(probed != null, "no lane probed a run");
+        long onProbe = Long.parseLong(probed);
+        List<String> ccmd = chromiumCmd(Files.createTempDirectory(tmp, "chromium"));
+        ccmd.add("--dump-dom");
+        ccmd.add(html.toAbsolutePath().toUri() + "#t=" + onProbe);
+        String cdom = run(ccmd, OUT.resolve("chromium-cursor.log"));
+        assertNoErrors(cdom);
+        Matcher cx = Pattern.compile("data-cursor-x=\"([0-9.]+)\"").matcher(cdom);
+        assertTrue(cx.find(), "the cursor is not in view at t=" + onProbe);
+        double cursorX = Double.parseDouble(cx.group(1));
+        for (int p = 0; p < procs; p++) {
+            String x = lane(cdom, "P" + p).get("data-probe-x");
+            assertTrue(
+                    x == null || Math.abs(Integer.parseInt(x) - cursorX) >= 2.5,
+                    "lane P" + p + " probes x=" + x + ", under the cursor at x=" + cursorX);
+        }
+        assertProbesPainted(html, onProbe, "fan-out-cursor.png", cdom, t, runs);
+    }
+
+    /**
+     * Takes a screenshot of the page at time {@code when} (kept as {@code name}) and checks that every
+     * P lane that holds a run painted its widest one where {@code dom} (the page at the same time)
+     * says it did, in that goroutine's colour; a lane with none (a P that ran nothing) has no probe.
+     */
+    private void assertProbesPainted(Path html, long when, String name, String dom, Trace t, List<long[]> runs)
+            throws Exception {
+        Path png = OUT.resolve(name);
         Files.deleteIfExists(png);
         List<String> shot = chromiumCmd(Files.createTempDirectory(tmp, "chromium"));
         shot.add("--window-size=1300,1000");
         shot.add("--screenshot=" + png.toAbsolutePath());
         shot.add(html.toAbsolutePath().toUri() + "#t=" + when);
-        run(shot, OUT.resolve("chromium-shot.log"));
+        run(shot, OUT.resolve(name.replace(".png", "") + "-shot.log"));
         assertTrue(Files.size(png) > 10_000, "screenshot too small");
-        // every P lane that holds a run painted its widest one where the page says it did, in that
-        // goroutine's colour; a lane with none (a P that ran nothing, see above) has no probe
         java.awt.image.BufferedImage img = javax.imageio.ImageIO.read(png.toFile());
-        for (int p = 0; p < procs; p++) {
+        for (int p = 0; p < t.initialProcs; p++) {
             Map<String, String> lane = lane(dom, "P" + p);
             int pp = p;
             if (runs.stream().noneMatch(x -> x[0] == pp)) {
@@ -227,8 +262,9 @@ class HtmlTimelineChromiumTest {
                 continue;
             }
             // the page probes the widest run it draws in full colour (not one that inherited its slice,
-            // drawn faded) and at least 3 px wide: one lasting 1 % of the view (~12 px) must have a probe;
-            // a lane holding only shorter or inherited runs (a P that ran little on a loaded machine) may not
+            // drawn faded) that has a pixel 2 px inside its edges and 3 px or more from the cursor: one
+            // lasting 1 % of the view (~12 px) always has one, so it must have a probe; a lane holding
+            // only shorter or inherited runs (a P that ran little on a loaded machine) may not
             long span = t.endTs() - t.ts(0);
             boolean wide = runs.stream().anyMatch(x -> x[0] == pp && x[4] == 0 && (x[2] - x[1]) * 100 >= span);
             if (!wide && !lane.containsKey("data-probe-x")) {
