@@ -315,6 +315,17 @@ final class Idle {
     }
 
     /**
+     * An M that {@link #startm} woke or started with {@code spinning} set (wakep counted it in
+     * {@link #nmspinning} before the wake) records the start of its spin once its thread runs and
+     * holds the P, so that the trace pairs every SpinStop with a SpinStart on the same M, as for a
+     * spin that {@link #becomeSpinning} begins. Go's execution trace has no spinning event; gort's
+     * timelines count spinning Ms from these. Called by {@code mp} itself, after acquirep.
+     */
+    void spinningOnWake(M mp) {
+        if (mp.spinning && mp.trace.on) mp.trace.spinStart(mp);
+    }
+
+    /**
      * The spinner found work: it stops spinning and, since the wakeup policy is conservative, wakes
      * the next spinner. Called by {@code mp} itself.
      *

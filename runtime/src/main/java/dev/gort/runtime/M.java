@@ -457,6 +457,7 @@ public sealed class M extends CacheLinePad permits M.Padded {
             if (np != null) {
                 nextp = null;
                 acquirep(np);
+                sched.idle.spinningOnWake(this);
             }
             // schedule() returns true after a batch of rounds, to be entered again: see SCHEDULE_ROUNDS.
             while (schedule(scheduleBatches < SCHEDULE_WARM_BATCHES ? SCHEDULE_ROUNDS_WARM : SCHEDULE_ROUNDS)) {
@@ -1444,6 +1445,7 @@ public sealed class M extends CacheLinePad permits M.Padded {
             throw Fatal.fatal(sched, "stopm: woken without a p");
         }
         acquirep(np);
+        sched.idle.spinningOnWake(this);
     }
 
     /**

@@ -24,6 +24,10 @@ import java.util.Map;
  *       (created = runnable + running + waiting + in syscall + dead), checked at every event.
  *   <li><b>P lanes never overlap</b>: a P starts a G only when it runs none; an M runs one G at a
  *       time; a P is held by one M at a time.
+ *   <li><b>Spins pair up per M</b>: an M's SpinStop follows a SpinStart of that M, it starts no
+ *       spin while spinning, and it parks or wakes up only between spins (Go's stopm and the
+ *       idle netpoll refuse a spinning M). An M is known to be idle from its MCreate or its first
+ *       park or wake-up on; before that (a trace that starts mid-spin) its first SpinStop passes.
  *   <li><b>Completion</b>: at the end every G is dead or blocked (waiting), when asked for.
  *   <li><b>CPU time vs work</b>: for workloads that declare busy work per G, the G's run slices add
  *       up to at least the work it did (a real P cannot do W ns of work in less than W ns); the
@@ -72,6 +76,9 @@ public final class TraceValidator {
     private final long[] pRunning;
     private final long[] pOwner;
     private final Map<Long, Long> mRunning = new HashMap<>();
+    /** Per M, whether the replay has it spinning; absent until an event tells (see the class doc). */
+    private final Map<Long, Boolean> mSpinning = new HashMap<>();
+
     private final int[] perLoc = new int[LOC.length];
     /** Per P, the G the replay has in its runnext (0: none). */
     private final long[] pRunnext;
@@ -440,8 +447,25 @@ public final class TraceValidator {
                         pOwner[p] = m;
                     }
                 }
+                case Ev.SPIN_START -> {
+                    if (Boolean.TRUE.equals(mSpinning.put(m, Boolean.TRUE))) {
+                        err(i, "M" + m + " starts spinning while it spins");
+                    }
+                }
+                case Ev.SPIN_STOP -> {
+                    if (Boolean.FALSE.equals(mSpinning.put(m, Boolean.FALSE))) {
+                        err(i, "M" + m + " stops spinning with no SpinStart");
+                    }
+                }
+                case Ev.M_PARK, Ev.M_UNPARK -> {
+                    if (Boolean.TRUE.equals(mSpinning.put(m, Boolean.FALSE))) {
+                        err(i, "M" + m + (code == Ev.M_PARK ? " parks" : " wakes up") + " while it spins");
+                    }
+                }
+                // the new M's own events may sort before its creator's MCreate: it only tells what is unknown
+                case Ev.M_CREATE -> mSpinning.putIfAbsent(t.a(i), Boolean.FALSE);
                 default -> {
-                    // M park/unpark, spinning, preempt request/yield, timers, gomaxprocs: no G moves
+                    // preempt request/yield, timers, gomaxprocs: no G moves
                 }
             }
         }

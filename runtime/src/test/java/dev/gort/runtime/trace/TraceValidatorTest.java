@@ -132,7 +132,7 @@ class TraceValidatorTest {
         // overlapping lanes: drop a GoStop so the next start on that P overlaps
         for (int i = 0; i < t.size(); i++) {
             if (t.code(i) == Ev.GO_STOP && t.small(i) == Ev.S_EXIT) {
-                t.code[i] = Ev.SPIN_START;
+                t.code[i] = Ev.TIMER_FIRE; // an event that moves no G
                 break;
             }
         }
@@ -141,6 +141,42 @@ class TraceValidatorTest {
         assertTrue(
                 res2.errors.stream().anyMatch(e -> e.contains("overlap") || e.contains("neither finished")),
                 res2::toString);
+    }
+
+    /**
+     * Every spin in a real trace pairs up on its M: the Ms that wakep wakes (or starts) already
+     * spinning record their SpinStart too (they did not: a four-P fan-out of 48 had 15 starts and 19
+     * stops, and the HTML timeline's count of spinning Ms missed the woken ones). Dropping one start
+     * is caught.
+     */
+    @Test
+    void everySpinStopHasItsStart() {
+        Workloads.Run r = Workloads.fanOut(Workloads.config(4, true), 48, 200_000);
+        Trace t = r.trace();
+        TraceValidator.Result ok = TraceValidator.validate(t, true, r.work());
+        assertTrue(ok.ok(), ok::toString);
+        // a spin of an M whose idleness the trace already showed (its creation, a park or a wake-up)
+        java.util.Set<Long> known = new java.util.HashSet<>();
+        int start = -1;
+        for (int i = 0; i < t.size() && start < 0; i++) {
+            switch (t.code(i)) {
+                case Ev.M_CREATE -> known.add(t.a(i));
+                case Ev.M_PARK, Ev.M_UNPARK -> known.add(t.m(i));
+                case Ev.SPIN_START -> {
+                    if (known.contains(t.m(i))) {
+                        start = i;
+                    }
+                }
+                default -> {}
+            }
+        }
+        assertTrue(start >= 0, "no M spun in a four-P fan-out");
+        long m = t.m(start);
+        t.code[start] = Ev.TIMER_FIRE; // an event that moves no G
+        TraceValidator.Result res = TraceValidator.validate(t, true, r.work());
+        assertTrue(
+                res.errors.stream().anyMatch(e -> e.contains("M" + m + " stops spinning with no SpinStart")),
+                res::toString);
     }
 
     /**
@@ -173,7 +209,7 @@ class TraceValidatorTest {
             }
         }
         assertTrue(start > kick, "G" + taken + " never started");
-        t.code[kick] = Ev.SPIN_START; // an event that moves no G
+        t.code[kick] = Ev.TIMER_FIRE; // an event that moves no G
         t.small[start] = Ev.F_STOLEN;
         t.a[start] = pp;
         TraceValidator.Result mid = TraceValidator.stateAt(t, t.ts(start) - 1);
