@@ -4,10 +4,15 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * One writer's event buffer: a linked list of fixed-size {@code long[]} chunks of variable-length
- * records. Exactly one thread writes (an M, or one foreign thread such as sysmon); it never locks
- * and allocates only when a chunk is full (every {@link #CHUNK_EVENTS} events of the two-long
- * form, up to {@link #CHUNK_MAX_EVENTS} of the one-long ones). Readers may read at any time: each chunk publishes its length with a release
+ * One writer's event buffer: a linked list of {@code long[]} chunks of variable-length records.
+ * Exactly one thread writes (an M, or one foreign thread such as sysmon); it never locks and
+ * allocates only when a chunk is full (every {@link #CHUNK_EVENTS} events of the two-long form, up
+ * to {@link #CHUNK_MAX_EVENTS} of the one-long ones). A buffer of a session that keeps everything
+ * starts with a small chunk ({@link Chunk#FIRST_LONGS}): most writers (sysmon, the start state, an
+ * M that wakes a few times) never fill it, and a full chunk's first touch costs its writer ~5 ms
+ * on a virtual machine that backs memory at its first write (~12 us a page here), which used to
+ * stall every M at its first event and the trace start itself. A flight-recorder window's chunks
+ * are all full-size, since it recycles them as equals. Readers may read at any time: each chunk publishes its length with a release
  * store after the record is complete (the writer's one position field, {@link Chunk#w}: one store
  * per record besides its data and the stamp), and a reader reads only the published prefix
  * (acquire), so a record is never seen half-written; a record never straddles two chunks.
@@ -122,19 +127,28 @@ public final class TraceBuf {
             }
         }
 
-        Chunk(long seq) {
+        Chunk(long seq, int longs) {
             this.seq = seq;
+            this.d = new long[longs];
         }
 
         /**
-         * 1.5 MB: large enough to be a G1 humongous object on heaps up to ~8 GB, so chunks are
-         * allocated outside the young generation and never copied by the GC. (A direct ByteBuffer
-         * through a view VarHandle measured slower per event; Agrona's UnsafeBuffer would need
-         * --add-exports java.base/jdk.internal.misc on every traced JVM.)
+         * {@link #LONGS}, 1.5 MB: large enough to be a G1 humongous object on heaps up to ~8 GB, so
+         * chunks are allocated outside the young generation and never copied by the GC. (A direct
+         * ByteBuffer through a view VarHandle measured slower per event; Agrona's UnsafeBuffer would
+         * need --add-exports java.base/jdk.internal.misc on every traced JVM.) Or {@link
+         * #FIRST_LONGS}, a buffer's first chunk outside a window. The writers test the length.
          */
-        final long[] d = new long[LONGS];
+        final long[] d;
 
+        /** A full chunk's longs. */
         static final int LONGS = FULL_LONGS * CHUNK_FULL_EVENTS;
+
+        /**
+         * A first chunk's longs outside a window (32 KB: 4,096 one-long records, 682 full ones).
+         * Allocated in the young generation; a fan-out of 48 on four Ps writes fewer per M.
+         */
+        static final int FIRST_LONGS = 4096;
         /**
          * The stamp this chunk's first record is relative to (its buffer's previous stamp when the
          * chunk became the tail). Written plainly by the writer before any record of the chunk is
@@ -251,7 +265,7 @@ public final class TraceBuf {
         this.owner = owner;
         this.floor = session.clockUnits ? session.t0 : 0; // a JFR-only session records nothing
         if (session.record) { // a JFR-only buffer never records: no chunk
-            Chunk c = new Chunk(1);
+            Chunk c = new Chunk(1, session.maxChunksPerBuf > 0 ? Chunk.LONGS : Chunk.FIRST_LONGS);
             this.first = c;
             this.cur = c;
         }
@@ -264,11 +278,12 @@ public final class TraceBuf {
     void emit(long ts, long hdr, long g, long a, long x) {
         Chunk c = cur;
         int n = c.w;
-        if (n > Chunk.LONGS - FULL_LONGS) {
+        long[] d = c.d;
+        if (n > d.length - FULL_LONGS) {
             c = grow();
             n = 0;
+            d = c.d;
         }
-        long[] d = c.d;
         d[n] = FORM_FULL;
         d[n + 1] = ts;
         d[n + 2] = hdr;
@@ -435,11 +450,12 @@ public final class TraceBuf {
         }
         Chunk c = cur;
         int n = c.w;
-        if (n > Chunk.LONGS - 2) {
+        long[] d = c.d;
+        if (n > d.length - 2) {
             c = grow();
             n = 0;
+            d = c.d;
         }
-        long[] d = c.d;
         d[n] = h;
         d[n + 1] = w1;
         c.setWRelease(n + 2);
@@ -454,11 +470,13 @@ public final class TraceBuf {
     private void append1(long h, long ts) {
         Chunk c = cur;
         int n = c.w;
-        if (n == Chunk.LONGS) {
+        long[] d = c.d;
+        if (n == d.length) {
             c = grow();
             n = 0;
+            d = c.d;
         }
-        c.d[n] = h;
+        d[n] = h;
         c.setWRelease(n + 1);
         lastTs = ts;
     }
@@ -576,7 +594,7 @@ public final class TraceBuf {
             session.droppedChunks.incrementAndGet();
             c.recycle(seq);
         } else {
-            c = new Chunk(seq);
+            c = new Chunk(seq, Chunk.LONGS);
             chunks++;
             allocated++;
         }

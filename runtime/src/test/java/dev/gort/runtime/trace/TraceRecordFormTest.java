@@ -226,7 +226,7 @@ class TraceRecordFormTest {
                 while (tail.next != null) {
                     tail = tail.next;
                 }
-                while (tail.w != TraceBuf.Chunk.LONGS - 2) {
+                while (tail.w != tail.d.length - 2) {
                     b.put(++ts, Ev.SPIN_START, 0, 0, 0, 0, 0);
                 }
                 goid++;
@@ -283,6 +283,29 @@ class TraceRecordFormTest {
     }
 
     /**
+     * A session that keeps everything starts each buffer with a 32 KB chunk, then full ones: a
+     * writer's first event allocates no 1.5 MB chunk (~5 ms of first-touch page faults on this
+     * virtual machine, which every M paid at its first event and the trace start for its start
+     * state). A window's chunks are all full-size: it recycles them as equals.
+     */
+    @Test
+    void aBufferStartsWithASmallChunkOutsideAWindow() {
+        Tracer.Session all = new Tracer.Session(Tracer.NOOP, 0, true, "hand-built");
+        TraceBuf b = all.newBuf(0, "M0");
+        assertEquals(TraceBuf.Chunk.FIRST_LONGS, b.first.d.length);
+        long ts = all.t0;
+        int n = TraceBuf.Chunk.FIRST_LONGS + 10; // one-long records: past the first chunk
+        for (int i = 0; i < n; i++) {
+            b.put(++ts, Ev.SPIN_START, 0, 0, 0, 0, 0);
+        }
+        assertEquals(TraceBuf.Chunk.FIRST_LONGS, b.first.w);
+        assertEquals(TraceBuf.Chunk.LONGS, b.first.next.d.length);
+        assertEquals(n, Trace.decode(all, null, false).size());
+        Tracer.Session window = new Tracer.Session(Tracer.NOOP, 2, true, "hand-built");
+        assertEquals(TraceBuf.Chunk.LONGS, window.newBuf(0, "M0").first.d.length);
+    }
+
+    /**
      * Stamps are deltas, so each chunk carries the stamp its first record is relative to: records
      * on both sides of chunk boundaries, and those of a flight-recorder window that recycled its
      * oldest chunks, decode to their exact stamps, in order.
@@ -292,7 +315,7 @@ class TraceRecordFormTest {
         for (int window : new int[] {0, 2}) {
             Tracer.Session s = new Tracer.Session(Tracer.NOOP, window, true, "hand-built");
             TraceBuf b = s.newBuf(0, "M0");
-            int n = 3 * TraceBuf.CHUNK_EVENTS + 123; // two-long records: four chunks
+            int n = 3 * TraceBuf.CHUNK_EVENTS + 123; // two-long records: four full chunks (five with a small first)
             long ts = s.t0;
             for (int i = 0; i < n; i++) {
                 ts += 1 + (i % 7); // uneven steps, so a wrong base shows
