@@ -98,6 +98,81 @@ final class Facts {
         return new Steals(gs, ops, victims);
     }
 
+    /**
+     * The idle Ps' looks for work while a fan-out's queue surely held work. The window opens when the
+     * spawner parks (every one of {@code gs} created and queued on its P, the victim) and closes at
+     * the last stop on the victim before the victim picked the last of {@code gs} it ran itself:
+     * until then that goroutine sat in the victim's runnext or ring (the victim started it, so no
+     * thief took it; a stop is recorded before the next pick, so a descheduled carrier cannot move
+     * the bound). A look is a spin of an M on another P: from its SpinStart to its SpinStop; it came
+     * back empty when that SpinStop follows the M's release of its P (findRunnable's delicate dance).
+     * A spinning M tries every running P's runnext and ring, so an empty look wholly inside the
+     * window is a scheduler bug.
+     *
+     * @param during looks that overlap the window, whatever they found
+     * @param empty looks wholly inside the window that came back empty
+     * @param from the window's opening, or -1 when the trace has no park of the spawner
+     * @param to the window's close (-1: the victim ran none of {@code gs} after the spawner parked)
+     * @param victim the spawner's P when it parked (-1: no park)
+     */
+    record Looks(int during, int empty, long from, long to, int victim) {}
+
+    static Looks thiefLooks(Trace t, long spawner, Set<Long> gs) {
+        long from = -1;
+        int victim = -1;
+        long lastCreate = -1;
+        for (int i = 0; i < t.size(); i++) {
+            if (t.code(i) == Ev.GO_CREATE && gs.contains(t.g(i))) {
+                lastCreate = t.ts(i);
+            } else if (t.code(i) == Ev.GO_STOP
+                    && t.g(i) == spawner
+                    && t.small(i) == Ev.S_PARK
+                    && lastCreate >= 0
+                    && from < 0) {
+                from = t.ts(i);
+                victim = t.p(i);
+            }
+        }
+        if (from < 0 || victim < 0) {
+            return new Looks(0, 0, -1, -1, -1);
+        }
+        long to = -1;
+        long lastStop = -1;
+        for (int i = 0; i < t.size(); i++) {
+            if (t.p(i) != victim) {
+                continue;
+            }
+            if (t.code(i) == Ev.GO_STOP) {
+                lastStop = t.ts(i);
+            } else if (t.code(i) == Ev.GO_START
+                    && gs.contains(t.g(i))
+                    && t.small(i) != Ev.F_STOLEN
+                    && lastStop >= from) {
+                to = Math.max(to, lastStop);
+            }
+        }
+        int during = 0;
+        int empty = 0;
+        Map<Long, Long> spinSince = new java.util.HashMap<>();
+        for (int i = 0; i < t.size(); i++) {
+            long m = t.m(i);
+            if (t.code(i) == Ev.SPIN_START && t.p(i) != victim) {
+                spinSince.put(m, t.ts(i));
+            } else if (t.code(i) == Ev.SPIN_STOP) {
+                Long s = spinSince.remove(m);
+                long e = t.ts(i);
+                if (s == null || to < 0 || s >= to || e <= from) {
+                    continue;
+                }
+                during++;
+                if (t.p(i) < 0 && s >= from && e <= to) {
+                    empty++;
+                }
+            }
+        }
+        return new Looks(during, empty, from, to, victim);
+    }
+
     /** Number of events with {@code code} about a goroutine in {@code gs} (null: any). */
     static int count(Trace t, int code, Set<Long> gs) {
         int n = 0;

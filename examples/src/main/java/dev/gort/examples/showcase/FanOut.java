@@ -75,7 +75,15 @@ final class FanOut extends Scenario {
 
     @Override
     void warmUp(Options o, Variant v) {
-        Lab.warm(v.config(), () -> play(8, 100 * Time.MICROSECOND));
+        // Enough spawns that the JIT compiles the `go` path (a traced `go` walks the stack for its
+        // creator): interpreted, main took 10-15 ms to start 48 goroutines, so sysmon preempted it
+        // in the middle of the fan-out on every run and the idle Ps woke to a trickle.
+        Lab.warm(v.config(), () -> {
+            for (int i = 0; i < 8; i++) {
+                play(256, 0);
+            }
+            play(8, 100 * Time.MICROSECOND);
+        });
     }
 
     @Override
@@ -128,16 +136,38 @@ final class FanOut extends Scenario {
                 "    wall time: %s for %d ms of CPU work on %d Ps (ideal %.1f ms)%n",
                 Facts.ms(wall), n * o.workMs, v.gomaxprocs(), (double) n * o.workMs / v.gomaxprocs());
         int busyPs = ranOn.size();
+        Facts.Looks looks = v.stealing() ? Facts.thiefLooks(t, r.value(), workers) : null;
+        if (looks != null) {
+            out.printf(
+                    "    looks: %s by idle Ps' Ms while P%d's queue held goroutines (%s),"
+                            + " %d of them came back empty (a scheduler bug if any)%n",
+                    Facts.n(looks.during(), "spin"),
+                    Math.max(looks.victim(), 0),
+                    looks.to() < 0
+                            ? "never: P" + Math.max(looks.victim(), 0) + " ran none of them after main's wait"
+                            : Facts.ms(looks.from() - firstCreate) + " to " + Facts.ms(looks.to() - firstCreate)
+                                    + " after the first `go`",
+                    looks.empty());
+        }
         if (v.stealing()) {
             out.printf(
                     "  => %s%n",
-                    st.gs() > 0 && busyPs > 1
-                            ? "the idle Ps stole P0's goroutines: " + busyPs + " Ps shared the work"
-                            : busyPs > 1
-                                    ? "no steal this time: " + preempted
-                                            + " preemptions sent goroutines (main among them) to the"
-                                            + " global queue, and " + busyPs + " Ps took them from there"
-                                    : "no P stole anything this time (the machine may be too busy to wake the idle Ps)");
+                    looks != null && looks.empty() > 0
+                            ? "a scheduler bug: idle Ps came back empty from " + Facts.n(looks.empty(), "look")
+                                    + " while P" + looks.victim() + "'s queue held goroutines"
+                            : st.gs() > 0 && busyPs > 1
+                                    ? "the idle Ps stole P0's goroutines: " + busyPs + " Ps shared the work"
+                                    : busyPs > 1
+                                            ? "no steal this time: " + preempted
+                                                    + " preemptions sent goroutines (main among them) to the"
+                                                    + " global queue, and " + busyPs + " Ps took them from there"
+                                            : looks != null && looks.to() >= 0 && looks.during() == 0
+                                                    ? "no P stole anything this time: no idle P's M ran while P"
+                                                            + looks.victim() + "'s"
+                                                            + " queue held goroutines (the machine was too busy to run"
+                                                            + " their threads)"
+                                                    : "no P stole anything this time (the machine may be too busy to"
+                                                            + " wake the idle Ps)");
         } else {
             out.printf(
                     "  => %s%n",
