@@ -427,6 +427,11 @@ class ShowcaseIT {
         // 1000 server goroutines blocked in a read at once: each holds its thread
         int blockingThreads = intAfter(blocking, "threads: \\d+ at most .*, (\\d+) while the 1000 connections waited");
         assertTrue(blockingThreads >= 1000, blocking);
+        // the JVM's count is three per carrier: what the other two are is said beside it
+        assertTrue(
+                blocking.contains(
+                        "; each carrier thread starts 2 parked spacer threads beside it, -Dgort.carrier.spacers)"),
+                blocking);
         assertEquals(5000 * 64, intAfter(blocking, "messages, (\\d+) bytes, every one checked"), blocking);
         assertEquals(1000, intAfter(blocking, "(\\d+) server goroutines saw their connection's end"), blocking);
         assertTrue(blocking.contains("=> the thread count climbed to "), blocking);

@@ -486,9 +486,15 @@ final class Network extends Scenario {
                 "    threads: %d at most (GOMAXPROCS=%d; sysmon counts as one), %d while the %d connections"
                         + " waited%n",
                 maxThreads, v.gomaxprocs(), seen.threadsWhileWaiting(), seen.conns());
+        int spacers = v.config().carrierSpacers();
         out.printf(
-                "    JVM threads: %d at the peak of the run (%d before it: the JVM's own, GC and JIT among them)%n",
-                jvmPeak, jvmBefore);
+                "    JVM threads: %d at the peak of the run (%d before it: the JVM's own, GC and JIT among them%s)%n",
+                jvmPeak,
+                jvmBefore,
+                spacers == 0
+                        ? ""
+                        : "; each carrier thread starts " + spacers + " parked spacer thread"
+                                + (spacers == 1 ? "" : "s") + " beside it, -Dgort.carrier.spacers");
         out.printf(
                 "    echoed: %d messages, %d bytes, every one checked, in %s; %d server goroutines saw their"
                         + " connection's end%n",
