@@ -12,10 +12,12 @@ import java.lang.invoke.VarHandle;
  * M that wakes a few times) never fill it, and a full chunk's first touch costs its writer ~5 ms
  * on a virtual machine that backs memory at its first write (~12 us a page here), which used to
  * stall every M at its first event and the trace start itself. A flight-recorder window's chunks
- * are all full-size, since it recycles them as equals. Readers may read at any time: each chunk publishes its length with a release
- * store after the record is complete (the writer's one position field, {@link Chunk#w}: one store
- * per record besides its data and the stamp), and a reader reads only the published prefix
- * (acquire), so a record is never seen half-written; a record never straddles two chunks.
+ * are all full-size, since it recycles them as equals.
+ *
+ * <p>Readers may read at any time: each chunk publishes its length with a release store after the
+ * record is complete (the writer's one position field, {@link Chunk#w}: one store per record
+ * besides its data and the stamp), and a reader reads only the published prefix (acquire), so a
+ * record is never seen half-written; a record never straddles two chunks.
  *
  * <p><b>Records.</b> A record starts with a head long: bits 0-4 code, 5-7 form, 8-15 small, 16-27
  * P+1, 28-39 aux (a 12-bit argument), 40-63 dts, the stamp minus the buffer's previous stamp (the
