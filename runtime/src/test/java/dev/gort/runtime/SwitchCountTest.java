@@ -77,11 +77,15 @@ class SwitchCountTest {
         Map<String, Long> c = counts("pingpong", 1);
         assertEquals(0L, c.get("noteUnparks"), c.toString());
         assertEquals(0L, c.get("steals"), c.toString());
-        // the partner's first and last runs aside, exactly two mounts per round trip
-        assertTrue(Math.abs(c.get("contRuns") - 2L * ROUNDS) <= 2, c.toString());
-        // each mount ends in a park on a semaphore and begins with the partner's release (ready); the
-        // pair inherits one time slice, so sysmon may preempt it once per 10 ms (Go's rule: the
-        // measured run lasts about that long, which the bounds of +-2 allow), and nothing else yields
+        // the partner's first and last runs aside, exactly two mounts per round trip, and one more
+        // per preemption: the pair inherits one time slice, so sysmon asks it to stop once it has run
+        // 10 ms (Go's rule), and a goroutine that honours the request is mounted again. The measured
+        // run lasted 49-114 ms here (2.4-5.7 us per round trip in this C1-only child JVM beside a CI
+        // run) and was preempted once each time; a bound of +-2 on the mounts alone allowed two
+        // preemptions, however long a loaded machine makes the run
+        assertTrue(Math.abs(c.get("contRuns") - c.get("yieldPreempt") - 2L * ROUNDS) <= 2, c.toString());
+        // every other mount ends in a park on a semaphore and begins with the partner's release
+        // (ready), and nothing else yields
         assertTrue(Math.abs(c.get("yieldPark") - 2L * ROUNDS) <= 2, c.toString());
         assertTrue(Math.abs(c.get("readies") - 2L * ROUNDS) <= 2, c.toString());
         assertEquals(0L, c.get("yieldGosched") + c.get("yieldGoyield") + c.get("yieldSyscall"), c.toString());
