@@ -100,14 +100,16 @@ final class Facts {
 
     /**
      * The idle Ps' looks for work while a fan-out's queue surely held work. The window opens when the
-     * spawner parks (every one of {@code gs} created and queued on its P, the victim) and closes at
-     * the last stop on the victim before the victim picked the last of {@code gs} it ran itself:
-     * until then that goroutine sat in the victim's runnext or ring (the victim started it, so no
-     * thief took it; a stop is recorded before the next pick, so a descheduled carrier cannot move
-     * the bound). A look is a spin of an M on another P: from its SpinStart to its SpinStop; it came
-     * back empty when that SpinStop follows the M's release of its P (findRunnable's delicate dance).
-     * A spinning M tries every running P's runnext and ring, so an empty look wholly inside the
-     * window is a scheduler bug.
+     * spawner parks (by then every one of {@code gs} it created on its P, the victim, is created and
+     * queued) and closes at the last stop on the victim before the victim picked, from its own
+     * runnext or ring, the last of them that never left its queue (no steal, no spill to the global
+     * queue, no batch from it): until then that goroutine sat in the victim's runnext or ring, and a
+     * stop is recorded before the next pick, so a descheduled carrier cannot move the bound. A
+     * goroutine preempted and run again, or one that went round another P's queue, does not count:
+     * where it was in between, the trace does not say. A look is a spin of an M on another P: from
+     * its SpinStart to its SpinStop; it came back empty when that SpinStop follows the M's release of
+     * its P (findRunnable's delicate dance). A spinning M tries every running P's runnext and ring,
+     * so an empty look wholly inside the window is a scheduler bug.
      *
      * @param during looks that overlap the window, whatever they found
      * @param empty looks wholly inside the window that came back empty
@@ -138,17 +140,24 @@ final class Facts {
         }
         long to = -1;
         long lastStop = -1;
+        Set<Long> onVictim = new HashSet<>(); // created on the victim, not moved since
+        Set<Long> started = new HashSet<>();
         for (int i = 0; i < t.size(); i++) {
-            if (t.p(i) != victim) {
-                continue;
-            }
-            if (t.code(i) == Ev.GO_STOP) {
+            int code = t.code(i);
+            long g = t.g(i);
+            if (code == Ev.GO_CREATE && gs.contains(g) && t.p(i) == victim) {
+                onVictim.add(g);
+            } else if (code == Ev.STEAL || code == Ev.RUNQ_TO_GLOBAL || code == Ev.GLOBAL_TO_LOCAL) {
+                onVictim.remove(g);
+            } else if (code == Ev.GO_STOP && t.p(i) == victim) {
                 lastStop = t.ts(i);
-            } else if (t.code(i) == Ev.GO_START
-                    && gs.contains(t.g(i))
-                    && t.small(i) != Ev.F_STOLEN
-                    && lastStop >= from) {
-                to = Math.max(to, lastStop);
+            } else if (code == Ev.GO_START && gs.contains(g) && started.add(g)) {
+                if (t.p(i) == victim
+                        && onVictim.contains(g)
+                        && (t.small(i) == Ev.F_RUNNEXT || t.small(i) == Ev.F_LOCAL)
+                        && lastStop >= from) {
+                    to = Math.max(to, lastStop);
+                }
             }
         }
         int during = 0;
