@@ -315,7 +315,9 @@ class TraceRecordFormTest {
         for (int window : new int[] {0, 2}) {
             Tracer.Session s = new Tracer.Session(Tracer.NOOP, window, true, "hand-built");
             TraceBuf b = s.newBuf(0, "M0");
-            int n = 3 * TraceBuf.CHUNK_EVENTS + 123; // two-long records: four full chunks (five with a small first)
+            // two-long records: four chunks (three full and a partial one; with a small first chunk:
+            // the small one, two full, a partial one)
+            int n = 3 * TraceBuf.CHUNK_EVENTS + 123;
             long ts = s.t0;
             for (int i = 0; i < n; i++) {
                 ts += 1 + (i % 7); // uneven steps, so a wrong base shows
