@@ -163,7 +163,7 @@ class TraceValidatorTest {
                 case Ev.M_CREATE -> known.add(t.a(i));
                 case Ev.M_PARK, Ev.M_UNPARK -> known.add(t.m(i));
                 case Ev.SPIN_START -> {
-                    if (known.contains(t.m(i))) {
+                    if (known.contains(t.m(i)) && stopFollows(t, i)) {
                         start = i;
                     }
                 }
@@ -177,6 +177,16 @@ class TraceValidatorTest {
         assertTrue(
                 res.errors.stream().anyMatch(e -> e.contains("M" + m + " stops spinning with no SpinStart")),
                 res::toString);
+    }
+
+    /** Whether the spin that starts at event {@code start} ends in the trace (a SpinStop of its M). */
+    private static boolean stopFollows(Trace t, int start) {
+        for (int i = start + 1; i < t.size(); i++) {
+            if (t.m(i) == t.m(start) && t.code(i) == Ev.SPIN_STOP) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
