@@ -12,11 +12,15 @@ import jdk.internal.vm.ContinuationScope;
  * at the put and at the get). Two of them run in the driver between the runs (schedule's runnext
  * take and execute's status CAS), the rest in the continuation before it yields. Prints ns per
  * switch for k = 0, 4, 7, interleaved, {@code rounds} times: what the switches and the atomics
- * alone cost, with nothing else of a scheduler.
+ * alone cost, with nothing else of a scheduler. A second argument, {@code frames} (default 1, as
+ * {@code SwitchFloor}'s), puts the yield {@code frames - 1} calls down, returned through after each
+ * yield (kept out of line by the compile command below; {@code FrameReturnProbe} shows that it is
+ * the return through a frozen frame that costs, not the frame's bytes).
  *
  * <pre>
  * $(./gort jdk)/bin/java -XX:+UseG1GC --add-exports java.base/jdk.internal.vm=ALL-UNNAMED \
- *     bench/probes/SwitchCasProbe.java 5
+ *     -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,SwitchCasProbe::down \
+ *     bench/probes/SwitchCasProbe.java 5 [frames]
  * </pre>
  */
 public class SwitchCasProbe {
@@ -52,12 +56,28 @@ public class SwitchCasProbe {
         return w;
     }
 
-    static void body(Word[] w) {
+    /** Compiled frames frozen besides yield0, as SwitchFloor's {@code frames}: 1 or more. */
+    static int frames = 1;
+
+    static void body(Word[] w, int depth) {
         for (; ; ) {
             for (Word x : w) {
                 flip(x);
             }
+            if (depth == 0) {
+                Continuation.yield(SCOPE);
+            } else {
+                down(depth - 1);
+            }
+        }
+    }
+
+    /** One frame per call (kept out of line by the command's CompileCommand), then the yield. */
+    static void down(int depth) {
+        if (depth == 0) {
             Continuation.yield(SCOPE);
+        } else {
+            down(depth - 1);
         }
     }
 
@@ -67,8 +87,9 @@ public class SwitchCasProbe {
         Word[] d = words(inDriver);
         Word[] wa = words(k - inDriver);
         Word[] wb = words(k - inDriver);
-        Continuation a = new Continuation(SCOPE, () -> body(wa));
-        Continuation b = new Continuation(SCOPE, () -> body(wb));
+        int depth = frames - 1;
+        Continuation a = new Continuation(SCOPE, () -> body(wa, depth));
+        Continuation b = new Continuation(SCOPE, () -> body(wb, depth));
         long t0 = System.nanoTime();
         for (int i = 0; i < SWITCHES; i += 2) {
             a.run();
@@ -85,6 +106,7 @@ public class SwitchCasProbe {
 
     public static void main(String[] args) {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+        frames = args.length > 1 ? Integer.parseInt(args[1]) : 1;
         int[] ks = {0, 4, 7};
         for (int k : ks) {
             time(k); // warm-up
